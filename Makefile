@@ -1,0 +1,33 @@
+# Every target creates or reuses .venv, so a fresh machine needs only Python 3.11+ and make.
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test corpus bench lint clean
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(STAMP)
+	$(PY) -m homeworlds demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+corpus: $(STAMP)
+	$(PY) -m pytest -q -m corpus tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check host firmware tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info

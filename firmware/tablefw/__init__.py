@@ -1,0 +1,1 @@
+"""Portable firmware core: runs on CircuitPython and CPython."""

@@ -1,0 +1,3 @@
+from homeworlds.cli import main
+
+raise SystemExit(main())

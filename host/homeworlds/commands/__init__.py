@@ -1,0 +1,1 @@
+"""Sub-commands of the ``homeworlds`` command line, one module each."""

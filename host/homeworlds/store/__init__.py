@@ -1,0 +1,1 @@
+"""homeworlds.store"""
