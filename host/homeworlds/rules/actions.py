@@ -26,6 +26,26 @@ class Homeworld:
 
 
 @dataclass(frozen=True, slots=True)
+class SetupPick:
+    """Alternating setup: one star or the ship, picked singly. ``role``: "star" or "ship"."""
+
+    piece: Piece
+    role: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"pick {self.role} {self.piece} for {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class BrainTransference:
+    """Handicap: instead of a turn, the junior player swaps sides with the senior player."""
+
+    def __str__(self) -> str:
+        return "brain transference"
+
+
+@dataclass(frozen=True, slots=True)
 class Build:
     piece: Piece
     system: str
@@ -106,7 +126,7 @@ class Pass:
         return "pass"
 
 
-Action = Homeworld | Build | Move | Discover | Trade | Capture | Sacrifice | Catastrophe | Pass
+Action = Homeworld | SetupPick | BrainTransference | Build | Move | Discover | Trade | Capture | Sacrifice | Catastrophe | Pass
 Turn = tuple[Action, ...]
 
 #: Which colour's power an action uses (None: no power, e.g. a catastrophe).

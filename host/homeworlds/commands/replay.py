@@ -1,0 +1,72 @@
+"""``homeworlds replay``: check recorded SDG games against the rules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.replay import ReplayResult, replay_game
+from homeworlds.rules.errors import InvalidNotation
+from homeworlds.rules.presets import PRESETS, preset
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="replay SDG transcripts and check every turn",
+                       description="Replay SDG transcripts through the rules engine. Exit 0 "
+                       "when every file could be read (illegal games included), 2 when a file "
+                       "cannot be read or parsed.")
+    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg",
+                   help="rules preset for two-player games (default: sdg); games of three or "
+                   "more players use the preset their Variants line names")
+    p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = preset(args.rules)
+    status = 0
+    for name in args.files:
+        path = Path(name)
+        try:
+            game = read_sdg_file(path)
+        except InvalidNotation as exc:
+            print(f"homeworlds replay: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        except OSError as exc:
+            print(f"homeworlds replay: {path}: {exc.strerror or exc}", file=sys.stderr)
+            status = 2
+            continue
+        result = replay_game(game, rules, file=path.name)
+        if args.json:
+            print(json.dumps(result.to_json()), flush=False)
+        else:
+            print(format_result(result))
+    sys.stdout.flush()
+    return status
+
+
+def format_result(result: ReplayResult) -> str:
+    head = f"{result.file}"
+    if result.game is not None:
+        head += f" (SDG #{result.game})"
+    head += ": " + " vs ".join(result.players)
+    if result.error is not None:
+        err = result.error
+        return (f"{head}: ILLEGAL at turn {err.turn}: {err.text!r}: {err.reason}\n"
+                f"  position before that turn:\n"
+                + _indent(result.final_state.describe(), "    "))
+    if result.board_end == "none":
+        return f"{head}: legal, {result.turns_replayed} turns, no result on the board"
+    winner = (result.players[result.board_winner] if result.board_winner is not None
+              else "nobody")
+    return (f"{head}: legal, {result.turns_replayed} turns, {result.board_end} at turn "
+            f"{result.end_turn}, won by {winner}")
+
+
+def _indent(text: str, pad: str) -> str:
+    return "\n".join(pad + line for line in text.splitlines())

@@ -1,0 +1,1 @@
+"""Bundled data: a recorded game for the demo."""

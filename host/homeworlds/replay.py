@@ -1,0 +1,162 @@
+"""Replaying recorded games through the rules engine.
+
+This sits above ``rules`` and ``notation``: it walks an SDG transcript turn by
+turn, checks whose turn it is and every action, and reports the first illegal
+turn (with the action as written and the reason) or how the game ended.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from homeworlds.notation.sdg import SdgGame
+from homeworlds.rules.actions import Homeworld
+from homeworlds.rules.errors import AmbiguousAction, IllegalAction
+from homeworlds.rules.presets import Rules, preset
+from homeworlds.rules.state import GameState
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayError:
+    turn: int
+    text: str
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"turn": self.turn, "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    file: str
+    game: int | None
+    players: tuple[str, ...]
+    error: ReplayError | None
+    #: "opponent-eliminated", "self-eliminated", "draw" or "none"
+    board_end: str
+    end_turn: int | None
+    board_winner: int | None
+    turns_replayed: int
+    final_state: GameState
+
+    @property
+    def legal(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict:
+        return {
+            "file": self.file,
+            "game": self.game,
+            "players": list(self.players),
+            "legal": self.legal,
+            "error": self.error.to_json() if self.error else None,
+            "board_end": self.board_end,
+            "end_turn": self.end_turn,
+            "board_winner": self.board_winner,
+        }
+
+
+def rules_for_game(game: SdgGame, requested: Rules | None) -> Rules:
+    """The preset for a transcript: the requested one for two players; for three or more the
+    one its Variants line names (none: last-standing), since the goals differ."""
+    if len(game.players) <= 2:
+        return requested or preset("sdg")
+    variants = {v.strip().lower() for v in game.variants}
+    if "sinister" in variants:
+        return preset("sinister")
+    if "left man down" in variants:
+        return preset("left-man-down")
+    return preset("last-standing")
+
+
+def setup_relative_numbering(game: SdgGame):
+    """Turn numbers as reported: the transcript's, shifted so that the setups are turns 1
+    and 2 when players passed before setting up (SDG allowed that; expected.tsv and every
+    tool downstream count that way). Turns before the first setup keep their number."""
+    first_setup = next((k for k, t in enumerate(game.turns)
+                        if any(isinstance(a, Homeworld) for a in t.actions)), 0)
+
+    def number(turn) -> int:
+        return turn.number - first_setup if turn.number > first_setup else turn.number
+    return number
+
+
+def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "") -> ReplayResult:
+    rules = rules_for_game(game, rules)
+    number = setup_relative_numbering(game)
+    players = game.players
+    # Seats are numbered in setup order; an opening pass lets the second seat move first.
+    first = game.turns[0].seat if game.turns else 0
+    state = GameState(rules, max(2, len(players)), first_to_move=first)
+    error: ReplayError | None = None
+    end_turn: int | None = None
+    replayed = 0
+    for index, turn in enumerate(game.turns):
+        whole_text = "; ".join(turn.texts)
+        if turn.seat != state.to_move and len(players) > 2 and not state.is_over:
+            _infer_departures(state, game, index, turn.seat)
+        if state.is_over:
+            error = ReplayError(number(turn), whole_text,
+                                "the game was already over: " + _describe_end(state, players))
+            break
+        if turn.seat != state.to_move:
+            error = ReplayError(number(turn), whole_text,
+                                f"it is {players[state.to_move]}'s turn, not "
+                                f"{players[turn.seat]}'s")
+            break
+        tip = state.begin_turn()
+        for action, text in zip(turn.actions, turn.texts, strict=True):
+            try:
+                tip.apply(action)
+            except (IllegalAction, AmbiguousAction) as exc:
+                error = ReplayError(number(turn), text, _reason(exc, action))
+                break
+        if error is not None:
+            break
+        try:
+            after = tip.finish()
+        except (IllegalAction, AmbiguousAction) as exc:
+            error = ReplayError(number(turn), whole_text, _reason(exc, None))
+            break
+        state = after
+        replayed += 1
+        if state.is_over and end_turn is None:
+            end_turn = number(turn)
+    board_end, winner = "none", None
+    if state.result is not None and state.result.kind in (
+            "opponent-eliminated", "self-eliminated", "draw"):
+        board_end = state.result.kind
+        winners = state.result.winners
+        winner = winners[0] if len(winners) == 1 else None
+    else:
+        end_turn = None
+    return ReplayResult(file, game.number, players, error, board_end, end_turn, winner,
+                        replayed, state)
+
+
+def _infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:
+    """SDG multi-player games go on when a player resigns, or misses a turn on time; the
+    transcript only shows that their turns are skipped. Seats skipped before ``seat`` that
+    never move again have left the game here; the others missed this turn."""
+    later = {t.seat for t in game.turns[index:]}
+    s = state.to_move
+    while s != seat and not state.is_over:
+        if s not in later and len(state.active_seats()) > 2:
+            state.resign(s)
+        s = (s + 1) % state.players
+    if not state.is_over:
+        state.to_move = seat
+
+
+def _reason(exc: Exception, action: object) -> str:
+    text = str(exc)
+    prefix = f"{action}: "
+    return text[len(prefix):] if action is not None and text.startswith(prefix) else text
+
+
+def _describe_end(state: GameState, players: tuple[str, ...]) -> str:
+    result = state.result
+    if result is None:
+        return "not over"
+    names = ", ".join(players[s] for s in result.winners) or "nobody"
+    return f"{result.kind}, won by {names}"
