@@ -22,6 +22,7 @@ test: $(STAMP)
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
+	$(PY) benchmarks/corpus_check.py
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

@@ -57,14 +57,11 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
 
     # Catastrophes: allowed unless the timing forbids one before the turn's action.
     cat_ok = not (rules.catastrophe_timing == "after" and not tip.free_action_used)
-    if wanted(Catastrophe) and cat_ok and color is None:
+    if wanted(Catastrophe) and cat_ok:
         for s in systems:
             for c in s.overpopulated_colors():
-                yield Catastrophe(s.name, Color(c))
-    elif wanted(Catastrophe) and cat_ok and color is not None:
-        for s in systems:
-            if s.count_color(int(color)) >= 4:
-                yield Catastrophe(s.name, color)
+                if (color is None or c == color) and not _catastrophe_empties_own_home(tip, s, c):
+                    yield Catastrophe(s.name, Color(c))
 
     if tip.passed or tip.closed_by_catastrophe:
         return
@@ -137,3 +134,13 @@ def _empties_own_home(tip: TurnInProgress, s) -> bool:
     if s.home_of != tip.seat or tip.state.rules.home_may_be_empty_midturn:
         return False
     return sum(sum(f) for f in s.ships) == 1
+
+
+def _catastrophe_empties_own_home(tip: TurnInProgress, s, color: int) -> bool:
+    """A catastrophe leaving your own home with a star but no ships, where that is suicide."""
+    if s.home_of != tip.seat or tip.state.rules.home_may_be_empty_midturn:
+        return False
+    lo = color * 3
+    star_left = any(not lo <= i < lo + 3 for i in s.stars)
+    ships_left = any(fleet[i] for fleet in s.ships for i in range(12) if not lo <= i < lo + 3)
+    return star_left and not ships_left
