@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from homeworlds.archive import (
     cooked_disagreements,
     load_expected,
@@ -68,3 +67,25 @@ def test_every_sdg_game_agrees_with_expected(shared_dir):
 def test_every_cooked_game_replays_under_strict(shared_dir):
     problems = dict(cooked_disagreements(shared_dir))
     assert set(problems) == set(COOKED_KNOWN_BAD)
+
+
+MULTI_PLAYER_UNEXPLAINED = {"10237", "23818"}  # see docs/replay.md
+
+
+def test_multi_player_games_replay_and_agree_with_recorded_winners(shared_dir):
+    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.replay import replay_game
+
+    illegal, decided = set(), 0
+    for path in sorted((shared_dir / "games" / "sdg").glob("*.raw")):
+        game = read_sdg_file(path)
+        if len(game.players) <= 2:
+            continue
+        result = replay_game(game)
+        if not result.legal:
+            illegal.add(path.stem)
+        elif result.board_winner is not None:
+            decided += 1
+            assert game.players[result.board_winner].lower() == (game.winner or "").lower()
+    assert illegal == MULTI_PLAYER_UNEXPLAINED
+    assert decided == 65

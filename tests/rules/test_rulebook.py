@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from homeworlds.rules import (
     Build,
     Capture,
@@ -20,6 +19,7 @@ from homeworlds.rules import (
 )
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
+
 from tests.rules.helpers import P, position, ships
 
 

@@ -61,6 +61,17 @@ def observed_key(systems: Iterable, players: int) -> BoardKey:
 
 
 @dataclass(frozen=True, slots=True)
+class ObservedSystem:
+    """A system as the table sees it. ``name``: the existing system whose star pieces these
+    are, or None for a system new this turn; ``ships``: pieces per seat."""
+
+    name: str | None
+    home_of: int | None
+    stars: tuple
+    ships: tuple
+
+
+@dataclass(frozen=True, slots=True)
 class SystemDifference:
     """How one system on the table differs from the nearest legal outcome."""
 

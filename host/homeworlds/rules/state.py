@@ -203,7 +203,7 @@ class GameState:
 
     @property
     def in_setup(self) -> bool:
-        return not all(done or out for done, out in zip(self.set_up, self.eliminated))
+        return not all(done or out for done, out in zip(self.set_up, self.eliminated, strict=True))
 
     @property
     def is_over(self) -> bool:

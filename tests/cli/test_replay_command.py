@@ -1,0 +1,81 @@
+"""`homeworlds replay` as a user runs it: output format and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from homeworlds.cli import main
+
+GAME = """Homeworlds Online (SDG# 1)
+Participants: alice (S), bob (N)
+Winner: bob
+
+1) alice: Homeworld Y1 B2 G3
+
+2) bob: Homeworld R1 Y2 G3
+
+3) alice: Build G1 Alice
+
+4) bob: Build G1 Bob
+"""
+
+
+def test_json_line_for_a_legal_game(tmp_path, capsys):
+    f = tmp_path / "1.raw"
+    f.write_text(GAME)
+    assert main(["replay", "--json", str(f)]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record == {"file": "1.raw", "game": 1, "players": ["alice", "bob"], "legal": True,
+                      "error": None, "board_end": "none", "end_turn": None,
+                      "board_winner": None}
+
+
+def test_json_line_for_an_illegal_game(tmp_path, capsys):
+    f = tmp_path / "2.raw"
+    f.write_text(GAME.replace("Build G1 Bob", "Build G2 Bob"))
+    assert main(["replay", "--json", str(f)]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["legal"] is False
+    assert record["error"]["turn"] == 4 and record["error"]["text"] == "Build G2 Bob"
+    assert "smallest green in the bank, g1" in record["error"]["reason"]
+
+
+def test_readable_output_names_the_reason_and_position(tmp_path, capsys):
+    f = tmp_path / "2.raw"
+    f.write_text(GAME.replace("Build G1 Bob", "Build G2 Bob"))
+    assert main(["replay", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "ILLEGAL at turn 4" in out and "bob [r1 y2]" in out
+
+
+def test_unreadable_file_exits_2_naming_file_and_line(tmp_path, capsys):
+    f = tmp_path / "3.raw"
+    f.write_text(GAME.replace("3) alice: Build G1 Alice", "3) alice: Bulid G1 Alice"))
+    assert main(["replay", "--json", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "3.raw" in err and ":9" in err
+
+
+def test_missing_file_exits_2(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nope.raw")]) == 2
+    assert "nope.raw" in capsys.readouterr().err
+
+
+def test_archive_game_end_and_winner(shared_dir):
+    out = subprocess.run([sys.executable, "-m", "homeworlds", "replay", "--json",
+                          str(shared_dir / "games" / "sdg" / "608.raw")],
+                         capture_output=True, text=True, check=True).stdout
+    record = json.loads(out)
+    assert record["players"] == ["Aaron", "MatrixFrog"]
+    assert (record["board_end"], record["end_turn"], record["board_winner"]) == (
+        "opponent-eliminated", 50, 1)
+
+
+def test_demo_replays_the_bundled_game_to_its_end():
+    out = subprocess.run([sys.executable, "-m", "homeworlds", "demo", "--speed", "0"],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    assert "turn 3: Aaron: Build G1 Aaron" in out
+    assert "game over (opponent-eliminated): MatrixFrog wins" in out
+    assert "bank:" in out
