@@ -20,7 +20,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 def observe(start: GameState, after: GameState) -> list[ObservedSystem]:
     names = {s.key for s in start.systems}
-    return [ObservedSystem(s.name if s.key in names else None, s.home_of, s.star_pieces,
+    return [ObservedSystem(s.name if s.key in names else None, s.star_pieces,
                            tuple(s.ship_pieces(k) for k in range(after.players)))
             for s in after.systems]
 

@@ -10,7 +10,7 @@ makes relevant — never an enumeration of every successor.
 
 The observed board is a sequence of systems with ``name`` (the existing
 system's name when the table recognised its star pieces, None for a new
-system), ``home_of``, ``stars`` and ``ships`` (pieces per seat).
+system), ``stars`` and ``ships`` (pieces per seat).
 """
 
 from __future__ import annotations
@@ -38,15 +38,15 @@ from homeworlds.rules.state import GameState, System, TurnInProgress
 BoardKey = tuple
 
 
-def system_signature(stars: Iterable[int], ships: Iterable[Iterable[int]],
-                     home_of: int | None) -> tuple:
-    return (-1 if home_of is None else home_of, tuple(sorted(stars)),
-            tuple(tuple(f) for f in ships))
+def system_signature(stars: Iterable[int], ships: Iterable[Iterable[int]]) -> tuple:
+    return (tuple(sorted(stars)), tuple(tuple(f) for f in ships))
 
 
 def board_key(state: GameState) -> BoardKey:
-    """The board without system names: equal keys, equal positions."""
-    return tuple(sorted(system_signature(s.stars, s.ships, s.home_of) for s in state.systems))
+    """What lies on the board, without system names or home marks: homes never move, so two
+    boards reachable from one position in one turn are the same position when their keys
+    are equal (a home's mark only changes when its owner is eliminated)."""
+    return tuple(sorted(system_signature(s.stars, s.ships) for s in state.systems))
 
 
 def observed_key(systems: Iterable, players: int) -> BoardKey:
@@ -56,7 +56,7 @@ def observed_key(systems: Iterable, players: int) -> BoardKey:
         for seat, ships in enumerate(spec.ships):
             for p in ships:
                 fleets[seat][p.index] += 1
-        sigs.append(system_signature((p.index for p in spec.stars), fleets, spec.home_of))
+        sigs.append(system_signature((p.index for p in spec.stars), fleets))
     return tuple(sorted(sigs))
 
 
@@ -66,7 +66,6 @@ class ObservedSystem:
     are, or None for a system new this turn; ``ships``: pieces per seat."""
 
     name: str | None
-    home_of: int | None
     stars: tuple
     ships: tuple
 
@@ -140,7 +139,11 @@ class _Target:
 
 
 class _Search:
-    def __init__(self, start: GameState, target: _Target, max_nodes: int):
+    def __init__(self, start: GameState, target: _Target, max_nodes: int,
+                 prefix: bool = False):
+        self.prefix = prefix
+        #: With ``prefix``: the turn in progress whose position matches the target.
+        self.matched: TurnInProgress | None = None
         self.start = start
         self.target = target
         self.max_nodes = max_nodes
@@ -320,7 +323,14 @@ class _Search:
         if mark in self.seen:
             return None
         self.seen.add(mark)
-        if tip.actions:
+        if self.prefix:
+            if key == self.target.key:
+                self.matched = tip
+                return tuple(tip.actions)
+            d = self._distance_key(key)
+            if self.best is None or d < self.best[0]:
+                self.best = (d, tip.state)
+        elif tip.actions:
             # Ending the turn only removes eliminated players' empty homes, so the board
             # can match only if it nearly does already: finish just those candidates.
             d = self._distance_key(key)
@@ -375,6 +385,32 @@ def infer_turn(start: GameState, observed: Iterable, *, max_nodes: int = 200_000
         return InferenceResult(turn, search.nodes)
     nearest = search.best[1] if search.best is not None else start
     return InferenceResult(None, search.nodes, describe_differences(nearest, target))
+
+
+@dataclass(frozen=True, slots=True)
+class PartialResult:
+    """Whether the board can be the middle of a legal turn (pieces in hand put back)."""
+
+    ok: bool
+    #: the actions so far that explain the board (None when nothing does)
+    actions: Turn | None
+    #: the turn in progress after them: what the player may still do
+    progress: TurnInProgress | None
+    nodes: int
+    differences: tuple[SystemDifference, ...] = ()
+
+
+def explain_partial(start: GameState, observed: Iterable, *, max_nodes: int = 50_000
+                    ) -> PartialResult:
+    """Find the start of a legal turn that leaves the board as observed (no action at all
+    counts: an untouched board is fine)."""
+    target = _Target(observed, start.players)
+    search = _Search(start, target, max_nodes, prefix=True)
+    actions = search.run(start.begin_turn())
+    if actions is not None:
+        return PartialResult(True, actions, search.matched, search.nodes)
+    nearest = search.best[1] if search.best is not None else start
+    return PartialResult(False, None, None, search.nodes, describe_differences(nearest, target))
 
 
 def describe_differences(nearest: GameState, target: _Target) -> tuple[SystemDifference, ...]:

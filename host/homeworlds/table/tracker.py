@@ -1,0 +1,345 @@
+"""The turn tracker: the one owner of the committed game, fed with table observations.
+
+At every change it checks whether the board can be the middle of a legal turn of the
+active seat (partial legality, for hints and early mistakes). When the turn token moves to
+the next seat's token pad, or the active seat's button is pressed, it infers the whole
+turn (``rules.inference``), commits it and hands the turn over — or refuses, keeps the
+position, and says which slots differ from the nearest legal outcome. It stays in the
+"hand-over requested" state while the token lies on the next seat's pad, so fixing the
+table is enough: the turn commits as soon as it is legal.
+
+Systems are identified by their star pieces' tags, not by slot, so a system may be moved
+to another slot between turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+
+from homeworlds.rules.actions import Discover, Homeworld, SetupPick, Turn
+from homeworlds.rules.errors import AmbiguousAction, IllegalAction
+from homeworlds.rules.inference import (
+    ObservedSystem,
+    SystemDifference,
+    explain_partial,
+    infer_turn,
+)
+from homeworlds.rules.pieces import Piece
+from homeworlds.rules.presets import Rules
+from homeworlds.rules.state import GameState, TurnInProgress
+from homeworlds.table.layout import Layout
+from homeworlds.table.view import Anomaly, Observation, SlotContents
+
+#: Anomalies that make a hand-over impossible until the table is fixed.
+BLOCKING = {"duplicate", "too-many-stars", "ships-without-star", "unknown-tag", "not-a-piece",
+            "in-hand", "piece-on-token-zone"}
+
+#: Names given to discovered systems, in order (then "Star 1", "Star 2", ...).
+STAR_NAMES = ("Altair", "Betelgeuse", "Capella", "Deneb", "Electra", "Fomalhaut", "Gemma",
+              "Hadar", "Izar", "Jabbah", "Kochab", "Lesath", "Mira", "Nashira", "Polaris",
+              "Rigel", "Sirius", "Thuban", "Unuk", "Vega", "Wezen", "Zosma")
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """What the tracker makes of the table right now (the hints are drawn from it)."""
+
+    #: "setup", "playing", "handover-refused", "over", "waiting" (no snapshot yet)
+    phase: str
+    active_seat: int
+    message: str = ""
+    #: slots to mark as mistakes
+    mistake_slots: frozenset[int] = frozenset()
+    anomalies: tuple[Anomaly, ...] = ()
+    differences: tuple[SystemDifference, ...] = ()
+    #: the partial turn that explains the board (for hints): actions so far and progress
+    partial: TurnInProgress | None = None
+    refused_seat: int | None = None
+
+
+@dataclass
+class Commit:
+    """A committed turn: the record grows by one."""
+
+    seat: int
+    turn: Turn
+    state: GameState
+
+
+@dataclass
+class TurnTracker:
+    layout: Layout
+    rules: Rules
+    players: tuple[str, ...] = ("South", "North")
+    on_commit: Callable[[Commit], None] | None = None
+    state: GameState = field(init=False)
+    record: list[tuple[int, Turn]] = field(init=False, default_factory=list)
+    #: system name -> tags of its star pieces
+    star_tags: dict[str, frozenset[str]] = field(init=False, default_factory=dict)
+    status: Status = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.new_game()
+
+    # ---- game lifecycle ----
+
+    def new_game(self) -> None:
+        self.state = GameState(self.rules, len(self.players))
+        self.record = []
+        self.star_tags = {}
+        self._names_used = 0
+        self.status = Status("setup", self.state.to_move, "set up your homeworld")
+
+    @property
+    def active_seat(self) -> int:
+        return self.state.to_move
+
+    def slot_of_system(self, observation: Observation) -> dict[str, int]:
+        """Where each committed system lies now (by its star tags)."""
+        out = {}
+        for contents in observation.slots:
+            name = self._system_name(contents)
+            if name is not None:
+                out[name] = contents.slot
+        return out
+
+    # ---- observations ----
+
+    def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
+        """Re-evaluate after a settled change of the table (or a button press)."""
+        state = self.state
+        if state.is_over:
+            if all(c.empty for c in observation.slots):
+                self.new_game()
+                self.status = Status("setup", self.state.to_move, "new game: set up your "
+                                     "homeworld")
+            return self.status
+        seat = state.to_move
+        handover = (button_seat == seat or observation.token_seat is not None
+                    and observation.token_seat != seat)
+        if handover:
+            self.status = self._try_handover(observation)
+        else:
+            self.status = self._check_partial(observation)
+        return self.status
+
+    def _check_partial(self, obs: Observation) -> Status:
+        seat = self.state.to_move
+        phase = "setup" if self.state.in_setup else "playing"
+        blocking = [a for a in obs.anomalies if a.kind in BLOCKING and a.kind != "in-hand"]
+        if blocking:
+            return Status(phase, seat, blocking[0].message,
+                          frozenset(s for a in blocking for s in a.slots), tuple(obs.anomalies))
+        if self.state.in_setup:
+            return Status(phase, seat, "set up your homeworld", anomalies=tuple(obs.anomalies))
+        observed = self._observed_systems(obs, restore_in_hand=True)
+        result = explain_partial(self.state, observed)
+        if result.ok:
+            return Status(phase, seat, "", anomalies=tuple(obs.anomalies),
+                          partial=result.progress)
+        return Status(phase, seat, "no legal turn leads here", self._slots_for(
+            result.differences, obs), tuple(obs.anomalies), result.differences)
+
+    def _try_handover(self, obs: Observation) -> Status:
+        seat = self.state.to_move
+        blocking = [a for a in obs.anomalies if a.kind in BLOCKING]
+        if blocking:
+            return Status("handover-refused", seat, "cannot end the turn: " + blocking[0].message,
+                          frozenset(s for a in blocking for s in a.slots), tuple(obs.anomalies),
+                          refused_seat=seat)
+        try:
+            turn = self._setup_turn(obs) if self.state.in_setup else self._infer(obs)
+        except _Refusal as refusal:
+            return Status("handover-refused", seat, refusal.message, refusal.slots,
+                          tuple(obs.anomalies), refusal.differences, refused_seat=seat)
+        self._commit(turn, obs)
+        if self.state.is_over:
+            winners = ", ".join(self.players[s] for s in self.state.result.winners) or "nobody"
+            return Status("over", self.state.to_move, f"game over: {winners} wins"
+                          if self.state.result.winners else "game over: draw")
+        phase = "setup" if self.state.in_setup else "playing"
+        return Status(phase, self.state.to_move, "")
+
+    # ---- inference ----
+
+    def _infer(self, obs: Observation) -> Turn:
+        observed = self._observed_systems(obs, restore_in_hand=False)
+        result = infer_turn(self.state, observed)
+        if result.found:
+            return self._rename_discoveries(result.turn)
+        raise _Refusal("no legal turn leads to this table", self._slots_for(
+            result.differences, obs), result.differences)
+
+    def _observed_systems(self, obs: Observation, restore_in_hand: bool
+                          ) -> list[ObservedSystem]:
+        players = len(self.players)
+        extra_ships: dict[tuple[int, int], list[Piece]] = {}
+        extra_stars: dict[int, list[Piece]] = {}
+        if restore_in_hand:
+            # A lifted piece is in transit from where it lay.
+            for piece in obs.in_hand:
+                kind, slot, seat = piece.origin
+                if kind == "ships":
+                    extra_ships.setdefault((slot, seat), []).append(piece.piece)
+                elif kind == "star":
+                    extra_stars.setdefault(slot, []).append(piece.piece)
+        out = []
+        for contents in obs.slots:
+            stars = [p for _, p in contents.stars] + extra_stars.get(contents.slot, [])
+            ships = tuple(tuple(p for _, p in contents.ships[s])
+                          + tuple(extra_ships.get((contents.slot, s), ()))
+                          for s in range(players))
+            if not stars and not any(ships):
+                continue
+            out.append(ObservedSystem(self._system_name(contents), tuple(stars), ships))
+        return out
+
+    def _system_name(self, contents: SlotContents) -> str | None:
+        tags = contents.star_uids
+        if not tags:
+            return None
+        for name, stars in self.star_tags.items():
+            if tags & stars:
+                return name
+        return None
+
+    def _rename_discoveries(self, turn: Turn) -> Turn:
+        """Give discovered systems real star names instead of the search's placeholders."""
+        renamed = {}
+        out = []
+        taken = {s.key for s in self.state.systems}
+        for action in turn:
+            if isinstance(action, Discover):
+                name = self._next_star_name(taken)
+                taken.add(name.casefold())
+                renamed[action.name] = name
+                action = replace(action, name=name)
+            else:
+                action = _rename_in(action, renamed)
+            out.append(action)
+        return tuple(out)
+
+    def _next_star_name(self, taken: set[str]) -> str:
+        while True:
+            k = self._names_used
+            self._names_used += 1
+            name = STAR_NAMES[k] if k < len(STAR_NAMES) else f"Star {k - len(STAR_NAMES) + 1}"
+            if name.casefold() not in taken:
+                return name
+
+    # ---- setup ----
+
+    def _setup_turn(self, obs: Observation) -> Turn:
+        seat = self.state.to_move
+        known = set(self.star_tags.values())
+        fresh = [c for c in obs.slots if c.stars and c.star_uids not in known]
+        if self.rules.setup_mode == "alternating":
+            return self._setup_pick(obs, fresh)
+        if len(fresh) != 1:
+            raise _Refusal("set up exactly one homeworld: two stars and a ship on one slot "
+                           f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh))
+        home = fresh[0]
+        ships = home.ships[seat]
+        others = [s for k, s in enumerate(home.ships) if k != seat and s]
+        if len(ships) != 1 or others:
+            raise _Refusal("a homeworld starts with exactly one ship, on your side of the slot",
+                           frozenset({home.slot}))
+        return (Homeworld(tuple(p for _, p in home.stars), ships[0][1], self.players[seat]),)
+
+    def _setup_pick(self, obs: Observation, fresh: list[SlotContents]) -> Turn:
+        seat = self.state.to_move
+        name = self.players[seat]
+        home = self.state.home_of(seat)
+        if home is None:
+            if len(fresh) != 1 or len(fresh[0].stars) != 1 or any(fresh[0].ships):
+                raise _Refusal("pick one star for your homeworld on an empty slot",
+                               frozenset(c.slot for c in fresh))
+            return (SetupPick(fresh[0].stars[0][1], "star", name),)
+        slot = next((c for c in obs.slots if self._system_name(c) == home.name), None)
+        if slot is None:
+            raise _Refusal("your homeworld's star is not on the table", frozenset())
+        if len(slot.stars) == 2 and len(home.stars) == 1:
+            new = [p for uid, p in slot.stars if uid not in self.star_tags[home.name]]
+            return (SetupPick(new[0], "star", name),)
+        if len(slot.ships[seat]) == 1 and len(home.stars) == 2:
+            return (SetupPick(slot.ships[seat][0][1], "ship", name),)
+        raise _Refusal("add one piece to your homeworld: a second star, then your ship",
+                       frozenset({slot.slot}))
+
+    # ---- commit ----
+
+    def _commit(self, turn: Turn, obs: Observation) -> None:
+        seat = self.state.to_move
+        try:
+            self.state.push(turn)
+        except (IllegalAction, AmbiguousAction) as exc:  # inference only yields legal turns
+            raise RuntimeError(f"inferred turn was refused by the engine: {exc}") from exc
+        self.record.append((seat, turn))
+        self._update_star_tags(obs)
+        if self.on_commit is not None:
+            self.on_commit(Commit(seat, turn, self.state.copy()))
+
+    def _update_star_tags(self, obs: Observation) -> None:
+        """Name each occupied slot's system after the committed position."""
+        tags: dict[str, frozenset[str]] = {}
+        unclaimed = {s.key: s for s in self.state.systems}
+        pending = []
+        for contents in obs.slots:
+            if not contents.stars:
+                continue
+            name = self._system_name(contents)
+            system = self.state.system(name) if name is not None else None
+            if system is not None and system.key in unclaimed:
+                tags[system.name] = contents.star_uids
+                del unclaimed[system.key]
+            else:
+                pending.append(contents)
+        for contents in pending:
+            stars = sorted(p.index for _, p in contents.stars)
+            ships = [sorted(p.index for _, p in fleet) for fleet in contents.ships]
+            match = None
+            for system in unclaimed.values():
+                if sorted(system.stars) == stars and [
+                        sorted(i for i in range(12) for _ in range(f[i])) for f in system.ships
+                ] == ships:
+                    match = system
+                    break
+            if match is None:
+                match = next((s for s in unclaimed.values() if sorted(s.stars) == stars), None)
+            if match is not None:
+                tags[match.name] = contents.star_uids
+                del unclaimed[match.key]
+        self.star_tags = tags
+
+    def _slots_for(self, differences: Sequence[SystemDifference], obs: Observation
+                   ) -> frozenset[int]:
+        where = self.slot_of_system(obs)
+        slots = set()
+        for d in differences:
+            if d.name is not None and d.name in where:
+                slots.add(where[d.name])
+            elif d.name is None:
+                for contents in obs.slots:
+                    if contents.stars and self._system_name(contents) is None:
+                        slots.add(contents.slot)
+        return frozenset(slots)
+
+
+class _Refusal(Exception):
+    def __init__(self, message: str, slots: frozenset[int],
+                 differences: tuple[SystemDifference, ...] = ()):
+        super().__init__(message)
+        self.message = message
+        self.slots = slots
+        self.differences = differences
+
+
+def _rename_in(action, renamed: dict[str, str]):
+    """The same action with systems renamed (for moves into a system discovered earlier)."""
+    changes = {}
+    for f in fields(action):
+        value = getattr(action, f.name)
+        if isinstance(value, str) and value in renamed and f.name != "name":
+            changes[f.name] = renamed[value]
+    return replace(action, **changes) if changes else action

@@ -1,0 +1,137 @@
+"""The turn tracker on hand-laid tables (the simulator drives it over serial elsewhere)."""
+
+from __future__ import annotations
+
+from homeworlds.rules import Build, Homeworld, Piece
+from homeworlds.rules.presets import preset
+from homeworlds.table.layout import builtin_layout
+from homeworlds.table.registry import Registry, TagInfo
+from homeworlds.table.tracker import TurnTracker
+from homeworlds.table.view import TableView
+
+LAYOUT = builtin_layout("standard-2p")
+
+
+def _registry() -> Registry:
+    tags = {}
+    n = 0
+    for color in "rygb":
+        for size in "123":
+            for copy in "abc":
+                tags[f"E0040150{n:08X}"] = TagInfo.for_piece(Piece.from_text(color + size), copy)
+                n += 1
+    tags["E004015099999999"] = TagInfo.token()
+    return Registry(tags)
+
+
+REGISTRY = _registry()
+TOKEN = REGISTRY.token_uid
+
+
+def uid(piece: str, copy: str = "a") -> str:
+    return REGISTRY.uid_of(TagInfo.for_piece(Piece.from_text(piece), copy))
+
+
+class Table:
+    """A hand-laid table: zones with tags; the rest lies in the bank tray."""
+
+    def __init__(self):
+        self.zones: dict[int, set[str]] = {z: set() for z in LAYOUT.all_zones}
+        for info_uid, info in REGISTRY.items():
+            if info.piece is not None:
+                self.zones[LAYOUT.bank_zone(info.piece)].add(info_uid)
+        self.zones[LAYOUT.token_zone(0)].add(TOKEN)
+        self.view = TableView(LAYOUT, REGISTRY)
+
+    def put(self, tag: str, zone: int) -> None:
+        for tags in self.zones.values():
+            tags.discard(tag)
+        self.zones[zone].add(tag)
+
+    def star(self, slot: int, piece: str, copy: str = "a") -> None:
+        self.put(uid(piece, copy), LAYOUT.slots[slot].star_zone)
+
+    def ship(self, slot: int, seat: int, piece: str, copy: str = "a") -> None:
+        self.put(uid(piece, copy), LAYOUT.ship_zone(slot, seat))
+
+    def token(self, seat: int) -> None:
+        self.put(TOKEN, LAYOUT.token_zone(seat))
+
+    def observe(self):
+        self.view.replace_all(self.zones)
+        return self.view.observe()
+
+
+def _set_up(table: Table, tracker: TurnTracker) -> None:
+    table.star(3, "y1")
+    table.star(3, "b2")
+    table.ship(3, 0, "g3")
+    table.token(1)
+    status = tracker.update(table.observe())
+    assert status.phase == "setup" and status.active_seat == 1, status
+    table.star(10, "r1")
+    table.star(10, "y2")
+    table.ship(10, 1, "g3", "b")
+    table.token(0)
+    status = tracker.update(table.observe())
+    assert status.phase == "playing" and status.active_seat == 0, status
+
+
+def test_setup_then_a_build_is_inferred_and_recorded():
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    assert tracker.record[0] == (0, (Homeworld((Piece.from_text("y1"), Piece.from_text("b2")),
+                                               Piece.from_text("g3"), "Ann"),))
+    table.ship(3, 0, "g1")
+    assert tracker.update(table.observe()).mistake_slots == frozenset()
+    table.token(1)
+    status = tracker.update(table.observe())
+    assert status.active_seat == 1 and status.phase == "playing"
+    assert tracker.record[-1] == (0, (Build(Piece.from_text("g1"), "Ann"),))
+
+
+def test_illegal_build_is_refused_naming_the_slot_and_position_kept():
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    before = tracker.state.describe()
+    table.ship(3, 0, "g2")  # g1 is still in the bank
+    status = tracker.update(table.observe())
+    assert status.mistake_slots == frozenset({3})
+    table.token(1)
+    status = tracker.update(table.observe())
+    assert status.phase == "handover-refused" and status.refused_seat == 0
+    assert status.mistake_slots == frozenset({3})
+    assert tracker.state.describe() == before and len(tracker.record) == 2
+    # Fixing the table while the token lies on the next pad commits the turn.
+    table.put(uid("g2"), LAYOUT.bank_zone(Piece.from_text("g2")))
+    table.ship(3, 0, "g1")
+    status = tracker.update(table.observe())
+    assert status.phase == "playing" and status.active_seat == 1
+    assert tracker.record[-1][1] == (Build(Piece.from_text("g1"), "Ann"),)
+
+
+def test_a_system_may_move_to_another_slot_between_turns():
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    # Ann's whole home moves from slot 3 to slot 5, then she builds there.
+    table.star(5, "y1")
+    table.star(5, "b2")
+    table.ship(5, 0, "g3")
+    table.ship(5, 0, "g1")
+    table.token(1)
+    tracker.update(table.observe())
+    assert tracker.record[-1][1] == (Build(Piece.from_text("g1"), "Ann"),)
+
+
+def test_piece_in_hand_blocks_the_hand_over():
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    for tags in table.zones.values():
+        tags.discard(uid("g1"))  # lifted from the bank, not placed yet
+    table.token(1)
+    status = tracker.update(table.observe())
+    assert status.phase == "handover-refused" and "in hand" in status.message
