@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from homeworlds.notation import read_cooked_file, read_sdg_file
 
 # <repo>/../shared, absent in a user's clone: the archive tests then skip.

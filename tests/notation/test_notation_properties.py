@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from homeworlds.notation import (
     CookedGame,
     CookedSystem,
@@ -30,8 +33,6 @@ from homeworlds.rules.actions import (
     Trade,
 )
 from homeworlds.rules.pieces import PIECES, Color, Piece
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 pieces = st.sampled_from(PIECES)
 colors = st.sampled_from(list(Color))

@@ -84,6 +84,7 @@ def spi_sink_rgb() -> dict:
 
 def spi_fast_encoder() -> dict:
     import neopixel_spi
+
     from homeworlds.pixels import open_sink
 
     sink = open_sink("neopixel-spi", 40)

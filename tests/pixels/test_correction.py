@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from homeworlds.pixels import ColorCorrection, FrameError, PixelSettingsError, blank, solid
 from hypothesis import given
 from hypothesis import strategies as st
+
+from homeworlds.pixels import ColorCorrection, FrameError, PixelSettingsError, blank, solid
 
 colors = st.tuples(*[st.integers(0, 255)] * 3)
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+
 from homeworlds.pixels import (
     DEFAULT_SINK_KIND,
     ENV_VAR,

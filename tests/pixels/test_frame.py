@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from homeworlds.pixels import (
     FrameError,
     blank,
@@ -9,8 +12,6 @@ from homeworlds.pixels import (
     frame_to_bytes,
     solid,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 colors = st.tuples(*[st.integers(0, 255)] * 3)
 frames = st.lists(colors, max_size=40).map(tuple)

@@ -15,6 +15,7 @@ import textwrap
 from types import ModuleType, SimpleNamespace
 
 import pytest
+
 from homeworlds.pixels import PixelSinkUnavailable, open_sink
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from homeworlds.pixels import FrameError, MemorySink, PixelSinkClosed, ShownFrame, blank
 
 from .helpers import GREEN, OFF, RED, FakeClock

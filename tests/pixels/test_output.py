@@ -3,6 +3,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from homeworlds.pixels import (
     BackgroundPixelOutput,
     ColorCorrection,
@@ -14,8 +17,6 @@ from homeworlds.pixels import (
     PixelSinkClosed,
     blank,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from .helpers import BLUE, GREEN, OFF, RED, FakeClock
 

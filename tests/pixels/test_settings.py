@@ -5,6 +5,7 @@ import sys
 import tomllib
 
 import pytest
+
 from homeworlds.pixels import (
     ENV_VAR,
     ColorCorrection,

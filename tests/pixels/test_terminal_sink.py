@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 
 import pytest
+
 from homeworlds.pixels import TerminalSink
 
 from .helpers import GREEN, OFF, RED

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from homeworlds.archive import (
     cooked_disagreements,
     load_expected,

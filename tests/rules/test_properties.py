@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from homeworlds.rules import PIECES, Homeworld, IllegalAction, Piece
 from homeworlds.rules.moves import legal_actions
 from homeworlds.rules.presets import PRESETS, preset
 from homeworlds.rules.state import GameState
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 
 def _setup(rules: str, rng: random.Random) -> GameState:

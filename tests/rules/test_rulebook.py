@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from homeworlds.rules import (
     Build,
     Capture,
@@ -19,7 +20,6 @@ from homeworlds.rules import (
 )
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
-
 from tests.rules.helpers import P, position, ships
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from homeworlds.rules.pieces import PIECES, Piece
 from homeworlds.table.enroll import EnrollError, copies_for_players, enroll
 from homeworlds.table.layout import Layout, Reader, builtin_layout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
 from homeworlds.rules.pieces import PIECES, Color, Piece, Size
 from homeworlds.table.layout import (
     BUILTIN_LAYOUTS_DIR,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import stat
 
 import pytest
+
 from homeworlds.rules.pieces import PIECES, Piece
 from homeworlds.table.registry import (
     Registry,

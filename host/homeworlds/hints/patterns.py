@@ -1,0 +1,74 @@
+"""Ring patterns: what one slot's ring shows, as a tuple of colours in ring order.
+
+Ring order is the order the layout lists a ring's pixels ("the order patterns
+run round the ring"), so position 0 is the same place on every ring of a
+well-built table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from homeworlds.hints.animation import scale
+from homeworlds.pixels.frame import BLACK, Color
+
+
+def arc_length(section: int, size: int) -> int:
+    """Pixels of a size-1/2/3 star's arc in a section of ``section`` pixels: a third,
+    two thirds or all of it (never less than one pixel)."""
+    return max(1, min(section, round(section * size / 3)))
+
+
+def star_arcs(length: int, stars: Sequence[int], star_colors: Sequence[Color],
+              home_mark: Color | None) -> tuple[Color, ...]:
+    """The idle ring of a system with ``stars`` (piece indices, shown in the order given).
+
+    An ordinary system: one arc from position 0. A home (``home_mark`` is its
+    owner's colour): the ring is cut into two halves, each ending in one mark
+    pixel; each half shows one star's arc, so a home that lost a star keeps one
+    half dark and both marks. A system with more stars is cut into as many
+    sections. Levels are already in the colours passed.
+    """
+    sections = max(len(stars), 2 if home_mark is not None else 1)
+    width = length // sections
+    marks = home_mark is not None and width >= 2
+    out = [BLACK] * length
+    for k in range(sections):
+        start = k * width
+        room = width - 1 if marks else width
+        if k < len(stars):
+            star = stars[k]
+            color = star_colors[star // 3]
+            for i in range(arc_length(room, star % 3 + 1)):
+                out[start + i] = color
+        if marks:
+            out[start + width - 1] = home_mark
+    return tuple(out)
+
+
+def solid(length: int, color: Color) -> tuple[Color, ...]:
+    return (color,) * length
+
+
+def dashed(length: int, color: Color) -> tuple[Color, ...]:
+    """Every other pixel lit, starting at position 0."""
+    return tuple(color if i % 2 == 0 else BLACK for i in range(length))
+
+
+def split(length: int, colors: Sequence[Color]) -> tuple[Color, ...]:
+    """The ring cut into equal arcs, one per colour in order (the last takes any rest)."""
+    width = length // len(colors)
+    out: list[Color] = []
+    for k, color in enumerate(colors):
+        out += [color] * (width if k < len(colors) - 1 else length - width * k)
+    return tuple(out)
+
+
+def spinner(length: int, head: int, color: Color, level: float) -> tuple[Color, ...]:
+    """A comet a quarter of the ring long: the head at ``level``, the tail fading
+    behind it (head at ``head``, tail at ``head - 1``, ``head - 2`` ...)."""
+    tail = max(1, length // 4)
+    out = [BLACK] * length
+    for j in range(tail):
+        out[(head - j) % length] = scale(color, level * (tail - j) / tail)
+    return tuple(out)

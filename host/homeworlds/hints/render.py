@@ -1,0 +1,283 @@
+"""The hint renderer: (view, settings, time) -> one colour per pixel of the strip.
+
+Per slot the highest of these wins: a mistake (blinking red), an
+overpopulation (pulsing in the overpopulated colour), a move hint (while a
+ship is lifted: the origin's spinner, connected systems, empty slots where a
+new star could go), the idle ring (star arcs, home marks). Bars: link down
+(amber on all), a refused hand-over (blinking red), the result (rainbow),
+Red Alert (double red flash), whose turn it is (the player's colour).
+docs/leds.md has the legend.
+
+Speed: a :class:`Renderer` precomputes, per layout, how to write each ring and
+bar (a slice assignment when its pixels are a run of the chain) and caches the
+static ring patterns, so a frame costs a few list operations per slot rather
+than Python work per pixel. :func:`render` keeps one renderer per (layout,
+settings) for callers that do not hold one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from homeworlds.hints.animation import (
+    blink_on,
+    heartbeat_on,
+    pulse_level,
+    rainbow,
+    scale,
+    spinner_head,
+)
+from homeworlds.hints.patterns import dashed, solid, spinner, split, star_arcs
+from homeworlds.hints.settings import HintSettings
+from homeworlds.hints.view import HintView
+from homeworlds.pixels.frame import BLACK, Color, Frame
+from homeworlds.rules.actions import Discover, Move
+from homeworlds.rules.moves import legal_actions
+from homeworlds.rules.state import GameState, System
+from homeworlds.table.layout import Layout
+
+_YELLOW = 1
+_CACHE_LIMIT = 4096
+
+
+class _Run:
+    """How to write a pattern onto one ring or bar: by slice when its pixels are a
+    forward or backward run of the chain, pixel by pixel otherwise."""
+
+    __slots__ = ("pixels", "length", "start", "stop", "mode")
+
+    def __init__(self, pixels: tuple[int, ...]):
+        self.pixels = pixels
+        self.length = n = len(pixels)
+        first = pixels[0]
+        if pixels == tuple(range(first, first + n)):
+            self.mode, self.start, self.stop = 1, first, first + n
+        elif pixels == tuple(range(first, first - n, -1)):
+            self.mode, self.start, self.stop = -1, first - n + 1, first + 1
+        else:
+            self.mode, self.start, self.stop = 0, 0, 0
+
+    def write(self, px: list[Color], pattern: Sequence[Color]) -> None:
+        if self.mode == 1:
+            px[self.start:self.stop] = pattern
+        elif self.mode == -1:
+            px[self.start:self.stop] = pattern[::-1]
+        else:
+            for i, color in zip(self.pixels, pattern, strict=True):
+                px[i] = color
+
+
+class Renderer:
+    """Renders frames for one layout with one settings value (tables built once)."""
+
+    def __init__(self, layout: Layout, settings: HintSettings | None = None):
+        self.layout = layout
+        self.settings = s = settings if settings is not None else HintSettings()
+        self._blank = [BLACK] * layout.pixel_count
+        self._rings = tuple(_Run(slot.ring) for slot in layout.slots)
+        self._bars = tuple(_Run(seat.bar) for seat in layout.seats)
+        self._star_idle = tuple(scale(c, s.idle) for c in s.star_colors)
+        self._hint_bright = scale(s.hint_color, s.bright)
+        self._hint_dim = scale(s.hint_color, s.dim)
+        self._mistake = scale(s.mistake_color, s.bright)
+        self._alert = scale(s.alert_color, s.bright)
+        self._idle_cache: dict[tuple, tuple[Color, ...]] = {}
+        self._fixed_cache: dict[tuple, tuple[Color, ...]] = {}
+
+    # ------------------------------------------------------------------ frame
+
+    def render(self, view: HintView, now: float) -> Frame:
+        """The frame for ``view`` at time ``now`` (seconds); pure: same input, same frame."""
+        if view.layout is not self.layout and view.layout != self.layout:
+            raise ValueError(f"this renderer was built for layout {self.layout.name!r}, "
+                             f"the view is of layout {view.layout.name!r}")
+        px = self._blank.copy()
+        seat_colors = self._seat_colors(view)
+        self._render_rings(px, view, now, seat_colors)
+        self._render_bars(px, view, now, seat_colors)
+        return tuple(px)
+
+    def _seat_colors(self, view: HintView) -> tuple[Color, ...]:
+        s = self.settings
+        own = view.seat_colors or ()
+        return tuple(own[seat] if seat < len(own) else s.seat_color(seat)
+                     for seat in range(len(self._bars)))
+
+    # ------------------------------------------------------------------ rings
+
+    def _render_rings(self, px: list[Color], view: HintView, now: float,
+                      seat_colors: tuple[Color, ...]) -> None:
+        s = self.settings
+        rings = self._rings
+        mistakes = view.mistake_slots
+        if mistakes and blink_on(now, s.blink_period):
+            for slot in mistakes:
+                run = rings[slot]
+                run.write(px, self._fixed("solid", run.length, self._mistake))
+        position = view.position
+        if position is None:
+            return
+        slot_system: list[System | None] = [None] * len(rings)
+        occupied = [False] * len(rings)
+        by_key = {system.key: system for system in position.systems}
+        for slot, name in view.system_at.items():
+            occupied[slot] = True
+            slot_system[slot] = by_key.get(name.casefold())
+        hints = (self._move_hints(view, position, slot_system, occupied, now)
+                 if view.lifted is not None else None)
+        pulse = None
+        for slot, run in enumerate(rings):
+            if slot in mistakes:
+                continue  # drawn above, or dark in the blink's off half
+            system = slot_system[slot]
+            if system is not None:
+                over = system.overpopulated_colors()
+                if over:
+                    if pulse is None:
+                        pulse = pulse_level(now, s.pulse_period, s.pulse_low * s.bright, s.bright)
+                    run.write(px, split(run.length, [scale(s.star_colors[c], pulse)
+                                                     for c in over]))
+                    continue
+            if hints is not None:
+                pattern = hints.get(slot)
+                if pattern is not None:
+                    run.write(px, pattern)
+                    continue
+            if system is not None:
+                run.write(px, self._idle(run.length, system, seat_colors))
+
+    def _idle(self, length: int, system: System, seat_colors: tuple[Color, ...]
+              ) -> tuple[Color, ...]:
+        # Smaller star first, so a home reads the same however its stars were listed.
+        stars = tuple(sorted(system.stars, key=lambda i: (i % 3, i)))
+        owner = system.home_of
+        mark = (scale(seat_colors[owner], self.settings.idle)
+                if owner is not None and owner < len(seat_colors) else None)
+        key = (length, stars, mark)
+        pattern = self._idle_cache.get(key)
+        if pattern is None:
+            if len(self._idle_cache) > _CACHE_LIMIT:
+                self._idle_cache.clear()
+            pattern = star_arcs(length, stars, self._star_idle, mark)
+            self._idle_cache[key] = pattern
+        return pattern
+
+    def _fixed(self, kind: str, length: int, color: Color) -> tuple[Color, ...]:
+        key = (kind, length, color)
+        pattern = self._fixed_cache.get(key)
+        if pattern is None:
+            if len(self._fixed_cache) > _CACHE_LIMIT:
+                self._fixed_cache.clear()
+            pattern = solid(length, color) if kind == "solid" else dashed(length, color)
+            self._fixed_cache[key] = pattern
+        return pattern
+
+    def _move_hints(self, view: HintView, position: GameState,
+                    slot_system: list[System | None], occupied: list[bool], now: float
+                    ) -> dict[int, tuple[Color, ...]]:
+        """Patterns of the slots the lifted ship concerns: origin, destinations, empty slots."""
+        s = self.settings
+        lifted = view.lifted
+        assert lifted is not None
+        origin_slot = lifted.origin_slot
+        length = self._rings[origin_slot].length
+        hints = {origin_slot: spinner(length, spinner_head(now, s.spin_period, length),
+                                      s.star_colors[lifted.piece.color], s.bright)}
+        origin = slot_system[origin_slot]
+        if origin is None:
+            return hints  # the slot's system is unknown: nothing to measure connections by
+        sizes = origin.star_sizes()
+        may_move, may_discover = self._permissions(view, position, origin)
+        bank = position.bank
+        discoverable = any(bank[i] for i in range(12) if i % 3 not in sizes)
+        for slot, system in enumerate(slot_system):
+            if slot == origin_slot:
+                continue
+            run = self._rings[slot]
+            if system is not None:
+                if system is not origin and not (sizes & system.star_sizes()):
+                    color = self._hint_bright if may_move(system) else self._hint_dim
+                    hints[slot] = self._fixed("solid", run.length, color)
+            elif not occupied[slot] and discoverable:
+                color = self._hint_bright if may_discover else self._hint_dim
+                hints[slot] = self._fixed("dashed", run.length, color)
+        return hints
+
+    def _permissions(self, view: HintView, position: GameState, origin: System
+                     ) -> tuple[Callable[[System], bool], bool]:
+        """(may the lifted ship move to this system now?, may it discover a new one now?)"""
+        lifted = view.lifted
+        assert lifted is not None
+        if view.moves_available_now is not None:
+            allowed = view.moves_available_now
+            return (lambda _system: allowed), allowed
+        turn = view.turn
+        if turn is not None:
+            if turn.seat != lifted.seat:
+                return (lambda _system: False), False
+            destinations: set[str] = set()
+            discover = False
+            # The rules know the whole story: the turn's free action, a pending yellow
+            # sacrifice, catastrophe timing, a home that must not be emptied.
+            for action in legal_actions(turn, kinds=(Move, Discover), system=origin.name):
+                if action.piece != lifted.piece:
+                    continue
+                if type(action) is Move:
+                    destinations.add(action.destination.casefold())
+                else:
+                    discover = True
+            return (lambda system: system.key in destinations), discover
+        allowed = (position.result is None
+                   and (view.active_seat is None or view.active_seat == lifted.seat)
+                   and origin.has_access(lifted.seat, _YELLOW))
+        return (lambda _system: allowed), allowed
+
+    # ------------------------------------------------------------------ bars
+
+    def _render_bars(self, px: list[Color], view: HintView, now: float,
+                     seat_colors: tuple[Color, ...]) -> None:
+        s = self.settings
+        bars = self._bars
+        if view.link_down:
+            amber = scale(s.link_down_color,
+                          pulse_level(now, s.link_down_period, s.pulse_low * s.bar, s.bar))
+            for run in bars:
+                run.write(px, solid(run.length, amber))
+            return
+        outcome = view.outcome
+        for seat, run in enumerate(bars):
+            if seat == view.refused_handover_seat:
+                if blink_on(now, s.blink_period):
+                    run.write(px, self._fixed("solid", run.length, self._mistake))
+                continue
+            if outcome is not None:
+                if outcome.is_draw or seat in outcome.winners:
+                    run.write(px, rainbow(now, s.celebrate_period, run.length, s.bright))
+                continue
+            if s.red_alert and seat == view.red_alert_seat and heartbeat_on(now, s.alert_period):
+                run.write(px, self._fixed("solid", run.length, self._alert))
+                continue
+            if seat == view.active_seat:
+                run.write(px, self._fixed("solid", run.length, scale(seat_colors[seat], s.bar)))
+
+
+_RENDERERS: dict[tuple[int, HintSettings], tuple[Layout, Renderer]] = {}
+
+
+def renderer_for(layout: Layout, settings: HintSettings) -> Renderer:
+    """A shared renderer for ``layout`` and ``settings`` (built on first use)."""
+    key = (id(layout), settings)
+    hit = _RENDERERS.get(key)
+    if hit is not None and hit[0] is layout:
+        return hit[1]
+    renderer = Renderer(layout, settings)
+    if len(_RENDERERS) >= 16:
+        _RENDERERS.clear()
+    _RENDERERS[key] = (layout, renderer)  # keeping the layout keeps its id() unique
+    return renderer
+
+
+def render(view: HintView, settings: HintSettings, now: float) -> Frame:
+    """The LED frame for ``view`` at time ``now`` (seconds, any clock): one ``(r, g, b)``
+    per pixel index of ``view.layout``'s strip. Pure: no I/O, the view is not changed."""
+    return renderer_for(view.layout, settings).render(view, now)

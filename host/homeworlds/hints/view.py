@@ -1,0 +1,169 @@
+"""Everything the hint renderer looks at, in one immutable value.
+
+The table layer knows which system lies on which slot, whose turn it is, what
+is in a player's hand and what is wrong; the renderer only turns that into
+colours. Building a :class:`HintView` does no I/O and copies nothing big: the
+game position is referenced, not copied, and must not change while a frame is
+rendered from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from homeworlds.hints.settings import HintSettingsError, parse_color
+from homeworlds.pixels.frame import Color
+from homeworlds.rules.pieces import Piece
+from homeworlds.rules.state import GameResult, GameState, TurnInProgress
+from homeworlds.table.layout import Layout
+
+_NO_SYSTEMS: Mapping[int, str] = MappingProxyType({})
+
+
+class HintViewError(ValueError):
+    """A view that names a seat or slot the layout does not have."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiftedShip:
+    """A ship in a player's hand: whose it is, what it is, and the slot it came from."""
+
+    seat: int
+    piece: Piece
+    origin_slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the game ended, as the bars show it: the winning seats; none is a draw."""
+
+    winners: tuple[int, ...] = ()
+
+    @property
+    def is_draw(self) -> bool:
+        return not self.winners
+
+    @classmethod
+    def draw(cls) -> Outcome:
+        return cls(())
+
+    @classmethod
+    def win(cls, *seats: int) -> Outcome:
+        return cls(tuple(seats))
+
+    @classmethod
+    def from_game_result(cls, result: GameResult) -> Outcome:
+        return cls(tuple(result.winners))
+
+
+@dataclass(frozen=True, slots=True)
+class HintView:
+    """One moment of the table as the lights should show it.
+
+    ``game`` is the position to show (None before a game: only the bars light).
+    ``system_at`` maps slot index -> system name (matched without regard to case);
+    a slot missing from it is *empty*. ``turn``, when given, is the turn in
+    progress: the renderer asks the rules which moves it still allows, and shows
+    ``turn.state`` when ``game`` is None. ``moves_available_now`` overrides that
+    question (True: every connection of the lifted ship is usable now, False:
+    none is); left None it is worked out from ``turn``, or else from the
+    position: the active player may move now when the origin has yellow (a yellow
+    star, or a yellow ship of their own there). ``result`` None falls back to
+    ``game.result``. ``red_alert_seat`` is the seat that can be eliminated by
+    the opponent's next turn. ``seat_colors`` overrides the settings' player
+    colours for this game (seats past it use the settings).
+    """
+
+    layout: Layout
+    game: GameState | None = None
+    system_at: Mapping[int, str] = field(default_factory=lambda: _NO_SYSTEMS)
+    active_seat: int | None = None
+    lifted: LiftedShip | None = None
+    turn: TurnInProgress | None = None
+    moves_available_now: bool | None = None
+    mistake_slots: frozenset[int] = frozenset()
+    refused_handover_seat: int | None = None
+    link_down: bool = False
+    result: Outcome | None = None
+    red_alert_seat: int | None = None
+    seat_colors: tuple[Color, ...] | None = None
+
+    def __post_init__(self) -> None:
+        # Cheap checks only (a handful of ints): a wrong index here is a bug in the
+        # table layer, and it should read as one rather than as a dark LED.
+        layout = self.layout
+        seats, slots = len(layout.seats), len(layout.slots)
+        if not isinstance(self.mistake_slots, frozenset):
+            object.__setattr__(self, "mistake_slots", frozenset(self.mistake_slots))
+        for name in ("active_seat", "refused_handover_seat", "red_alert_seat"):
+            _check_index(getattr(self, name), seats, "seat", name, layout)
+        if self.lifted is not None:
+            if not isinstance(self.lifted.piece, Piece):
+                raise HintViewError(f"HintView.lifted.piece: a Piece (e.g. Piece.from_text('y1')), "
+                                    f"not {self.lifted.piece!r}")
+            _check_index(self.lifted.seat, seats, "seat", "lifted.seat", layout)
+            _check_index(self.lifted.origin_slot, slots, "slot", "lifted.origin_slot", layout)
+        if self.result is not None:
+            for seat in self.result.winners:
+                _check_index(seat, seats, "seat", "result.winners", layout)
+        for slot in self.mistake_slots:
+            _check_index(slot, slots, "slot", "mistake_slots", layout)
+        if self.seat_colors is not None:
+            try:
+                colors = tuple(parse_color(c, f"seat_colors[{i}]")
+                               for i, c in enumerate(self.seat_colors))
+            except HintSettingsError as error:
+                raise HintViewError(f"HintView.{error.key}: {error.reason}") from None
+            object.__setattr__(self, "seat_colors", colors)
+        for slot, name in self.system_at.items():
+            _check_index(slot, slots, "slot", "system_at", layout)
+            if not isinstance(name, str):
+                raise HintViewError(f"HintView.system_at[{slot}]: a system name is a string, "
+                                    f"not {name!r}")
+
+    @property
+    def position(self) -> GameState | None:
+        """The position shown: ``game``, or the turn in progress's state."""
+        if self.game is not None:
+            return self.game
+        return self.turn.state if self.turn is not None else None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """``result``, or the shown position's own result."""
+        if self.result is not None:
+            return self.result
+        position = self.position
+        if position is not None and position.result is not None:
+            return Outcome.from_game_result(position.result)
+        return None
+
+    def slot_of(self, system_name: str) -> int | None:
+        """The slot holding ``system_name`` (any case), None if it is on no slot."""
+        key = system_name.casefold()
+        if self.seat_colors is not None:
+            try:
+                colors = tuple(parse_color(c, f"seat_colors[{i}]")
+                               for i, c in enumerate(self.seat_colors))
+            except HintSettingsError as error:
+                raise HintViewError(f"HintView.{error.key}: {error.reason}") from None
+            object.__setattr__(self, "seat_colors", colors)
+        for slot, name in self.system_at.items():
+            if name.casefold() == key:
+                return slot
+        return None
+
+
+def slots_by_name(pairs: Iterable[tuple[int, str]]) -> Mapping[int, str]:
+    """An immutable ``system_at`` mapping from (slot, name) pairs."""
+    return MappingProxyType(dict(pairs))
+
+
+def _check_index(value: int | None, count: int, what: str, name: str, layout: Layout) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
+        raise HintViewError(f"HintView.{name}: no {what} {value!r} in layout {layout.name!r} "
+                            f"({what}s 0-{count - 1})")
