@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench lint clean
+.PHONY: demo test corpus bench lint clean flash
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -32,3 +32,12 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info
+
+# Copy the firmware to a mounted CircuitPython board (the CIRCUITPY drive).
+CIRCUITPY ?= /media/$(USER)/CIRCUITPY
+flash:
+	@test -d "$(CIRCUITPY)" || { echo "make flash: mount the board's CIRCUITPY drive or set CIRCUITPY=/path" >&2; exit 1; }
+	cp firmware/boot.py firmware/code.py "$(CIRCUITPY)/"
+	cp -n firmware/table_config.py "$(CIRCUITPY)/" || true
+	rm -rf "$(CIRCUITPY)/tablefw" && cp -r firmware/tablefw "$(CIRCUITPY)/"
+	find "$(CIRCUITPY)/tablefw" -name __pycache__ -prune -exec rm -rf {} +

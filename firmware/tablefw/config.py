@@ -1,0 +1,191 @@
+"""Build the readers, buttons and settings from the board's table_config.py.
+
+The hardware modules (``board``, ``busio``, ``digitalio``) are passed in by
+code.py, so this module imports none of them and tests can hand in fakes.
+Every mistake in the configuration raises ConfigError naming the key, e.g.
+``READERS[2].busy: board has no pin 'GP99'``.
+
+Configuration keys (a dict, see firmware/table_config.py for a full example):
+
+- ``reader``: "pn5180" or "pn532"
+- ``zones``: zone count reported to the host (default: highest zone + 1)
+- ``spi``: {"clock", "mosi", "miso"} pin names (PN5180)
+- ``reset``: shared reset pin of the PN5180s (optional)
+- ``mux``: select pins shared by all readers, least significant first
+- ``readers``: list of dicts; PN5180 keys ``cs``, ``busy``, ``zones``,
+  optional ``mux``; PN532 keys ``tx``, ``rx``, ``zones``, optional ``mux``,
+  ``max_targets``
+- ``buttons``: pin names of the seat buttons (to ground, pulled up)
+- ``settings``: initial scan settings (see tablefw.settings)
+- ``timing``: driver timeouts, e.g. {"sof_timeout_ms": 1}
+"""
+
+from tablefw.readers.mux import GpioMux
+from tablefw.readers.pn532 import PN532
+from tablefw.readers.pn5180 import PN5180
+from tablefw.settings import Settings
+
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "readers", "buttons", "settings", "timing")
+PN5180_KEYS = ("cs", "busy", "zones", "mux")
+PN532_KEYS = ("tx", "rx", "zones", "mux", "max_targets", "baudrate")
+PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
+PN532_TIMING = ("timeout_ms", "passive_retries")
+
+
+class ConfigError(ValueError):
+    """A mistake in table_config.py; the message names the key."""
+
+
+class Hardware:
+    """The board modules, and pin objects made from names."""
+
+    def __init__(self, board, busio, digitalio):
+        self.board = board
+        self.busio = busio
+        self.digitalio = digitalio
+        self.used = {}  # pin name -> the key that uses it
+
+    def pin(self, name, where):
+        if not isinstance(name, str):
+            raise ConfigError("%s: expected a pin name such as 'GP5', got %r" % (where, name))
+        pin = getattr(self.board, name, None)
+        if pin is None:
+            raise ConfigError("%s: board has no pin %r" % (where, name))
+        if name in self.used:
+            raise ConfigError("%s: pin %s is already used by %s" % (where, name, self.used[name]))
+        self.used[name] = where
+        return pin
+
+    def output(self, name, where, value=False):
+        io = self.digitalio.DigitalInOut(self.pin(name, where))
+        io.switch_to_output(value=value)
+        return io
+
+    def input(self, name, where, pull_up=False):
+        io = self.digitalio.DigitalInOut(self.pin(name, where))
+        if pull_up:
+            io.switch_to_input(pull=self.digitalio.Pull.UP)
+        else:
+            io.switch_to_input()
+        return io
+
+
+def _check_keys(section, known, where):
+    if not isinstance(section, dict):
+        raise ConfigError("%s: expected a dict, got %r" % (where, section))
+    for key in section:
+        if key not in known:
+            raise ConfigError("%s: unknown key %r (known: %s)" % (where, key, ", ".join(known)))
+
+
+def _zones(value, where):
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ConfigError("%s: expected a non-empty list of zone numbers" % where)
+    for zone in value:
+        if not isinstance(zone, int) or zone < 0:
+            raise ConfigError("%s: zone numbers must be non-negative integers, got %r" % (where, zone))
+    return list(value)
+
+
+def _mux(hw, pins, where, cache):
+    if not isinstance(pins, (list, tuple)) or not pins:
+        raise ConfigError("%s: expected a list of select pin names" % where)
+    key = tuple(pins)
+    if key not in cache:
+        outputs = [hw.output(name, "%s[%d]" % (where, i)) for i, name in enumerate(pins)]
+        cache[key] = GpioMux(outputs)
+    return cache[key]
+
+
+def build(config, board, busio, digitalio, clock=None, sleep=None):
+    """Return (readers, buttons, settings, zone_count) for ``config``.
+
+    ``buttons`` is a list of pin objects (inputs with pull-ups).
+    """
+    _check_keys(config, KNOWN_KEYS, "config")
+    hw = Hardware(board, busio, digitalio)
+    kind = config.get("reader", "pn5180")
+    if kind not in ("pn5180", "pn532"):
+        raise ConfigError("reader: expected 'pn5180' or 'pn532', got %r" % (kind,))
+    timing = config.get("timing", {})
+    _check_keys(timing, PN5180_TIMING if kind == "pn5180" else PN532_TIMING, "timing")
+    entries = config.get("readers")
+    if not isinstance(entries, (list, tuple)) or not entries:
+        raise ConfigError("readers: expected a non-empty list of reader dicts")
+    try:
+        settings = Settings(config.get("settings", {}))
+    except ValueError as exc:
+        raise ConfigError("settings: %s" % exc) from None
+
+    muxes = {}
+    shared_mux = config.get("mux")
+    readers = []
+    owner = {}
+    spi = None
+    reset = None
+    if kind == "pn5180":
+        pins = config.get("spi")
+        _check_keys(pins, ("clock", "mosi", "miso"), "spi")
+        for key in ("clock", "mosi", "miso"):
+            if key not in pins:
+                raise ConfigError("spi: missing key %r" % key)
+        spi = busio.SPI(hw.pin(pins["clock"], "spi.clock"), MOSI=hw.pin(pins["mosi"], "spi.mosi"),
+                        MISO=hw.pin(pins["miso"], "spi.miso"))
+        if config.get("reset") is not None:
+            reset = hw.output(config["reset"], "reset", value=True)
+
+    for index in range(len(entries)):
+        entry = entries[index]
+        where = "readers[%d]" % index
+        _check_keys(entry, PN5180_KEYS if kind == "pn5180" else PN532_KEYS, where)
+        if "zones" not in entry:
+            raise ConfigError("%s: missing key 'zones'" % where)
+        zones = _zones(entry["zones"], where + ".zones")
+        for zone in zones:
+            if zone in owner:
+                raise ConfigError("%s.zones: zone %d is already served by readers[%d]" % (where, zone, owner[zone]))
+            owner[zone] = index
+        mux_pins = entry.get("mux", shared_mux)
+        mux = None
+        if len(zones) > 1:
+            if mux_pins is None:
+                raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)" % (where, len(zones)))
+            mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes)
+            if len(zones) > mux.channels:
+                raise ConfigError("%s.zones: %d zones but the mux has %d channels" % (where, len(zones), mux.channels))
+        name = "%s#%d" % (kind, index)
+        if kind == "pn5180":
+            for key in ("cs", "busy"):
+                if key not in entry:
+                    raise ConfigError("%s: missing key %r" % (where, key))
+            options = {}
+            for key in timing:
+                options[key] = timing[key]
+            reader = PN5180(spi, hw.output(entry["cs"], where + ".cs", value=True),
+                            hw.input(entry["busy"], where + ".busy"), reset, zones, mux,
+                            clock=clock, sleep=sleep, name=name, **options)
+        else:
+            for key in ("tx", "rx"):
+                if key not in entry:
+                    raise ConfigError("%s: missing key %r" % (where, key))
+            uart = busio.UART(hw.pin(entry["tx"], where + ".tx"), hw.pin(entry["rx"], where + ".rx"),
+                              baudrate=entry.get("baudrate", 115200), timeout=0)
+            options = {}
+            for key in timing:
+                options[key] = timing[key]
+            try:
+                reader = PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
+                               clock=clock, sleep=sleep, name=name, **options)
+            except ValueError as exc:
+                raise ConfigError("%s: %s" % (where, exc)) from None
+        readers.append(reader)
+
+    served = max(owner) + 1
+    zone_count = config.get("zones", served)
+    if not isinstance(zone_count, int) or zone_count < served:
+        raise ConfigError("zones: %r is less than the highest zone served plus one (%d)" % (zone_count, served))
+    button_names = config.get("buttons", [])
+    if not isinstance(button_names, (list, tuple)):
+        raise ConfigError("buttons: expected a list of pin names")
+    buttons = [hw.input(name, "buttons[%d]" % i, pull_up=True) for i, name in enumerate(button_names)]
+    return readers, buttons, settings, zone_count

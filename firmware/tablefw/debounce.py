@@ -1,0 +1,66 @@
+"""Per-zone debounce: which tags really lie on a pad.
+
+Single missed reads are common (a tag at the edge of an antenna, two tags
+shadowing each other), and a tag swept across a pad may be read once in
+passing. So a tag counts as present once it has been seen in ``on`` scans
+without ``off`` consecutive misses in between ("recent" sightings add up),
+and it counts as gone after ``off`` consecutive misses.
+"""
+
+# Index of the fields of a track list: [hits, misses, present]
+_HITS = 0
+_MISSES = 1
+_PRESENT = 2
+
+
+class ZoneDebouncer:
+    """Debounced tag set of one zone, updated once per scan of the zone."""
+
+    __slots__ = ("on", "off", "present", "_tracks")
+
+    def __init__(self, on=2, off=3):
+        self.on = on
+        self.off = off
+        self.present = ()  # sorted tuple of UIDs counted as present
+        self._tracks = {}  # uid -> [hits, misses, present]
+
+    def update(self, seen):
+        """Feed the UIDs read in one scan; returns True if ``present`` changed."""
+        tracks = self._tracks
+        changed = False
+        seen_now = {}
+        for uid in seen:
+            seen_now[uid] = True
+            track = tracks.get(uid)
+            if track is None:
+                track = [0, 0, False]
+                tracks[uid] = track
+            track[_MISSES] = 0
+            if track[_HITS] < self.on:
+                track[_HITS] += 1
+            if not track[_PRESENT] and track[_HITS] >= self.on:
+                track[_PRESENT] = True
+                changed = True
+        gone = []
+        for uid in tracks:
+            if uid in seen_now:
+                continue
+            track = tracks[uid]
+            track[_MISSES] += 1
+            if track[_MISSES] >= self.off:
+                gone.append(uid)
+                if track[_PRESENT]:
+                    changed = True
+        for uid in gone:
+            del tracks[uid]
+        if changed:
+            present = [uid for uid in tracks if tracks[uid][_PRESENT]]
+            present.sort()
+            self.present = tuple(present)
+        return changed
+
+    def candidates(self):
+        """UIDs seen recently that do not count as present yet."""
+        result = [uid for uid in self._tracks if not self._tracks[uid][_PRESENT]]
+        result.sort()
+        return tuple(result)

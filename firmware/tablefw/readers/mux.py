@@ -1,0 +1,43 @@
+"""Antenna multiplexer driven by binary-coded GPIO select lines.
+
+Pins are anything with a writable boolean ``value`` (digitalio.DigitalInOut
+on the board, fakes in tests). Several readers may share one mux's select
+lines: only one reader scans at a time.
+"""
+
+
+class GpioMux:
+    """``pins[0]`` is the least significant select bit. With ``enable``
+    (active low by default) the switch is disabled while no channel is
+    selected."""
+
+    def __init__(self, pins, enable=None, enable_active_low=True, settle=None):
+        self.pins = tuple(pins)
+        if not self.pins:
+            raise ValueError("mux: at least one select pin is needed")
+        self.channels = 1 << len(self.pins)
+        self.enable = enable
+        self.enable_active_low = enable_active_low
+        self.settle = settle  # optional callable run after switching
+        self.channel = None
+        if enable is not None:
+            enable.value = enable_active_low  # off
+
+    def select(self, channel):
+        if channel < 0 or channel >= self.channels:
+            raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
+        if channel == self.channel:
+            return
+        for bit in range(len(self.pins)):
+            self.pins[bit].value = bool((channel >> bit) & 1)
+        if self.enable is not None:
+            self.enable.value = not self.enable_active_low
+        self.channel = channel
+        if self.settle is not None:
+            self.settle()
+
+    def release(self):
+        """Disable the switch (if it has an enable line)."""
+        if self.enable is not None:
+            self.enable.value = self.enable_active_low
+        self.channel = None

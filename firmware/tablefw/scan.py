@@ -1,0 +1,336 @@
+"""The scan core: readers in turn, debounce, change detection, reporting.
+
+No hardware imports: the readers, the clock (integer milliseconds) and the
+output writer are handed in, so the same code runs on the board, in the
+simulated table and in the tests.
+
+One call of ``Scanner.step()`` scans one zone (one antenna of one reader)
+and sends whatever became due: a ZONE line when that zone's debounced tag
+set changed, the heartbeat, the periodic snapshot. Readers take turns zone
+by zone (reader 0 channel 0, reader 1 channel 0, ..., reader 0 channel 1,
+...). A reader that raises is reported with ERR and left alone for
+``retry_ms`` while the others keep scanning; its zones keep their last
+debounced contents (a fault is not an empty pad).
+
+Host lines (SYNC, PING, CFG) are passed to ``feed()`` as raw bytes.
+"""
+
+from tablefw import __version__
+from tablefw.clock import monotonic_ms
+from tablefw.debounce import ZoneDebouncer
+from tablefw.protocol import (
+    FROM_HOST,
+    MAX_ZONE_TAGS,
+    PROTOCOL_VERSION,
+    SEQ_MODULO,
+    ButtonPress,
+    Config,
+    Decoder,
+    Encoder,
+    ErrorReport,
+    Heartbeat,
+    Hello,
+    Ping,
+    Pong,
+    Snapshot,
+    Sync,
+    ZoneState,
+    normalize_uid,
+)
+from tablefw.settings import Settings
+
+# A reader that stays faulty is reported again this often (ms).
+ERR_REPEAT_MS = 10000
+# Longest wait for the first debounced picture before HELLO is sent (ms).
+WARMUP_MS = 3000
+# Longest sleep run() takes, so host input and buttons stay responsive (ms).
+MAX_IDLE_MS = 10
+_COUNTER_LIMIT = 10 ** 12 - 1
+
+
+class _DataError(Exception):
+    code = "DATA"
+
+
+def _error_code(exc):
+    code = getattr(exc, "code", None)
+    if isinstance(code, str) and code and len(code) <= 16 and code.isalpha() and code.isupper():
+        return code
+    return "EXC"
+
+
+class Scanner:
+    """Scans every zone of every reader and speaks the protocol.
+
+    ``readers``: objects with ``zones``, ``select(channel)``,
+    ``inventory(channel)`` and optionally ``recover()`` (see
+    tablefw.readers). ``write(data: bytes)`` sends to the host; an
+    exception from it counts the lines as dropped. ``clock()`` returns
+    integer milliseconds. ``zone_count`` defaults to the highest zone
+    served plus one. ``buttons`` is how many buttons ``press()`` accepts.
+    """
+
+    def __init__(self, readers, write, clock=None, settings=None, zone_count=None,
+                 buttons=0, firmware=None, warmup_ms=WARMUP_MS):
+        self.readers = list(readers)
+        self.write = write
+        self.clock = clock if clock is not None else monotonic_ms
+        self.settings = settings if settings is not None else Settings()
+        self.firmware = firmware if firmware is not None else __version__
+        self.warmup_ms = warmup_ms
+        owner = {}
+        for index in range(len(self.readers)):
+            for zone in self.readers[index].zones:
+                if zone in owner:
+                    raise ValueError("zone %d is served by reader %d and reader %d" % (zone, owner[zone], index))
+                owner[zone] = index
+        served = max(owner) + 1 if owner else 0
+        if zone_count is None:
+            zone_count = served
+        elif zone_count < served:
+            raise ValueError("zone_count %d is too small: reader %d serves zone %d" % (
+                zone_count, owner[served - 1], served - 1))
+        self.zone_count = zone_count
+        self.debouncers = [ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
+                           for _ in range(zone_count)]
+        # Readers take turns, one zone each.
+        self._schedule = []
+        longest = 0
+        for reader in self.readers:
+            longest = max(longest, len(reader.zones))
+        for channel in range(longest):
+            for index in range(len(self.readers)):
+                if channel < len(self.readers[index].zones):
+                    self._schedule.append((index, channel))
+        self._next = 0
+
+        self.encoder = Encoder()
+        self.decoder = Decoder(accept=FROM_HOST)
+        count = len(self.readers)
+        self.reader_errors = [0] * count
+        self.faulted = [False] * count
+        self._retry_at = [0] * count
+        self._last_err_at = [0] * count
+        self._overflowing = {}
+        self.button_counts = [0] * buttons
+        self.scans = 0
+        self.rounds = 0
+        self.tx_dropped = 0
+        self.snap_id = 0
+        self.ready = False
+
+        now = self.clock()
+        self._started_at = now
+        self._round_start = now
+        self._pause_until = None
+        self._next_hb = None
+        self._next_snap = None
+        self._hb_at = now
+        self._hb_scans = 0
+
+    # ------------------------------------------------------------ output
+
+    def _send(self, message):
+        data = self.encoder.encode(message)
+        try:
+            self.write(data)
+        except Exception:  # host gone or buffer full: keep scanning
+            self.tx_dropped += data.count(b"\n")
+
+    def hello(self):
+        return Hello(self.firmware, PROTOCOL_VERSION, self.zone_count, len(self.readers), len(self.button_counts))
+
+    def snapshot(self):
+        """Every zone's debounced tag set, zone 0 first."""
+        return tuple([debouncer.present for debouncer in self.debouncers])
+
+    def send_snapshot(self, now=None):
+        if now is None:
+            now = self.clock()
+        self._send(Snapshot(self.snap_id, self.snapshot()))
+        self.snap_id = (self.snap_id + 1) % SEQ_MODULO
+        self._next_snap = now + self.settings.snap_ms if self.settings.snap_ms else None
+
+    def heartbeat(self, now):
+        elapsed = now - self._hb_at
+        scans = self.scans - self._hb_scans
+        rate = scans * 1000 // elapsed if elapsed > 0 else 0
+        active = 0
+        for index, _channel in self._schedule:
+            if not self.faulted[index]:
+                active += 1
+        refresh = elapsed * active // scans if scans else 0
+        faulted = [index for index in range(len(self.readers)) if self.faulted[index]]
+        self._hb_at = now
+        self._hb_scans = self.scans
+        return Heartbeat(
+            min(now - self._started_at, _COUNTER_LIMIT), min(self.scans, _COUNTER_LIMIT), rate, refresh,
+            [min(n, _COUNTER_LIMIT) for n in self.reader_errors], faulted,
+            min(self.decoder.dropped, _COUNTER_LIMIT), min(self.tx_dropped, _COUNTER_LIMIT),
+        )
+
+    def press(self, button):
+        """Report a press of button ``button`` (BTN)."""
+        if button < 0 or button >= len(self.button_counts):
+            raise ValueError("no button %d (this table has %d)" % (button, len(self.button_counts)))
+        self.button_counts[button] += 1
+        self._send(ButtonPress(button, self.button_counts[button]))
+
+    # ------------------------------------------------------------ input
+
+    def feed(self, data):
+        """Handle bytes received from the host."""
+        for message in self.decoder.feed(data):
+            if isinstance(message, Sync):
+                if self.ready:  # during warm-up HELLO + SNAP are coming anyway
+                    self._send(self.hello())
+                    self.send_snapshot()
+            elif isinstance(message, Ping):
+                self._send(Pong(message.token))
+            elif isinstance(message, Config):
+                self.configure(message.items)
+
+    def configure(self, items):
+        """Apply (key, value) settings, report rejected ones with ERR and
+        answer with every current setting (CFG)."""
+        for key, value in items:
+            try:
+                self.settings.set(key, value)
+            except ValueError as exc:
+                self._send(ErrorReport(None, "CFG", str(exc)))
+        for debouncer in self.debouncers:
+            debouncer.on = self.settings.debounce_on
+            debouncer.off = self.settings.debounce_off
+        now = self.clock()
+        if self.ready:
+            if self._next_hb is None or self._next_hb > now + self.settings.hb_ms:
+                self._next_hb = now + self.settings.hb_ms
+            if not self.settings.snap_ms:
+                self._next_snap = None
+            elif self._next_snap is None or self._next_snap > now + self.settings.snap_ms:
+                self._next_snap = now + self.settings.snap_ms
+        self._pause_until = None
+        self._send(Config(self.settings.items()))
+
+    # ------------------------------------------------------------ scanning
+
+    def step(self):
+        """Scan one zone and send what is due. Returns how many ms the caller
+        may sleep before the next step (0: call again at once)."""
+        wait = self._scan_next(self.clock())
+        now = self.clock()
+        if not self.ready:
+            # One spare round beyond debounce_on, so that a single missed
+            # read does not leave a piece out of the first snapshot.
+            if (self.rounds > self.settings.debounce_on or not self._schedule
+                    or now - self._started_at >= self.warmup_ms):
+                self.ready = True
+                self._send(self.hello())
+                self.send_snapshot(now)
+                self._hb_at = now
+                self._hb_scans = self.scans
+                self._next_hb = now + self.settings.hb_ms
+            return wait
+        if now >= self._next_hb:
+            self._send(self.heartbeat(now))
+            self._next_hb = max(self._next_hb + self.settings.hb_ms, now + 1)
+        if self._next_snap is not None and now >= self._next_snap:
+            self.send_snapshot(now)
+        if wait:
+            wait = min(wait, max(1, self._next_hb - now))
+        return wait
+
+    def run(self, read=None, sleep=None, poll_buttons=None, stop=None):
+        """Loop for the board: read host bytes, poll buttons, step, idle.
+
+        ``read()`` returns bytes (or None), ``sleep(ms)`` idles,
+        ``poll_buttons()`` returns the indices of buttons just pressed,
+        ``stop()`` ends the loop when it returns True.
+        """
+        while stop is None or not stop():
+            if read is not None:
+                data = read()
+                if data:
+                    self.feed(data)
+            if poll_buttons is not None:
+                for button in poll_buttons():
+                    self.press(button)
+            wait = self.step()
+            if wait > 0 and sleep is not None:
+                sleep(min(wait, MAX_IDLE_MS))
+
+    def _scan_next(self, now):
+        schedule = self._schedule
+        if not schedule:
+            return MAX_IDLE_MS
+        for _attempt in range(len(schedule)):
+            if self._pause_until is not None:
+                if now < self._pause_until:
+                    return self._pause_until - now
+                self._pause_until = None
+            index, channel = schedule[self._next]
+            self._advance(now)
+            if self.faulted[index] and now < self._retry_at[index]:
+                continue
+            self._scan(index, channel, now)
+            return 0
+        # Every reader is waiting out a fault.
+        soonest = min([self._retry_at[i] for i in range(len(self.readers)) if self.faulted[i]])
+        return max(1, soonest - now)
+
+    def _advance(self, now):
+        self._next += 1
+        if self._next < len(self._schedule):
+            return
+        self._next = 0
+        self.rounds += 1
+        earliest = self._round_start + self.settings.scan_ms
+        if earliest > now:
+            self._pause_until = earliest
+            self._round_start = earliest
+        else:
+            self._round_start = now
+
+    def _scan(self, index, channel, now):
+        reader = self.readers[index]
+        zone = reader.zones[channel]
+        try:
+            if self.faulted[index]:
+                recover = getattr(reader, "recover", None)
+                if recover is not None:
+                    recover()
+            reader.select(channel)
+            found = reader.inventory(channel)
+        except Exception as exc:  # any driver failure is a reader fault
+            self._fault(index, zone, exc, now)
+            return
+        uids = []
+        if found:
+            try:
+                uids = [normalize_uid(uid) for uid in found]
+            except ValueError as exc:
+                self._fault(index, zone, _DataError(str(exc)), now)
+                return
+        self.scans += 1
+        self.faulted[index] = False
+        if len(uids) > MAX_ZONE_TAGS:
+            uids = sorted(set(uids))[:MAX_ZONE_TAGS]
+            if zone not in self._overflowing:
+                self._overflowing[zone] = True
+                self._send(ErrorReport(index, "OVERFLOW", "zone %d holds more than %d tags; extra tags ignored" % (
+                    zone, MAX_ZONE_TAGS)))
+        elif zone in self._overflowing:
+            del self._overflowing[zone]
+        debouncer = self.debouncers[zone]
+        if debouncer.update(uids) and self.ready:
+            self._send(ZoneState(zone, debouncer.present))
+
+    def _fault(self, index, zone, exc, now):
+        self.reader_errors[index] += 1
+        first = not self.faulted[index]
+        self.faulted[index] = True
+        self._retry_at[index] = now + self.settings.retry_ms
+        if first or now - self._last_err_at[index] >= ERR_REPEAT_MS:
+            self._last_err_at[index] = now
+            text = str(exc) or type(exc).__name__
+            self._send(ErrorReport(index, _error_code(exc), "zone %d: %s" % (zone, text)))

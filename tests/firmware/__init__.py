@@ -1,0 +1,1 @@
+"""Tests of the portable firmware core (firmware/tablefw)."""
