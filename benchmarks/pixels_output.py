@@ -62,6 +62,7 @@ def host_side(pixels: int) -> None:
 
 def blinka_side(pixels: int) -> None:
     import neopixel_spi
+
     from homeworlds.pixels import open_sink
 
     frames = random_frames(pixels, 16)
