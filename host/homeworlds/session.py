@@ -1,0 +1,138 @@
+"""The running table: link events → table view → turn tracker → hints → LEDs.
+
+One object owns the whole chain so that every entry point (``homeworlds play`` on real
+hardware, ``table-replay`` and ``demo`` on the simulator) behaves the same. It is driven
+by events from ``homeworlds.link`` and by the clock (``tick`` renders the LEDs); it never
+reads bytes itself.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
+from homeworlds.link import (
+    ButtonPressed,
+    LinkDown,
+    LinkUp,
+    ReaderFault,
+    SnapshotReceived,
+    ZoneChanged,
+)
+from homeworlds.pixels import PixelOutput
+from homeworlds.rules.presets import Rules
+from homeworlds.table.layout import Layout
+from homeworlds.table.registry import Registry
+from homeworlds.table.tracker import Commit, Status, TurnTracker
+from homeworlds.table.view import Observation, TableView
+
+
+@dataclass
+class SessionLog:
+    """What happened, for displays and tests: commits, refusals, link changes."""
+
+    commits: list[Commit] = field(default_factory=list)
+    refusals: list[Status] = field(default_factory=list)
+    link_events: list[object] = field(default_factory=list)
+    reader_faults: list[object] = field(default_factory=list)
+
+
+class TableSession:
+    def __init__(self, layout: Layout, registry: Registry, rules: Rules,
+                 players: tuple[str, ...], *, output: PixelOutput | None = None,
+                 hint_settings: HintSettings | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 red_alert: Callable | None = None):
+        self.layout = layout
+        self.view = TableView(layout, registry)
+        self.log = SessionLog()
+        self.tracker = TurnTracker(layout, rules, players, on_commit=self._committed)
+        self.output = output
+        self.renderer = Renderer(layout, hint_settings or HintSettings())
+        self.clock = clock
+        self.link_up = False
+        self.observation: Observation | None = None
+        self.status: Status = self.tracker.status
+        self._red_alert = red_alert
+        self.red_alert_seat: int | None = None
+        self.changes = 0
+
+    # ---- events ----
+
+    def handle(self, event: object) -> None:
+        if isinstance(event, ZoneChanged):
+            self.view.set_zone(event.zone, event.uids)
+            self._reevaluate()
+        elif isinstance(event, SnapshotReceived):
+            self.view.replace_all(event.zones)
+            self._reevaluate()
+        elif isinstance(event, ButtonPressed):
+            seat = next((s.index for s in self.layout.seats if s.button == event.button), None)
+            if seat is not None and self.view.known:
+                self._reevaluate(button_seat=seat)
+        elif isinstance(event, LinkUp):
+            self.link_up = True
+            self.log.link_events.append(event)
+        elif isinstance(event, LinkDown):
+            self.link_up = False
+            self.log.link_events.append(event)
+        elif isinstance(event, ReaderFault):
+            self.log.reader_faults.append(event)
+
+    def _reevaluate(self, button_seat: int | None = None) -> None:
+        if not self.view.known:
+            return
+        self.changes += 1
+        self.observation = self.view.observe()
+        self.status = self.tracker.update(self.observation, button_seat=button_seat)
+        if self.status.phase == "handover-refused":
+            self.log.refusals.append(self.status)
+
+    def _committed(self, commit: Commit) -> None:
+        self.log.commits.append(commit)
+        self.red_alert_seat = None
+        if self._red_alert is not None and not commit.state.is_over \
+                and not commit.state.in_setup:
+            endangered = commit.state.to_move
+            if self._red_alert(commit.state, endangered) is not None:
+                self.red_alert_seat = endangered
+
+    # ---- LEDs ----
+
+    def hint_view(self) -> HintView:
+        obs = self.observation
+        state = self.tracker.state
+        system_at: dict[int, str] = {}
+        lifted = None
+        if obs is not None:
+            system_at = {slot: name for name, slot in self.tracker.slot_of_system(obs).items()}
+            seat = state.to_move
+            for piece in obs.in_hand:
+                kind, slot, owner = piece.origin
+                if kind == "ships" and owner == seat and slot in system_at:
+                    lifted = LiftedShip(seat, piece.piece, slot)
+                    break
+        status = self.status
+        return HintView(
+            layout=self.layout,
+            game=state,
+            system_at=system_at,
+            active_seat=state.to_move,
+            lifted=lifted,
+            turn=status.partial,
+            mistake_slots=status.mistake_slots,
+            refused_handover_seat=status.refused_seat,
+            link_down=not self.link_up,
+            red_alert_seat=self.red_alert_seat,
+        )
+
+    def render(self, now: float | None = None):
+        return self.renderer.render(self.hint_view(), self.clock() if now is None else now)
+
+    def tick(self) -> None:
+        """Render the current frame and hand it to the LED output (which skips repeats)."""
+        if self.output is not None:
+            self.output.submit(self.render())
+            self.output.poll()
