@@ -10,6 +10,9 @@ import sys
 COMMANDS = (
     "replay",
     "demo",
+    "play",
+    "enroll",
+    "sim_mcu",
 )
 
 
