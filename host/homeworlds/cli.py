@@ -13,6 +13,7 @@ COMMANDS = (
     "play",
     "enroll",
     "sim_mcu",
+    "table_replay",
 )
 
 

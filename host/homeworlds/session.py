@@ -44,11 +44,12 @@ class TableSession:
                  players: tuple[str, ...], *, output: PixelOutput | None = None,
                  hint_settings: HintSettings | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 red_alert: Callable | None = None):
+                 red_alert: Callable | None = None, first_seat: int = 0):
         self.layout = layout
         self.view = TableView(layout, registry)
         self.log = SessionLog()
-        self.tracker = TurnTracker(layout, rules, players, on_commit=self._committed)
+        self.tracker = TurnTracker(layout, rules, players, on_commit=self._committed,
+                                   first_seat=first_seat)
         self.output = output
         self.renderer = Renderer(layout, hint_settings or HintSettings())
         self.clock = clock

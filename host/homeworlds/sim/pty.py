@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import select
 import threading
+import time
 import tty
 from collections.abc import Mapping
 
@@ -121,6 +122,9 @@ class PtyMcu:
         try:
             while not self._stop.is_set():
                 pause = self._cycle()
+                if pause == 0:
+                    time.sleep(0)  # let the host's thread run
+                    continue
                 # Wake early when the host writes, so PING and SYNC are answered at once.
                 select.select([self._master], [], [], pause / 1000)
         except BaseException as error:  # reported through .error; the thread must end
@@ -141,7 +145,10 @@ class PtyMcu:
             wait, owed = mcu.step_without_sleeping()
             self._pending += mcu.read()
             self._flush()
-        # The scan time is spent outside the lock, so table verbs are never held up.
+        # The scan time is spent outside the lock, so table verbs are never held up. With a
+        # scan time of 0 (fast replays) the loop only yields between zones.
+        if self.mcu.scan_time == 0:
+            return 0
         return max(1, owed, min(wait, MAX_IDLE_MS))
 
     def _forget_link_buffers(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
-from homeworlds.rules.actions import Discover, Homeworld, SetupPick, Turn
+from homeworlds.rules.actions import Discover, Homeworld, Pass, SetupPick, Turn
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction
 from homeworlds.rules.inference import (
     ObservedSystem,
@@ -73,6 +73,8 @@ class TurnTracker:
     rules: Rules
     players: tuple[str, ...] = ("South", "North")
     on_commit: Callable[[Commit], None] | None = None
+    #: The seat that takes the game's first turn (where the turn token lies at the start).
+    first_seat: int = 0
     state: GameState = field(init=False)
     record: list[tuple[int, Turn]] = field(init=False, default_factory=list)
     #: system name -> tags of its star pieces
@@ -85,7 +87,7 @@ class TurnTracker:
     # ---- game lifecycle ----
 
     def new_game(self) -> None:
-        self.state = GameState(self.rules, len(self.players))
+        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat)
         self.record = []
         self.star_tags = {}
         self._names_used = 0
@@ -236,6 +238,8 @@ class TurnTracker:
         fresh = [c for c in obs.slots if c.stars and c.star_uids not in known]
         if self.rules.setup_mode == "alternating":
             return self._setup_pick(obs, fresh)
+        if not fresh and self.rules.setup_pass:
+            return (Pass(),)  # the preset lets a player pass instead of setting up
         if len(fresh) != 1:
             raise _Refusal("set up exactly one homeworld: two stars and a ship on one slot "
                            f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh))

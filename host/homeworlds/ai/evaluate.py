@@ -1,0 +1,388 @@
+"""Static evaluation of two-player positions for the computer opponent.
+
+A position is scored from the canonical key that successor generation hands
+out with every successor (home signatures by seat, then the other systems'
+signatures, see ``homeworlds.rules.fast``), so that thousands of successors
+can be scored without building a ``GameState`` for each. Everything that
+depends on one system alone is computed once per signature and cached.
+
+The score is in "pips" (a small ship is worth about 1) from one seat's point
+of view; ``WIN`` marks a won position. ``Evaluator`` scores what the brief
+asks for: home defence (ships at home, their size, the colours available
+there, both home stars), fleet size and ship sizes, access to the four
+colours, economy (the size of the next piece each player could build, with
+the player to move getting it first), threats the player to move can carry
+out at once (captures, catastrophes at a home) and mobility (ships within
+reach of the enemy home). ``MaterialEvaluator`` is the deliberately simple
+baseline used by ``GreedyPlayer``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from homeworlds.rules.fast import Layout, canonical_key, layout_for
+from homeworlds.rules.state import GameState
+
+WIN = 10_000.0
+
+RED, YELLOW, GREEN, BLUE = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The evaluation's knobs (pips per unit)."""
+
+    #: Value of a ship by size (index 1..3); large ships capture anything and sacrifice for 3.
+    ship: tuple[float, float, float, float] = (0.0, 1.0, 2.0, 3.3)
+    #: Each home star still standing (a one-star home dies to a single catastrophe).
+    home_star: float = 5.0
+    #: Having at least one and at least two own ships at home.
+    first_home_ship: float = 3.0
+    second_home_ship: float = 2.0
+    #: Per size of the largest own ship at home.
+    home_largest: float = 1.0
+    #: A colour available at home (star or own ship there), by colour r, y, g, b.
+    home_color: tuple[float, float, float, float] = (0.3, 1.5, 2.0, 1.5)
+    #: A colour available anywhere the player has a ship, by colour.
+    access: tuple[float, float, float, float] = (1.2, 1.8, 2.5, 1.8)
+    #: Each distinct colour among the player's own ships (ship colours travel with them).
+    ship_color: float = 0.6
+    #: The best build the player could make, as a fraction of that ship's value:
+    #: the player to move builds it next, the other only after.
+    build_to_move: float = 0.7
+    build_waiting: float = 0.25
+    #: Threats the player to move can carry out this turn, and the other's, later.
+    threat_to_move: float = 0.85
+    threat_waiting: float = 0.3
+    #: Per pip of own ships in a system connected to the enemy home.
+    reach: float = 0.15
+    #: Enemy pips sitting in one's home.
+    invader: float = 0.4
+    #: Systems with own ships (spreading out), up to ``spread_cap``.
+    spread: float = 0.4
+    spread_cap: int = 4
+
+
+class _Sys:
+    """What the evaluation needs from one system signature (cached per signature)."""
+
+    __slots__ = ("stars", "star_colors", "size_mask", "n_stars", "totals", "pieces",
+                 "ships", "count", "largest", "colors", "value", "by_size", "red_ships",
+                 "color_value", "color_stars")
+
+    def __init__(self, layout: Layout, sig: int, weights: Weights):
+        info = layout.info(sig)
+        seats = layout.seats
+        self.stars = info.stars
+        self.star_colors = info.star_colors
+        self.size_mask = info.size_mask
+        self.n_stars = len(info.stars)
+        self.totals = info.color_totals
+        pieces = [0] * 12
+        for k in info.stars:
+            pieces[k] += 1
+        ships: list[list[int]] = []
+        value: list[float] = []
+        by_size: list[tuple[int, int, int, int]] = []
+        red_ships: list[int] = []
+        color_value: list[tuple[float, float, float, float]] = []
+        w = weights.ship
+        for s in range(seats):
+            fleet = [0] * 12
+            sizes = [0, 0, 0, 0]
+            cv = [0.0, 0.0, 0.0, 0.0]
+            red = 0
+            for k in info.kinds[s]:
+                n = layout.ship_count(sig, s, k)
+                fleet[k] = n
+                pieces[k] += n
+                size = k % 3 + 1
+                sizes[size] += n
+                cv[k // 3] += n * w[size]
+                if k // 3 == RED:
+                    red = max(red, size)
+            ships.append(fleet)
+            value.append(sum(cv))
+            by_size.append(tuple(sizes))
+            red_ships.append(red)
+            color_value.append(tuple(cv))
+        self.pieces = pieces
+        self.ships = ships
+        self.count = info.count
+        self.largest = info.largest
+        self.colors = info.colors
+        self.value = value
+        self.by_size = by_size
+        self.red_ships = red_ships
+        self.color_value = color_value
+        self.color_stars = tuple(sum(1 for k in info.stars if k // 3 == c) for c in range(4))
+
+    def access(self, seat: int) -> int:
+        return self.star_colors | self.colors[seat]
+
+    def largest_capturable(self, victim: int, max_size: int) -> int:
+        """Size of the victim's largest ship here no bigger than ``max_size`` (0: none)."""
+        sizes = self.by_size[victim]
+        for size in range(max_size, 0, -1):
+            if sizes[size]:
+                return size
+        return 0
+
+
+class Evaluator:
+    """The level-1 evaluation. ``score_key`` is the hot path; see the module doc."""
+
+    def __init__(self, rules, players: int = 2, weights: Weights | None = None):
+        if players != 2:
+            raise ValueError("the computer opponent plays two-player games only")
+        self.weights = weights or Weights()
+        self.copies = rules.bank_copies(players)
+        self.layout = layout_for(players, self.copies)
+        self._cache: dict[int, _Sys] = {}
+
+    def system(self, sig: int) -> _Sys:
+        got = self._cache.get(sig)
+        if got is None:
+            got = self._cache[sig] = _Sys(self.layout, sig, self.weights)
+        return got
+
+    def score_state(self, state: GameState, seat: int) -> float:
+        if state.result is not None:
+            return outcome_score(state, seat)
+        return self.score_key(canonical_key(state), seat, state.to_move)
+
+    def score_key(self, key: tuple, seat: int, to_move: int) -> float:
+        """Score of the position ``key`` for ``seat`` when ``to_move`` moves next."""
+        homes, others = key
+        system = self.system
+        home_sys = [None if h is None else system(h) for h in homes]
+        terminal = terminal_score(homes, seat, home_sys)
+        if terminal is not None:
+            return terminal
+        all_sys = home_sys + [system(sig) for sig in others]
+        bank = [self.copies] * 12
+        for s in all_sys:
+            pieces = s.pieces
+            for k in range(12):
+                bank[k] -= pieces[k]
+        total = 0.0
+        for me in (0, 1):
+            part = self._side(me, 1 - me, home_sys, all_sys, bank, to_move)
+            total += part if me == seat else -part
+        return total
+
+    def _side(self, me: int, opp: int, homes: list[_Sys], systems: list[_Sys],
+              bank: list[int], to_move: int) -> float:
+        w = self.weights
+        score = 0.0
+        home = homes[me]
+        enemy_home = homes[opp]
+        # Home defence.
+        score += w.home_star * home.n_stars
+        n_home = home.count[me]
+        if n_home:
+            score += w.first_home_ship + w.home_largest * home.largest[me]
+        if n_home >= 2:
+            score += w.second_home_ship
+        home_colors = home.access(me)
+        for c in range(4):
+            if home_colors >> c & 1:
+                score += w.home_color[c]
+        score -= w.invader * home.value[opp]
+        # Fleet, access, mobility.
+        access = 0
+        ship_colors = 0
+        spread = 0
+        reach = 0.0
+        builds = 0
+        for s in systems:
+            if not s.count[me]:
+                continue
+            score += s.value[me]
+            spread += 1
+            access |= s.access(me)
+            ship_colors |= s.colors[me]
+            if not (s.size_mask & enemy_home.size_mask):
+                reach += s.value[me]
+            if s.access(me) >> GREEN & 1:
+                builds |= s.colors[me]
+        for c in range(4):
+            if access >> c & 1:
+                score += w.access[c]
+            if ship_colors >> c & 1:
+                score += w.ship_color
+        score += w.spread * min(spread, w.spread_cap) + w.reach * reach
+        # Economy: the biggest ship one build would bring.
+        best_build = 0.0
+        for c in range(4):
+            if builds >> c & 1:
+                for k in range(c * 3, c * 3 + 3):
+                    if bank[k]:
+                        best_build = max(best_build, w.ship[k % 3 + 1])
+                        break
+        score += best_build * (w.build_to_move if me == to_move else w.build_waiting)
+        # Threats this side could carry out on its next turn.
+        threat = self._threat(me, opp, systems, homes)
+        score += threat * (w.threat_to_move if me == to_move else w.threat_waiting)
+        return score
+
+    def _threat(self, me: int, opp: int, systems: list[_Sys], homes: list[_Sys]) -> float:
+        """The most ``me`` could gain in one turn by capture or by a catastrophe (gain
+        counts the enemy's loss plus one's own gain, minus one's own loss)."""
+        w = self.weights.ship
+        free_capture = 0.0
+        capturable: list[float] = []
+        my_red = 0
+        for s in systems:
+            mine = s.count[me]
+            if not mine:
+                continue
+            my_red = max(my_red, s.red_ships[me])
+            if not s.count[opp]:
+                continue
+            size = s.largest_capturable(opp, s.largest[me])
+            if not size:
+                continue
+            gain = 2 * w[size]
+            if s.access(me) >> RED & 1:
+                free_capture = max(free_capture, gain)
+            # A red sacrifice captures anywhere one has a big enough ship.
+            sizes = s.by_size[opp]
+            for z in range(s.largest[me], 0, -1):
+                capturable.extend([2 * w[z]] * sizes[z])
+        threat = free_capture
+        if my_red and capturable:
+            capturable.sort(reverse=True)
+            threat = max(threat, sum(capturable[:my_red]) - w[my_red])
+        # Catastrophes: a colour already at four anywhere, or at three where one of one's
+        # own ships could add the fourth (it is there, or one of that colour is next door).
+        for i, s in enumerate(systems):
+            for c in range(4):
+                n = s.totals[c]
+                if n < 3:
+                    continue
+                damage = self._catastrophe_damage(s, c, me, opp, home_of=i)
+                if damage <= 0:
+                    continue
+                if n >= 4:
+                    threat = max(threat, damage)
+                elif s.count[me] or any(o.colors[me] >> c & 1 for o in systems
+                                        if o is not s and not o.size_mask & s.size_mask):
+                    threat = max(threat, 0.5 * damage)
+        return threat
+
+    def _catastrophe_damage(self, s: _Sys, c: int, me: int, opp: int, home_of: int) -> float:
+        """What a catastrophe of colour ``c`` at ``s`` is worth to ``me`` (enemy loss minus
+        own loss). ``home_of``: the seat whose home ``s`` is (homes come first in the
+        system list, by seat), any other number for a colony. A lost home star counts
+        double a large ship; a colony that loses its only star takes every ship with it."""
+        w = self.weights.ship
+        stars = s.color_stars[c]
+        if stars and stars == s.n_stars and home_of not in (me, opp):
+            return s.value[opp] - s.value[me]
+        damage = s.color_value[opp][c] - s.color_value[me][c]
+        if stars:
+            star_value = 2 * w[3] * stars
+            if home_of == opp:
+                damage += star_value
+                if stars == s.n_stars:
+                    damage += WIN / 100  # every enemy home star gone: near-decisive
+            elif home_of == me:
+                damage -= star_value
+        return damage
+
+
+def terminal_score(homes: tuple[int | None, ...], seat: int,
+                   home_info: list[_Sys | None]) -> float | None:
+    """WIN / -WIN / 0 (draw) when a seat has lost its home, None while both stand.
+
+    A home is lost when it is gone (``None``) or its signature shows no star or no ship
+    of its owner (successor keys may keep such a home in place)."""
+    lost = [h is None or not info.n_stars or not info.count[s]
+            for s, (h, info) in enumerate(zip(homes, home_info, strict=True))]
+    mine = lost[seat]
+    theirs = any(x for s, x in enumerate(lost) if s != seat)
+    if mine and theirs:
+        return 0.0
+    if mine:
+        return -WIN
+    if theirs:
+        return WIN
+    return None
+
+
+def outcome_score(state: GameState, seat: int) -> float:
+    result = state.result
+    if result is None:
+        raise ValueError("the game is not over")
+    if not result.winners:
+        return 0.0
+    return WIN if seat in result.winners else -WIN
+
+
+class MaterialEvaluator:
+    """The greedy baseline: surviving ship material, distinct ship colours, the next build.
+
+    "Surviving": pieces of a colour that is overpopulated where they stand are counted as
+    lost (whoever moves next can clear them), and a home that such a catastrophe would
+    empty counts as lost. Nothing else about the opponent's possible replies is looked at.
+    """
+
+    def __init__(self, rules, players: int = 2):
+        self.inner = Evaluator(rules, players)
+
+    def score_state(self, state: GameState, seat: int) -> float:
+        if state.result is not None:
+            return outcome_score(state, seat)
+        return self.score_key(canonical_key(state), seat, state.to_move)
+
+    def score_key(self, key: tuple, seat: int, to_move: int) -> float:
+        homes, others = key
+        inner = self.inner
+        home_sys = [None if h is None else inner.system(h) for h in homes]
+        terminal = terminal_score(homes, seat, home_sys)
+        if terminal is not None:
+            return terminal
+        systems = home_sys + [inner.system(sig) for sig in others]
+        w = inner.weights.ship
+        bank = [inner.copies] * 12
+        for s in systems:
+            for k in range(12):
+                bank[k] -= s.pieces[k]
+        total = 0.0
+        for me in (0, 1):
+            if _doomed_home(home_sys[me], me):
+                part = -WIN / 10
+            else:
+                part = 0.0
+            colors = 0
+            builds = 0
+            for s in systems:
+                if not s.count[me]:
+                    continue
+                over = [c for c in range(4) if s.totals[c] >= 4]
+                part += s.value[me] - sum(s.color_value[me][c] for c in over)
+                colors |= s.colors[me]
+                if s.access(me) >> GREEN & 1:
+                    builds |= s.colors[me]
+            best = 0.0
+            for c in range(4):
+                if builds >> c & 1:
+                    smallest = next((k for k in range(c * 3, c * 3 + 3) if bank[k]), None)
+                    if smallest is not None:
+                        best = max(best, w[smallest % 3 + 1])
+            part += 0.5 * bin(colors).count("1") + 0.3 * best
+            total += part if me == seat else -part
+        return total
+
+
+def _doomed_home(home: _Sys, seat: int) -> bool:
+    """Clearing the home's overpopulated colours would leave it without stars or own ships."""
+    over = 0
+    for c in range(4):
+        if home.totals[c] >= 4:
+            over |= 1 << c
+    if not over:
+        return False
+    return not (home.star_colors & ~over) or not (home.colors[seat] & ~over)

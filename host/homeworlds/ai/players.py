@@ -1,0 +1,293 @@
+"""Computer players: ``ComputerPlayer`` (levels 1-3), and two baselines.
+
+Every player has ``choose_turn(state) -> Turn``: a legal whole turn for the
+player to move, which ``state.apply_turn`` accepts, setup turns included.
+Players keep no game state of their own between calls (only a seeded random
+generator), so one player object can serve any number of games.
+
+How ``ComputerPlayer`` plays (docs/computer-opponent.md):
+
+1. a turn that wins at once is always played;
+2. the candidate turns (distinct successors, within a time budget) are
+   scored by the static evaluation (``evaluate.Evaluator``);
+3. from the best down, a candidate after which the opponent could win at
+   once is discarded, unless every candidate is;
+4. levels 2 and 3 then look one reply ahead on the best few safe
+   candidates: each is worth what is left after the opponent's best reply
+   (by the same evaluation).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from homeworlds.ai.candidates import candidate_successors
+from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, outcome_score
+from homeworlds.ai.openings import choose_homeworld, choose_setup_pick
+from homeworlds.ai.wins import find_winning_turn, opponent_threatens_win
+from homeworlds.rules.actions import Homeworld, Turn
+from homeworlds.rules.errors import HomeworldsError
+from homeworlds.rules.moves import legal_actions
+from homeworlds.rules.presets import Rules, preset
+from homeworlds.rules.state import GameState
+from homeworlds.rules.successors import Successor, successors
+
+
+@dataclass(frozen=True, slots=True)
+class LevelSettings:
+    """How hard a level thinks (seconds are soft targets on a 2-core x86 machine)."""
+
+    #: Time to gather candidate turns.
+    candidate_budget: float
+    #: Extra time to look for a candidate that leaves no win-in-one to the opponent
+    #: once the best few were all found unsafe.
+    safety_budget: float
+    #: Safe candidates looked at one reply deep (0: no look-ahead).
+    lookahead: int
+    #: Time to gather the opponent's replies to one candidate.
+    reply_budget: float
+
+
+LEVELS: dict[int, LevelSettings] = {
+    1: LevelSettings(candidate_budget=0.8, safety_budget=4.0, lookahead=0, reply_budget=0.0),
+    2: LevelSettings(candidate_budget=0.6, safety_budget=4.0, lookahead=4, reply_budget=0.2),
+    3: LevelSettings(candidate_budget=1.0, safety_budget=6.0, lookahead=10, reply_budget=0.3),
+}
+
+
+def _player_name(state: GameState, seat: int, names: tuple[str, ...] | None) -> str:
+    return names[seat] if names is not None else f"Player{seat + 1}"
+
+
+def _setup_turn(state: GameState, rng: random.Random, names: tuple[str, ...] | None) -> Turn:
+    name = _player_name(state, state.to_move, names)
+    if state.rules.setup_mode == "alternating":
+        return (choose_setup_pick(state, name, rng),)
+    return (choose_homeworld(state, name, rng),)
+
+
+def _check_playable(state: GameState) -> None:
+    if state.result is not None:
+        raise ValueError("the game is over: there is no turn to choose")
+    if state.players != 2:
+        raise ValueError("the computer players play two-player games only")
+
+
+class RandomPlayer:
+    """Uniform over the distinct successors (every reachable position equally likely).
+
+    ``names``: home names for setup, by seat (default ``Player1``, ``Player2``).
+    """
+
+    def __init__(self, seed: int | None = None, names: tuple[str, ...] | None = None):
+        self.rng = random.Random(seed)
+        self.names = names
+
+    def choose_turn(self, state: GameState) -> Turn:
+        _check_playable(state)
+        if state.in_setup:
+            return _random_setup(state, self.rng, self.names)
+        chosen: Successor | None = None
+        # Reservoir sampling: one pass, no list of a possibly huge successor set.
+        for n, succ in enumerate(successors(state), start=1):
+            if self.rng.randrange(n) == 0:
+                chosen = succ
+        if chosen is None:
+            raise ValueError("no legal turn")  # a whole-turn pass or a sacrifice always exists
+        return chosen.turn
+
+
+def _random_setup(state: GameState, rng: random.Random, names: tuple[str, ...] | None) -> Turn:
+    """A random legal setup turn built from the bank (not uniform over anything subtle)."""
+    name = _player_name(state, state.to_move, names)
+    if state.rules.setup_mode == "alternating":
+        return (choose_setup_pick(state, name, rng),)
+    sizes = sorted(state.rules.setup_ship_sizes)
+    for _ in range(1000):
+        pieces = state.bank_pieces()
+        stars = tuple(rng.sample(pieces, 2))
+        ship = rng.choice([p for p in pieces if p.size in sizes])
+        turn = (Homeworld(stars, ship, name),)
+        try:
+            state.copy().apply_turn(turn)
+        except HomeworldsError:
+            continue  # e.g. the bank ran short of a piece drawn twice
+        return turn
+    return _setup_turn(state, rng, names)
+
+
+class GreedyPlayer:
+    """One ply, material first: the successor with the best ``MaterialEvaluator`` score.
+
+    It never looks at the opponent's reply — the baseline the computer must beat.
+    """
+
+    def __init__(self, seed: int | None = None, names: tuple[str, ...] | None = None,
+                 budget: float = 0.8):
+        self.rng = random.Random(seed)
+        self.names = names
+        self.budget = budget
+        self._evaluators: dict[str, MaterialEvaluator] = {}
+
+    def choose_turn(self, state: GameState) -> Turn:
+        _check_playable(state)
+        if state.in_setup:
+            return _setup_turn(state, self.rng, self.names)
+        evaluator = self._evaluators.get(state.rules.name)
+        if evaluator is None:
+            evaluator = self._evaluators[state.rules.name] = MaterialEvaluator(state.rules)
+        me = state.to_move
+        found = candidate_successors(state, self.budget).successors
+        best = max(found, key=lambda s: (evaluator.score_key(s.key, me, 1 - me),
+                                         self.rng.random()))
+        return best.turn
+
+
+class ComputerPlayer:
+    """The table's computer opponent. See the module docstring and docs/computer-opponent.md.
+
+    ``level``: 1 (one ply, never misses a win-in-one, never allows an avoidable one),
+    2 and 3 (also one reply ahead on the best 4 / 10 safe turns). ``seed`` makes its
+    choices between equal turns reproducible. ``rules``: the preset (name or ``Rules``)
+    the games use; positions of other rules are refused so that a table misconfiguration
+    is not silently played under the wrong rules (None: whatever the position says).
+    ``names``: home names for setup, by seat.
+    """
+
+    def __init__(self, level: int = 1, seed: int | None = None,
+                 rules: Rules | str | None = None, names: tuple[str, ...] | None = None):
+        if level not in LEVELS:
+            raise ValueError(f"unknown level {level!r}; levels are {', '.join(map(str, LEVELS))}")
+        self.level = level
+        self.settings = LEVELS[level]
+        self.rng = random.Random(seed)
+        self.rules = preset(rules) if isinstance(rules, str) else rules
+        self.names = names
+        self._evaluators: dict[str, Evaluator] = {}
+        #: What the last ``choose_turn`` did (for the benchmark and for curious users).
+        self.last_stats: dict[str, float] = {}
+
+    def evaluator(self, state: GameState) -> Evaluator:
+        got = self._evaluators.get(state.rules.name)
+        if got is None:
+            got = self._evaluators[state.rules.name] = Evaluator(state.rules, state.players)
+        return got
+
+    def choose_turn(self, state: GameState) -> Turn:
+        _check_playable(state)
+        if self.rules is not None and state.rules.name != self.rules.name:
+            raise ValueError(f"this computer player was set up for the {self.rules.name} "
+                             f"rules, but the position is played under {state.rules.name}")
+        started = time.perf_counter()
+        self.last_stats = {}
+        if state.in_setup:
+            return _setup_turn(state, self.rng, self.names)
+        win = find_winning_turn(state)
+        if win is not None:
+            self.last_stats = {"win_in_one": 1.0, "seconds": time.perf_counter() - started}
+            return win
+        turn = self._search(state)
+        self.last_stats["seconds"] = time.perf_counter() - started
+        return turn
+
+    # ---- the search ----------------------------------------------------------------
+
+    def _search(self, state: GameState) -> Turn:
+        settings = self.settings
+        me = state.to_move
+        evaluator = self.evaluator(state)
+        found = candidate_successors(state, settings.candidate_budget)
+        # A little noise breaks ties between equal turns differently from game to game.
+        scored = sorted(((evaluator.score_key(s.key, me, 1 - me) + self.rng.random() * 1e-3, s)
+                         for s in found.successors), key=lambda pair: -pair[0])
+        self.last_stats.update(candidates=float(len(scored)),
+                               skipped_groups=float(len(found.skipped)))
+        safe = self._safe_candidates(state, scored, max(1, settings.lookahead))
+        if not safe:
+            # Every turn looked at lets the opponent win: play the best-looking one.
+            self.last_stats["no_safe_turn"] = 1.0
+            return scored[0][1].turn
+        if settings.lookahead <= 1 or len(safe) == 1:
+            return safe[0][1].turn
+        return self._look_ahead(state, safe, evaluator)
+
+    def _safe_candidates(self, state: GameState, scored: list[tuple[float, Successor]],
+                         wanted: int) -> list[tuple[float, Successor]]:
+        """The best ``wanted`` candidates after which the opponent cannot win at once.
+
+        Past the first ``wanted`` checks, only the safety budget limits the scan: a safe
+        turn found late (a lone defensive move) is worth the wait."""
+        deadline = time.perf_counter() + self.settings.safety_budget
+        safe: list[tuple[float, Successor]] = []
+        checked = 0
+        for score, succ in scored:
+            if score <= -WIN / 2:
+                break  # the rest lose at once by their own evaluation
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            checked += 1
+            if after.result is not None:
+                ok = outcome_score(after, state.to_move) > -WIN / 2
+            else:
+                ok = not opponent_threatens_win(after)
+            if ok:
+                safe.append((score, succ))
+                if len(safe) >= wanted:
+                    break
+            if safe and checked >= wanted * 3:
+                break
+            if checked > wanted and time.perf_counter() > deadline:
+                break
+        self.last_stats["safety_checks"] = float(checked)
+        return safe
+
+    def _look_ahead(self, state: GameState, safe: list[tuple[float, Successor]],
+                    evaluator: Evaluator) -> Turn:
+        """Each safe candidate is worth the evaluation after the opponent's best reply."""
+        me = state.to_move
+        best_value, best_turn = -2 * WIN, safe[0][1].turn
+        for _score, succ in safe:
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            if after.result is not None:
+                value = evaluator.score_state(after, me)
+            else:
+                replies = candidate_successors(after, self.settings.reply_budget).successors
+                value = min((evaluator.score_key(r.key, me, me) for r in replies),
+                            default=evaluator.score_state(after, me))
+            value += self.rng.random() * 1e-3
+            if value > best_value:
+                best_value, best_turn = value, succ.turn
+        return best_turn
+
+
+def random_legal_turn(state: GameState, rng: random.Random, max_actions: int = 4) -> Turn:
+    """A random legal turn built action by action from ``legal_actions`` (not uniform)."""
+    for _ in range(50):
+        tip = state.begin_turn()
+        for _ in range(rng.randint(1, max_actions)):
+            options = list(legal_actions(tip))
+            if not options:
+                break
+            tip.apply(rng.choice(options))
+        if not tip.actions:
+            continue
+        try:
+            tip.finish()
+        except HomeworldsError:
+            continue  # an illegal ending (e.g. suicide under strict rules): try another
+        return tuple(tip.actions)
+    raise ValueError("no random legal turn found")
+
+
+def play_game(players: Iterable, state: GameState, max_turns: int = 200) -> GameState:
+    """Let the players (by seat) play ``state`` out or up to ``max_turns`` turns."""
+    seats = list(players)
+    for _ in range(max_turns):
+        if state.result is not None:
+            break
+        state.apply_turn(seats[state.to_move].choose_turn(state))
+    return state

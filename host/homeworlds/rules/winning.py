@@ -1,0 +1,76 @@
+"""Win-in-one and Red Alert: is there a turn that eliminates an opponent right now?
+
+``find_winning_turn(state)`` returns one legal turn of the player to move after
+which an opponent has lost its home (and the mover has not: a draw is not a
+win), or None. It runs the successor search of ``successors.py`` in a
+targeted mode: it stops at the first eliminating turn, and it prunes every
+partial turn that provably cannot end in one. The bound is optimistic, so the
+pruning loses no win: an action adds at most one piece of one colour to the
+target's home, only red actions capture (one ship each, with a ship at least
+as large), and a catastrophe there needs four pieces of its colour; if the
+actions left (of the colour the turn is committed to) cannot bring the home to
+a state where captures and catastrophes remove every ship of its owner (or
+every star), the branch is cut.
+
+``red_alert(state, seat)`` asks the same question for the player who moves
+after ``seat``, with ``seat`` as the target: the Red Alert handicap warns
+``seat`` that its opponent can eliminate it next turn.
+"""
+
+from __future__ import annotations
+
+from homeworlds.rules.actions import Turn
+from homeworlds.rules.state import GameState
+from homeworlds.rules.successors import _Search, _TurnWriter
+
+__all__ = ["find_winning_turn", "has_winning_turn", "red_alert"]
+
+
+def find_winning_turn(state: GameState, *, target: int | None = None) -> Turn | None:
+    """One legal turn of the player to move that eliminates ``target`` (default: any
+    opponent still in the game), or None if there is none. None also when the game
+    is over or still in setup."""
+    if state.result is not None or state.in_setup:
+        return None
+    me = state.to_move
+    if target is None:
+        targets = tuple(s for s in range(state.players) if s != me and not state.eliminated[s])
+    else:
+        if not 0 <= target < state.players:
+            raise ValueError(f"there is no seat {target}")
+        if target == me:
+            raise ValueError("a player cannot target itself")
+        if state.eliminated[target]:
+            return None
+        targets = (target,)
+    search = _Search(state, keep_paths=False, win_targets=targets)
+    path = search.find_win()
+    if path is None:
+        return None
+    return _TurnWriter(search).turn(path)
+
+
+def has_winning_turn(state: GameState) -> bool:
+    return find_winning_turn(state) is not None
+
+
+def red_alert(state: GameState, seat: int) -> Turn | None:
+    """The turn by which the player moving after ``seat`` could eliminate ``seat``.
+
+    Meant to run after ``seat`` commits a turn (then that player is to move); on any
+    position it asks about the next seat in turn order after ``seat``. None: no danger.
+    """
+    if state.result is not None or state.in_setup:
+        return None
+    if not 0 <= seat < state.players:
+        raise ValueError(f"there is no seat {seat}")
+    if state.eliminated[seat]:
+        return None
+    opponent = state.next_seat(seat)
+    if opponent == seat:
+        return None
+    probe = state
+    if state.to_move != opponent:
+        probe = state.copy()
+        probe.to_move = opponent
+    return find_winning_turn(probe, target=seat)
