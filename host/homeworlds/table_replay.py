@@ -79,6 +79,53 @@ class _Host:
         self.pump(self.in_step, "see the table settle")
 
 
+class SimulatedTableGame:
+    """A simulated table over a pty with the host session attached: the harness shared by
+    ``table-replay``, the demo and the tests. Use as a context manager."""
+
+    def __init__(self, rules: Rules, players: tuple[str, ...], *, first_seat: int = 0,
+                 miss_rate: float = 0.05, seed: int = 0, scan_time: int = 0,
+                 timeout: float = 20.0, layout_name: str = "standard-2p",
+                 output=None, hint_settings=None):
+        self.rules = rules
+        self.layout = builtin_layout(layout_name)
+        self.registry = make_registry(self.layout, len(players))
+        self.table = VirtualTable(self.layout, self.registry, token_seat=first_seat)
+        self.mcu = PtyMcu(self.table, miss_rate=miss_rate, seed=seed, scan_time=scan_time)
+        self.link = TableLink(lambda: SerialTransport(self.mcu.device_path))
+        self.session = TableSession(self.layout, self.registry, rules, players,
+                                    first_seat=first_seat, output=output,
+                                    hint_settings=hint_settings)
+        self.host = _Host(self.session, self.link, self.table, timeout)
+        self.driver = TableDriver(self.table, GameState(rules, len(players),
+                                                        first_to_move=first_seat))
+
+    def __enter__(self) -> SimulatedTableGame:
+        self.mcu.start()
+        try:
+            self.host.settle()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.link.close()
+        self.mcu.close()
+
+    def settle(self) -> None:
+        self.host.settle()
+
+    def hand_over_and_wait(self, seat: int) -> bool:
+        """Move the token to ``seat``; True when the host committed the turn."""
+        before = len(self.session.tracker.record)
+        self.driver.hand_over(seat)
+        self.host.pump(lambda: len(self.session.tracker.record) > before
+                       or self.host.in_step() and self.session.status.phase
+                       == "handover-refused", "commit or refuse the turn")
+        return len(self.session.tracker.record) > before
+
+
 def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = "",
                       miss_rate: float = 0.05, seed: int = 0, timeout: float = 20.0,
                       per_action: bool = True, scan_time: int = 0) -> TableReplayResult:
@@ -89,19 +136,14 @@ def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = 
         result.stopped = "table-replay drives two-player games on the standard-2p layout"
         return result
     number = setup_relative_numbering(game)
-    layout = builtin_layout("standard-2p")
-    registry = make_registry(layout, players)
     first = game.turns[0].seat if game.turns else 0
-    table = VirtualTable(layout, registry, token_seat=first)
     reference = GameState(rules, players, first_to_move=first)
     references: list[tuple] = []
-    with PtyMcu(table, miss_rate=miss_rate, seed=seed, scan_time=scan_time) as mcu:
-        link = TableLink(lambda: SerialTransport(mcu.device_path))
-        session = TableSession(layout, registry, rules, game.players, first_seat=first)
-        host = _Host(session, link, table, timeout)
-        try:
-            host.settle()
-            driver = TableDriver(table, reference)
+    sim = SimulatedTableGame(rules, game.players, first_seat=first, miss_rate=miss_rate,
+                             seed=seed, scan_time=scan_time, timeout=timeout)
+    session, driver, host = sim.session, sim.driver, sim.host
+    try:
+        with sim:
             for turn in game.turns:
                 try:
                     reference.apply_turn(turn.actions)
@@ -116,28 +158,19 @@ def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = 
                         host.settle()
                 driver.end_turn(hand_over=False)
                 host.settle()
-                before = len(session.tracker.record)
                 t0 = time.perf_counter()
-                if not reference.is_over:
-                    driver.hand_over(reference.to_move)
-                else:
-                    driver.hand_over(1 - turn.seat)
-                host.pump(lambda b=before: len(session.tracker.record) > b
-                          or host.in_step() and session.status.phase == "handover-refused",
-                          "commit or refuse the turn")
+                following = reference.to_move if not reference.is_over else 1 - turn.seat
+                committed = sim.hand_over_and_wait(following)
                 result.handover_seconds.append(time.perf_counter() - t0)
-                if len(session.tracker.record) == before:
+                if not committed:
                     result.refused.append(number(turn))
-                    result.stopped = (f"turn {number(turn)} refused: "
-                                      f"{session.status.message}")
+                    result.stopped = f"turn {number(turn)} refused: {session.status.message}"
                     break
                 result.inferred += 1
                 if board_key(session.tracker.state) == references[-1]:
                     result.matched += 1
-        except SettleTimeout as exc:
-            result.stopped = str(exc)
-        finally:
-            link.close()
+    except SettleTimeout as exc:
+        result.stopped = str(exc)
     result.record_equal = _record_replays_equal(session, references, rules, game)
     return result
 

@@ -80,6 +80,8 @@ class TurnTracker:
     #: system name -> tags of its star pieces
     star_tags: dict[str, frozenset[str]] = field(init=False, default_factory=dict)
     status: Status = field(init=False)
+    #: (uid, seat) of every ship when the turn began (systems may move between slots)
+    turn_start_ships: frozenset = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
         self.new_game()
@@ -169,9 +171,22 @@ class TurnTracker:
         observed = self._observed_systems(obs, restore_in_hand=False)
         result = infer_turn(self.state, observed)
         if result.found:
+            if result.turn == (Pass(),):
+                self._refuse_swaps(obs)
             return self._rename_discoveries(result.turn)
         raise _Refusal("no legal turn leads to this table", self._slots_for(
             result.differences, obs), result.differences)
+
+    def _refuse_swaps(self, obs: Observation) -> None:
+        """A board that looks untouched although ships were exchanged for other copies of
+        the same piece is a same-colour trade, not a pass."""
+        now = _ship_tags(obs)
+        changed = {uid for uid, _ in now ^ self.turn_start_ships}
+        swapped = {contents.slot for contents in obs.slots for fleet in contents.ships
+                   for uid, _ in fleet if uid in changed}
+        if changed:
+            raise _Refusal("a ship was exchanged for another of the same colour and size: a "
+                           "trade must change colour", frozenset(swapped))
 
     def _observed_systems(self, obs: Observation, restore_in_hand: bool
                           ) -> list[ObservedSystem]:
@@ -281,6 +296,7 @@ class TurnTracker:
             raise RuntimeError(f"inferred turn was refused by the engine: {exc}") from exc
         self.record.append((seat, turn))
         self._update_star_tags(obs)
+        self.turn_start_ships = _ship_tags(obs)
         if self.on_commit is not None:
             self.on_commit(Commit(seat, turn, self.state.copy()))
 
@@ -328,6 +344,11 @@ class TurnTracker:
                     if contents.stars and self._system_name(contents) is None:
                         slots.add(contents.slot)
         return frozenset(slots)
+
+
+def _ship_tags(obs: Observation) -> frozenset:
+    return frozenset((uid, seat) for contents in obs.slots
+                     for seat, fleet in enumerate(contents.ships) for uid, _ in fleet)
 
 
 class _Refusal(Exception):
