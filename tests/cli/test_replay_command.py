@@ -73,9 +73,11 @@ def test_archive_game_end_and_winner(shared_dir):
         "opponent-eliminated", 50, 1)
 
 
-def test_demo_replays_the_bundled_game_to_its_end():
+def test_demo_plays_the_bundled_game_on_the_simulated_table_headless():
     out = subprocess.run([sys.executable, "-m", "homeworlds", "demo", "--speed", "0"],
-                         capture_output=True, text=True, check=True, timeout=120).stdout
-    assert "turn 3: Aaron: Build G1 Aaron" in out
-    assert "game over (opponent-eliminated): MatrixFrog wins" in out
-    assert "bank:" in out
+                         capture_output=True, text=True, check=True, timeout=300).stdout
+    assert "3) Aaron: Build G1 Aaron" in out  # the host inferred and recorded the turn
+    assert "50) MatrixFrog: Sacrifice R3 Gemma; Attack B1 Aaron" in out
+    assert out.rstrip().endswith("game over (opponent-eliminated): MatrixFrog wins")
+    assert "bank:" in out and " * y1 b2" in out  # Aaron's home stars on its slot
+    assert "[########] Aaron" in out  # the active seat's bar lit at the start

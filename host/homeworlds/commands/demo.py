@@ -1,4 +1,11 @@
-"""``homeworlds demo``: replay a real recorded game in the terminal, turn by turn."""
+"""``homeworlds demo``: the simulated table plays a real archive game, live in the terminal.
+
+The same physical-handling driver as ``table-replay`` moves the pieces on the simulated
+table; the simulated microcontroller reports them over a pty; the host infers every turn
+and renders the LEDs. The terminal shows the table laid out as it stands — slots with their
+stars and each seat's ships, the LED rings and bars as coloured blocks — plus the bank, the
+turn and the record. It ends by itself when the game does.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +15,30 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from homeworlds.display.terminal import render_position
+from homeworlds.display.table_screen import record_lines, render_table
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
-from homeworlds.rules.errors import HomeworldsError
+from homeworlds.rules.errors import HomeworldsError, IllegalAction
 from homeworlds.rules.presets import PRESETS, preset
-from homeworlds.rules.state import GameState
 
 BUNDLED_GAME = "demo-game.raw"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="replay a recorded game in the terminal",
-                       description="Replay a real SDG game turn by turn: systems, ships by "
-                       "owner, bank and record. Without --game a bundled archive game is used.")
-    p.add_argument("--game", metavar="FILE", help="an SDG transcript (default: bundled game)")
+    p = sub.add_parser("demo", help="the simulated table plays a recorded game, live",
+                       description=__doc__)
+    p.add_argument("--game", metavar="FILE", help="an SDG transcript (default: a bundled game)")
     p.add_argument("--speed", type=float, default=4.0,
                    help="turns per second (default 4; 0 = as fast as possible)")
     p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
-    p.add_argument("--no-color", action="store_true", help="plain text without ANSI colours")
+    p.add_argument("--miss-rate", type=float, default=0.05,
+                   help="simulated missed reads per scan (default 0.05)")
+    p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
+
     try:
         if args.game:
             game = read_sdg_file(Path(args.game))
@@ -39,29 +48,86 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, HomeworldsError) as exc:
         print(f"homeworlds demo: {exc}", file=sys.stderr)
         return 2
-    color = not args.no_color and sys.stdout.isatty()
-    players = game.players
-    state = GameState(preset(args.rules), max(2, len(players)))
+    if len(game.players) != 2:
+        print("homeworlds demo: the demo table seats two players; pick a two-player game",
+              file=sys.stderr)
+        return 2
+    tty = sys.stdout.isatty()
+    color = tty and not args.no_color
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
-    title = f"SDG game #{game.number}" if game.number is not None else "game"
-    print(f"{title}: {' vs '.join(players)} ({args.rules} rules)\n")
-    for turn in game.turns:
-        record = "; ".join(turn.texts)
-        try:
-            state.apply_turn(turn.actions)
-        except HomeworldsError as exc:
-            print(f"turn {turn.number}: {turn.player}: {record}\n  ILLEGAL: {exc}")
-            return 1
-        print(f"turn {turn.number}: {turn.player}: {record}")
-        print(render_position(state, players, color=color))
-        print()
-        if state.is_over:
-            winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
-            print(f"game over ({state.result.kind}): {winners} wins")
-            break
-        if delay:
-            time.sleep(delay)
+    title = f"SDG game #{game.number}" if game.number is not None else "recorded game"
+    players = game.players
+    first = game.turns[0].seat if game.turns else 0
+    sim = SimulatedTableGame(preset(args.rules), players, first_seat=first,
+                             miss_rate=args.miss_rate, seed=1)
+    screen = _Screen(sim, players, color, tty, f"{title}: {' vs '.join(players)} — simulated "
+                     f"table, {args.rules} rules")
+    try:
+        with sim:
+            screen.draw("the table is ready")
+            for turn in game.turns:
+                sim.driver.begin_turn()
+                try:
+                    for action in turn.actions:
+                        sim.driver.act(action)
+                        sim.settle()
+                        if delay and tty:
+                            screen.draw(f"{turn.player} plays… {action}")
+                            time.sleep(delay / max(1, len(turn.actions)))
+                    after = sim.driver.end_turn(hand_over=False)
+                except IllegalAction as exc:
+                    screen.draw(f"the record has an illegal turn here: {exc}")
+                    return 1
+                sim.settle()
+                following = after.to_move if not after.is_over else 1 - turn.seat
+                committed = sim.hand_over_and_wait(following)
+                status = sim.session.status
+                screen.draw(status.message or f"{turn.player} hands over the turn token")
+                if not committed:
+                    print(f"homeworlds demo: the table refused turn {turn.number}: "
+                          f"{status.message}", file=sys.stderr)
+                    return 1
+                if delay:
+                    time.sleep(delay)
+                if sim.session.tracker.state.is_over:
+                    break
+    except SettleTimeout as exc:
+        print(f"homeworlds demo: {exc}", file=sys.stderr)
+        return 1
+    state = sim.session.tracker.state
+    if state.is_over:
+        winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
+        print(f"game over ({state.result.kind}): {winners} wins")
     else:
-        print("the record ends here (resigned or unfinished); "
-              f"recorded winner: {game.winner or 'unknown'}")
+        print(f"the record ends here (resigned or unfinished); recorded winner: "
+              f"{game.winner or 'unknown'}")
     return 0
+
+
+class _Screen:
+    def __init__(self, sim, players, color: bool, tty: bool, header: str):
+        self.sim = sim
+        self.players = players
+        self.color = color
+        self.tty = tty
+        self.header = header
+
+    def draw(self, message: str) -> None:
+        session = self.sim.session
+        obs = session.observation
+        tracker = session.tracker
+        names = {slot: name for name, slot in tracker.slot_of_system(obs).items()} \
+            if obs is not None else {}
+        frame = session.render()
+        state = tracker.state
+        turn_text = ("game over" if state.is_over else
+                     f"turn {len(tracker.record) + 1}: {self.players[state.to_move]} to play")
+        text = render_table(self.sim.layout, obs, frame, names=names, players=self.players,
+                            header=f"{self.header}\n  {turn_text}",
+                            record=record_lines(tracker.record, self.players),
+                            message=message, color=self.color)
+        if self.tty:
+            sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")
+        else:
+            sys.stdout.write(text + "\n\n")
+        sys.stdout.flush()
