@@ -44,7 +44,8 @@ class TableSession:
                  players: tuple[str, ...], *, output: PixelOutput | None = None,
                  hint_settings: HintSettings | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 red_alert: Callable | None = None, first_seat: int = 0):
+                 red_alert: Callable | None = None, first_seat: int = 0,
+                 settle_s: float = 0.1):
         self.layout = layout
         self.view = TableView(layout, registry)
         self.log = SessionLog()
@@ -59,20 +60,29 @@ class TableSession:
         self._red_alert = red_alert
         self.red_alert_seat: int | None = None
         self.changes = 0
+        #: The tracker judges the table once it has been still this long ("settled").
+        self.settle_s = settle_s
+        self._dirty_since: float | None = None
+        self._button_seat: int | None = None
+        #: Seconds each judgement of a settled table took (for benchmarks).
+        self.evaluation_seconds: list[float] = []
 
     # ---- events ----
 
     def handle(self, event: object) -> None:
+        """Apply one link event to the table view (cheap); the tracker judges the table
+        when it has settled (see ``evaluate``)."""
         if isinstance(event, ZoneChanged):
             self.view.set_zone(event.zone, event.uids)
-            self._reevaluate()
+            self._changed()
         elif isinstance(event, SnapshotReceived):
             self.view.replace_all(event.zones)
-            self._reevaluate()
+            self._changed()
         elif isinstance(event, ButtonPressed):
             seat = next((s.index for s in self.layout.seats if s.button == event.button), None)
-            if seat is not None and self.view.known:
-                self._reevaluate(button_seat=seat)
+            if seat is not None:
+                self._button_seat = seat
+                self._changed()
         elif isinstance(event, LinkUp):
             self.link_up = True
             self.log.link_events.append(event)
@@ -82,14 +92,29 @@ class TableSession:
         elif isinstance(event, ReaderFault):
             self.log.reader_faults.append(event)
 
-    def _reevaluate(self, button_seat: int | None = None) -> None:
-        if not self.view.known:
-            return
+    def _changed(self) -> None:
         self.changes += 1
+        if self._dirty_since is None:
+            self._dirty_since = self.clock()
+        else:
+            self._dirty_since = max(self._dirty_since, self.clock())
+
+    def evaluate(self, force: bool = False) -> bool:
+        """Let the tracker judge the table if it changed and has been still for
+        ``settle_s`` (or at once with ``force``); True when it judged."""
+        if self._dirty_since is None or not self.view.known:
+            return False
+        if not force and self.clock() - self._dirty_since < self.settle_s:
+            return False
+        self._dirty_since = None
+        button, self._button_seat = self._button_seat, None
+        t0 = time.perf_counter()
         self.observation = self.view.observe()
-        self.status = self.tracker.update(self.observation, button_seat=button_seat)
+        self.status = self.tracker.update(self.observation, button_seat=button)
+        self.evaluation_seconds.append(time.perf_counter() - t0)
         if self.status.phase == "handover-refused":
             self.log.refusals.append(self.status)
+        return True
 
     def _committed(self, commit: Commit) -> None:
         self.log.commits.append(commit)
@@ -133,7 +158,9 @@ class TableSession:
         return self.renderer.render(self.hint_view(), self.clock() if now is None else now)
 
     def tick(self) -> None:
-        """Render the current frame and hand it to the LED output (which skips repeats)."""
+        """Judge the table if it settled, render the current frame and hand it to the LED
+        output (which skips repeats)."""
+        self.evaluate()
         if self.output is not None:
             self.output.submit(self.render())
             self.output.poll()

@@ -66,6 +66,7 @@ class _Host:
                 raise SettleTimeout(f"the host did not {what} within {self.timeout:g} s")
             for event in self.link.poll(0.002):
                 self.session.handle(event)
+            self.session.tick()
 
     def in_step(self) -> bool:
         view = self.session.view
@@ -93,9 +94,11 @@ class SimulatedTableGame:
         self.table = VirtualTable(self.layout, self.registry, token_seat=first_seat)
         self.mcu = PtyMcu(self.table, miss_rate=miss_rate, seed=seed, scan_time=scan_time)
         self.link = TableLink(lambda: SerialTransport(self.mcu.device_path))
+        # The harness waits until the host has seen the whole table before it hands over,
+        # so the tracker may judge every change at once.
         self.session = TableSession(self.layout, self.registry, rules, players,
                                     first_seat=first_seat, output=output,
-                                    hint_settings=hint_settings)
+                                    hint_settings=hint_settings, settle_s=0.0)
         self.host = _Host(self.session, self.link, self.table, timeout)
         self.driver = TableDriver(self.table, GameState(rules, len(players),
                                                         first_to_move=first_seat))

@@ -24,6 +24,7 @@ from homeworlds.rules.inference import (
     SystemDifference,
     explain_partial,
     infer_turn,
+    observed_key,
 )
 from homeworlds.rules.pieces import Piece
 from homeworlds.rules.presets import Rules
@@ -84,6 +85,7 @@ class TurnTracker:
     turn_start_ships: frozenset = field(init=False, default=frozenset())
 
     def __post_init__(self) -> None:
+        self._partial_cache = None
         self.new_game()
 
     # ---- game lifecycle ----
@@ -138,7 +140,13 @@ class TurnTracker:
         if self.state.in_setup:
             return Status(phase, seat, "set up your homeworld", anomalies=tuple(obs.anomalies))
         observed = self._observed_systems(obs, restore_in_hand=True)
-        result = explain_partial(self.state, observed)
+        key = (len(self.record), observed_key(observed, len(self.players)),
+               tuple(o.name for o in observed))
+        if self._partial_cache is not None and self._partial_cache[0] == key:
+            result = self._partial_cache[1]  # lifting a piece changes nothing to judge
+        else:
+            result = explain_partial(self.state, observed)
+            self._partial_cache = (key, result)
         if result.ok:
             return Status(phase, seat, "", anomalies=tuple(obs.anomalies),
                           partial=result.progress)
