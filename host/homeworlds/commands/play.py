@@ -74,6 +74,10 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event)
         print(f"turn {len(session.tracker.record)}: {config.players[seat]}: "
               + "; ".join(str(a) for a in turn), flush=True)
 
+    if record_path.exists():
+        resumed = _resume(session, record_path, config)
+        if resumed is not None:
+            return resumed
     session.tracker.on_commit = _chain(session.tracker.on_commit, save)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
@@ -93,6 +97,25 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event)
         if output is not None:
             output.close()
     return 0
+
+
+def _resume(session, record_path: Path, config: TableConfig) -> int | None:
+    """Continue the game in the record file; None when it could, else an exit status."""
+    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.rules.errors import HomeworldsError
+
+    try:
+        game = read_sdg_file(record_path)
+        if tuple(p.casefold() for p in game.players) != tuple(
+                p.casefold() for p in config.players[:len(game.players)]):
+            raise ValueError(f"its players are {', '.join(game.players)}, the configuration's "
+                             f"{', '.join(config.players)}")
+        session.tracker.resume([(t.seat, t.actions) for t in game.turns])
+    except (OSError, HomeworldsError, ValueError) as exc:
+        return _fail(f"cannot resume the game in {record_path}: {exc} (move the file away "
+                     "to start a new game)")
+    print(f"resuming the game in {record_path} after {len(game.turns)} turns", flush=True)
+    return None
 
 
 def write_record(path: Path, record, players) -> None:

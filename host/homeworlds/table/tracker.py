@@ -86,6 +86,7 @@ class TurnTracker:
 
     def __post_init__(self) -> None:
         self._partial_cache = None
+        self._resumed = False
         self.new_game()
 
     # ---- game lifecycle ----
@@ -95,7 +96,21 @@ class TurnTracker:
         self.record = []
         self.star_tags = {}
         self._names_used = 0
+        self._resumed = False
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
+
+    def resume(self, record: Sequence[tuple[int, Turn]]) -> None:
+        """Continue a game from its committed turns (after a restart or power cut). Which
+        slot holds which system is learnt from the first observation of the table."""
+        self.new_game()
+        for seat, turn in record:
+            if self.state.to_move != seat:
+                raise ValueError(f"turn {len(self.record) + 1} of the record is seat {seat}'s, "
+                                 f"but seat {self.state.to_move} was to move")
+            self.state.push(turn)
+            self.record.append((seat, turn))
+        self._resumed = True
+        self.status = Status("resume", self.state.to_move, "lay the table out as recorded")
 
     @property
     def active_seat(self) -> int:
@@ -121,6 +136,20 @@ class TurnTracker:
                 self.status = Status("setup", self.state.to_move, "new game: set up your "
                                      "homeworld")
             return self.status
+        if self._resumed:
+            # Name the systems on the table after the recorded position, by their stars and
+            # ships; until every system is found, guide the players (mistakes = slots that
+            # differ) and accept no hand-over.
+            self._update_star_tags(observation)
+            self.turn_start_ships = _ship_tags(observation)
+            if len(self.star_tags) == len(state.systems):
+                self._resumed = False
+            else:
+                missing = sorted(s.name for s in state.systems if s.name not in self.star_tags)
+                self.status = Status("resume", state.to_move, "the table differs from the "
+                                     "recorded position: lay out " + ", ".join(missing),
+                                     anomalies=tuple(observation.anomalies))
+                return self.status
         seat = state.to_move
         handover = (button_seat == seat or observation.token_seat is not None
                     and observation.token_seat != seat)
