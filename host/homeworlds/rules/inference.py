@@ -151,6 +151,8 @@ class _Search:
         self.seen: set = set()
         self.start_names = {s.key for s in start.systems}
         self.best: tuple[int, GameState] | None = None
+        self._counts_now: dict[str, list[int]] = {}
+        self._entry_counts: dict[int, list[int]] = {}
 
     # ---- relevance ----
 
@@ -158,16 +160,28 @@ class _Search:
         return 0 if entry is None else entry[1][seat][piece]
 
     def _color_drop(self, system: System, entry, color: int) -> bool:
-        lo = color * 3
-        now = system.count_color(color)
+        """The target has fewer pieces of ``color`` in this system than it has now."""
+        now = self._counts_now.get(system.key)
+        if now is None:
+            now = self._counts_now[system.key] = system.color_counts()
         if entry is None:
-            return now > 0
-        want = sum(1 for i in entry[0] if lo <= i < lo + 3)
-        want += sum(f[i] for f in entry[1] for i in range(lo, lo + 3))
-        return now > want
+            return now[color] > 0
+        want = self._entry_counts.get(id(entry))
+        if want is None:
+            want = [0, 0, 0, 0]
+            for i in entry[0]:
+                want[i // 3] += 1
+            for fleet in entry[1]:
+                for i, n in enumerate(fleet):
+                    if n:
+                        want[i // 3] += n
+            self._entry_counts[id(entry)] = want
+        return now[color] > want[color]
 
     def candidates(self, tip: TurnInProgress) -> Iterator[Action]:
         st = tip.state
+        self._counts_now: dict[str, list[int]] = {}
+        self._hops: set[Action] = set()
         seat = tip.seat
         present = {s.key for s in st.systems}
         entries = {s.key: self.target.entry_for(s, self.start_names, present)
@@ -176,17 +190,19 @@ class _Search:
         # Catastrophes where the target holds fewer pieces of that colour.
         if not (rules.catastrophe_timing == "after" and not tip.free_action_used):
             for s in st.systems:
-                for c in s.overpopulated_colors():
-                    if self._color_drop(s, entries[s.key], c):
+                counts = self._counts_now[s.key] = s.color_counts()
+                for c in range(4):
+                    if counts[c] >= 4 and self._color_drop(s, entries[s.key], c):
                         yield Catastrophe(s.name, Color(c))
         if tip.passed or tip.closed_by_catastrophe:
             return
         # Each power action takes at most one of the mover's ships off a system where the
         # target has fewer (catastrophes aside): more such ships than actions left is hopeless.
-        excess = self._excess(st, seat, entries)
-        budget = (4 if not tip.free_action_used
+        budget = (3 if not tip.free_action_used
                   else tip.sacrifice_left if tip.sacrifice_color is not None else 0)
-        if excess > budget:
+        excess, deficit = self._out_of_place(st, seat, entries)
+        # Before the turn's action, a sacrifice may also take one surplus ship away.
+        if deficit > budget or excess > budget + (not tip.free_action_used):
             return
         if not tip.free_action_used:
             # Any ship may be sacrificed (its actions may even bring an equal one back:
@@ -238,9 +254,12 @@ class _Search:
                 dentry = entries[dest.key]
                 for i in movable:
                     if (self._tcount(dentry, seat, i) > dest.ships[seat][i]
-                            or self._color_drop(dest, dentry, i // 3)
-                            or remaining > 0 and self._hop_useful(st, dest, i, entries)):
+                            or self._color_drop(dest, dentry, i // 3)):
                         yield Move(PIECES[i], s.name, dest.name)
+                    elif remaining > 0 and self._hop_useful(st, dest, i, entries):
+                        hop = Move(PIECES[i], s.name, dest.name)
+                        self._hops.add(hop)  # tried after the moves that go straight there
+                        yield hop
             if movable:
                 name = fresh_system_name(st)
                 new_stars = self.target.new_star_kinds({x.key for x in st.systems})
@@ -274,17 +293,26 @@ class _Search:
                             or remaining > 0 and self._tcount(entry, seat, i) < fleet[i]):
                         yield Trade(PIECES[i], PIECES[j], s.name)
 
-    def _excess(self, st: GameState, seat: int, entries) -> int:
-        total = 0
+    def _out_of_place(self, st: GameState, seat: int, entries) -> tuple[int, int]:
+        """A lower bound on the power actions still needed: each one takes at most one of
+        the mover's ships off a system that has too many (catastrophes aside) and brings
+        at most one to a system that has too few."""
+        excess = deficit = 0
         for s in st.systems:
             entry = entries[s.key]
             fleet = s.ships[seat]
             for i in range(12):
-                if fleet[i]:
-                    extra = fleet[i] - self._tcount(entry, seat, i)
-                    if extra > 0 and not self._color_drop(s, entry, i // 3):
-                        total += extra
-        return total
+                want = self._tcount(entry, seat, i)
+                if fleet[i] > want:
+                    if not self._color_drop(s, entry, i // 3):
+                        excess += fleet[i] - want
+                elif want > fleet[i]:
+                    deficit += want - fleet[i]
+        matched = {id(e) for e in entries.values() if e is not None}
+        for entry in list(self.target.named.values()) + self.target.new:
+            if id(entry) not in matched:
+                deficit += sum(entry[1][seat])
+        return excess, deficit
 
     def _hop_useful(self, st: GameState, via: System, piece: int, entries) -> bool:
         """Whether a ship moved to ``via`` could go on to where the target wants it."""
@@ -343,7 +371,10 @@ class _Search:
                     return tuple(tip.actions)
             if self.best is None or d < self.best[0]:
                 self.best = (d, tip.state)
-        for action in list(self.candidates(tip)):
+        actions = list(self.candidates(tip))
+        if self._hops:
+            actions.sort(key=lambda a: a in self._hops)
+        for action in actions:
             child = _clone(tip)
             try:
                 child.apply(action)

@@ -77,8 +77,19 @@ class System:
             n += fleet[lo] + fleet[lo + 1] + fleet[lo + 2]
         return n
 
+    def color_counts(self) -> list[int]:
+        """Pieces of each colour here, stars and every ship counted."""
+        counts = [0, 0, 0, 0]
+        for i in self.stars:
+            counts[i // 3] += 1
+        for fleet in self.ships:
+            for i, n in enumerate(fleet):
+                if n:
+                    counts[i // 3] += n
+        return counts
+
     def overpopulated_colors(self) -> list[int]:
-        return [c for c in range(4) if self.count_color(c) >= 4]
+        return [c for c, n in enumerate(self.color_counts()) if n >= 4]
 
     def has_access(self, seat: int, color: int) -> bool:
         """Technology: the colour is a star here or one of the seat's own ships here."""
