@@ -375,7 +375,7 @@ class _Search:
         if self._hops:
             actions.sort(key=lambda a: a in self._hops)
         for action in actions:
-            child = _clone(tip)
+            child = tip.copy()
             try:
                 child.apply(action)
             except (IllegalAction, AmbiguousAction):
@@ -386,22 +386,8 @@ class _Search:
         return None
 
 
-def _clone(tip: TurnInProgress) -> TurnInProgress:
-    c = TurnInProgress.__new__(TurnInProgress)
-    c.start = tip.start
-    c.state = tip.state.copy()
-    c.seat = tip.seat
-    c.actions = list(tip.actions)
-    c.free_action_used = tip.free_action_used
-    c.sacrifice_color = tip.sacrifice_color
-    c.sacrifice_left = tip.sacrifice_left
-    c.closed_by_catastrophe = tip.closed_by_catastrophe
-    c.passed = tip.passed
-    return c
-
-
 def _finish_copy(tip: TurnInProgress) -> GameState:
-    return _clone(tip).finish()
+    return tip.copy().finish()
 
 
 def infer_turn(start: GameState, observed: Iterable, *, max_nodes: int = 200_000

@@ -429,6 +429,20 @@ class TurnInProgress:
         self.closed_by_catastrophe = False
         self.passed = False
 
+    def copy(self) -> TurnInProgress:
+        """An independent copy (searches branch from a turn in progress)."""
+        new = TurnInProgress.__new__(TurnInProgress)
+        new.start = self.start
+        new.state = self.state.copy()
+        new.seat = self.seat
+        new.actions = list(self.actions)
+        new.free_action_used = self.free_action_used
+        new.sacrifice_color = self.sacrifice_color
+        new.sacrifice_left = self.sacrifice_left
+        new.closed_by_catastrophe = self.closed_by_catastrophe
+        new.passed = self.passed
+        return new
+
     # ---- helpers ----
 
     def _fail(self, message: str, action: Action | None) -> None:
