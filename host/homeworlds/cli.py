@@ -14,6 +14,10 @@ COMMANDS = (
     "enroll",
     "sim_mcu",
     "table_replay",
+    "branching",
+    "successors",
+    "wins",
+    "versus",
 )
 
 

@@ -139,7 +139,7 @@ def _chain(first, second):
 
 def _red_alert_function():
     try:
-        from homeworlds.rules.successors import red_alert
+        from homeworlds.rules.winning import red_alert
     except ImportError:
         return None
     return red_alert
