@@ -267,6 +267,8 @@ class Evaluator:
                     continue
                 if n >= 4:
                     threat = max(threat, damage)
+                    if i == opp and _doomed_home(s, opp):
+                        threat = max(threat, WIN / 100)
                 elif s.count[me] or any(o.colors[me] >> c & 1 for o in systems
                                         if o is not s and not o.size_mask & s.size_mask):
                     threat = max(threat, 0.5 * damage)

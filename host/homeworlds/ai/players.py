@@ -12,9 +12,9 @@ How ``ComputerPlayer`` plays (docs/computer-opponent.md):
    scored by the static evaluation (``evaluate.Evaluator``);
 3. from the best down, a candidate after which the opponent could win at
    once is discarded, unless every candidate is;
-4. levels 2 and 3 then look one reply ahead on the best few safe
-   candidates: each is worth what is left after the opponent's best reply
-   (by the same evaluation).
+4. the best few safe candidates (6, 12 or 24 by level) are looked at one
+   reply deep: each is worth what is left after the opponent's best reply
+   by the same evaluation, and the best of them is played.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from homeworlds.rules.successors import Successor, successors
 class LevelSettings:
     """How hard a level thinks (seconds are soft targets on a 2-core x86 machine)."""
 
-    #: Time to gather candidate turns.
+    #: Time to gather candidate turns; also the time spent gathering more safe candidates
+    #: for the look-ahead once one safe candidate is known.
     candidate_budget: float
-    #: Extra time to look for a candidate that leaves no win-in-one to the opponent
-    #: once the best few were all found unsafe.
+    #: Time to keep looking for a candidate that leaves no win-in-one to the opponent
+    #: while none has been found (after it, the best-looking turn is played).
     safety_budget: float
     #: Safe candidates looked at one reply deep (0: no look-ahead).
     lookahead: int
@@ -52,9 +53,9 @@ class LevelSettings:
 
 
 LEVELS: dict[int, LevelSettings] = {
-    1: LevelSettings(candidate_budget=0.8, safety_budget=4.0, lookahead=0, reply_budget=0.0),
-    2: LevelSettings(candidate_budget=0.6, safety_budget=4.0, lookahead=4, reply_budget=0.2),
-    3: LevelSettings(candidate_budget=1.0, safety_budget=6.0, lookahead=10, reply_budget=0.3),
+    1: LevelSettings(candidate_budget=0.6, safety_budget=3.0, lookahead=6, reply_budget=0.1),
+    2: LevelSettings(candidate_budget=0.8, safety_budget=4.0, lookahead=12, reply_budget=0.2),
+    3: LevelSettings(candidate_budget=1.2, safety_budget=6.0, lookahead=24, reply_budget=0.4),
 }
 
 
@@ -149,9 +150,10 @@ class GreedyPlayer:
 class ComputerPlayer:
     """The table's computer opponent. See the module docstring and docs/computer-opponent.md.
 
-    ``level``: 1 (one ply, never misses a win-in-one, never allows an avoidable one),
-    2 and 3 (also one reply ahead on the best 4 / 10 safe turns). ``seed`` makes its
-    choices between equal turns reproducible. ``rules``: the preset (name or ``Rules``)
+    ``level``: 1, 2 or 3 (``LEVELS``): every level plays a win-in-one when there is one
+    and discards turns that leave the opponent one; higher levels look at more turns one
+    reply deep and take more time. ``seed`` makes its choices between equal turns
+    reproducible (up to the time budgets, which cut the search of very busy positions). ``rules``: the preset (name or ``Rules``)
     the games use; positions of other rules are refused so that a table misconfiguration
     is not silently played under the wrong rules (None: whatever the position says).
     ``names``: home names for setup, by seat.
@@ -200,6 +202,8 @@ class ComputerPlayer:
         me = state.to_move
         evaluator = self.evaluator(state)
         found = candidate_successors(state, settings.candidate_budget)
+        if not found.successors:
+            raise ValueError("no legal turn in this position")
         # A little noise breaks ties between equal turns differently from game to game.
         scored = sorted(((evaluator.score_key(s.key, me, 1 - me) + self.rng.random() * 1e-3, s)
                          for s in found.successors), key=lambda pair: -pair[0])
@@ -218,14 +222,21 @@ class ComputerPlayer:
                          wanted: int) -> list[tuple[float, Successor]]:
         """The best ``wanted`` candidates after which the opponent cannot win at once.
 
-        Past the first ``wanted`` checks, only the safety budget limits the scan: a safe
-        turn found late (a lone defensive move) is worth the wait."""
-        deadline = time.perf_counter() + self.settings.safety_budget
+        Candidates are checked best first. Until one safe turn is found, only the safety
+        budget stops the search (a lone defensive move found late is worth the wait);
+        after that, more safe turns (for the look-ahead) are gathered only while the
+        candidate budget's worth of time lasts."""
+        started = time.perf_counter()
+        deadline = started + self.settings.safety_budget
+        enough = started + self.settings.candidate_budget
         safe: list[tuple[float, Successor]] = []
         checked = 0
         for score, succ in scored:
             if score <= -WIN / 2:
                 break  # the rest lose at once by their own evaluation
+            now = time.perf_counter()
+            if now > deadline or safe and (now > enough or checked >= wanted * 3):
+                break
             after = state.copy()
             after.apply_turn(succ.turn)
             checked += 1
@@ -237,10 +248,6 @@ class ComputerPlayer:
                 safe.append((score, succ))
                 if len(safe) >= wanted:
                     break
-            if safe and checked >= wanted * 3:
-                break
-            if checked > wanted and time.perf_counter() > deadline:
-                break
         self.last_stats["safety_checks"] = float(checked)
         return safe
 

@@ -1,18 +1,21 @@
 """Win-in-one, seen from the computer opponent.
 
-The rules engine owns the real search (``find_winning_turn``); this module is
-the one place the opponent asks it, so that the players never import search
-internals. While the engine's function is not available (it is being written
-alongside this package) a slow but exact fallback scans every successor for
-one that eliminates the opponent.
+The rules engine owns the real search (``homeworlds.rules.winning``); this
+module is the one place the opponent asks it. Two things are added around it:
+a cheap proof that the opponent's home is out of reach this turn (most
+positions), and a slow but exact scan of the successors for one that
+eliminates the opponent — used when the engine's search is not available, and
+to re-check its "no" in the narrow case where it is known to miss wins (see
+``engine_may_miss``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from homeworlds.rules.actions import Turn
+from homeworlds.rules.actions import Sacrifice, Turn
 from homeworlds.rules.fast import Layout, layout_for
+from homeworlds.rules.pieces import Color
 from homeworlds.rules.state import GameState
 from homeworlds.rules.successors import successors
 
@@ -57,11 +60,12 @@ def lost_homes(key: tuple, layout: Layout) -> list[bool]:
     return lost
 
 
-def scan_for_winning_turn(state: GameState) -> Turn | None:
-    """Exact but slow: the first successor whose position has the mover's opponent gone."""
+def scan_for_winning_turn(state: GameState, **filters) -> Turn | None:
+    """Exact but slow: the first successor whose position has the mover's opponent gone.
+    ``filters`` are those of ``successors`` (e.g. only yellow sacrifices)."""
     me = state.to_move
     layout = layout_for(state.players, state.rules.bank_copies(state.players))
-    for succ in successors(state):
+    for succ in successors(state, **filters):
         lost = lost_homes(succ.key, layout)
         if lost[me] or not any(lost):
             continue
@@ -75,30 +79,117 @@ def scan_for_winning_turn(state: GameState) -> Turn | None:
 def home_out_of_reach(state: GameState, seat: int) -> bool:
     """A cheap proof that the player to move cannot eliminate ``seat`` this turn.
 
-    Only a capture or a catastrophe at ``seat``'s home can eliminate it, and a turn's
-    actions all share one colour (one free action, or a sacrifice's actions of the
-    sacrificed ship's colour). So a player without ships at that home can neither capture
-    nor build nor trade there this turn; it can only move ships in (at most one per yellow
-    action) and then trigger a catastrophe. When no colour can reach four pieces there that
-    way, the home is safe for this turn.
+    During the mover's turn ``seat``'s ships never move, so its home falls only to
+    captures and catastrophes there. The counting behind the proof:
+
+    - a turn is one free action or a sacrifice's actions, all of one colour, so at most
+      ``max(1, size of the mover's largest ship)`` actions;
+    - each action adds at most one piece of one colour to the home (a ship moved in, built
+      there, or traded there); captures add nothing, and only red actions capture;
+    - without a ship of its own there the mover cannot build, trade or capture there:
+      only ships moved in (yellow actions) add pieces, at most as many of a colour as it
+      has ships of that colour;
+    - a catastrophe of colour c there needs four pieces of c: ``4 - count`` additions;
+    - a capture takes one ship no larger than the capturer's largest ship there, and
+      needs one of the mover's ships there at the start (it cannot move in and capture
+      in one turn: those are actions of two colours).
+
+    The home falls when every star goes (catastrophes of each star colour) or every ship
+    of its owner goes (each colour of them by catastrophe, or every ship not already in
+    an overpopulated colour by capture). When neither is within the turn's actions, no
+    winning turn exists. The bound is optimistic, never pessimistic, so a win is never
+    hidden (a test checks it against the exhaustive scan).
     """
     me = state.to_move
     home = state.home_of(seat)
     if home is None or seat == me:
         return False
-    if any(home.ships[me]):
-        return False
-    own_ships = [0, 0, 0, 0]
-    biggest_yellow = 0
+    largest = [0, 0, 0, 0]  # the mover's largest ship of each colour
+    own = [0, 0, 0, 0]  # how many ships of each colour the mover has
     for s in state.systems:
         fleet = s.ships[me]
         for k in range(12):
             if fleet[k]:
-                own_ships[k // 3] += fleet[k]
+                own[k // 3] += fleet[k]
+                largest[k // 3] = max(largest[k // 3], k % 3 + 1)
+    invaders = [k % 3 + 1 for k in range(12) if home.ships[me][k]]
+    if invaders:
+        # Moves, builds and trades can all add pieces; no cap per colour.
+        actions = max(1, *largest)
+        cap = [99, 99, 99, 99]
+    else:
+        # Without a ship there, only ships moved in add pieces: yellow actions only.
+        actions = max(1, largest[1])
+        cap = own
+    counts = [home.count_color(c) for c in range(4)]
+
+    def within_reach(colors: set[int]) -> bool:
+        need = 0
+        for c in colors:
+            deficit = max(0, 4 - counts[c])
+            if deficit > cap[c]:
+                return False
+            need += deficit
+        return need <= actions
+
+    if within_reach({i // 3 for i in home.stars}):
+        return False
+    defenders = [k for k in range(12) for _ in range(home.ships[seat][k])]
+    if within_reach({k // 3 for k in defenders}):
+        return False
+    if invaders:
+        to_capture = [k for k in defenders if counts[k // 3] < 4]
+        if all(k % 3 + 1 <= max(invaders) for k in to_capture) \
+                and len(to_capture) <= max(1, largest[0]):
+            return False
+    return True
+
+
+def engine_may_miss(state: GameState) -> bool:
+    """Whether the engine's pruned search could miss a win here (see below).
+
+    Its bound counts a ship that is not adjacent to the target home as two moves away.
+    When catastrophes may come at any point of a turn, one at the target home can remove
+    one of its two stars mid-turn, which changes the home's star sizes and so makes such
+    a ship adjacent: the bound then overestimates and a win is pruned away. That needs a
+    yellow sacrifice of two or more moves, a home with stars of two sizes, and a home
+    colour the moves can bring to four. Outside that, the engine's "no" is trusted.
+    Drop this once ``homeworlds.rules.winning`` accounts for it.
+    """
+    if state.rules.catastrophe_timing != "anytime" or state.players != 2:
+        return False
+    me = state.to_move
+    target = 1 - me
+    home = state.home_of(target)
+    if home is None or len({i % 3 for i in home.stars}) < 2:
+        return False
+    moves = 0
+    own = [0, 0, 0, 0]
+    for s in state.systems:
+        fleet = s.ships[me]
+        for k in range(12):
+            if fleet[k]:
+                own[k // 3] += fleet[k]
                 if k // 3 == 1:
-                    biggest_yellow = max(biggest_yellow, k % 3 + 1)
-    moves = max(1, biggest_yellow)
-    return all(home.count_color(c) + min(moves, own_ships[c]) < 4 for c in range(4))
+                    moves = max(moves, k % 3 + 1)
+    if moves < 2:
+        return False
+    counts = [home.count_color(c) for c in range(4)]
+
+    def cost(colors: set[int]) -> int:
+        need = 0
+        for c in colors:
+            deficit = max(0, 4 - counts[c])
+            if deficit > own[c]:
+                return 99
+            need += deficit
+        return need
+
+    star_colors = {i // 3 for i in home.stars}
+    if min(cost({c}) for c in star_colors) > moves - 1:
+        return False  # no star can fall early enough to leave a move after it
+    defenders = {k // 3 for k in range(12) if home.ships[target][k]}
+    return cost(star_colors) <= moves or cost(defenders) <= moves
 
 
 def find_winning_turn(state: GameState) -> Turn | None:
@@ -107,9 +198,12 @@ def find_winning_turn(state: GameState) -> Turn | None:
         return None
     if state.players == 2 and home_out_of_reach(state, 1 - state.to_move):
         return None
-    if _ENGINE is not None:
-        return _ENGINE(state)
-    return scan_for_winning_turn(state)
+    if _ENGINE is None:
+        return scan_for_winning_turn(state)
+    turn = _ENGINE(state)
+    if turn is None and engine_may_miss(state):
+        turn = scan_for_winning_turn(state, first_kind=Sacrifice, color=Color.YELLOW)
+    return turn
 
 
 def opponent_threatens_win(after: GameState) -> bool:

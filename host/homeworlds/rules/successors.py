@@ -177,9 +177,11 @@ class _Search:
         timing = rules.catastrophe_timing
         cats_close = timing != "anytime"
         may_empty = rules.home_may_be_empty_midturn
-        self_elim_ok = rules.self_elimination_allowed
-        post_check = rules.post_catastrophe_suicide_check
         immediate = rules.elimination_check == "immediate"
+        # Under immediate elimination a lost home ends the game on the spot, so the
+        # end-of-turn checks (no suicide, the strict post-catastrophe check) never apply.
+        self_elim_ok = rules.self_elimination_allowed or immediate
+        post_check = rules.post_catastrophe_suicide_check and not immediate
         whole_pass = rules.whole_turn_pass
         prune_home = not self_elim_ok
         home_slot = [homes.index(s) if s in homes else -1 for s in range(seats)]
@@ -344,7 +346,9 @@ class _Search:
                 if not ij.colors[me] >> x & 1:
                     continue
                 n = ship_count(sj, me, lo) + ship_count(sj, me, lo + 1) + ship_count(sj, me, lo + 2)
-                if ij.size_mask & hmask:
+                # Two moves from a system that shares a star size with the target, unless a
+                # catastrophe mid-turn can still take a star from either system away.
+                if cats_close and ij.size_mask & hmask:
                     far += n
                 else:
                     near += n
@@ -423,6 +427,76 @@ class _Search:
                 kill(i)
             return True
 
+        cat_cache: dict[int, tuple] = {}
+
+        def cat_effect(sig, c):
+            """A catastrophe of colour c at a system: (new signature, pieces returned to
+            the bank as (kind, count) pairs, stars left?, ships left?)."""
+            got = cat_cache.get(sig * 4 + c)
+            if got is None:
+                inf = info(sig)
+                back: dict[int, int] = {}
+                for k in inf.stars:
+                    if k // 3 == c:
+                        back[k] = back.get(k, 0) + 1
+                for s in range(seats):
+                    for k in inf.kinds[s]:
+                        if k // 3 == c:
+                            back[k] = back.get(k, 0) + ship_count(sig, s, k)
+                new = without_color(sig, c)
+                ni = info(new)
+                got = (new, tuple(back.items()), bool(ni.stars), bool(ni.ships))
+                cat_cache[sig * 4 + c] = got
+            return got
+
+        def apply_cat(i, c):
+            """Perform a catastrophe; False if the rules forbid it (the caller undoes)."""
+            new, back, stars_left, ships_left = cat_effect(sigs[i], c)
+            for k, n in back:
+                bank[k] += n
+            setsig(i, new)
+            if not stars_left:
+                kill(i)  # the star is gone: the ships go with it
+                return True
+            if not ships_left:
+                return fade_rule(i)
+            return True
+
+        # After the turn's actions (and under "ends"/"after" timing, after any
+        # catastrophe once the turn's action is taken) only catastrophes remain, and
+        # which positions they reach depends on the position alone: each position's
+        # catastrophes are enumerated once.
+        expanded: set[int] = set()
+
+        def post_cats():
+            if not nover or key in expanded:
+                return
+            expanded.add(key)
+            pairs = []
+            for i in range(len(sigs)):
+                sig = sigs[i]
+                if sig:
+                    for c in info(sig).overpop:
+                        pairs.append((i, c))
+            cat_subsets(pairs, 0)
+
+        def cat_subsets(pairs, start):
+            nonlocal key, nover
+            for j in range(start, len(pairs)):
+                i, c = pairs[j]
+                sig = sigs[i]
+                if not sig:
+                    continue  # an earlier catastrophe destroyed the system
+                k0, nv0, b0 = key, nover, bank[:]
+                if apply_cat(i, c):
+                    path.append((CAT, uids[i] * 4 + c, i, c))
+                    final()
+                    cat_subsets(pairs, j + 1)
+                    path.pop()
+                sigs[i] = sig
+                key, nover = k0, nv0
+                bank[:] = b0
+
         def setsig(i, new):
             nonlocal key, nover
             old = sigs[i]
@@ -446,7 +520,11 @@ class _Search:
                 if not can_win(sac_color if left else -1, left, bank_settled):
                     return
             if nover and (timing != "after" or free_used or passed):
-                catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first)
+                if cats_close and free_used and not passed and not immediate:
+                    post_cats()
+                else:
+                    catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start,
+                                 first)
             if passed or closed:
                 return
             if not free_used:
@@ -534,22 +612,7 @@ class _Search:
                     if not ok:
                         continue
                     k0, nv0, b0 = key, nover, bank[:]
-                    for k in inf.stars:
-                        if k // 3 == c:
-                            bank[k] += 1
-                    for s in range(seats):
-                        for k in inf.kinds[s]:
-                            if k // 3 == c:
-                                bank[k] += ship_count(sig, s, k)
-                    new = without_color(sig, c)
-                    ni = info(new)
-                    setsig(i, new)
-                    legal = True
-                    if not ni.stars:
-                        kill(i)  # the star is gone: the ships go with it
-                    elif not ni.ships:
-                        legal = fade_rule(i)
-                    if legal:
+                    if apply_cat(i, c):
                         path.append((CAT, order, i, c))
                         # A turn of catastrophes only is kept unless the filter wants other turns.
                         if not (cats_only and first is not None and not cats_match(first)):
@@ -1016,3 +1079,14 @@ class _TurnWriter:
             else:
                 out.append(Pass())
         return tuple(out)
+
+
+def __getattr__(name: str):
+    """``find_winning_turn``, ``has_winning_turn`` and ``red_alert`` live in
+    ``homeworlds.rules.winning`` (which builds on this module); they are reachable from
+    here too."""
+    if name in ("find_winning_turn", "has_winning_turn", "red_alert"):
+        from homeworlds.rules import winning
+
+        return getattr(winning, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
