@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -77,7 +78,8 @@ def test_demo_plays_the_bundled_game_on_the_simulated_table_headless():
     out = subprocess.run([sys.executable, "-m", "homeworlds", "demo", "--speed", "0"],
                          capture_output=True, text=True, check=True, timeout=300).stdout
     assert "3) Aaron: Build G1 Aaron" in out  # the host inferred and recorded the turn
-    assert "50) MatrixFrog: Sacrifice R3 Gemma; Attack B1 Aaron" in out
+    # (the host names the systems discovered on the table itself)
+    assert re.search(r"50\) MatrixFrog: Sacrifice R3 \w+; Attack B1 Aaron", out)
     assert out.rstrip().endswith("game over (opponent-eliminated): MatrixFrog wins")
     assert "bank:" in out and " * y1 b2" in out  # Aaron's home stars on its slot
     assert "[########] Aaron" in out  # the active seat's bar lit at the start

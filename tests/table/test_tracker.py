@@ -135,3 +135,18 @@ def test_piece_in_hand_blocks_the_hand_over():
     table.token(1)
     status = tracker.update(table.observe())
     assert status.phase == "handover-refused" and "in hand" in status.message
+
+
+def test_systems_discovered_twice_in_one_turn_get_consistent_names():
+    from homeworlds.rules import Discover, Sacrifice
+    from homeworlds.rules.presets import preset as _preset
+    from homeworlds.rules.state import GameState
+
+    tracker = TurnTracker(LAYOUT, _preset("looney"), ("Ann", "Bob"))
+    tracker.state = GameState(_preset("looney"))
+    turn = (Sacrifice(Piece.from_text("y2"), "Ann"),
+            Discover(Piece.from_text("g3"), "Ann", Piece.from_text("b3"), "New1"),
+            Discover(Piece.from_text("g3"), "New1", Piece.from_text("r1"), "New2"))
+    renamed = tracker._rename_discoveries(turn)
+    assert renamed[1].name == renamed[2].origin != "New1"
+    assert renamed[2].name not in ("New1", "New2", renamed[1].name)

@@ -264,13 +264,12 @@ class TurnTracker:
         out = []
         taken = {s.key for s in self.state.systems}
         for action in turn:
+            action = _rename_in(action, renamed)  # systems discovered earlier this turn
             if isinstance(action, Discover):
                 name = self._next_star_name(taken)
                 taken.add(name.casefold())
                 renamed[action.name] = name
                 action = replace(action, name=name)
-            else:
-                action = _rename_in(action, renamed)
             out.append(action)
         return tuple(out)
 
