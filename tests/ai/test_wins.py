@@ -116,3 +116,14 @@ def test_a_win_through_mid_turn_catastrophes_is_not_missed():
 def test_under_strict_rules_that_position_has_no_win():
     # Strict rules allow catastrophes only at the ends of a turn.
     assert find_winning_turn(position(MID_TURN_CATASTROPHES, rules="strict")) is None
+
+
+def test_without_the_engine_search_the_scan_finds_the_same(monkeypatch):
+    import homeworlds.ai.wins as wins
+
+    monkeypatch.setattr(wins, "_ENGINE", None)
+    state = position(MID_TURN_CATASTROPHES)
+    turn = wins.find_winning_turn(state)
+    assert turn is not None and wins_for_mover(state, after(state, turn))
+    for path in _shared_positions("nowin")[:5]:
+        assert wins.find_winning_turn(_strict(path)) is None

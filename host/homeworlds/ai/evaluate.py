@@ -12,8 +12,8 @@ asks for: home defence (ships at home, their size, the colours available
 there, both home stars), fleet size and ship sizes, access to the four
 colours, economy (the size of the next piece each player could build, with
 the player to move getting it first), threats the player to move can carry
-out at once (captures, catastrophes at a home) and mobility (ships within
-reach of the enemy home). ``MaterialEvaluator`` is the deliberately simple
+out at once (captures, catastrophes — above all at a home) and mobility
+(ships within reach of the enemy home). ``MaterialEvaluator`` is the deliberately simple
 baseline used by ``GreedyPlayer``.
 """
 
@@ -223,13 +223,14 @@ class Evaluator:
                         break
         score += best_build * (w.build_to_move if me == to_move else w.build_waiting)
         # Threats this side could carry out on its next turn.
-        threat = self._threat(me, opp, systems, homes)
+        threat = self._threat(me, opp, systems)
         score += threat * (w.threat_to_move if me == to_move else w.threat_waiting)
         return score
 
-    def _threat(self, me: int, opp: int, systems: list[_Sys], homes: list[_Sys]) -> float:
+    def _threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
         """The most ``me`` could gain in one turn by capture or by a catastrophe (gain
-        counts the enemy's loss plus one's own gain, minus one's own loss)."""
+        counts the enemy's loss plus one's own gain, minus one's own loss). ``systems``
+        lists the homes first, by seat."""
         w = self.weights.ship
         free_capture = 0.0
         capturable: list[float] = []

@@ -11,6 +11,7 @@ to re-check its "no" in the narrow case where it is known to miss wins (see
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from homeworlds.rules.actions import Sacrifice, Turn
@@ -21,10 +22,10 @@ from homeworlds.rules.successors import successors
 
 
 def _engine_search() -> Callable[[GameState], Turn | None] | None:
-    for module in ("homeworlds.rules.winning", "homeworlds.rules.successors"):
+    """The engine's ``find_winning_turn``, wherever it lives (None: not available)."""
+    for name in ("homeworlds.rules.winning", "homeworlds.rules.successors"):
         try:
-            found = getattr(__import__(module, fromlist=["find_winning_turn"]),
-                            "find_winning_turn", None)
+            found = getattr(importlib.import_module(name), "find_winning_turn", None)
         except ImportError:
             continue
         if found is not None:
