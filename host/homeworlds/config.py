@@ -32,6 +32,7 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
                   "junior_seat": int},
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
+    "store": {"path": str, "table": str},
 }
 
 
@@ -48,6 +49,10 @@ class TableConfig:
     heartbeat_timeout: float = 3.0
     pixels: PixelSettings = field(default_factory=PixelSettings)
     hints: HintSettings = field(default_factory=HintSettings)
+    #: the game store (SQLite), relative paths from the configuration's directory
+    store_path: Path | None = None
+    #: this table's name in the store (default: the layout's name)
+    store_table: str | None = None
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -116,6 +121,12 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         hints = HintSettings.from_mapping(data.get("hints", {}), source=source, prefix="hints.")
     except (PixelSettingsError, HintSettingsError) as exc:
         raise ConfigError("", None, str(exc)) from None  # already names file and key
+    store = data.get("store", {})
+    for key in ("path", "table"):
+        if key in store and not store[key].strip():
+            raise ConfigError(source, f"store.{key}", "must not be empty")
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        serial.get("port"), serial.get("baudrate", 115200),
-                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints)
+                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints,
+                       base / store["path"] if "path" in store else None,
+                       store.get("table"))

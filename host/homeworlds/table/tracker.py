@@ -14,7 +14,7 @@ to another slot between turns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from homeworlds.rules.actions import Discover, Homeworld, Pass, SetupPick, Turn
@@ -83,6 +83,13 @@ class TurnTracker:
     status: Status = field(init=False)
     #: (uid, seat) of every ship when the turn began (systems may move between slots)
     turn_start_ships: frozenset = field(init=False, default=frozenset())
+    #: Called with the observation whenever a hand-over is asked (token moved, button),
+    #: before the turn is inferred: the store journals what the table showed.
+    on_handover: Callable[[Observation], None] | None = None
+    #: Called when a cleared table after a finished game starts a new game.
+    on_new_game: Callable[[], None] | None = None
+    #: How the game ended off the board ("resigned", "agreed-draw", "abandoned"), if it did.
+    ended_by: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self._partial_cache = None
@@ -97,11 +104,14 @@ class TurnTracker:
         self.star_tags = {}
         self._names_used = 0
         self._resumed = False
+        self.ended_by = None
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
-    def resume(self, record: Sequence[tuple[int, Turn]]) -> None:
+    def resume(self, record: Sequence[tuple[int, Turn]],
+               star_tags: Mapping[str, Iterable[str]] | None = None) -> None:
         """Continue a game from its committed turns (after a restart or power cut). Which
-        slot holds which system is learnt from the first observation of the table."""
+        slot holds which system is learnt from the first observation of the table, by the
+        star tags journalled with the last turn (``star_tags``) when there are any."""
         self.new_game()
         for seat, turn in record:
             if self.state.to_move != seat:
@@ -109,6 +119,13 @@ class TurnTracker:
                                  f"but seat {self.state.to_move} was to move")
             self.state.push(turn)
             self.record.append((seat, turn))
+            for action in turn:
+                if isinstance(action, Discover):
+                    self._names_used = max(self._names_used, _star_name_index(action.name) + 1)
+        if star_tags:
+            names = {s.key: s.name for s in self.state.systems}
+            self.star_tags = {names[n.casefold()]: frozenset(t) for n, t in star_tags.items()
+                              if n.casefold() in names}
         self._resumed = True
         self.status = Status("resume", self.state.to_move, "lay the table out as recorded")
 
@@ -127,15 +144,56 @@ class TurnTracker:
 
     # ---- observations ----
 
+    def wants_handover(self, observation: Observation, button_seat: int | None = None) -> bool:
+        """The seat to move ends its turn: its button, or the token on another seat's pad."""
+        seat = self.state.to_move
+        return (button_seat == seat or observation.token_seat is not None
+                and observation.token_seat != seat)
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.is_over or self.ended_by is not None
+
+    def end_game(self, kind: str, seat: int | None = None) -> None:
+        """End the game off the board: "resigned" (by ``seat``), "agreed-draw" or
+        "abandoned". Rules errors (IllegalAction) propagate; nothing changes then."""
+        if self.is_over:
+            raise IllegalAction("the game is already over")
+        if kind == "resigned":
+            if seat is None or not 0 <= seat < len(self.players):
+                raise IllegalAction(f"no seat {seat} to resign")
+            trial = self.state.copy()
+            trial.resign(seat)
+            if not trial.is_over:
+                raise IllegalAction("with three or more players a resignation does not end "
+                                    "the game, and the record cannot hold it yet: play on, "
+                                    "or abandon the game")
+            self.state.resign(seat)
+        elif kind == "agreed-draw":
+            self.state.copy().agree_draw()
+            self.state.agree_draw()
+        elif kind != "abandoned":
+            raise ValueError(f"unknown way to end a game: {kind!r}")
+        self.ended_by = kind
+        self.status = Status("over", self.state.to_move, {
+            "resigned": f"game over: {self.players[seat] if seat is not None else ''} resigned",
+            "agreed-draw": "game over: draw by agreement",
+            "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
+
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
         """Re-evaluate after a settled change of the table (or a button press)."""
         state = self.state
-        if state.is_over:
+        if self.is_over:
             if all(c.empty for c in observation.slots):
                 self.new_game()
                 self.status = Status("setup", self.state.to_move, "new game: set up your "
                                      "homeworld")
+                if self.on_new_game is not None:
+                    self.on_new_game()
             return self.status
+        handover = self.wants_handover(observation, button_seat)
+        if handover and self.on_handover is not None:
+            self.on_handover(observation)
         if self._resumed:
             # Name the systems on the table after the recorded position, by their stars and
             # ships; until every system is found, guide the players (mistakes = slots that
@@ -145,19 +203,43 @@ class TurnTracker:
             if len(self.star_tags) == len(state.systems):
                 self._resumed = False
             else:
+                recovered = self._recover(observation, handover)
+                if recovered is not None:
+                    return recovered
                 missing = sorted(s.name for s in state.systems if s.name not in self.star_tags)
                 self.status = Status("resume", state.to_move, "the table differs from the "
                                      "recorded position: lay out " + ", ".join(missing),
                                      anomalies=tuple(observation.anomalies))
                 return self.status
-        seat = state.to_move
-        handover = (button_seat == seat or observation.token_seat is not None
-                    and observation.token_seat != seat)
         if handover:
             self.status = self._try_handover(observation)
         else:
             self.status = self._check_partial(observation)
         return self.status
+
+    def _recover(self, obs: Observation, handover: bool) -> Status | None:
+        """After a restart, a table that lacks recorded systems may show a turn played
+        after the last committed one (a system faded, a star was destroyed): with the
+        token passed on it is that turn, inferred and committed; with the token still at
+        the mover it is a turn in progress, to go on with. None: neither, keep guiding."""
+        if self.state.in_setup or any(a.kind in BLOCKING and a.kind != "in-hand"
+                                      for a in obs.anomalies):
+            return None
+        self._resumed = False
+        if handover:
+            status = self._try_handover(obs)
+            if status.phase != "handover-refused":
+                self.status = status
+                return status
+        else:
+            status = self._check_partial(obs)
+            if status.partial is not None:
+                self.status = replace(status, message="resumed: the table shows the turn in "
+                                      "progress; finish it and hand the token over")
+                return self.status
+        self._resumed = True
+        self.turn_start_ships = _ship_tags(obs)
+        return None
 
     def _check_partial(self, obs: Observation) -> Status:
         seat = self.state.to_move
@@ -380,6 +462,18 @@ class TurnTracker:
                     if contents.stars and self._system_name(contents) is None:
                         slots.add(contents.slot)
         return frozenset(slots)
+
+
+def _star_name_index(name: str) -> int:
+    """Where a name stands in the sequence the tracker gives discovered systems (-1: not
+    one of its names), so that a resumed game goes on naming where it stopped."""
+    key = name.casefold()
+    for k, star in enumerate(STAR_NAMES):
+        if star.casefold() == key:
+            return k
+    if key.startswith("star ") and key[5:].isdigit():
+        return len(STAR_NAMES) + int(key[5:]) - 1
+    return -1
 
 
 def _ship_tags(obs: Observation) -> frozenset:

@@ -1,0 +1,203 @@
+"""The table's recorder: every committed turn, hand-over and result goes to the store, in
+order, before the table confirms it.
+
+When the store cannot be written (disk full, read-only, locked, corrupted under us, not
+openable) the writes wait in memory in their order, ``fault`` says why, and ``poll``
+retries every ``retry_s`` seconds (every new write tries at once too): the game goes on,
+and nothing is lost once the fault clears. Only a store that is refused when opened
+(corrupted, foreign, newer) stops the host before the game starts.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from homeworlds.rules.actions import Turn
+from homeworlds.rules.presets import Rules
+from homeworlds.rules.state import GameState
+from homeworlds.store.database import (
+    GameStore,
+    StoredGame,
+    StoredObservation,
+    StoredResult,
+    StoredTurn,
+    StoreError,
+    StoreRefused,
+    StoreUnavailable,
+)
+from homeworlds.store.records import position_to_json, turn_from_sdg, turn_to_sdg
+
+RETRY_S = 2.0
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """An unfinished game of this table, as the store holds it."""
+
+    game: StoredGame
+    record: tuple[tuple[int, Turn], ...]
+    #: the position after the last turn, as stored (checked against the replay)
+    position: dict | None
+    #: system name -> star tags at the last committed hand-over
+    star_tags: dict[str, list[str]]
+    #: the table at a hand-over after the last committed turn (the host died before it
+    #: committed that turn), or None
+    pending_handover: StoredObservation | None
+
+
+class GameRecorder:
+    def __init__(self, path: str | Path, *, table: str, layout: str,
+                 opener: Callable[[str | Path], GameStore] = GameStore.open,
+                 wall_clock: Callable[[], str] = utc_now,
+                 clock: Callable[[], float] = time.monotonic, retry_s: float = RETRY_S):
+        self.path = Path(path)
+        self.table = table
+        self.layout = layout
+        self._opener = opener
+        self._wall = wall_clock
+        self._clock = clock
+        self.retry_s = retry_s
+        self.store: GameStore | None = None
+        #: why the store cannot be written now (None: everything is saved)
+        self.fault: str | None = None
+        self._pending: list[tuple[str, Callable[[GameStore], None]]] = []
+        self._last_try = float("-inf")
+        self.uid: str | None = None
+        self.game_id: int | None = None
+
+    # ------------------------------------------------------------------ opening
+
+    def open(self) -> None:
+        """Open the store; StoreRefused propagates (the file is left as it is), any other
+        trouble is a fault and the store is opened again on the next retry."""
+        self._last_try = self._clock()
+        try:
+            self.store = self._opener(self.path)
+        except StoreRefused:
+            raise
+        except StoreError as exc:
+            self.fault = str(exc)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    @property
+    def unsaved(self) -> int:
+        return len(self._pending)
+
+    def resume_point(self) -> ResumePoint | None:
+        """The table's unfinished game in the store (None: none, or the store is
+        unreadable)."""
+        if self.store is None:
+            return None
+        game = self.store.latest_game(self.table)
+        if game is None or game.finished:
+            return None
+        turns: list[StoredTurn] = self.store.turns(game.id)
+        record = tuple((t.seat, turn_from_sdg(t.sdg, t.seat, game.players)) for t in turns)
+        pending = self.store.observations(game.id, after_turn=len(turns))
+        return ResumePoint(game, record, turns[-1].position if turns else None,
+                           turns[-1].star_tags if turns else {},
+                           pending[-1] if pending else None)
+
+    # ------------------------------------------------------------------ games
+
+    def start_game(self, rules: Rules, players: Sequence[str], first_seat: int = 0,
+                   alignments: Sequence[str | None] | None = None) -> None:
+        uid = uuid.uuid4().hex
+        self.uid, self.game_id = uid, None
+        handicaps = asdict(rules.handicaps)
+        started = self._wall()
+        players = tuple(players)
+        alignments = tuple(alignments) if alignments else None
+        self._queue("a new game", lambda s: s.create_game(
+            uid, table=self.table, layout=self.layout, rules=rules.name, handicaps=handicaps,
+            first_seat=first_seat, players=players, alignments=alignments, started=started))
+
+    def continue_game(self, game: StoredGame) -> None:
+        self.uid, self.game_id = game.uid, game.id
+
+    def turn(self, number: int, seat: int, turn: Turn, state: GameState,
+             players: Sequence[str], star_tags: Mapping[str, Iterable[str]]) -> None:
+        """Turn ``number`` was committed by the tracker; ``state`` is the position after it."""
+        uid = self._need_game()
+        sdg = turn_to_sdg(turn, players)
+        position = position_to_json(state)
+        tags = {name: sorted(t) for name, t in star_tags.items()}
+        committed = self._wall()
+        result = None
+        if state.result is not None:
+            result = StoredResult(state.result.kind, tuple(state.result.winners), None,
+                                  committed, number)
+        self._queue(f"turn {number}", lambda s: s.commit_turn(
+            uid, number, seat, sdg, position, tags, committed, result))
+
+    def handover(self, after_turn: int, zones: Mapping[int, Iterable[str]]) -> None:
+        uid = self._need_game()
+        seen = self._wall()
+        snapshot = {int(z): sorted(u) for z, u in zones.items() if u}
+        self._queue(f"the table at the hand-over after turn {after_turn}",
+                    lambda s: s.journal_observation(uid, after_turn, seen, snapshot))
+
+    def finish(self, kind: str, winners: Sequence[int], by_seat: int | None,
+               after_turn: int) -> None:
+        uid = self._need_game()
+        result = StoredResult(kind, tuple(winners), by_seat, self._wall(), after_turn)
+        self._queue(f"the end of the game ({kind})", lambda s: s.finish_game(uid, result))
+
+    def _need_game(self) -> str:
+        if self.uid is None:
+            raise RuntimeError("the recorder has no current game: start_game first")
+        return self.uid
+
+    # ------------------------------------------------------------------ writing
+
+    def _queue(self, what: str, write: Callable[[GameStore], None]) -> None:
+        self._pending.append((what, write))
+        self.flush()
+
+    def flush(self) -> bool:
+        """Write what waits, in order; True when nothing waits any more."""
+        self._last_try = self._clock()
+        if self.store is None:
+            try:
+                self.store = self._opener(self.path)
+            except StoreError as exc:
+                self.fault = str(exc)
+                return False
+        while self._pending:
+            what, write = self._pending[0]
+            try:
+                write(self.store)
+            except StoreUnavailable as exc:
+                self.fault = f"{exc} — not saved yet: {what}"
+                return False
+            except StoreError as exc:  # a conflict: retrying cannot help, but keep it
+                self.fault = f"{exc} — not saved: {what}"
+                return False
+            self._pending.pop(0)
+        if self.game_id is None and self.uid is not None:
+            try:
+                game = self.store.game_by_uid(self.uid)
+            except StoreError:
+                game = None
+            self.game_id = game.id if game else None
+        self.fault = None
+        return True
+
+    def poll(self) -> None:
+        """Retry a failed write (or open) when ``retry_s`` has passed."""
+        if (self._pending or self.store is None) and \
+                self._clock() - self._last_try >= self.retry_s:
+            self.flush()

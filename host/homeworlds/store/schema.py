@@ -1,0 +1,77 @@
+"""The game store's tables (SQLite), and its version.
+
+The version lives in ``PRAGMA user_version``. A store of an older version is migrated
+in one transaction (``MIGRATIONS``); a newer or foreign one is refused. docs/store.md
+describes every table and column.
+"""
+
+from __future__ import annotations
+
+#: The schema this code writes. Bump it with a migration in MIGRATIONS.
+SCHEMA_VERSION = 1
+
+#: The application id SQLite keeps in the file header (``PRAGMA application_id``): "HWTS".
+APPLICATION_ID = 0x48575453
+
+SCHEMA = """
+CREATE TABLE tables (
+    id       INTEGER PRIMARY KEY,
+    name     TEXT NOT NULL UNIQUE,
+    layout   TEXT NOT NULL,
+    created  TEXT NOT NULL
+);
+CREATE TABLE players (
+    id    INTEGER PRIMARY KEY,
+    name  TEXT NOT NULL UNIQUE COLLATE NOCASE
+);
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,
+    uid         TEXT NOT NULL UNIQUE,
+    table_id    INTEGER NOT NULL REFERENCES tables(id),
+    rules       TEXT NOT NULL,
+    handicaps   TEXT NOT NULL,
+    first_seat  INTEGER NOT NULL,
+    started     TEXT NOT NULL,
+    ended       TEXT,
+    status      TEXT NOT NULL DEFAULT 'playing'
+                CHECK (status IN ('playing', 'won', 'drawn', 'resigned', 'agreed-draw',
+                                  'abandoned'))
+);
+CREATE INDEX games_by_table ON games(table_id, id);
+CREATE TABLE game_players (
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    seat       INTEGER NOT NULL,
+    player_id  INTEGER NOT NULL REFERENCES players(id),
+    alignment  TEXT CHECK (alignment IS NULL OR alignment IN ('good', 'evil')),
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE turns (
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    number     INTEGER NOT NULL CHECK (number >= 1),
+    seat       INTEGER NOT NULL,
+    sdg        TEXT NOT NULL,
+    position   TEXT NOT NULL,
+    star_tags  TEXT NOT NULL,
+    committed  TEXT NOT NULL,
+    PRIMARY KEY (game_id, number)
+);
+CREATE TABLE results (
+    game_id   INTEGER PRIMARY KEY REFERENCES games(id),
+    kind      TEXT NOT NULL,
+    winners   TEXT NOT NULL,
+    by_seat   INTEGER,
+    at        TEXT NOT NULL,
+    after_turn INTEGER NOT NULL
+);
+CREATE TABLE observations (
+    id          INTEGER PRIMARY KEY,
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    after_turn  INTEGER NOT NULL,
+    seen        TEXT NOT NULL,
+    zones       TEXT NOT NULL
+);
+CREATE INDEX observations_by_game ON observations(game_id, after_turn);
+"""
+
+#: version -> SQL that brings a store of that version to the next one.
+MIGRATIONS: dict[int, str] = {}
