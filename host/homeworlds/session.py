@@ -66,6 +66,8 @@ class TableSession:
         self._button_seat: int | None = None
         #: Seconds each judgement of a settled table took (for benchmarks).
         self.evaluation_seconds: list[float] = []
+        #: Set by the host while the game store cannot be written (an LED mark shows it).
+        self.store_fault = False
 
     # ---- events ----
 
@@ -152,6 +154,7 @@ class TableSession:
             refused_handover_seat=status.refused_seat,
             link_down=not self.link_up,
             red_alert_seat=self.red_alert_seat,
+            store_fault=self.store_fault,
         )
 
     def render(self, now: float | None = None):

@@ -3,19 +3,23 @@
 Serial port, layout, tag registry, rules preset and LED sink all come from the
 configuration (docs/configuration.md). Without a configuration, a port or a registry it
 says what is missing and exits 2; it never falls back to the simulator.
+
+Every committed turn goes to the game store (docs/store.md) before the table confirms it;
+on a restart the table's unfinished game is resumed from the store. Lines typed on the
+host's terminal end a game off the board: ``resign NAME``, ``draw``, ``abandon``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import signal
 import sys
 import threading
 from pathlib import Path
 
 from homeworlds.config import ConfigError, TableConfig, load_config
-from homeworlds.notation.sdg import sdg_game, write_sdg
 from homeworlds.table.tracker import Commit
 
 
@@ -24,8 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__)
     p.add_argument("--config", metavar="FILE", help="table configuration (TOML)")
     p.add_argument("--record", metavar="FILE",
-                   help="where the game record (SDG notation) is written after every turn "
-                   "(default: game-record.raw next to the configuration)")
+                   help="where an SDG export of the current game is written after every turn "
+                   "(default: game-record.raw next to the configuration); the game store "
+                   "is the record")
+    p.add_argument("--store", metavar="FILE",
+                   help="the game store (SQLite; default: [store] path of the configuration, "
+                   "else games.sqlite next to it); see docs/store.md")
     p.set_defaults(func=run)
 
 
@@ -55,78 +63,301 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         output = config.pixels.open_output(config.layout.pixel_count)
     except PixelSinkUnavailable as exc:
         return _fail(str(exc))
-    record_path = Path(args.record) if args.record else Path(config.source).parent / \
-        "game-record.raw"
-    return serve(config, output, record_path, stop or _stop_on_signals())
+    here = Path(config.source).parent
+    record_path = Path(args.record) if args.record else here / "game-record.raw"
+    store_path = Path(args.store) if getattr(args, "store", None) else (
+        config.store_path or here / "games.sqlite")
+    commands = _terminal_commands() if stop is None else None
+    return serve(config, output, record_path, stop or _stop_on_signals(),
+                 store_path=store_path, commands=commands)
 
 
-def serve(config: TableConfig, output, record_path: Path, stop: threading.Event) -> int:
+def serve(config: TableConfig, output, record_path: Path, stop: threading.Event, *,
+          store_path: Path | None = None, commands: queue.Queue | None = None) -> int:
     from homeworlds.link import SerialTransport, TableLink
     from homeworlds.session import TableSession
+    from homeworlds.store import GameRecorder, StoreRefused
+    from homeworlds.store.export import remove_stale_temporaries
 
     red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert)
+    tracker = session.tracker
+    store_path = store_path or record_path.with_name("games.sqlite")
+    recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
+                            layout=config.layout.name)
+    try:
+        recorder.open()
+    except StoreRefused as exc:
+        if output is not None:
+            output.close()
+        return _fail(str(exc))
+    remove_stale_temporaries(record_path)
+    exporter = _Exporter(record_path, config.players)
+    try:
+        pending = _resume(session, recorder, record_path, config, exporter)
+    except _ResumeError as exc:
+        recorder.close()
+        if output is not None:
+            output.close()
+        return _fail(str(exc))
 
-    def save(_: Commit) -> None:
-        write_record(record_path, session.tracker.record, config.players)
-        seat, turn = session.tracker.record[-1]
-        print(f"turn {len(session.tracker.record)}: {config.players[seat]}: "
-              + "; ".join(str(a) for a in turn), flush=True)
+    def save(commit: Commit) -> None:
+        number = len(tracker.record)
+        recorder.turn(number, commit.seat, commit.turn, commit.state, config.players,
+                      tracker.star_tags)
+        exporter.write(tracker.record)
+        print(f"turn {number}: {config.players[commit.seat]}: "
+              + "; ".join(str(a) for a in commit.turn), flush=True)
+        if commit.state.is_over and recorder.fault is None:
+            print(f"game over; the game is in the store {store_path}", flush=True)
 
-    if record_path.exists():
-        resumed = _resume(session, record_path, config)
-        if resumed is not None:
-            return resumed
-    session.tracker.on_commit = _chain(session.tracker.on_commit, save)
+    journalled: list[object] = [None]
+
+    def journal(_) -> None:
+        zones = {z: sorted(u) for z, u in session.view.zones.items() if u}
+        if journalled[0] != (len(tracker.record), zones):
+            journalled[0] = (len(tracker.record), zones)
+            recorder.handover(len(tracker.record), zones)
+
+    def new_game() -> None:
+        exporter.archive(recorder.game_id)
+        recorder.start_game(config.rules, config.players, tracker.first_seat)
+        print("new game", flush=True)
+
+    tracker.on_commit = _chain(tracker.on_commit, save)
+    tracker.on_handover = journal
+    tracker.on_new_game = new_game
+    if pending is not None:
+        _replay_journal(session, pending)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
     last_message = None
+    last_fault = None
     try:
         while not stop.is_set():
             for event in link.poll(0.02):
                 session.handle(event)
             session.tick()
+            recorder.poll()
+            if commands is not None:
+                _run_commands(commands, session, recorder, config)
+            if recorder.fault != last_fault:
+                _report_fault(recorder, last_fault)
+                last_fault = recorder.fault
+            session.store_fault = recorder.fault is not None
             message = session.status.message
             if message and message != last_message:
                 print(message, flush=True)
             last_message = message
     finally:
         link.close()
+        recorder.flush()
+        if recorder.unsaved:
+            print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
+                  f"{store_path}: {recorder.fault}; the export {record_path} holds the "
+                  "game", file=sys.stderr, flush=True)
+        recorder.close()
         if output is not None:
             output.close()
     return 0
 
 
-def _resume(session, record_path: Path, config: TableConfig) -> int | None:
-    """Continue the game in the record file; None when it could, else an exit status."""
+class _ResumeError(Exception):
+    pass
+
+
+def _resume(session, recorder, record_path: Path, config: TableConfig, exporter):
+    """Continue the table's unfinished game from the store (or, when the store holds none,
+    from an SDG export of an unfinished game: a store started anew); else start a game.
+    Returns the observation journalled at a hand-over that was not committed, if any."""
     from homeworlds.notation.sdg import read_sdg_file
     from homeworlds.rules.errors import HomeworldsError
+    from homeworlds.store.records import position_to_json
 
-    try:
-        game = read_sdg_file(record_path)
+    tracker = session.tracker
+    point = recorder.resume_point()
+    if point is not None:
+        game = point.game
         if tuple(p.casefold() for p in game.players) != tuple(
-                p.casefold() for p in config.players[:len(game.players)]):
-            raise ValueError(f"its players are {', '.join(game.players)}, the configuration's "
-                             f"{', '.join(config.players)}")
-        session.tracker.resume([(t.seat, t.actions) for t in game.turns])
-    except (OSError, HomeworldsError, ValueError) as exc:
-        return _fail(f"cannot resume the game in {record_path}: {exc} (move the file away "
-                     "to start a new game)")
-    print(f"resuming the game in {record_path} after {len(game.turns)} turns", flush=True)
+                p.casefold() for p in config.players):
+            raise _ResumeError(
+                f"the unfinished game {game.id} in {recorder.path} is between "
+                f"{', '.join(game.players)}, the configuration names "
+                f"{', '.join(config.players)}: finish it with the same players, or abandon it "
+                f"(`homeworlds games abandon {game.id} --store {recorder.path}`)")
+        try:
+            tracker.resume(list(point.record), point.star_tags)
+        except (HomeworldsError, ValueError) as exc:
+            raise _ResumeError(f"cannot resume game {game.id} in {recorder.path}: {exc}") \
+                from None
+        if point.position is not None and position_to_json(tracker.state) != point.position:
+            raise _ResumeError(f"game {game.id} in {recorder.path}: its turns do not lead to "
+                               "the position stored with the last one (were the rules "
+                               "changed?); export it with `homeworlds games export`")
+        recorder.continue_game(game)
+        exporter.write(tracker.record)
+        print(f"resuming game {game.id} from {recorder.path} after {len(point.record)} turns",
+              flush=True)
+        return point.pending_handover
+    record = None
+    if record_path.exists():
+        try:
+            sdg = read_sdg_file(record_path)
+            if tuple(p.casefold() for p in sdg.players) != tuple(
+                    p.casefold() for p in config.players[:len(sdg.players)]):
+                raise ValueError(f"its players are {', '.join(sdg.players)}, the "
+                                 f"configuration's {', '.join(config.players)}")
+            record = [(t.seat, t.actions) for t in sdg.turns]
+            tracker.resume(record)
+        except (OSError, HomeworldsError, ValueError) as exc:
+            raise _ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
+                               "file away to start a new game)") from None
+        if tracker.state.is_over:
+            exporter.archive(None)
+            tracker.new_game()
+            record = None
+    recorder.start_game(config.rules, config.players, tracker.first_seat)
+    if record:
+        # The store holds no unfinished game of this table, the export does: a new store
+        # (beside a refused one) or a table that recorded to files only. Keep it.
+        from homeworlds.rules.state import GameState
+
+        replay = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat)
+        for number, (seat, turn) in enumerate(record, start=1):
+            replay.push(turn)
+            recorder.turn(number, seat, turn, replay.copy(), config.players, {})
+        print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
+              f"the store {recorder.path})", flush=True)
     return None
 
 
-def write_record(path: Path, record, players) -> None:
-    """Replace the record file atomically: a committed turn survives a power cut."""
-    game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record])
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(write_sdg(game))
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+def _replay_journal(session, observation) -> None:
+    """The host saw a hand-over it did not commit before it stopped: judge that table."""
+    from homeworlds.table.view import TableView
+
+    view = TableView(session.layout, session.view.registry)
+    view.replace_all(observation.zones)
+    before = len(session.tracker.record)
+    session.tracker.update(view.observe())
+    if len(session.tracker.record) > before:
+        print(f"recovered turn {before + 1} from the hand-over seen at {observation.seen}",
+              flush=True)
+
+
+class _Exporter:
+    """The SDG export of the current game, rewritten after every turn."""
+
+    def __init__(self, path: Path, players):
+        self.path = path
+        self.players = players
+        self.warned: str | None = None
+
+    def write(self, record) -> None:
+        from homeworlds.notation.sdg import InvalidNotation
+        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+
+        if not record:
+            return
+        try:
+            write_atomically(self.path, record_sdg(self.players, record))
+            self.warned = None
+        except (OSError, ExportError, InvalidNotation) as exc:
+            text = f"the export {self.path} was not written: {exc} (the store keeps the game)"
+            if text != self.warned:
+                print(f"homeworlds play: {text}", file=sys.stderr, flush=True)
+            self.warned = text
+
+    def archive(self, game_id: int | None) -> None:
+        """Keep a finished game's export under its own name before a new game begins."""
+        if not self.path.exists():
+            return
+        stem = f"-game{game_id}" if game_id is not None else "-finished"
+        target = self.path.with_name(self.path.stem + stem + self.path.suffix)
+        k = 1
+        while target.exists():
+            target = self.path.with_name(f"{self.path.stem}{stem}-{k}{self.path.suffix}")
+            k += 1
+        try:
+            os.replace(self.path, target)
+        except OSError as exc:
+            print(f"homeworlds play: could not keep the finished game's export as {target}: "
+                  f"{exc}", file=sys.stderr, flush=True)
+
+
+def _report_fault(recorder, previous: str | None) -> None:
+    if recorder.fault is not None:
+        print(f"homeworlds play: NOT SAVED: {recorder.fault}. The game goes on; "
+              f"{recorder.unsaved} writes wait in memory and are retried every "
+              f"{recorder.retry_s:g} s (an amber LED blinks at the start of every bar).",
+              file=sys.stderr, flush=True)
+        print("game store fault: turns are kept in memory until it is fixed", flush=True)
+    elif previous is not None:
+        print("game store: saved again, nothing was lost", flush=True)
+
+
+# ---------------------------------------------------------------------- terminal commands
+
+COMMAND_HELP = ("resign NAME (that player resigns), draw (draw by agreement), abandon "
+                "(the game is abandoned), help")
+
+
+def _terminal_commands() -> queue.Queue | None:
+    """Lines typed on the host's terminal, read by a background thread."""
+    if sys.stdin is None or sys.stdin.closed:
+        return None
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        try:
+            for line in sys.stdin:
+                lines.put(line)
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=read, name="terminal-commands", daemon=True).start()
+    return lines
+
+
+def _run_commands(lines: queue.Queue, session, recorder, config: TableConfig) -> None:
+    while True:
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            return
+        print(run_command(line, session, recorder, config.players), flush=True)
+
+
+def run_command(line: str, session, recorder, players) -> str:
+    """Apply one terminal command to the running game; returns what to show."""
+    from homeworlds.rules.errors import IllegalAction
+
+    tracker = session.tracker
+    words = line.split()
+    if not words:
+        return ""
+    verb, rest = words[0].lower(), words[1:]
+    if verb == "help":
+        return "commands: " + COMMAND_HELP
+    if verb not in ("resign", "draw", "abandon"):
+        return f"unknown command {words[0]!r}; commands: {COMMAND_HELP}"
+    seat = None
+    if verb == "resign":
+        names = [p.casefold() for p in players]
+        if len(rest) != 1 or rest[0].casefold() not in names:
+            return f"resign whom? resign NAME, with NAME one of {', '.join(players)}"
+        seat = names.index(rest[0].casefold())
+    kind = {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb]
+    try:
+        tracker.end_game(kind, seat)
+    except IllegalAction as exc:
+        return f"cannot {verb}: {exc}"
+    result = tracker.state.result
+    winners = tuple(result.winners) if result is not None else ()
+    recorder.finish(kind, winners, seat, len(tracker.record))
+    session.status = tracker.status
+    return tracker.status.message
 
 
 def _chain(first, second):

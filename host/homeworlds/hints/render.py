@@ -95,6 +95,12 @@ class Renderer:
         seat_colors = self._seat_colors(view)
         self._render_rings(px, view, now, seat_colors)
         self._render_bars(px, view, now, seat_colors)
+        if view.store_fault:
+            # Not saved: the first LED of every bar blinks amber until the store is back.
+            mark = scale(self.settings.link_down_color, self.settings.bright) \
+                if blink_on(now, self.settings.blink_period) else BLACK
+            for run in self._bars:
+                px[run.pixels[0]] = mark
         return tuple(px)
 
     def _seat_colors(self, view: HintView) -> tuple[Color, ...]:

@@ -89,6 +89,8 @@ class HintView:
     result: Outcome | None = None
     red_alert_seat: int | None = None
     seat_colors: tuple[Color, ...] | None = None
+    #: The game store cannot be written: turns are kept in memory only (docs/store.md).
+    store_fault: bool = False
 
     def __post_init__(self) -> None:
         # Cheap checks only (a handful of ints): a wrong index here is a bug in the
