@@ -1,0 +1,102 @@
+"""A turn played while the host is down (it died after the hand-over, before it wrote the
+turn) is recovered from the table on restart — also when the turn removed a system, which
+used to leave the restarted host waiting forever for "lay out Altair" (game 608 turns 12,
+20 and 22: a fleet leaves a system, which fades)."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from homeworlds.commands import play
+from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.rules.inference import board_key
+from homeworlds.rules.presets import preset
+from homeworlds.rules.state import GameState
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+
+LAYOUT = builtin_layout("standard-2p")
+
+
+class _Host:
+    def __init__(self, config, record):
+        self.stop = threading.Event()
+        args = argparse.Namespace(config=str(config), record=str(record), store=None)
+        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
+        self.thread.start()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+
+
+def _wait_for(predicate, timeout=20.0, what="the host to catch up"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _turns_in(record):
+    return len(read_sdg_file(record).turns) if record.exists() else 0
+
+
+def _stored_turns(store):
+    if not store.exists():
+        return []
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        return db.execute("SELECT number, seat, sdg, position FROM turns ORDER BY game_id, "
+                          "number").fetchall()
+
+
+@pytest.mark.parametrize("lost_turn", [12, 20, 22])
+def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir, lost_turn):
+    game = read_sdg_file(shared_dir / "games" / "sdg" / "608.raw")
+    players = game.players
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    record = tmp_path / "game.raw"
+    reference = GameState(preset("looney"))
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            f'[table]\nregistry = "registry.toml"\nrules = "looney"\n'
+            f'players = ["{players[0]}", "{players[1]}"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
+        driver = TableDriver(table, reference)
+        host = _Host(config, record)
+        try:
+            for k, turn in enumerate(game.turns[:lost_turn - 1], start=1):
+                time.sleep(0.2)  # let the host see the pieces before the token moves
+                driver.play_turn(turn.actions)
+                _wait_for(lambda n=k: _turns_in(record) == n, what=f"turn {k}")
+        finally:
+            host.close()
+        # The host is down: the players play the next turn and hand over.
+        driver.play_turn(game.turns[lost_turn - 1].actions)
+        host = _Host(config, record)
+        try:
+            _wait_for(lambda: _turns_in(record) == lost_turn, what="the recovered turn")
+            # ... and the game goes on.
+            time.sleep(0.2)
+            driver.play_turn(game.turns[lost_turn].actions)
+            _wait_for(lambda: _turns_in(record) == lost_turn + 1, what="the next turn")
+        finally:
+            host.close()
+    recorded = read_sdg_file(record)
+    expected = GameState(preset("looney"))
+    got = GameState(preset("looney"))
+    for number, (mine, theirs) in enumerate(zip(recorded.turns, game.turns, strict=False), 1):
+        expected.push(theirs.actions)
+        got.push(mine.actions)
+        assert board_key(got) == board_key(expected), f"turn {number} differs"
+    stored = _stored_turns(tmp_path / "games.sqlite")
+    assert [n for n, *_ in stored] == list(range(1, lost_turn + 2))
