@@ -73,7 +73,10 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
 
 def serve(config: TableConfig, output, record_path: Path, stop: threading.Event, *,
-          store_path: Path | None = None, commands: queue.Queue | None = None) -> int:
+          store_path: Path | None = None, commands: queue.Queue | None = None,
+          store_opener=None) -> int:
+    """Run the table until ``stop``; ``store_opener`` (path -> GameStore) is the store's
+    seam for tests that inject faults."""
     from homeworlds.link import SerialTransport, TableLink
     from homeworlds.session import TableSession
     from homeworlds.store import GameRecorder, StoreRefused
@@ -85,7 +88,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     tracker = session.tracker
     store_path = store_path or record_path.with_name("games.sqlite")
     recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
-                            layout=config.layout.name)
+                            layout=config.layout.name,
+                            **({"opener": store_opener} if store_opener else {}))
     try:
         recorder.open()
     except StoreRefused as exc:

@@ -135,7 +135,12 @@ class GameStore:
     @classmethod
     def open(cls, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_S) -> GameStore:
         where = str(path)
-        existed = Path(path).exists() and Path(path).stat().st_size > 0
+        try:
+            existed = Path(path).stat().st_size > 0
+        except FileNotFoundError:
+            existed = False
+        except OSError as exc:
+            raise StoreUnavailable(where, describe_sqlite_error(exc)[1]) from None
         try:
             conn = sqlite3.connect(where, isolation_level=None, timeout=busy_timeout,
                                    check_same_thread=False)
@@ -150,9 +155,27 @@ class GameStore:
 
     @staticmethod
     def _prepare(conn: sqlite3.Connection, where: str, existed: bool) -> None:
-        def refuse(reason: str) -> StoreRefused:
-            return StoreRefused(where, reason + " — it was left untouched; start a new store "
-                                "beside it (play --store NEW.sqlite, or [store] path)")
+        state = GameStore._inspect(conn, where, existed)
+        if state == "empty":
+            _create(conn, where)
+            return
+        if state == "older":
+            _migrate(conn, where, conn.execute("PRAGMA user_version").fetchone()[0])
+        _tune(conn, where)
+
+    @staticmethod
+    def _check_readable(conn: sqlite3.Connection, where: str) -> None:
+        """Refuse (StoreRefused) a file that is not a store this version reads as it is."""
+        state = GameStore._inspect(conn, where, True)
+        if state == "empty":
+            raise _refusal(where, "the file holds no game store")
+        if state == "older":
+            raise _refusal(where, "an older schema: run `homeworlds play` on it once to "
+                           "migrate it")
+
+    @staticmethod
+    def _inspect(conn: sqlite3.Connection, where: str, existed: bool) -> str:
+        """"empty", "current" or "older"; refuses corrupted, foreign and newer files."""
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             app = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -160,32 +183,32 @@ class GameStore:
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as exc:
             corrupt, why = describe_sqlite_error(exc)
-            if corrupt or existed:
-                raise refuse(f"not a readable game store: {why}") from None
-            raise StoreUnavailable(where, why) from None
-        if not names and version == 0:
-            _create(conn, where)
-            return
+            if corrupt:
+                raise _refusal(where, f"not a readable game store: {why}") from None
+            raise StoreUnavailable(where, why) from None  # I/O trouble, not the file's
+        if not names and version == 0 and app in (0, APPLICATION_ID):
+            return "empty"
         if app != APPLICATION_ID:
-            raise refuse("this SQLite file is not a Homeworlds game store")
+            raise _refusal(where, "this SQLite file is not a Homeworlds game store")
         if version > SCHEMA_VERSION:
-            raise refuse(f"schema version {version} was written by a newer homeworlds "
-                         f"(this one reads versions up to {SCHEMA_VERSION}); upgrade it")
+            raise _refusal(where, f"schema version {version} was written by a newer "
+                           f"homeworlds (this one reads versions up to {SCHEMA_VERSION}); "
+                           "upgrade it")
         try:
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
         except sqlite3.Error as exc:
-            raise refuse(f"not a readable game store: {describe_sqlite_error(exc)[1]}") \
-                from None
+            raise _refusal(where, "not a readable game store: "
+                           f"{describe_sqlite_error(exc)[1]}") from None
         if check != "ok":
-            raise refuse(f"the file is corrupted (integrity check: {check})")
+            raise _refusal(where, f"the file is corrupted (integrity check: {check})")
         if version < SCHEMA_VERSION:
             missing = [v for v in range(version, SCHEMA_VERSION) if v not in MIGRATIONS]
             if missing:
-                raise refuse(f"schema version {version} is older than {SCHEMA_VERSION} and "
-                             "cannot be migrated (no migration from version "
-                             f"{missing[0]})")
-            _migrate(conn, where, version)
-        _tune(conn, where)
+                raise _refusal(where, f"schema version {version} is older than "
+                               f"{SCHEMA_VERSION} and cannot be migrated (no migration from "
+                               f"version {missing[0]})")
+            return "older"
+        return "current"
 
     def close(self) -> None:
         self._conn.close()
@@ -375,6 +398,11 @@ class GameStore:
         return [StoredObservation(r[0], r[1], r[2],
                                   {int(z): u for z, u in json.loads(r[3]).items()})
                 for r in rows]
+
+
+def _refusal(where: str, reason: str) -> StoreRefused:
+    return StoreRefused(where, reason + " — it was left untouched; start a new store beside "
+                        "it (play --store NEW.sqlite, or [store] path)")
 
 
 def _create(conn: sqlite3.Connection, where: str) -> None:

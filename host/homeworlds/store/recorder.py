@@ -182,6 +182,8 @@ class GameRecorder:
                 write(self.store)
             except StoreUnavailable as exc:
                 self.fault = f"{exc} — not saved yet: {what}"
+                # SQLite keeps a file it opened read-only so: open it afresh next time.
+                self.close()
                 return False
             except StoreError as exc:  # a conflict: retrying cannot help, but keep it
                 self.fault = f"{exc} — not saved: {what}"

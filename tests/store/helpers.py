@@ -1,0 +1,48 @@
+"""Games to record, and a store whose write seam can be made to fail."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.rules.presets import preset
+from homeworlds.rules.state import GameState
+from homeworlds.store import GameStore
+
+PLAYERS = ("Ann", "Bob")
+
+#: A short legal game: setup, then building.
+OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Bob",
+           "Build G1 Ann", "Build G2 Bob"]
+
+
+def turns_of(texts, players=PLAYERS):
+    return [tuple(parse_sdg_action(a.strip(), player=players[k % len(players)])
+                  for a in text.split(";")) for k, text in enumerate(texts)]
+
+
+def positions(turns, rules="looney"):
+    state = GameState(preset(rules))
+    out = []
+    for turn in turns:
+        state.push(turn)
+        out.append(state.copy())
+    return out
+
+
+class FaultyStore(GameStore):
+    """A store whose writes fail while ``fault`` holds an exception to raise."""
+
+    fault: Exception | None = None
+
+    def _write(self, work):
+        if FaultyStore.fault is not None:
+            # As SQLite reports it: the seam classifies it like any sqlite3 error.
+            def fail(_conn: sqlite3.Connection):
+                raise FaultyStore.fault
+            return super()._write(fail)
+        return super()._write(work)
+
+
+def disk_full() -> sqlite3.OperationalError:
+    return sqlite3.OperationalError("database or disk is full")
