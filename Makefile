@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench lint clean flash
+.PHONY: demo test corpus bench fuzz lint clean flash
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -26,6 +26,10 @@ corpus: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# Long fault-injection runs (the short forms are part of `make test`).
+fuzz: $(STAMP)
+	$(PY) benchmarks/kill_fuzz.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks

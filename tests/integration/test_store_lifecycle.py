@@ -1,0 +1,173 @@
+"""The game lifecycle through `homeworlds play` on the simulated table: resign / draw /
+abandon typed on the host's terminal are recorded with who and when; a cleared table
+after a finished game starts a new game in the store and the finished one is kept; a
+store fault is reported, the game goes on, and the store catches up when it clears."""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from homeworlds.commands import play
+from homeworlds.config import load_config
+from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.rules.presets import preset
+from homeworlds.rules.state import GameState
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.store import GameStore
+from homeworlds.table.layout import builtin_layout
+
+from ..store.helpers import OPENING, FaultyStore, disk_full, turns_of
+
+LAYOUT = builtin_layout("standard-2p")
+
+
+class _Host:
+    def __init__(self, config_path, record, store, opener=None):
+        self.stop = threading.Event()
+        self.commands: queue.Queue = queue.Queue()
+        config = load_config(config_path)
+        output = config.pixels.open_output(config.layout.pixel_count)
+        self.thread = threading.Thread(target=lambda: play.serve(
+            config, output, record, self.stop, store_path=store, commands=self.commands,
+            store_opener=opener))
+        self.thread.start()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+
+
+def _wait_for(predicate, timeout=20.0, what="the host"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _query(store, sql, params=()):
+    if not store.exists():
+        return []
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError:
+            return []
+
+
+def _turns(store, game_id=None):
+    if game_id is None:
+        return _query(store, "SELECT COUNT(*) FROM turns")[0][0] if store.exists() else 0
+    rows = _query(store, "SELECT COUNT(*) FROM turns WHERE game_id = ?", (game_id,))
+    return rows[0][0] if rows else 0
+
+
+@pytest.fixture
+def table_setup(tmp_path):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
+        yield table, config
+
+
+def _play(driver, store, texts, first=1, game_id=None):
+    for k, turn in enumerate(turns_of(texts)[first - 1:], start=first):
+        time.sleep(0.2)
+        driver.play_turn(turn)
+        _wait_for(lambda n=k: _turns(store, game_id) >= n, what=f"turn {k}")
+
+
+def _clear(table):
+    for slot in LAYOUT.slots:
+        for zone in (slot.star_zone, *slot.ship_zones):
+            for uid in table.tags_on(zone):
+                table.to_bank(uid)
+
+
+def test_resign_then_a_cleared_table_starts_a_new_game(tmp_path, table_setup):
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:3])
+        host.commands.put("resign Bob\n")
+        _wait_for(lambda: _query(store, "SELECT status FROM games") == [("resigned",)],
+                  what="the resignation")
+        _clear(table)
+        _wait_for(lambda: len(_query(store, "SELECT id FROM games")) == 2,
+                  what="a new game")
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2], game_id=2)
+    finally:
+        host.close()
+    db = GameStore.open(store)
+    first, second = db.games()
+    assert (first.status, first.turns, second.status, second.turns) == (
+        "resigned", 3, "playing", 2)
+    result = db.result(first.id)
+    assert (result.kind, result.by_seat, result.winners, result.after_turn) == (
+        "resigned", 1, (0,), 3)
+    assert result.at.startswith(first.started[:4])
+    assert [t.sdg for t in db.turns(first.id)] == OPENING[:3]
+    # The finished game's export is kept beside the current one.
+    assert len(read_sdg_file(tmp_path / "game-record-game1.raw").turns) == 3
+    assert len(read_sdg_file(record).turns) == 2
+
+
+@pytest.mark.parametrize("command, status", [("draw", "agreed-draw"),
+                                             ("abandon", "abandoned")])
+def test_draw_and_abandon_are_recorded(tmp_path, table_setup, command, status):
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        host.commands.put(f"{command}\n")
+        _wait_for(lambda: _query(store, "SELECT status FROM games") == [(status,)],
+                  what=f"the {command}")
+    finally:
+        host.close()
+    rows = _query(store, "SELECT kind, by_seat, after_turn, at IS NOT NULL FROM results")
+    assert rows == [(status, None, 2, 1)]
+
+
+def test_a_store_fault_keeps_the_game_going_and_nothing_is_lost(tmp_path, table_setup,
+                                                                 capsys):
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    FaultyStore.fault = None
+    host = _Host(config, record, store, opener=FaultyStore.open)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        FaultyStore.fault = disk_full()
+        for k, turn in enumerate(turns_of(OPENING)[2:4], start=3):
+            time.sleep(0.2)
+            driver.play_turn(turn)
+            _wait_for(lambda n=k: record.exists() and len(read_sdg_file(record).turns) == n,
+                      what=f"turn {k} in the export")
+        assert _turns(store) == 2
+        FaultyStore.fault = None
+        _wait_for(lambda: _turns(store) == 4, timeout=10, what="the retried writes")
+        _play(driver, store, OPENING, first=5)
+    finally:
+        FaultyStore.fault = None
+        host.close()
+    captured = capsys.readouterr()
+    assert "NOT SAVED" in captured.err and "disk is full" in captured.err
+    assert "saved again, nothing was lost" in captured.out
+    db = GameStore.open(store)
+    assert [t.sdg for t in db.turns(1)] == OPENING
