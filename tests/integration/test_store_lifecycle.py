@@ -171,3 +171,63 @@ def test_a_store_fault_keeps_the_game_going_and_nothing_is_lost(tmp_path, table_
     assert "saved again, nothing was lost" in captured.out
     db = GameStore.open(store)
     assert [t.sdg for t in db.turns(1)] == OPENING
+
+
+def test_after_a_restart_a_finished_game_waits_for_the_cleared_table(tmp_path, table_setup,
+                                                                     capsys):
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        host.commands.put("resign Ann\n")
+        _wait_for(lambda: _query(store, "SELECT status FROM games") == [("resigned",)],
+                  what="the resignation")
+    finally:
+        host.close()
+    host = _Host(config, record, store)
+    try:
+        _wait_for(lambda: "game 1 is over (resigned)" in capsys.readouterr().out,
+                  what="the host to show the finished game")
+        assert len(_query(store, "SELECT id FROM games")) == 1
+        _clear(table)
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:1], game_id=2)
+    finally:
+        host.close()
+    assert _query(store, "SELECT id, status FROM games") == [(1, "resigned"), (2, "playing")]
+    assert _turns(store, 1) == 2
+
+
+def test_a_corrupted_store_is_refused_and_a_new_one_beside_it_goes_on(tmp_path, table_setup,
+                                                                       capsys):
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:3])
+    finally:
+        host.close()
+    damaged = b"this is no longer a database " * 200
+    store.write_bytes(damaged)
+    for suffix in ("-wal", "-shm"):
+        store.with_name(store.name + suffix).unlink(missing_ok=True)
+    assert play.run(_args(config, record, store), stop=threading.Event()) == 2
+    err = capsys.readouterr().err
+    assert "not a readable game store" in err and "left untouched" in err and "--store" in err
+    assert store.read_bytes() == damaged
+    # A new store beside it: the game goes on from the SDG export.
+    beside = tmp_path / "games-new.sqlite"
+    host = _Host(config, record, beside)
+    try:
+        _play(driver, beside, OPENING, first=4)
+    finally:
+        host.close()
+    assert [t.sdg for t in GameStore.open(beside).turns(1)] == OPENING
+
+
+def _args(config, record, store):
+    import argparse
+    return argparse.Namespace(config=str(config), record=str(record), store=str(store))

@@ -182,6 +182,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
 
     tracker = session.tracker
     point = recorder.resume_point()
+    if point is not None and point.game.finished and not point.record:
+        point = None
     if point is not None:
         game = point.game
         if tuple(p.casefold() for p in game.players) != tuple(
@@ -201,6 +203,14 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                                "the position stored with the last one (were the rules "
                                "changed?); export it with `homeworlds games export`")
         recorder.continue_game(game)
+        if game.finished:
+            # Shown until the table is cleared; then a new game begins.
+            if point.result is not None and point.result.kind in (
+                    "resigned", "agreed-draw", "abandoned") and not tracker.state.is_over:
+                tracker.end_game(point.result.kind, point.result.by_seat)
+            print(f"game {game.id} is over ({game.status}): clear the table for a new game",
+                  flush=True)
+            return None
         exporter.write(tracker.record)
         print(f"resuming game {game.id} from {recorder.path} after {len(point.record)} turns",
               flush=True)

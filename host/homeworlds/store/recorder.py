@@ -52,6 +52,8 @@ class ResumePoint:
     #: the table at a hand-over after the last committed turn (the host died before it
     #: committed that turn), or None
     pending_handover: StoredObservation | None
+    #: how the game ended, when it is finished (the table then waits to be cleared)
+    result: StoredResult | None = None
 
 
 class GameRecorder:
@@ -73,6 +75,7 @@ class GameRecorder:
         self._last_try = float("-inf")
         self.uid: str | None = None
         self.game_id: int | None = None
+        self._unwritten_game: Callable[[GameStore], None] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -97,36 +100,40 @@ class GameRecorder:
         return len(self._pending)
 
     def resume_point(self) -> ResumePoint | None:
-        """The table's unfinished game in the store (None: none, or the store is
-        unreadable)."""
+        """The table's latest game in the store, finished or not (None: none, or the store
+        is unreadable). A finished game is shown until the table is cleared."""
         if self.store is None:
             return None
         game = self.store.latest_game(self.table)
-        if game is None or game.finished:
+        if game is None:
             return None
         turns: list[StoredTurn] = self.store.turns(game.id)
         record = tuple((t.seat, turn_from_sdg(t.sdg, t.seat, game.players)) for t in turns)
         pending = self.store.observations(game.id, after_turn=len(turns))
         return ResumePoint(game, record, turns[-1].position if turns else None,
                            turns[-1].star_tags if turns else {},
-                           pending[-1] if pending else None)
+                           None if pending == [] or game.finished else pending[-1],
+                           self.store.result(game.id) if game.finished else None)
 
     # ------------------------------------------------------------------ games
 
     def start_game(self, rules: Rules, players: Sequence[str], first_seat: int = 0,
                    alignments: Sequence[str | None] | None = None) -> None:
+        """A new game; it is written with its first turn or hand-over (so that a table
+        started and stopped leaves no empty games)."""
         uid = uuid.uuid4().hex
         self.uid, self.game_id = uid, None
         handicaps = asdict(rules.handicaps)
         started = self._wall()
         players = tuple(players)
         alignments = tuple(alignments) if alignments else None
-        self._queue("a new game", lambda s: s.create_game(
+        self._unwritten_game = lambda s: s.create_game(
             uid, table=self.table, layout=self.layout, rules=rules.name, handicaps=handicaps,
-            first_seat=first_seat, players=players, alignments=alignments, started=started))
+            first_seat=first_seat, players=players, alignments=alignments, started=started)
 
     def continue_game(self, game: StoredGame) -> None:
         self.uid, self.game_id = game.uid, game.id
+        self._unwritten_game = None
 
     def turn(self, number: int, seat: int, turn: Turn, state: GameState,
              players: Sequence[str], star_tags: Mapping[str, Iterable[str]]) -> None:
@@ -159,6 +166,9 @@ class GameRecorder:
     def _need_game(self) -> str:
         if self.uid is None:
             raise RuntimeError("the recorder has no current game: start_game first")
+        if self._unwritten_game is not None:
+            self._pending.append(("a new game", self._unwritten_game))
+            self._unwritten_game = None
         return self.uid
 
     # ------------------------------------------------------------------ writing
