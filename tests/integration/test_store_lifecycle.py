@@ -63,7 +63,8 @@ def _query(store, sql, params=()):
 
 def _turns(store, game_id=None):
     if game_id is None:
-        return _query(store, "SELECT COUNT(*) FROM turns")[0][0] if store.exists() else 0
+        rows = _query(store, "SELECT COUNT(*) FROM turns")
+        return rows[0][0] if rows else 0
     rows = _query(store, "SELECT COUNT(*) FROM turns WHERE game_id = ?", (game_id,))
     return rows[0][0] if rows else 0
 
