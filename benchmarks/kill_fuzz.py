@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from homeworlds.archive import load_expected
+from homeworlds.crash_drill import CrashDrill
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.sim.crash_drill import CrashDrill
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -33,9 +33,7 @@ from homeworlds.notation.sdg import SdgGame
 from homeworlds.rules.inference import board_key
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
-from homeworlds.sim.driver import TableDriver
-from homeworlds.sim.pty import PtyMcu
-from homeworlds.sim.table import VirtualTable, make_registry
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store.records import position_to_json, turn_from_sdg
 from homeworlds.table.layout import builtin_layout
 
