@@ -192,3 +192,32 @@ def test_resume_point_has_the_record_and_the_last_star_tags(tmp_path):
     assert point.star_tags == {"Ann": ["E004A1", "E004A2"]}
     assert point.pending_handover.zones == {5: ["E004B7"], 7: ["E004C1", "E004C2"]}
     assert point.position == position_to_json(positions(turns)[-1])
+
+
+def test_alternating_setup_picks_are_stored_and_read_back(tmp_path, capsys):
+    from homeworlds.cli import main
+    from homeworlds.rules.actions import SetupPick
+    from homeworlds.rules.pieces import Piece
+    from homeworlds.rules.state import GameState
+
+    rules = preset("alternating-setup")
+    picks = [("star", "y1"), ("star", "r1"), ("star", "b2"), ("star", "y2"), ("ship", "g3"),
+             ("ship", "g3")]
+    turns = [(SetupPick(Piece.from_text(p), role, PLAYERS[k % 2]),)
+             for k, (role, p) in enumerate(picks)]
+    state = GameState(rules)
+    path = tmp_path / "games.sqlite"
+    recorder = GameRecorder(path, table="club-1", layout="standard-2p")
+    recorder.open()
+    recorder.start_game(rules, PLAYERS)
+    for number, turn in enumerate(turns, start=1):
+        state.push(turn)
+        recorder.turn(number, (number - 1) % 2, turn, state.copy(), PLAYERS, {})
+    recorder.close()
+    again = GameRecorder(path, table="club-1", layout="standard-2p")
+    again.open()
+    assert [t for _, t in again.resume_point().record] == turns
+    # SDG has no words for the picks: the export says so instead of failing.
+    assert main(["games", "--store", str(path), "export", "1"]) == 2
+    assert "cannot be written in SDG notation" in capsys.readouterr().err
+    assert main(["games", "--store", str(path), "export", "1", "--format", "json"]) == 0

@@ -105,9 +105,12 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
                started: str | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order."""
-    game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
-                    number=number, winner=winner, started=started)
-    return write_sdg(game)
+    try:
+        game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
+                        number=number, winner=winner, started=started)
+        return write_sdg(game)
+    except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
+        raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
 
 
 def export_sdg(store: GameStore, game: StoredGame) -> str:

@@ -2,7 +2,8 @@
 
 A turn is the SDG text of its actions, one per line (``Build G1 Ann``), read back with
 the game's players (captures with three or more players name the owner's seat letter,
-as in an SDG file). A position is a JSON object::
+as in an SDG file). SDG has no words for the single picks of the alternating setup; the
+store writes them ``Setup star Y1`` / ``Setup ship G3``. A position is a JSON object::
 
     {"to_move": 1, "over": false, "winners": [],
      "systems": [{"name": "Ann", "home_of": 0, "stars": ["y1", "b2"],
@@ -15,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action, sdg_game
-from homeworlds.rules.actions import Turn
-from homeworlds.rules.pieces import PIECES
+from homeworlds.rules.actions import SetupPick, Turn
+from homeworlds.rules.pieces import PIECES, Piece
 from homeworlds.rules.state import GameState
 
 
@@ -29,14 +30,23 @@ def _letters(players: Sequence[str]) -> dict[int, str] | None:
 
 def turn_to_sdg(turn: Turn, players: Sequence[str]) -> str:
     letters = _letters(players)
-    return "\n".join(format_sdg_action(a, seat_letters=letters) for a in turn)
+    return "\n".join(f"Setup {a.role} {a.piece.to_text().upper()}" if isinstance(a, SetupPick)
+                     else format_sdg_action(a, seat_letters=letters) for a in turn)
 
 
 def turn_from_sdg(text: str, seat: int, players: Sequence[str]) -> Turn:
     letters = _letters(players)
     seats = {letter: s for s, letter in letters.items()} if letters else None
-    return tuple(parse_sdg_action(line, player=players[seat], seats=seats)
-                 for line in text.splitlines() if line.strip())
+    out = []
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "Setup" and len(words) == 3 and words[1] in ("star", "ship"):
+            out.append(SetupPick(Piece.from_text(words[2].lower()), words[1], players[seat]))
+        else:
+            out.append(parse_sdg_action(line, player=players[seat], seats=seats))
+    return tuple(out)
 
 
 def position_to_json(state: GameState) -> dict[str, Any]:
