@@ -253,8 +253,13 @@ def _replay_journal(session, observation) -> None:
 
     view = TableView(session.layout, session.view.registry)
     view.replace_all(observation.zones)
-    before = len(session.tracker.record)
-    session.tracker.update(view.observe())
+    tracker = session.tracker
+    before = len(tracker.record)
+    journal, tracker.on_handover = tracker.on_handover, None  # it is in the journal already
+    try:
+        tracker.update(view.observe())
+    finally:
+        tracker.on_handover = journal
     if len(session.tracker.record) > before:
         print(f"recovered turn {before + 1} from the hand-over seen at {observation.seen}",
               flush=True)

@@ -94,6 +94,7 @@ class TurnTracker:
     def __post_init__(self) -> None:
         self._partial_cache = None
         self._resumed = False
+        self._journal_tags: dict[str, frozenset[str]] = {}
         self.new_game()
 
     # ---- game lifecycle ----
@@ -126,6 +127,7 @@ class TurnTracker:
             names = {s.key: s.name for s in self.state.systems}
             self.star_tags = {names[n.casefold()]: frozenset(t) for n, t in star_tags.items()
                               if n.casefold() in names}
+        self._journal_tags = dict(self.star_tags)
         self._resumed = True
         self.status = Status("resume", self.state.to_move, "lay the table out as recorded")
 
@@ -338,6 +340,11 @@ class TurnTracker:
         for name, stars in self.star_tags.items():
             if tags & stars:
                 return name
+        if self._resumed:
+            # A system the players lay out again after a restart: its journalled tags.
+            for name, stars in self._journal_tags.items():
+                if tags & stars and name not in self.star_tags:
+                    return name
         return None
 
     def _rename_discoveries(self, turn: Turn) -> Turn:
