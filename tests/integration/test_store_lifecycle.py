@@ -6,6 +6,7 @@ store fault is reported, the game goes on, and the store catches up when it clea
 from __future__ import annotations
 
 import queue
+import re
 import sqlite3
 import threading
 import time
@@ -232,3 +233,34 @@ def test_a_corrupted_store_is_refused_and_a_new_one_beside_it_goes_on(tmp_path, 
 def _args(config, record, store):
     import argparse
     return argparse.Namespace(config=str(config), record=str(record), store=str(store))
+
+
+def test_turns_the_store_missed_when_the_host_stopped_are_taken_from_the_export(
+        tmp_path, table_setup, capsys):
+    """The store was full when the host was stopped: the turns it lacks are in the SDG
+    export, and the next start copies them into the store and goes on."""
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    FaultyStore.fault = None
+    host = _Host(config, record, store, opener=FaultyStore.open)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        FaultyStore.fault = disk_full()
+        for k, turn in enumerate(turns_of(OPENING)[2:4], start=3):
+            time.sleep(0.2)
+            driver.play_turn(turn)
+            _wait_for(lambda n=k: record.exists() and len(read_sdg_file(record).turns) == n,
+                      what=f"turn {k} in the export")
+    finally:
+        host.close()
+        FaultyStore.fault = None
+    assert _turns(store) == 2
+    assert re.search(r"\d+ writes could not be saved", capsys.readouterr().err)
+    host = _Host(config, record, store)
+    try:
+        _wait_for(lambda: _turns(store) == 4, what="the turns copied from the export")
+        _play(driver, store, OPENING, first=5)
+    finally:
+        host.close()
+    assert [t.sdg for t in GameStore.open(store).turns(1)] == OPENING

@@ -182,12 +182,12 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
 
     tracker = session.tracker
     point = recorder.resume_point()
-    if point is not None and point.game.finished and not point.record:
-        point = None
+    if point is not None and point.game.finished and (not point.record or not _same_players(
+            point.game.players, config.players)):
+        point = None  # a finished game does not hold the table for other players
     if point is not None:
         game = point.game
-        if tuple(p.casefold() for p in game.players) != tuple(
-                p.casefold() for p in config.players):
+        if not _same_players(game.players, config.players):
             raise _ResumeError(
                 f"the unfinished game {game.id} in {recorder.path} is between "
                 f"{', '.join(game.players)}, the configuration names "
@@ -203,6 +203,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                                "the position stored with the last one (were the rules "
                                "changed?); export it with `homeworlds games export`")
         recorder.continue_game(game)
+        if not game.finished:
+            _catch_up_from_export(tracker, recorder, record_path, config, point)
         if game.finished:
             # Shown until the table is cleared; then a new game begins.
             if point.result is not None and point.result.kind in (
@@ -212,8 +214,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                   flush=True)
             return None
         exporter.write(tracker.record)
-        print(f"resuming game {game.id} from {recorder.path} after {len(point.record)} turns",
-              flush=True)
+        print(f"resuming game {game.id} from {recorder.path} after {len(tracker.record)} "
+              "turns", flush=True)
         return point.pending_handover
     record = None
     if record_path.exists():
@@ -245,6 +247,45 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
         print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
               f"the store {recorder.path})", flush=True)
     return None
+
+
+def _same_players(stored, configured) -> bool:
+    return tuple(p.casefold() for p in stored) == tuple(p.casefold() for p in configured)
+
+
+def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableConfig,
+                          point) -> None:
+    """Turns the SDG export holds beyond the store's (the store had a fault when the host
+    stopped) are the same game's: they are resumed and written to the store."""
+    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.rules.errors import HomeworldsError
+
+    stored = list(point.record)
+    try:
+        sdg = read_sdg_file(record_path)
+    except (OSError, HomeworldsError, ValueError):
+        return
+    exported = [(t.seat, t.actions) for t in sdg.turns]
+    if not _same_players(sdg.players, config.players) or len(exported) <= len(stored) \
+            or exported[:len(stored)] != stored:
+        return
+    try:
+        tracker.resume(exported, point.star_tags)
+    except (HomeworldsError, ValueError) as exc:
+        print(f"homeworlds play: the export {record_path} has {len(exported) - len(stored)} "
+              f"turns more than the store, but they do not replay ({exc}); ignored",
+              file=sys.stderr, flush=True)
+        tracker.resume(stored, point.star_tags)
+        return
+    from homeworlds.rules.state import GameState
+
+    state = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat)
+    for number, (seat, turn) in enumerate(exported, start=1):
+        state.push(turn)
+        if number > len(stored):
+            recorder.turn(number, seat, turn, state.copy(), config.players, {})
+    print(f"the export {record_path} had turns {len(stored) + 1}-{len(exported)}, which the "
+          "store lacked: copied into the store", flush=True)
 
 
 def _replay_journal(session, observation) -> None:
