@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import format_sdg_action
 from homeworlds.rules.actions import Turn
@@ -35,7 +36,7 @@ def load_position(name: str, rules_name: str) -> GameState:
     """
     path = Path(name)
     try:
-        game = read_cooked_file(path)
+        game = read_cooked_file(path, named=True)
     except OSError as exc:
         raise CommandError(f"{path}: {exc.strerror or exc}") from None
     except HomeworldsError as exc:
@@ -47,6 +48,11 @@ def load_position(name: str, rules_name: str) -> GameState:
         state = GameState.from_position(game.systems, preset(rules_name), to_move=0)
     except ValueError as exc:
         raise CommandError(f"{path}: {exc}") from None
+    if state.in_setup:
+        missing = [str(seat) for seat, done in enumerate(state.set_up) if not done]
+        raise CommandError(f"{path}: setup is not finished: no home for seat "
+                           f"{' and '.join(missing)} (a position needs a line like "
+                           "'Home (1, y3b1) -g3' for each seat)")
     for number, turn in enumerate(game.turns, start=1):
         if state.is_over:
             raise CommandError(f"{path}: turn {number} comes after the end of the game")
@@ -83,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = load_position(args.position, args.rules)
     except CommandError as exc:
-        print(f"homeworlds successors: {exc}", file=sys.stderr)
+        print(printable(f"homeworlds successors: {exc}"), file=sys.stderr)
         return 2
     if state.is_over:
         print(f"homeworlds successors: {args.position}: the game is over", file=sys.stderr)
@@ -91,10 +97,19 @@ def run(args: argparse.Namespace) -> int:
     if args.count:
         print(count_successors(state))
         return 0
-    shown = 0
+    shown = found = 0
     for succ in successors(state):
+        found += 1
         if args.limit is not None and shown >= args.limit:
             break
-        print(sdg_turn(succ.turn))
+        print(printable(sdg_turn(succ.turn)))
         shown += 1
+    if not found:
+        seat = state.to_move
+        ships = sum(sum(system.ships[seat]) for system in state.systems)
+        why = "it has no ships" if not ships else "every turn is illegal under the " \
+            f"{args.rules} rules"
+        print(printable(f"homeworlds successors: {args.position}: seat {seat} (to move) has no "
+                        f"legal turn in this position: {why}"), file=sys.stderr)
+        return 1
     return 0

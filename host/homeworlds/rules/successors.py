@@ -115,8 +115,8 @@ class _Filter:
 class _Search:
     """One successor enumeration from one position.
 
-    ``results`` maps the exact product key of each distinct successor to the path
-    that first reached it (None when paths are not kept); ``fresh`` lists the
+    ``results`` holds the exact product key of each distinct successor (as dict keys,
+    values None); ``fresh`` lists the
     (path, canonical key) of results not yet handed out.
     """
 
@@ -243,12 +243,11 @@ class _Search:
                         return
             if k in results:
                 return
+            # Only the key is kept for the whole search: a path is handed out once, through
+            # ``fresh``, so that listing successors holds each turn only until it is printed.
+            results[k] = None
             if keep:
-                p = tuple(path)
-                results[k] = p
-                fresh.append((p, portable_key()))
-            else:
-                results[k] = None
+                fresh.append((tuple(path), portable_key()))
 
         def final_win():
             """Win mode: stop the search if the current position ends a winning turn."""
