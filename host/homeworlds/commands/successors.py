@@ -13,7 +13,12 @@ from homeworlds.rules.actions import Turn
 from homeworlds.rules.errors import HomeworldsError
 from homeworlds.rules.presets import PRESETS, preset
 from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import count_successors, successors
+from homeworlds.rules.successors import (
+    Successor,
+    count_successors,
+    each_successor,
+    successors,
+)
 
 DEFAULT_RULES = "strict"
 
@@ -97,13 +102,19 @@ def run(args: argparse.Namespace) -> int:
     if args.count:
         print(count_successors(state))
         return 0
-    shown = found = 0
-    for succ in successors(state):
-        found += 1
-        if args.limit is not None and shown >= args.limit:
-            break
-        print(printable(sdg_turn(succ.turn)))
-        shown += 1
+    if args.limit == 0:
+        found = any(True for _ in successors(state))
+    else:
+        # Printed as the search finds them: a listing of a million turns holds none of them.
+        printed = 0
+
+        def print_turn(succ: Successor) -> bool:
+            nonlocal printed
+            print(printable(sdg_turn(succ.turn)))
+            printed += 1
+            return printed == args.limit
+
+        found = each_successor(state, print_turn)
     if not found:
         seat = state.to_move
         ships = sum(sum(system.ships[seat]) for system in state.systems)
