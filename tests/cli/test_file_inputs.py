@@ -166,3 +166,13 @@ def test_successors_listing_prints_as_it_searches(tmp_path):
         tracemalloc.stop()
     assert sink.lines == 12169
     assert peak < 4_000_000
+
+
+@pytest.mark.parametrize("option", [["--miss-rate", "2"], ["--miss-rate", "nan"],
+                                    ["--speed", "-1"], ["--speed", "inf"]])
+def test_demo_refuses_out_of_range_options(capsys, option):
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", *option])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option[0]}" in err and "Traceback" not in err

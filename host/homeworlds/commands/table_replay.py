@@ -24,11 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "refused turn, a different record), 2 when a file cannot be read.")
     p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
     p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
-    p.add_argument("--miss-rate", type=_miss_rate, default=0.05,
+    p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="probability that a tag is missed in one scan, from 0 to 0.9 "
                    "(default 0.05)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=_timeout, default=20.0,
+    p.add_argument("--timeout", type=timeout_option, default=20.0,
                    help="seconds the host may take to catch up with the table, more than 0 "
                    "and at most 3600 (default 20)")
     p.add_argument("files", nargs="+", metavar="FILE")
@@ -40,7 +40,7 @@ MAX_MISS_RATE = 0.9
 MAX_TIMEOUT = 3600.0
 
 
-def _number(text: str) -> float:
+def finite_number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -50,16 +50,16 @@ def _number(text: str) -> float:
     return value
 
 
-def _miss_rate(text: str) -> float:
-    value = _number(text)
+def miss_rate_option(text: str) -> float:
+    value = finite_number(text)
     if not 0.0 <= value <= MAX_MISS_RATE:
         raise argparse.ArgumentTypeError(f"{text} is out of range: give a probability from 0 "
                                          f"to {MAX_MISS_RATE}")
     return value
 
 
-def _timeout(text: str) -> float:
-    value = _number(text)
+def timeout_option(text: str) -> float:
+    value = finite_number(text)
     if not 0.0 < value <= MAX_TIMEOUT:
         raise argparse.ArgumentTypeError(f"{text} is out of range: give seconds, more than 0 "
                                          f"and at most {MAX_TIMEOUT:g}")
