@@ -1,6 +1,8 @@
 # Every target creates or reuses .venv, so a fresh machine needs only Python 3.11+ and make.
+# The probe runs each candidate with its output silenced: a pyenv shim for a version that
+# is not installed exists on PATH but prints a "command not found" block when run.
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -27,9 +29,10 @@ corpus: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
-# Long fault-injection runs (the short forms are part of `make test`).
+# Long fault-injection and input fuzz runs (the short forms are part of `make test`).
 fuzz: $(STAMP)
 	$(PY) benchmarks/kill_fuzz.py
+	$(PY) benchmarks/input_fuzz.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks

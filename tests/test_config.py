@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from homeworlds.config import ConfigError, load_config
+from homeworlds.config import ConfigError, check_player_name, load_config
 
 
 def _write(tmp_path, text):
@@ -45,3 +47,115 @@ def test_bad_config_names_file_and_key(tmp_path, text, where):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="no such file"):
         load_config(tmp_path / "nope.toml")
+
+
+# --- values: ranges, finite numbers, names the record can write, consistency (issue 10)
+
+@pytest.mark.parametrize("text, where", [
+    ("[serial]\nheartbeat_timeout = 0\n", "serial.heartbeat_timeout: 0 is out of range"),
+    ("[serial]\nheartbeat_timeout = -2.5\n", "serial.heartbeat_timeout: -2.5 is out of range"),
+    ("[serial]\nheartbeat_timeout = nan\n", "serial.heartbeat_timeout: nan is out of range"),
+    ("[serial]\nheartbeat_timeout = inf\n", "serial.heartbeat_timeout: inf is out of range"),
+    ("[serial]\nheartbeat_timeout = 1e-9\n", "serial.heartbeat_timeout: 1e-09 is out of range"),
+    ("[serial]\nbaudrate = 0\n", "serial.baudrate: 0 is out of range"),
+    ("[serial]\nbaudrate = -9600\n", "serial.baudrate: -9600 is out of range"),
+    ("[serial]\nbaudrate = 4611686018427387904\n", "serial.baudrate: 4611686018427387904 is"),
+    ("[serial]\nbaudrate = 115200.0\n", "serial.baudrate: wrong type float"),
+    ("[serial]\nport = ''\n", "serial.port"),
+    ("[handicaps]\njunior_seat = 7\n", "handicaps.junior_seat: no seat 7"),
+    ("[handicaps]\njunior_seat = -1\n", "handicaps.junior_seat: no seat -1"),
+    ("[handicaps]\ntimewarp_turns = -3\n", "handicaps.timewarp_turns: -3 is out of range"),
+    ("[handicaps]\ntimewarp_turns = 1000000000\n", "handicaps.timewarp_turns: 1000000000"),
+    ("[table]\nrules = 'sinister'\n", "table.rules: the sinister rules are for 3 to 6 players"),
+    ("[table]\nlayout = 'four-seat'\nrules = 'last-standing'\n[handicaps]\nred_alert = true\n",
+     "handicaps: the novice handicaps are for two players"),
+    ("[table]\nplayers = ['Al', 'Al']\n", "table.players[1]: 'Al' is also the name of player 0"),
+    ("[table]\nplayers = ['Al', 'aL']\n", "table.players[1]: 'aL' is also the name"),
+    ("[table]\nplayers = ['Al Bo', 'Cy']\n", "table.players[0]: 'Al Bo' contains a space"),
+    ("[table]\nplayers = ['Al:', 'Cy']\n", "table.players[0]: 'Al:' contains ':'"),
+    ("[table]\nplayers = ['Al', 'C(y']\n", "table.players[1]: 'C(y' contains '('"),
+    ("[table]\nplayers = ['Al', 'Cy)']\n", "table.players[1]: 'Cy)' contains ')'"),
+    ("[table]\nplayers = ['A,l', 'Cy']\n", "table.players[0]: 'A,l' contains ','"),
+    ('[table]\nplayers = ["A\\nl", "Cy"]\n', "table.players[0]: 'A\\nl' contains a space or line"),
+    ('[table]\nplayers = ["A\\u001b[31ml", "Cy"]\n', "contains a control character"),
+    ("[table]\nplayers = ['', 'Cy']\n", "table.players[0]: a name cannot be empty"),
+    ("[table]\nplayers = [1, 'Cy']\n", "table.players[0]: 1 is not a string"),
+    ("[table]\nplayers = ['#1', 'Cy']\n", "table.players[0]: '#1' starts with '#'"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    ("[serial]\nbaudrate = 1" + "0" * 5000 + "\n", "not valid TOML"),
+])
+def test_bad_values_name_file_key_and_fix(tmp_path, text, where):
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert where in str(err.value) and "table.toml" in str(err.value)
+
+
+def test_non_utf8_config_names_the_line(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_bytes(b"[table]\nplayers = ['\xff\xfe', 'Cy']\n")
+    with pytest.raises(ConfigError, match=r"table.toml:2: not UTF-8 text .* save the file as UTF-8"):
+        load_config(path)
+
+
+def test_huge_config_is_refused_without_reading_it_whole(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    with pytest.raises(ConfigError, match="not a configuration file"):
+        load_config(path)
+
+
+def test_four_seat_registry_on_a_two_seat_layout(tmp_path):
+    from homeworlds.rules.pieces import PIECES
+    from homeworlds.table.registry import Registry, TagInfo
+
+    tags = {f"E004{n:012X}": TagInfo.for_piece(piece, letter)
+            for n, (piece, letter) in enumerate((p, c) for p in PIECES for c in "abcde")}
+    Registry(tags).save(tmp_path / "registry.toml")
+    path = _write(tmp_path, "[table]\nregistry = 'registry.toml'\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert "table.registry" in str(err.value) and "'d', 'e'" in str(err.value)
+    assert "a 2-seat table plays with 3 copies" in str(err.value)
+    four = _write(tmp_path, "[table]\nregistry = 'registry.toml'\nlayout = 'four-seat'\n"
+                  "rules = 'last-standing'\n")
+    assert load_config(four).registry is not None
+
+
+@pytest.mark.parametrize("text", [
+    "[serial]\nheartbeat_timeout = 0.5\nbaudrate = 300\n",
+    "[serial]\nheartbeat_timeout = 120\nbaudrate = 4000000\n",
+    "[handicaps]\njunior_seat = 0\ntimewarp_turns = 10\n",
+    "[table]\nplayers = ['Zoë', 'Bo_2-x.y']\n",
+])
+def test_values_at_the_edges_of_their_ranges_load(tmp_path, text):
+    load_config(_write(tmp_path, text))
+
+
+def test_play_exits_2_with_the_message_never_a_traceback(tmp_path, capsys):
+    from homeworlds.cli import main
+
+    path = _write(tmp_path, "[serial]\nport = '/dev/null'\nheartbeat_timeout = nan\n")
+    assert main(["play", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "table.toml: serial.heartbeat_timeout: nan is out of range" in err
+    assert "Traceback" not in err
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.lists(st.text(st.characters(exclude_categories=("Cs", "Cc", "Zs", "Zl", "Zp")),
+                        min_size=1, max_size=12), min_size=2, max_size=2, unique=True))
+def test_every_name_the_configuration_accepts_the_record_can_write(names):
+    """What ``check_player_name`` lets through, SDG notation writes and reads back."""
+    from homeworlds.notation.sdg import read_sdg, sdg_game, write_sdg
+    from homeworlds.rules.actions import Homeworld
+    from homeworlds.rules.pieces import PIECES
+
+    assume(names[0].casefold() != names[1].casefold())
+    if any(check_player_name(n) is not None for n in names):
+        return  # refused at load: nothing to write
+    home = [Homeworld((PIECES[0], PIECES[4]), PIECES[11], n) for n in names]
+    game = read_sdg(write_sdg(sdg_game(names, [[home[0]], [home[1]]])))
+    assert game.players == tuple(names)
+    assert [t.actions[0].name for t in game.turns] == names

@@ -6,6 +6,7 @@ error naming the file and the key. See docs/configuration.md for every key.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.settings import PixelSettings
 from homeworlds.rules.presets import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
-from homeworlds.table.registry import Registry, RegistryError
+from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
 
 
 class ConfigError(ValueError):
@@ -34,6 +35,26 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
 }
+
+
+#: A configuration file is a page of text; anything larger is not one (and is not read whole).
+MAX_CONFIG_BYTES = 1 << 20
+#: Serial speeds pyserial and the USB-serial chips we know accept (USB CDC ignores it).
+BAUDRATE_RANGE = (300, 4_000_000)
+#: Seconds of silence before the link counts as down. The firmware sends a heartbeat every
+#: second (docs/protocol.md, ``hb_ms``) and the host pings at half this timeout: under half
+#: a second a USB hiccup flaps the link; over two minutes an unplugged cable goes unnoticed
+#: for a whole turn.
+HEARTBEAT_TIMEOUT_RANGE = (0.5, 120.0)
+#: Second Turn Timewarp bonus turns. The rulebook says "one or more" (rulebooks/000, novice
+#: handicaps); more than ten bonus turns is no longer a game.
+TIMEWARP_TURNS_RANGE = (0, 10)
+#: Longest player name: the record, the terminal and the LED bar labels show it.
+MAX_NAME_LENGTH = 40
+#: Characters a player name may not contain: SDG writes ``K) name: action`` and
+#: ``Participants: name (S), ...``, and names homes after players (system names are one
+#: word; the cooked format also separates actions with ``;``).
+NAME_FORBIDDEN = ":(),;"
 
 
 @dataclass(frozen=True)
@@ -59,14 +80,35 @@ def load_config(path: str | Path) -> TableConfig:
     path = Path(path)
     source = str(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(source, None, "no such file") from None
     except OSError as exc:
         raise ConfigError(source, None, exc.strerror or str(exc)) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(source, None, f"larger than {MAX_CONFIG_BYTES} bytes: not a "
+                          "configuration file (hardware/table.example.toml is an example)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"{source}:{line}", None, f"not UTF-8 text ({exc.reason} at byte "
+                          f"{exc.start}): save the file as UTF-8") from None
+    return config_from_mapping(parse_toml(text, source), source, base=path.parent)
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """TOML text to a mapping; every way it can fail is a ConfigError naming the file."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, None, f"not valid TOML: {exc}") from None
-    return config_from_mapping(data, source, base=path.parent)
+    except RecursionError:
+        raise ConfigError(source, None, "not valid TOML: arrays or tables nested too deeply "
+                          "(a configuration needs two levels)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(source, None, f"not valid TOML: {exc}") from None
 
 
 def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path(".")
@@ -93,28 +135,62 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         candidate = base / layout_name
         layout = (load_layout(candidate) if layout_name.endswith(".toml")
                   else builtin_layout(layout_name))
-    except (LayoutError, KeyError, FileNotFoundError, ValueError) as exc:
+    except (LayoutError, KeyError, OSError, ValueError) as exc:
         raise ConfigError(source, "table.layout", str(exc)) from None
-    registry, registry_path = None, None
-    if "registry" in table:
-        registry_path = base / table["registry"]
-        if registry_path.exists():
-            try:
-                registry = Registry.load(registry_path)
-            except RegistryError as exc:
-                raise ConfigError(source, "table.registry", str(exc)) from None
+    except RecursionError:
+        raise ConfigError(source, "table.layout", f"{layout_name}: not valid TOML: nested "
+                          "too deeply") from None
+    seats = len(layout.seats)
     rules_name = table.get("rules", "looney")
     if rules_name not in PRESETS:
         raise ConfigError(source, "table.rules", f"unknown preset {rules_name!r} (presets: "
                           f"{', '.join(PRESETS)})")
     rules = preset(rules_name)
+    if not rules.min_players <= seats <= rules.max_players:
+        fitting = [name for name, r in PRESETS.items() if r.min_players <= seats <= r.max_players]
+        raise ConfigError(source, "table.rules", f"the {rules_name} rules are for "
+                          f"{_player_range(rules)} players, and the layout "
+                          f"{layout.name!r} seats {seats}: choose a layout with "
+                          f"{_player_range(rules)} seats or one of: {', '.join(fitting)}")
+    registry, registry_path = None, None
+    if "registry" in table:
+        registry_path = base / table["registry"]
+        try:
+            present = registry_path.exists()
+        except (OSError, ValueError) as exc:  # a NUL byte, a name too long
+            raise ConfigError(source, "table.registry", f"{table['registry']!r}: {exc}") from None
+        if present:
+            try:
+                registry = Registry.load(registry_path)
+            except RegistryError as exc:
+                raise ConfigError(source, "table.registry", str(exc)) from None
+            except RecursionError:
+                raise ConfigError(source, "table.registry", f"{registry_path}: not valid "
+                                  "TOML: nested too deeply") from None
+            _check_registry_fits(registry, rules, seats, source, registry_path)
     handicaps = data.get("handicaps", {})
     if handicaps:
+        _check_handicaps(handicaps, seats, source)
         rules = rules.with_handicaps(**handicaps)
     players = tuple(table.get("players", [s.name for s in layout.seats]))
-    if len(players) != len(layout.seats) or not all(isinstance(p, str) and p for p in players):
+    if len(players) != seats:
         raise ConfigError(source, "table.players", f"name one player per seat of the layout "
-                          f"({len(layout.seats)} seats)")
+                          f"({seats} seats), got {len(players)}")
+    _check_players(players, source)
+    port = serial.get("port")
+    if port is not None and (not port.strip() or not port.isprintable()):
+        raise ConfigError(source, "serial.port", f"{port!r} is not a device name (e.g. "
+                          "\"/dev/ttyACM1\" or a pyserial URL)")
+    baudrate = serial.get("baudrate", 115200)
+    low, high = BAUDRATE_RANGE
+    if not low <= baudrate <= high:
+        raise ConfigError(source, "serial.baudrate", f"{baudrate} is out of range: give a "
+                          f"serial speed from {low} to {high:,} (usually 115200)")
+    heartbeat_timeout = serial.get("heartbeat_timeout", 3.0)
+    low_s, high_s = HEARTBEAT_TIMEOUT_RANGE
+    if not (math.isfinite(heartbeat_timeout) and low_s <= heartbeat_timeout <= high_s):
+        raise ConfigError(source, "serial.heartbeat_timeout", f"{heartbeat_timeout} is out of "
+                          f"range: give seconds from {low_s} to {high_s:g} (usually 3.0)")
     try:
         pixels = PixelSettings.from_mapping(data.get("pixels", {}), source=source,
                                             prefix="pixels.")
@@ -126,7 +202,78 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         if key in store and not store[key].strip():
             raise ConfigError(source, f"store.{key}", "must not be empty")
     return TableConfig(source, layout, registry, registry_path, rules, players,
-                       serial.get("port"), serial.get("baudrate", 115200),
-                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints,
+                       port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"))
+
+
+def _player_range(rules: Rules) -> str:
+    if rules.min_players == rules.max_players:
+        return str(rules.min_players)
+    return f"{rules.min_players} to {rules.max_players}"
+
+
+def _check_handicaps(handicaps: dict[str, Any], seats: int, source: str) -> None:
+    if seats != 2:
+        raise ConfigError(source, "handicaps", f"the novice handicaps are for two players "
+                          f"(rulebooks/000, novice handicaps) and the layout seats {seats}: "
+                          "remove the [handicaps] section")
+    junior = handicaps.get("junior_seat", 1)
+    if not 0 <= junior < seats:
+        raise ConfigError(source, "handicaps.junior_seat", f"no seat {junior}: give a seat "
+                          f"index from 0 to {seats - 1} (seat order of the layout)")
+    turns = handicaps.get("timewarp_turns", 0)
+    low, high = TIMEWARP_TURNS_RANGE
+    if not low <= turns <= high:
+        raise ConfigError(source, "handicaps.timewarp_turns", f"{turns} is out of range: give "
+                          f"{low} (no Timewarp) to {high} bonus turns")
+
+
+def _check_registry_fits(registry: Registry, rules: Rules, seats: int, source: str,
+                         path: Path) -> None:
+    copies = rules.bank_copies(seats)
+    extra = sorted({info.copy for _, info in registry.items()
+                    if info.is_piece and COPY_LETTERS.index(info.copy) >= copies})
+    if extra:
+        raise ConfigError(source, "table.registry", f"{path} has piece copies "
+                          f"{', '.join(repr(c) for c in extra)}, but a {seats}-seat table "
+                          f"plays with {copies} copies of each piece (a to "
+                          f"{COPY_LETTERS[copies - 1]}): use the registry enrolled for this "
+                          "table's pieces, or a layout with more seats")
+
+
+def check_player_name(name: object) -> str | None:
+    """Why ``name`` cannot be a player's name in the game record, or None when it can."""
+    if not isinstance(name, str):
+        return f"{name!r} is not a string"
+    if not name:
+        return "a name cannot be empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"{name[:MAX_NAME_LENGTH]!r}... is longer than {MAX_NAME_LENGTH} characters"
+    if any(ch.isspace() for ch in name):
+        return f"{name!r} contains a space or line break (SDG names are one word: try " \
+               f"{''.join(name.split())!r})"
+    if not name.isprintable():
+        return f"{name!r} contains a control character"
+    bad = sorted({ch for ch in name if ch in NAME_FORBIDDEN})
+    if bad:
+        return f"{name!r} contains {' '.join(repr(c) for c in bad)}, which SDG notation " \
+               f"cannot write (a name may not contain any of {NAME_FORBIDDEN})"
+    if name.startswith("#"):
+        return f"{name!r} starts with '#', which the cooked notation reads as a comment"
+    return None
+
+
+def _check_players(players: tuple[object, ...], source: str) -> None:
+    for index, name in enumerate(players):
+        problem = check_player_name(name)
+        if problem:
+            raise ConfigError(source, f"table.players[{index}]", problem)
+    seen: dict[str, int] = {}
+    for index, name in enumerate(players):
+        key = name.casefold()
+        if key in seen:
+            raise ConfigError(source, f"table.players[{index}]", f"{name!r} is also the name "
+                              f"of player {seen[key]} ({players[seen[key]]!r}); SDG does not "
+                              "tell names apart by case: give every player a different name")
+        seen[key] = index

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from homeworlds.notation.cooked import CookedGame, format_cooked_turn
 from homeworlds.notation.sdg import SdgGame
 from homeworlds.rules.actions import Homeworld
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction
@@ -132,6 +133,47 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "") -> Re
         end_turn = None
     return ReplayResult(file, game.number, players, error, board_end, end_turn, winner,
                         replayed, state)
+
+
+def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
+                       file: str = "") -> ReplayResult:
+    """Replay a cooked file: its turns, alternating from owner 0, from its position.
+
+    Turn numbers count the file's turns (1 is the first turn line). The players are named
+    after their homes. A position the bank cannot hold is a ValueError (the file is
+    unreadable, not illegal).
+    """
+    rules = rules or preset("sdg")
+    homes = {s.home_of: s.name for s in game.systems if s.home_of is not None and s.name}
+    players = tuple(homes.get(seat, f"seat {seat}") for seat in (0, 1))
+    state = GameState.from_position(game.systems, rules, to_move=0)
+    error: ReplayError | None = None
+    end_turn: int | None = None
+    replayed = 0
+    for number, turn in enumerate(game.turns, start=1):
+        whole_text = format_cooked_turn(turn)
+        if state.is_over:
+            error = ReplayError(number, whole_text,
+                                "the game was already over: " + _describe_end(state, players))
+            break
+        try:
+            state.apply_turn(turn)
+        except (IllegalAction, AmbiguousAction) as exc:
+            error = ReplayError(number, whole_text, str(exc))
+            break
+        replayed += 1
+        if state.is_over and end_turn is None:
+            end_turn = number
+    board_end, winner = "none", None
+    if state.result is not None and state.result.kind in (
+            "opponent-eliminated", "self-eliminated", "draw"):
+        board_end = state.result.kind
+        winners = state.result.winners
+        winner = winners[0] if len(winners) == 1 else None
+    else:
+        end_turn = None
+    return ReplayResult(file, None, players, error, board_end, end_turn, winner, replayed,
+                        state)
 
 
 def _infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:

@@ -9,6 +9,7 @@ reads bytes itself.
 from __future__ import annotations
 
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,15 +29,31 @@ from homeworlds.table.registry import Registry
 from homeworlds.table.tracker import Commit, Status, TurnTracker
 from homeworlds.table.view import Observation, TableView
 
+#: Entries kept of each kind of event in the session log. A failing reader reports an ERR
+#: line every scan (tens a second), for hours: the log keeps the latest and counts the rest.
+SESSION_LOG_LIMIT = 500
+
+
+def _recent() -> deque:
+    return deque(maxlen=SESSION_LOG_LIMIT)
+
 
 @dataclass
 class SessionLog:
-    """What happened, for displays and tests: commits, refusals, link changes."""
+    """What happened, for displays and tests: commits, refusals, link changes.
+
+    Refusals, link events and reader faults keep the latest ``SESSION_LOG_LIMIT`` entries;
+    ``totals`` counts every one. Commits are the game itself and are all kept."""
 
     commits: list[Commit] = field(default_factory=list)
-    refusals: list[Status] = field(default_factory=list)
-    link_events: list[object] = field(default_factory=list)
-    reader_faults: list[object] = field(default_factory=list)
+    refusals: deque[Status] = field(default_factory=_recent)
+    link_events: deque[object] = field(default_factory=_recent)
+    reader_faults: deque[object] = field(default_factory=_recent)
+    totals: Counter[str] = field(default_factory=Counter)
+
+    def note(self, kind: str, entry: object) -> None:
+        getattr(self, kind).append(entry)
+        self.totals[kind] += 1
 
 
 class TableSession:
@@ -87,12 +104,12 @@ class TableSession:
                 self._changed()
         elif isinstance(event, LinkUp):
             self.link_up = True
-            self.log.link_events.append(event)
+            self.log.note("link_events", event)
         elif isinstance(event, LinkDown):
             self.link_up = False
-            self.log.link_events.append(event)
+            self.log.note("link_events", event)
         elif isinstance(event, ReaderFault):
-            self.log.reader_faults.append(event)
+            self.log.note("reader_faults", event)
 
     def _changed(self) -> None:
         self.changes += 1
@@ -115,7 +132,7 @@ class TableSession:
         self.status = self.tracker.update(self.observation, button_seat=button)
         self.evaluation_seconds.append(time.perf_counter() - t0)
         if self.status.phase == "handover-refused":
-            self.log.refusals.append(self.status)
+            self.log.note("refusals", self.status)
         return True
 
     def _committed(self, commit: Commit) -> None:

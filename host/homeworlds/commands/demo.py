@@ -15,6 +15,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from homeworlds.commands.table_replay import finite_number, miss_rate_option
 from homeworlds.display.table_screen import record_lines, render_table
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
 from homeworlds.rules.errors import HomeworldsError, IllegalAction
@@ -27,13 +28,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="the simulated table plays a recorded game, live",
                        description=__doc__)
     p.add_argument("--game", metavar="FILE", help="an SDG transcript (default: a bundled game)")
-    p.add_argument("--speed", type=float, default=4.0,
+    p.add_argument("--speed", type=_speed, default=4.0,
                    help="turns per second (default 4; 0 = as fast as possible)")
     p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
-    p.add_argument("--miss-rate", type=float, default=0.05,
+    p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="simulated missed reads per scan (default 0.05)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
     p.set_defaults(func=run)
+
+
+def _speed(text: str) -> float:
+    value = finite_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give turns per second, 0 "
+                                         "or more (0 = as fast as possible)")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""``homeworlds replay``: check recorded SDG games against the rules."""
+"""``homeworlds replay``: check recorded games (SDG transcripts or cooked files) against the
+rules."""
 
 from __future__ import annotations
 
@@ -7,17 +8,22 @@ import json
 import sys
 from pathlib import Path
 
-from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.replay import ReplayResult, replay_game
+from homeworlds.display.printable import printable, printable_lines
+from homeworlds.notation.cooked import read_cooked
+from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation.textfile import read_notation_text
+from homeworlds.replay import ReplayResult, replay_cooked_game, replay_game
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.presets import PRESETS, preset
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("replay", help="replay SDG transcripts and check every turn",
-                       description="Replay SDG transcripts through the rules engine. Exit 0 "
-                       "when every file could be read (illegal games included), 2 when a file "
-                       "cannot be read or parsed.")
+    p = sub.add_parser("replay", help="replay SDG transcripts or cooked games and check every "
+                       "turn",
+                       description="Replay games through the rules engine: SDG transcripts "
+                       "and cooked files (the C++ engine's format), told apart by their "
+                       "first line. Exit 0 when every file could be read (illegal games "
+                       "included), 2 when a file cannot be read or parsed.")
     p.add_argument("--rules", choices=sorted(PRESETS), default="sdg",
                    help="rules preset for two-player games (default: sdg); games of three or "
                    "more players use the preset their Variants line names")
@@ -32,22 +38,54 @@ def run(args: argparse.Namespace) -> int:
     for name in args.files:
         path = Path(name)
         try:
-            game = read_sdg_file(path)
-        except InvalidNotation as exc:
-            print(f"homeworlds replay: {exc}", file=sys.stderr)
+            result = replay_file(path, rules)
+        except (InvalidNotation, ValueError) as exc:
+            print(printable(f"homeworlds replay: {exc}"), file=sys.stderr)
             status = 2
             continue
         except OSError as exc:
-            print(f"homeworlds replay: {path}: {exc.strerror or exc}", file=sys.stderr)
+            print(printable(f"homeworlds replay: {path}: {exc.strerror or exc}"),
+                  file=sys.stderr)
             status = 2
             continue
-        result = replay_game(game, rules, file=path.name)
         if args.json:
             print(json.dumps(result.to_json()), flush=False)
         else:
-            print(format_result(result))
+            print(printable_lines(format_result(result)))
     sys.stdout.flush()
     return status
+
+
+def file_format(text: str) -> str:
+    """"sdg" or "cooked", from the first line that is not blank (nor a cooked comment)."""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("Homeworlds Online"):
+            return "sdg"
+        if stripped.startswith("#") or "(" in stripped:
+            return "cooked"  # a comment or a system line: 'Name (0, y1b2) g3-'
+        return "sdg"  # the SDG reader names what it expected on this line
+    return "sdg"
+
+
+def replay_file(path: Path, rules) -> ReplayResult:
+    """Read and replay one file of either format. InvalidNotation (or ValueError for a
+    position the bank cannot hold) when it cannot be read; OSError when it cannot be opened."""
+    text = read_notation_text(path)
+    if file_format(text) == "cooked":
+        game = read_cooked(text, source=str(path), named=True)
+        if not game.systems:
+            raise InvalidNotation("no position in the file (expected lines like "
+                                  "'Home (0, y1b2) g3-')", source=str(path))
+        try:
+            return replay_cooked_game(game, rules, file=path.name)
+        except ValueError as exc:
+            if isinstance(exc, InvalidNotation):
+                raise
+            raise InvalidNotation(str(exc), source=str(path)) from None
+    return replay_game(read_sdg(text, source=str(path)), rules, file=path.name)
 
 
 def format_result(result: ReplayResult) -> str:

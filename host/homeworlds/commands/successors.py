@@ -6,13 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
+from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import format_sdg_action
 from homeworlds.rules.actions import Turn
 from homeworlds.rules.errors import HomeworldsError
 from homeworlds.rules.presets import PRESETS, preset
 from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import count_successors, successors
+from homeworlds.rules.successors import (
+    Successor,
+    count_successors,
+    each_successor,
+    successors,
+)
 
 DEFAULT_RULES = "strict"
 
@@ -35,7 +41,7 @@ def load_position(name: str, rules_name: str) -> GameState:
     """
     path = Path(name)
     try:
-        game = read_cooked_file(path)
+        game = read_cooked_file(path, named=True)
     except OSError as exc:
         raise CommandError(f"{path}: {exc.strerror or exc}") from None
     except HomeworldsError as exc:
@@ -47,6 +53,11 @@ def load_position(name: str, rules_name: str) -> GameState:
         state = GameState.from_position(game.systems, preset(rules_name), to_move=0)
     except ValueError as exc:
         raise CommandError(f"{path}: {exc}") from None
+    if state.in_setup:
+        missing = [str(seat) for seat, done in enumerate(state.set_up) if not done]
+        raise CommandError(f"{path}: setup is not finished: no home for seat "
+                           f"{' and '.join(missing)} (a position needs a line like "
+                           "'Home (1, y3b1) -g3' for each seat)")
     for number, turn in enumerate(game.turns, start=1):
         if state.is_over:
             raise CommandError(f"{path}: turn {number} comes after the end of the game")
@@ -83,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = load_position(args.position, args.rules)
     except CommandError as exc:
-        print(f"homeworlds successors: {exc}", file=sys.stderr)
+        print(printable(f"homeworlds successors: {exc}"), file=sys.stderr)
         return 2
     if state.is_over:
         print(f"homeworlds successors: {args.position}: the game is over", file=sys.stderr)
@@ -91,10 +102,25 @@ def run(args: argparse.Namespace) -> int:
     if args.count:
         print(count_successors(state))
         return 0
-    shown = 0
-    for succ in successors(state):
-        if args.limit is not None and shown >= args.limit:
-            break
-        print(sdg_turn(succ.turn))
-        shown += 1
+    if args.limit == 0:
+        found = any(True for _ in successors(state))
+    else:
+        # Printed as the search finds them: a listing of a million turns holds none of them.
+        printed = 0
+
+        def print_turn(succ: Successor) -> bool:
+            nonlocal printed
+            print(printable(sdg_turn(succ.turn)))
+            printed += 1
+            return printed == args.limit
+
+        found = each_successor(state, print_turn)
+    if not found:
+        seat = state.to_move
+        ships = sum(sum(system.ships[seat]) for system in state.systems)
+        why = "it has no ships" if not ships else "every turn is illegal under the " \
+            f"{args.rules} rules"
+        print(printable(f"homeworlds successors: {args.position}: seat {seat} (to move) has no "
+                        f"legal turn in this position: {why}"), file=sys.stderr)
+        return 1
     return 0

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
+from homeworlds.display.printable import printable
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.presets import PRESETS, preset
@@ -18,16 +20,50 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Each transcript turn is handled physically on the simulated table (lift, "
         "carry, place, flip, turn token) with read misses; the simulated microcontroller reports "
         "over a pty and the host infers and records every turn. Exit 0 when every file could be "
-        "read, 2 otherwise.")
+        "read and the host inferred and recorded every turn, 1 when it did not (a timeout, a "
+        "refused turn, a different record), 2 when a file cannot be read.")
     p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
     p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
-    p.add_argument("--miss-rate", type=float, default=0.05,
-                   help="probability that a tag is missed in one scan (default 0.05)")
+    p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
+                   help="probability that a tag is missed in one scan, from 0 to 0.9 "
+                   "(default 0.05)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=20.0,
-                   help="seconds the host may take to catch up with the table")
+    p.add_argument("--timeout", type=timeout_option, default=20.0,
+                   help="seconds the host may take to catch up with the table, more than 0 "
+                   "and at most 3600 (default 20)")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
+
+
+#: A tag missed in nine scans of ten still reads within the settle time; at 1 it never does.
+MAX_MISS_RATE = 0.9
+MAX_TIMEOUT = 3600.0
+
+
+def finite_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def miss_rate_option(text: str) -> float:
+    value = finite_number(text)
+    if not 0.0 <= value <= MAX_MISS_RATE:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give a probability from 0 "
+                                         f"to {MAX_MISS_RATE}")
+    return value
+
+
+def timeout_option(text: str) -> float:
+    value = finite_number(text)
+    if not 0.0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give seconds, more than 0 "
+                                         f"and at most {MAX_TIMEOUT:g}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,8 +74,13 @@ def run(args: argparse.Namespace) -> int:
         path = Path(name)
         try:
             game = read_sdg_file(path)
-        except (InvalidNotation, OSError) as exc:
-            print(f"homeworlds table-replay: {path}: {exc}", file=sys.stderr)
+        except InvalidNotation as exc:
+            print(printable(f"homeworlds table-replay: {exc}"), file=sys.stderr)
+            status = 2
+            continue
+        except OSError as exc:
+            print(printable(f"homeworlds table-replay: {path}: {exc.strerror or exc}"),
+                  file=sys.stderr)
             status = 2
             continue
         result = table_replay_game(game, preset(args.rules), file=path.name,
@@ -53,5 +94,15 @@ def run(args: argparse.Namespace) -> int:
                     f"record {'equal' if result.record_equal else 'DIFFERENT'}")
             if result.stopped:
                 line += f" (stopped: {result.stopped})"
-            print(line, flush=True)
+            print(printable(line), flush=True)
+        if not _host_kept_up(result) and status == 0:
+            status = 1
     return status
+
+
+def _host_kept_up(result) -> bool:
+    """The host inferred every turn the transcript lets it (a transcript that turns illegal
+    stops the replay without blaming the host) and its record replays the same."""
+    if result.stopped and " is illegal in the transcript" not in result.stopped:
+        return False
+    return result.record_equal and not result.refused

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from homeworlds.commands.successors import CommandError, add_rules_option, load_position, sdg_turn
+from homeworlds.display.printable import printable
 from homeworlds.rules.winning import find_winning_turn
 
 
@@ -24,11 +25,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         state = load_position(args.position, args.rules)
     except CommandError as exc:
-        print(f"homeworlds wins: {exc}", file=sys.stderr)
+        print(printable(f"homeworlds wins: {exc}"), file=sys.stderr)
         return 2
     if state.is_over:
         print(f"homeworlds wins: {args.position}: the game is over", file=sys.stderr)
         return 1
     turn = find_winning_turn(state)
-    print("nowin" if turn is None else f"win: {sdg_turn(turn)}")
+    print("nowin" if turn is None else printable(f"win: {sdg_turn(turn)}"))
     return 0

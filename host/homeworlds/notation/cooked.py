@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from homeworlds.notation.textfile import read_notation_text, small_number
 from homeworlds.rules.actions import (
     Action,
     Build,
@@ -99,7 +100,7 @@ class CookedSystem:
             raise InvalidNotation(f"not a system line: {text!r} (expected e.g. "
                                   "'Name (0, y1b2) g3-' or 'Name (b1) r1-y2')", text)
         owner = match.group("owner")
-        home_of = None if owner is None else int(owner)
+        home_of = None if owner is None else small_number(owner, "homeworld owner", text)
         if home_of is not None and home_of not in (0, 1):
             raise InvalidNotation(f"homeworld owner {home_of} in {text!r} (expected 0 or 1)", text)
         stars = parse_pieces(match.group("stars"))
@@ -232,8 +233,11 @@ def format_cooked_turn(actions: Sequence[Action]) -> str:
     return "; ".join(format_cooked_action(a) for a in kept)
 
 
-def read_cooked(text: str, source: str | None = None) -> CookedGame:
-    """Read a cooked game or position file. Raises InvalidNotation naming the line."""
+def read_cooked(text: str, source: str | None = None, *, named: bool = False) -> CookedGame:
+    """Read a cooked game or position file. Raises InvalidNotation naming the line.
+
+    With ``named``, a system without a name is an error (a position that turns refer to,
+    or that is printed, needs every name; the engine's test files sometimes omit them)."""
     systems: list[CookedSystem] = []
     turns: list[tuple[Action, ...]] = []
     samples: list[tuple[str, str]] = []
@@ -250,7 +254,11 @@ def read_cooked(text: str, source: str | None = None) -> CookedGame:
             if _SYSTEM.fullmatch(line):
                 if turns or samples or commands:
                     raise InvalidNotation(f"system line {line!r} after the position ended", line)
-                systems.append(CookedSystem.from_text(line))
+                system = CookedSystem.from_text(line)
+                if named and not system.name:
+                    raise InvalidNotation(f"system without a name: {line!r} (write it as "
+                                          f"'Name {line}')", line)
+                systems.append(system)
                 continue
             sample = _SAMPLE.fullmatch(line)
             if sample:
@@ -274,9 +282,10 @@ def read_cooked(text: str, source: str | None = None) -> CookedGame:
                       tuple(comments))
 
 
-def read_cooked_file(path: str | PathLike[str]) -> CookedGame:
+def read_cooked_file(path: str | PathLike[str], *, named: bool = False) -> CookedGame:
+    """Read a cooked file (UTF-8, at most ``MAX_NOTATION_BYTES``); see ``read_cooked``."""
     path = Path(path)
-    return read_cooked(path.read_text(encoding="utf-8"), source=str(path))
+    return read_cooked(read_notation_text(path), source=str(path), named=named)
 
 
 def write_position(systems: Iterable[CookedSystem]) -> str:

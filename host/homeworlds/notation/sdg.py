@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+from homeworlds.notation.textfile import read_notation_text, small_number
 from homeworlds.rules.actions import (
     Action,
     Build,
@@ -348,7 +349,11 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     if title is None:
         raise _fail(f"expected the title 'Homeworlds Online (SDG# N)', got {lines[index]!r}",
                     lines[index], index + 1, source)
-    number = int(title.group(1)) if title.group(1) else None
+    try:
+        number = small_number(title.group(1), "game number", lines[index]) \
+            if title.group(1) else None
+    except InvalidNotation as error:
+        raise _fail(str(error), lines[index], index + 1, source) from None
     index += 1
 
     headers: dict[str, tuple[str, int]] = {}
@@ -431,6 +436,9 @@ def _split_turns(lines: list[str], index: int, participants: tuple[tuple[str, st
         line = lines[position]
         number = position + 1
         match = _TURN.fullmatch(line)
+        if match and len(match.group(1)) > 9:
+            raise _fail(f"turn number {match.group(1)[:12]}... has {len(match.group(1))} "
+                        f"digits: {line[:60]!r}", line, number, source)
         if (match and int(match.group(1)) == len(turns) + 1
                 and match.group(2).lower() in names):
             current = _RawTurn(int(match.group(1)), match.group(2), number, [], [])
@@ -492,12 +500,7 @@ def _setup_order(turns: list[_RawTurn], participants: tuple[tuple[str, str], ...
 def read_sdg_file(path: str | PathLike[str], *, strict: bool = False) -> SdgGame:
     """Read an SDG transcript file (UTF-8); the path becomes the game's ``source``."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InvalidNotation(f"not UTF-8 text ({error.reason} at byte {error.start})",
-                              source=str(path)) from None
-    return read_sdg(text, source=str(path), strict=strict)
+    return read_sdg(read_notation_text(path), source=str(path), strict=strict)
 
 
 # --------------------------------------------------------------------------- writing

@@ -22,7 +22,7 @@ generated. A set of keys removes the remaining coincidences.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from homeworlds.rules.actions import (
@@ -115,13 +115,14 @@ class _Filter:
 class _Search:
     """One successor enumeration from one position.
 
-    ``results`` maps the exact product key of each distinct successor to the path
-    that first reached it (None when paths are not kept); ``fresh`` lists the
+    ``results`` holds the exact product key of each distinct successor (as dict keys,
+    values None); ``fresh`` lists the
     (path, canonical key) of results not yet handed out.
     """
 
     def __init__(self, state: GameState, keep_paths: bool = True,
-                 win_targets: tuple[int, ...] | None = None):
+                 win_targets: tuple[int, ...] | None = None,
+                 on_found: Callable[[tuple, tuple], None] | None = None):
         if state.result is not None:
             raise ValueError("the game is over: there are no successors")
         if state.in_setup:
@@ -138,6 +139,9 @@ class _Search:
         self.fresh: list[tuple[tuple, tuple]] = []
         #: Win mode: look only for a turn eliminating one of these seats, stop at the first.
         self.win_targets = win_targets
+        #: Called with (path, canonical key) of each new result instead of keeping it in
+        #: ``fresh``, so that a listing holds nothing but the keys.
+        self.on_found = on_found
         self._build()
 
     def run(self, first: _Filter | None = None) -> None:
@@ -196,6 +200,7 @@ class _Search:
         targets = [t for t in (self.win_targets or ()) if t in others]
         fresh = self.fresh
         keep = self.keep_paths
+        on_found = self.on_found
         path: list[tuple] = []
         newuid: dict[tuple, int] = {}
         # Under immediate elimination an action can end the game, so that actions which
@@ -243,12 +248,13 @@ class _Search:
                         return
             if k in results:
                 return
-            if keep:
-                p = tuple(path)
-                results[k] = p
-                fresh.append((p, portable_key()))
-            else:
-                results[k] = None
+            # Only the key is kept for the whole search: a path is handed out once, through
+            # ``fresh``, so that listing successors holds each turn only until it is printed.
+            results[k] = None
+            if on_found is not None:
+                on_found(tuple(path), portable_key())
+            elif keep:
+                fresh.append((tuple(path), portable_key()))
 
         def final_win():
             """Win mode: stop the search if the current position ends a winning turn."""
@@ -1019,6 +1025,34 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
         search.fresh.clear()
         for path, key in batch:
             yield Successor(writer.turn(path), key)
+
+
+class _Stop(Exception):
+    pass
+
+
+def each_successor(state: GameState, emit: Callable[[Successor], bool | None]) -> int:
+    """Call ``emit`` with each distinct successor the moment the search finds it, in the
+    order ``successors`` yields them; ``emit`` returning True stops the search. Only the
+    positions' keys are held meanwhile, so a listing of a million turns prints them as it
+    goes in bounded memory. Returns how many were emitted."""
+    emitted = 0
+    writer: _TurnWriter | None = None
+
+    def found(path: tuple, key: tuple) -> None:
+        nonlocal emitted
+        emitted += 1
+        if emit(Successor(writer.turn(path), key)):
+            raise _Stop
+
+    search = _Search(state, keep_paths=True, on_found=found)
+    writer = _TurnWriter(search)
+    try:
+        for group in _groups(state, None):
+            search.run(group)
+    except _Stop:
+        pass
+    return emitted
 
 
 def _groups(state: GameState, wanted: _Filter | None) -> Iterator[_Filter]:
