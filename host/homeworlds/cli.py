@@ -18,6 +18,8 @@ COMMANDS = (
     "successors",
     "wins",
     "versus",
+    "doctor",
+    "pad_test",
 )
 
 
