@@ -52,10 +52,12 @@ class TableReport:
         return self.hello is not None and self.zones is not None
 
 
-def probe_table(link: TableLink, *, timeout: float = 10.0, heartbeats: int = 2,
+def probe_table(link: TableLink, *, timeout: float = 15.0, heartbeats: int = 2,
                 clock: Callable[[], float] = time.monotonic) -> TableReport:
-    """Poll ``link`` until HELLO, a snapshot and ``heartbeats`` heartbeats arrived, the
-    table was refused, or ``timeout`` seconds passed."""
+    """Poll ``link`` until HELLO, a snapshot and ``heartbeats`` heartbeats arrived and every
+    reader the last heartbeat calls faulted has said why in an ERR line (the firmware
+    repeats it every 10 s while the fault lasts), the table was refused, or ``timeout``
+    seconds passed."""
     report = TableReport()
     start = clock()
     while clock() - start < timeout:
@@ -75,10 +77,16 @@ def probe_table(link: TableLink, *, timeout: float = 10.0, heartbeats: int = 2,
                 report.faults.append(event)
         if report.refused is not None:
             break
-        if report.complete and len(report.heartbeats) >= heartbeats:
+        if report.complete and len(report.heartbeats) >= heartbeats and not _unexplained(report):
             break
     report.waited = clock() - start
     return report
+
+
+def _unexplained(report: TableReport) -> set[int]:
+    """Readers failing now whose ERR line has not arrived yet."""
+    explained = {fault.reader for fault in report.faults}
+    return set(report.heartbeats[-1].faulted) - explained
 
 
 def table_checks(report: TableReport, layout: Layout, registry: Registry | None,

@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "SPI, LED power, LED test pattern", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", metavar="FILE", required=True, help="table configuration (TOML)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="how long to wait for the firmware's HELLO, snapshot and two "
-                   "heartbeats (default 10)")
+    p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="how long to wait for the firmware's HELLO, snapshot, two heartbeats "
+                   "and the ERR line of every failing reader (repeated every 10 s; default 15)")
     p.add_argument("--no-leds", action="store_true", help="skip the LED test pattern")
     p.add_argument("--led-step", type=float, default=1.0, metavar="SECONDS",
                    help="how long each step of the LED test pattern shows (default 1)")
