@@ -319,6 +319,67 @@ def input_impedance(inductance: float, resistance: float, match: Match, *,
     return 1.0 / y + complex(0, -1.0 / (w * match.series))
 
 
+@dataclass(frozen=True, slots=True)
+class LNetwork:
+    """Two elements that turn a resistive load into a target impedance.
+
+    ``shunt_at_load``: the shunt element sits across the load (then the series one leads
+    to the target); otherwise the series element is next to the load. ``series`` is a
+    reactance (Ω, positive: an inductor), ``shunt`` a susceptance (S, positive: a
+    capacitor)."""
+
+    shunt_at_load: bool
+    series: float
+    shunt: float
+    f: float = F_NFC
+
+    def parts(self) -> tuple[str, str]:
+        """The two elements as parts, e.g. ('series 277 pF', 'shunt 0.52 µH')."""
+        w = omega(self.f)
+        series = (f"series {self.series / w * 1e6:.3g} µH" if self.series > 0 else
+                  f"series {-1 / (w * self.series) * 1e12:.3g} pF")
+        shunt = (f"shunt {self.shunt / w * 1e12:.3g} pF" if self.shunt > 0 else
+                 f"shunt {-1 / (w * self.shunt) * 1e6:.3g} µH")
+        return series, shunt
+
+    @property
+    def capacitors_only(self) -> bool:
+        return self.series < 0 and self.shunt > 0
+
+    def impedance(self, load: float) -> complex:
+        if self.shunt_at_load:
+            return 1 / (1 / load + 1j * self.shunt) + 1j * self.series
+        return 1 / (1 / (load + 1j * self.series) + 1j * self.shunt)
+
+
+def l_networks(target: complex, load: float, f: float = F_NFC) -> list[LNetwork]:
+    """Every L network (series + shunt reactance) that presents ``target`` when terminated
+    by the resistance ``load``; capacitor-only solutions first."""
+    solutions = []
+    g = 1 / load
+    if target.real <= load:  # shunt across the load lowers its resistance to target.real
+        for sign in (1, -1):
+            b = sign * math.sqrt(max(0.0, g / target.real - g * g))
+            z1 = 1 / complex(g, b)
+            solutions.append(LNetwork(True, target.imag - z1.imag, b, f))
+    y_target = 1 / target
+    if load <= 1 / y_target.real:  # series next to the load, shunt across the target side
+        for sign in (1, -1):
+            x = sign * math.sqrt(max(0.0, load / y_target.real - load * load))
+            y1 = 1 / complex(load, x)
+            solutions.append(LNetwork(False, x, y_target.imag - y1.imag, f))
+    return sorted(solutions, key=lambda n: not n.capacitors_only)
+
+
+def reader_match(rmatch: float, l0: float, c0: float, *, z0: float = 50.0,
+                 f: float = F_NFC) -> list[LNetwork]:
+    """The 50 Ω rework of a symmetric reader (per half of the differential circuit): the
+    networks between the EMC filter (L0, C0 in each leg) and a 1:1 balun whose balanced side
+    sees ``z0``, that make the driver see ``rmatch`` (differential)."""
+    target = emc_transformed_impedance(rmatch, l0, c0, f).conjugate() / 2
+    return l_networks(target, z0 / 2, f)
+
+
 def return_loss_db(z: complex, z0: float = 50.0) -> float:
     gamma = abs((z - z0) / (z + z0))
     return math.inf if gamma == 0 else -20 * math.log10(gamma)
