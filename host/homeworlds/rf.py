@@ -619,14 +619,54 @@ def tag_table() -> str:
     return "\n".join(rows)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m homeworlds.rf", description=(
+        "Without a command: the design tables of hardware/rf-design.md. 'reader': the 50 ohm "
+        "rework of a PN5180 module from its EMC filter. 'antenna': a measured coil's "
+        "equivalent circuit, damping and match."))
+    sub = parser.add_subparsers(dest="command")
+    reader = sub.add_parser("reader", help="L networks for the reader's 50 ohm rework")
+    reader.add_argument("--l0", type=float, required=True, help="EMC inductor of one leg, nH")
+    reader.add_argument("--c0", type=float, required=True, help="EMC capacitor of one leg, pF")
+    reader.add_argument("--rmatch", type=float, required=True,
+                        help="differential load the driver should see, ohm (AN11740)")
+    antenna = sub.add_parser("antenna", help="from a network-analyser measurement of a coil")
+    antenna.add_argument("--la", type=float, required=True, help="inductance at 1 MHz, µH")
+    antenna.add_argument("--rs", type=float, required=True, help="resistance at 1 MHz, ohm")
+    antenna.add_argument("--rp", type=float, required=True,
+                         help="parallel resistance at self-resonance, ohm")
+    antenna.add_argument("--fres", type=float, required=True, help="self-resonance, MHz")
+    antenna.add_argument("--q", type=float, default=TARGET_Q, help="target Q")
+    args = parser.parse_args(argv)
+    if args.command == "reader":
+        for network in reader_match(args.rmatch, args.l0 * 1e-9, args.c0 * 1e-12):
+            where = "across the load" if network.shunt_at_load else "at the EMC filter output"
+            series, shunt = network.parts()
+            print(f"per TX leg: {series}, {shunt} ({where})"
+                  + ("  <- capacitors only" if network.capacitors_only else ""))
+        return 0
+    if args.command == "antenna":
+        coil = antenna_from_measurement(args.la * 1e-6, args.rs, args.rp, args.fres * 1e6)
+        damping = damping_resistor(coil.inductance, coil.resistance + PIN_DIODE_RESISTANCE,
+                                   args.q)
+        total = coil.resistance + PIN_DIODE_RESISTANCE + max(0.0, damping)
+        match = match_to_50_ohm(coil.inductance, total, coil_capacitance=coil.capacitance)
+        print(f"Ra = {coil.resistance:.3f} ohm, Ca = {coil.capacitance * 1e12:.2f} pF, "
+              f"Q = {coil.quality:.1f}; RQ = {damping:.2f} ohm for Q {args.q:g} "
+              f"(with {PIN_DIODE_RESISTANCE:g} ohm of PIN diode); C1 = "
+              f"{(match.series + 1 / (omega() ** 2 * BIAS_CHOKE)) * 1e12:.1f} pF "
+              f"(with the bias choke), C2 = {match.parallel * 1e12:.1f} pF")
+        return 0
     print(design_table())
     print()
     print(ring_table())
     print()
     print(tag_table())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
 
