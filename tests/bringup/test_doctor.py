@@ -132,7 +132,7 @@ def test_spi_not_enabled_fails_with_raspi_config(fake_root):
     assert checks[1].status is Status.WARN  # no bufsiz to read without spidev
 
 
-def test_four_seat_chain_on_a_pi5_warns_with_the_pio_fix(capsys, tmp_path, mcu, fake_root):
+def test_four_seat_chain_on_a_pi5_warns_with_the_pio_fix(fake_root):
     _spi_root(fake_root, 65536, model=b"Raspberry Pi 5 Model B Rev 1.0\x00")
     checks = check_led_platform(PixelSettings(sink="neopixel-spi"), 352, root=fake_root)
     warning = checks[-1]

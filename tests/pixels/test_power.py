@@ -106,3 +106,28 @@ def test_board_model_reads_the_device_tree(tmp_path):
     (tmp_path / "proc/device-tree").mkdir(parents=True)
     (tmp_path / "proc/device-tree/model").write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
     assert board_model(tmp_path) == "Raspberry Pi 5 Model B Rev 1.0"
+
+
+def test_play_warns_about_the_pi5_chain_limit_at_start_up(tmp_path, capsys, monkeypatch):
+    import argparse
+    import sys
+
+    from homeworlds.commands import play
+    from homeworlds.sim import make_registry
+
+    layout = builtin_layout("four-seat")
+    make_registry(layout, 4).save(tmp_path / "tags.toml")
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nlayout = "four-seat"\nregistry = "tags.toml"\n'
+                      '[serial]\nport = "/dev/homeworlds-table"\n'
+                      '[pixels]\nsink = "neopixel-spi"\nsupply_amps = 18\n')
+    monkeypatch.setattr("homeworlds.pixels.settings.board_model",
+                        lambda: "Raspberry Pi 5 Model B Rev 1.0")
+    monkeypatch.setitem(sys.modules, "board", None)  # this machine cannot drive the strip
+    code = play.run(argparse.Namespace(config=str(config), record=None))
+    err = capsys.readouterr().err
+    assert code == 2  # the strip cannot open here; the warning came first
+    first = err.splitlines()[0]
+    assert first.startswith("homeworlds play: warning: 352 pixels on one neopixel-spi chain "
+                            "of a Raspberry Pi 5")
+    assert "cannot open the 'neopixel-spi' LED sink" in err
