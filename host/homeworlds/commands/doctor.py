@@ -17,7 +17,7 @@ import sys
 import time
 
 from homeworlds.bringup.checks import Check, summary
-from homeworlds.bringup.ledtest import test_pattern
+from homeworlds.bringup.ledtest import pattern_steps
 from homeworlds.bringup.probe import probe_table, table_checks
 from homeworlds.bringup.system import check_led_platform, check_port, check_power
 from homeworlds.config import ConfigError, TableConfig, load_config
@@ -95,7 +95,7 @@ def _led_test(config: TableConfig, step: float) -> list[Check]:
                            error.remedy)]
     shown = []
     with output:
-        for what, frame in test_pattern(config.layout):
+        for what, frame in pattern_steps(config.layout):
             print(f"      showing {what}", flush=True)
             output.submit(frame)
             output.flush()
