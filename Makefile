@@ -48,3 +48,10 @@ flash:
 	cp -n firmware/table_config.py "$(CIRCUITPY)/" || true
 	rm -rf "$(CIRCUITPY)/tablefw" && cp -r firmware/tablefw "$(CIRCUITPY)/"
 	find "$(CIRCUITPY)/tablefw" -name __pycache__ -prune -exec rm -rf {} +
+
+# Install the table on a Raspberry Pi in one command (udev rule, SPI, groups, systemd service).
+# Never part of `make test`; the script refuses to run anywhere but on a Pi.
+.PHONY: install-pi
+install-pi:
+	@test -n "$(CONFIG)" || { echo "make install-pi: name the table configuration: make install-pi CONFIG=/path/to/table.toml" >&2; exit 1; }
+	sudo hardware/pi/install.sh --config "$(CONFIG)"

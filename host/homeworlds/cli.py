@@ -19,6 +19,8 @@ COMMANDS = (
     "wins",
     "versus",
     "games",
+    "doctor",
+    "pad_test",
 )
 
 

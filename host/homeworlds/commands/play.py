@@ -59,6 +59,8 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         return _fail(f"{config.source}: no tag registry at {where}: run `homeworlds enroll` "
                      "first (docs/hardware.md)")
     from homeworlds.pixels import PixelSinkUnavailable
+    for warning in config.pixels.startup_warnings(config.layout.pixel_count):
+        print(f"homeworlds play: warning: {warning}", file=sys.stderr)
     try:
         output = config.pixels.open_output(config.layout.pixel_count)
     except PixelSinkUnavailable as exc:

@@ -9,7 +9,8 @@ A settings file (or command line) hands over a plain mapping, e.g. the
     gamma = 2.2
     order = "GRB"
     max_fps = 60
-    max_current_ma = 4000
+    supply_amps = 10        # the 5 V LED supply's rating: the current cap follows from it
+    current_limit = true    # false turns the derived cap off (max_current_ma still applies)
 
 :meth:`PixelSettings.from_mapping` rejects unknown keys and bad values with
 the key (and file) in the message; :meth:`PixelSettings.open_output` turns the
@@ -28,8 +29,12 @@ from homeworlds.pixels.blinka import NEOPIXEL_SPI_FREQUENCY, PIXEL_ORDERS
 from homeworlds.pixels.correction import ColorCorrection
 from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.factory import default_sink_kind, open_sink, sink_class
+from homeworlds.pixels.limits import board_model, chain_advice
 from homeworlds.pixels.output import PixelOutput
 from homeworlds.pixels.sink import PixelSink
+
+SUPPLY_LOAD_FACTOR = 0.8
+"""Share of a supply's rating the LEDs and other loads may use together."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,14 @@ class PixelSettings:
     """Byte order of the strip's pixels (WS2812B: GRB; some 5 mm and 8 mm pixels: RGB)."""
     max_fps: float | None = 60.0
     max_current_ma: float | None = None
+    """An explicit cap on the estimated strip current (mA); the lower of it and the
+    supply-derived cap applies."""
+    supply_amps: float = 10.0
+    """Rating of the 5 V supply the LEDs hang on (the reference table's 10 A supply)."""
+    reserved_amps: float = 1.0
+    """Current other loads draw from the same supply (NFC readers, level shifter)."""
+    current_limit: bool = True
+    """Cap the LED current at ``SUPPLY_LOAD_FACTOR * supply_amps - reserved_amps``."""
     channel_current_ma: float = 20.0
     idle_current_ma: float = 1.0
     pin: str = "D18"
@@ -75,6 +88,24 @@ class PixelSettings:
                 or self.spi_frequency <= 0):
             raise PixelSettingsError(f"must be a positive whole number of Hz, "
                                      f"not {self.spi_frequency!r}", key="spi_frequency")
+        if not isinstance(self.current_limit, bool):
+            raise PixelSettingsError(f"must be true or false, not {self.current_limit!r}",
+                                     key="current_limit")
+        for key in ("supply_amps", "reserved_amps"):
+            value = getattr(self, key)
+            if (isinstance(value, bool) or not isinstance(value, int | float)
+                    or not math.isfinite(value) or value < 0 or (key == "supply_amps"
+                                                                  and value == 0)):
+                raise PixelSettingsError(f"must be a number of amperes above 0, not {value!r}"
+                                         if key == "supply_amps" else
+                                         f"must be a number of amperes, 0 or more, not {value!r}",
+                                         key=key)
+        if self.current_limit and self.supply_cap_ma() <= 0:
+            raise PixelSettingsError(
+                f"leaves nothing for the LEDs: {SUPPLY_LOAD_FACTOR:.0%} of supply_amps "
+                f"({self.supply_amps:g} A) minus reserved_amps ({self.reserved_amps:g} A) is "
+                f"not above 0; name a bigger supply or set current_limit = false",
+                key="supply_amps")
         self.correction()  # checks brightness, gamma and the current settings
 
     @classmethod
@@ -112,9 +143,21 @@ class PixelSettings:
         """The sink kind these settings open (resolving the environment default)."""
         return self.sink if self.sink is not None else default_sink_kind()
 
+    def supply_cap_ma(self) -> float:
+        """The cap the supply allows: a supply run at its full rating runs hot and sags."""
+        return 1000.0 * (SUPPLY_LOAD_FACTOR * self.supply_amps - self.reserved_amps)
+
+    @property
+    def current_cap_ma(self) -> float | None:
+        """The cap the output enforces (mA): the lower of the supply's and ``max_current_ma``."""
+        caps = [cap for cap in (self.max_current_ma,
+                                self.supply_cap_ma() if self.current_limit else None)
+                if cap is not None]
+        return min(caps) if caps else None
+
     def correction(self) -> ColorCorrection:
         return ColorCorrection(brightness=self.brightness, gamma=self.gamma,
-                               max_current_ma=self.max_current_ma,
+                               max_current_ma=self.current_cap_ma,
                                channel_current_ma=self.channel_current_ma,
                                idle_current_ma=self.idle_current_ma)
 
@@ -126,6 +169,14 @@ class PixelSettings:
         if kind == "neopixel-spi":
             return {"bus": self.spi_bus, "order": self.order, "frequency": self.spi_frequency}
         return {}
+
+    def startup_warnings(self, pixel_count: int, *, model: str | None = None) -> list[str]:
+        """What a builder should hear before the LEDs start (``model``: the board's
+        device-tree model; None reads this machine's)."""
+        if model is None:
+            model = board_model()
+        advice = chain_advice(pixel_count, self.sink_kind, model)
+        return [advice] if advice else []
 
     def open_sink(self, pixel_count: int, **extra: Any) -> PixelSink:
         """Open the configured sink; ``extra`` adds arguments (a terminal ``stream``...)."""

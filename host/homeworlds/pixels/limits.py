@@ -1,0 +1,64 @@
+"""What a LED chain asks of the machine and the supply, checked before a game starts.
+
+Two limits a builder meets only with a long chain:
+
+* **Current.** A WS2812B draws about 20 mA per colour channel at full duty
+  (60 mA white) plus about 1 mA dark. :func:`full_white_current_ma` gives the
+  worst case; :class:`~homeworlds.pixels.PixelSettings` caps the estimated
+  current of every frame at what the configured supply allows.
+* **Chain length on a Raspberry Pi 5 with ``neopixel-spi``.** An open upstream
+  report (adafruit/Adafruit_CircuitPython_NeoPixel_SPI issue #37, "Max 339 LED
+  chain on Pi5") finds chains up to 339 pixels working and longer ones failing
+  on a Pi 5. :func:`chain_advice` warns about a longer chain on a Pi 5 and
+  names the fix: drive it with the Pi 5's PIO backend (the ``neopixel`` sink).
+
+Both are pure functions of their arguments (the board model is read from
+``/proc/device-tree/model`` under a root that tests replace).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PI5_NEOPIXEL_SPI_TESTED_PIXELS = 339
+"""Longest chain reported working with ``neopixel_spi`` on a Raspberry Pi 5 (upstream issue #37)."""
+
+PI5_CHAIN_ISSUE = "https://github.com/adafruit/Adafruit_CircuitPython_NeoPixel_SPI/issues/37"
+
+MODEL_FILE = Path("proc/device-tree/model")
+"""The board model, relative to the file-system root (``Raspberry Pi 5 Model B Rev 1.0``)."""
+
+
+def full_white_current_ma(pixel_count: int, channel_current_ma: float = 20.0,
+                          idle_current_ma: float = 1.0) -> float:
+    """Estimated current of ``pixel_count`` pixels at full white, no brightness limit."""
+    return pixel_count * (3 * channel_current_ma + idle_current_ma)
+
+
+def board_model(root: Path | str = "/") -> str | None:
+    """The device-tree model string of this machine, None where there is none (not a Pi)."""
+    try:
+        raw = (Path(root) / MODEL_FILE).read_bytes()
+    except OSError:
+        return None
+    text = raw.replace(b"\x00", b"").decode("ascii", "replace").strip()
+    return text or None
+
+
+def is_pi5(model: str | None) -> bool:
+    return model is not None and model.startswith("Raspberry Pi 5")
+
+
+def chain_advice(pixel_count: int, sink_kind: str, model: str | None) -> str | None:
+    """Why this chain may not work on this machine and what to do; None when nothing is known
+    against it."""
+    if sink_kind != "neopixel-spi" or not is_pi5(model):
+        return None
+    if pixel_count <= PI5_NEOPIXEL_SPI_TESTED_PIXELS:
+        return None
+    return (f"{pixel_count} pixels on one neopixel-spi chain of a Raspberry Pi 5: chains longer "
+            f"than {PI5_NEOPIXEL_SPI_TESTED_PIXELS} pixels are reported failing there "
+            f"({PI5_CHAIN_ISSUE}). Fix: drive the chain with the Pi 5's PIO backend "
+            f"(pixels.sink = \"neopixel\", any GPIO, pip install "
+            f"Adafruit-Blinka-Raspberry-Pi5-Neopixel, wire the data line to GPIO 18) - see "
+            f"docs/leds.md, \"Long chains on a Raspberry Pi 5\"")
