@@ -18,6 +18,7 @@ COMMANDS = (
     "successors",
     "wins",
     "versus",
+    "firmware_config",
 )
 
 
