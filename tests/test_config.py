@@ -45,3 +45,15 @@ def test_bad_config_names_file_and_key(tmp_path, text, where):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="no such file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_scanner_settings_are_checked_and_kept():
+    from homeworlds.config import config_from_mapping
+
+    config = config_from_mapping({"scanner": {"debounce_off": 4, "hb_ms": 500}}, "t.toml")
+    assert config.scanner == {"debounce_off": 4, "hb_ms": 500}
+    with pytest.raises(ConfigError, match=r"t.toml: scanner.debounce_on: setting debounce_on: 0 is "
+                                          r"outside 1..20"):
+        config_from_mapping({"scanner": {"debounce_on": 0}}, "t.toml")
+    with pytest.raises(ConfigError, match=r"t.toml: scanner.debounce: unknown key"):
+        config_from_mapping({"scanner": {"debounce": 2}}, "t.toml")

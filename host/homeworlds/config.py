@@ -17,6 +17,8 @@ from homeworlds.pixels.settings import PixelSettings
 from homeworlds.rules.presets import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import Registry, RegistryError
+from tablefw.settings import SETTINGS as SCANNER_SETTINGS
+from tablefw.settings import Settings as ScannerSettings
 
 
 class ConfigError(ValueError):
@@ -32,6 +34,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
                   "junior_seat": int},
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
+    # Firmware settings the host sends with CFG after every (re)connect and table restart.
+    "scanner": {key: int for key in SCANNER_SETTINGS},
 }
 
 
@@ -48,6 +52,7 @@ class TableConfig:
     heartbeat_timeout: float = 3.0
     pixels: PixelSettings = field(default_factory=PixelSettings)
     hints: HintSettings = field(default_factory=HintSettings)
+    scanner: dict[str, int] = field(default_factory=dict)
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -116,6 +121,12 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         hints = HintSettings.from_mapping(data.get("hints", {}), source=source, prefix="hints.")
     except (PixelSettingsError, HintSettingsError) as exc:
         raise ConfigError("", None, str(exc)) from None  # already names file and key
+    scanner = dict(data.get("scanner", {}))
+    for key, value in scanner.items():
+        try:
+            ScannerSettings({key: value})
+        except ValueError as exc:
+            raise ConfigError(source, f"scanner.{key}", str(exc)) from None
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        serial.get("port"), serial.get("baudrate", 115200),
-                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints)
+                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints, scanner)
