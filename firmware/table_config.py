@@ -7,6 +7,9 @@ change the layout file and generate again (docs/hardware.md, 'Wiring').
 
 LAYOUT = "standard-2p"
 
+# boot.py: jumper from this pin to GND at power-up = development mode (CIRCUITPY writable).
+DEV_JUMPER = "GP28"
+
 CONFIG = {
     "reader": "pn5180",
     "zones": 56,

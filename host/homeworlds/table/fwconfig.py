@@ -105,6 +105,9 @@ def render_table_config(layout: Layout, given: str) -> str:
         "",
         f"LAYOUT = {_literal(layout.name)}",
         "",
+        *(["# boot.py: jumper from this pin to GND at power-up = development mode (CIRCUITPY writable).",
+           f"DEV_JUMPER = {_literal(layout.mcu.dev_jumper)}", ""]
+          if layout.mcu.dev_jumper is not None else []),
         "CONFIG = {",
     ]
     for key, value in config.items():
@@ -223,6 +226,9 @@ def wiring_table(layout: Layout) -> str:
                           for i in range(len(mcu.buttons)))
         rows.append((f"button {_span(len(mcu.buttons))}", ", ".join(mcu.buttons),
                      f"seat button {seats}: push button to GND (internal pull-up)"))
+    if mcu.dev_jumper is not None:
+        rows.append(("dev jumper", mcu.dev_jumper, "GND through a jumper at power-up: development "
+                     "mode (CIRCUITPY writable); open for play"))
     lines = [f"| {' | '.join(row)} |" for row in rows]
     lines.insert(1, "|---|---|---|")
     return "\n".join(lines) + "\n"

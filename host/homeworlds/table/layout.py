@@ -844,6 +844,8 @@ def _mcu_lines(mcu: McuPins) -> list[str]:
                      f"enable = {_toml_string(mcu.nss_decoder.enable)} }}")
     if mcu.buttons:
         lines.append(f"buttons = {_pin_list(mcu.buttons)}")
+    if mcu.dev_jumper is not None:
+        lines.append(f"dev_jumper = {_toml_string(mcu.dev_jumper)}")
     return lines
 
 

@@ -92,6 +92,9 @@ class McuPins:
     nss_decoder: ChipSelectDecoder | None = None
     buttons: tuple[str, ...] = ()
     """Pin of seat button 0, 1, ... (to ground, internal pull-up)."""
+    dev_jumper: str | None = None
+    """Pin that a jumper to GND at power-up puts the board in development mode
+    (CIRCUITPY writable by the host); read by boot.py."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +115,7 @@ class ReaderPins:
         return self == ReaderPins()
 
 
-MCU_KEYS = ("board", "spi", "reset", "mux_select", "nss_decoder", "buttons")
+MCU_KEYS = ("board", "spi", "reset", "mux_select", "nss_decoder", "buttons", "dev_jumper")
 READER_PIN_KEYS = ("nss", "nss_output", "busy", "reset", "mux_select", "tx", "rx")
 
 
@@ -170,7 +173,9 @@ def parse_mcu(value: object) -> McuPins:
             _pins(table["address"], "mcu.nss_decoder.address", limit=MAX_DECODER_LINES),
             _pin(table["enable"], "mcu.nss_decoder.enable"))
     buttons = _pins(data["buttons"], "mcu.buttons") if "buttons" in data else ()
-    return McuPins(board.strip() if board else None, spi, reset, mux_select, decoder, buttons)
+    jumper = _pin(data["dev_jumper"], "mcu.dev_jumper") if "dev_jumper" in data else None
+    return McuPins(board.strip() if board else None, spi, reset, mux_select, decoder, buttons,
+                   jumper)
 
 
 def parse_reader_pins(data: dict, key: str) -> ReaderPins:
@@ -291,6 +296,8 @@ def check(mcu: McuPins, readers: Sequence, seats: Sequence) -> None:
                               f"seats[{seat.index}].button")
     for i, pin in enumerate(mcu.buttons):
         claim(pin, f"mcu.buttons[{i}]", "input")
+    if mcu.dev_jumper is not None:
+        claim(mcu.dev_jumper, "mcu.dev_jumper", "input")
 
 
 def _check_pn5180(reader, pins: ReaderPins, mcu: McuPins, key: str,
