@@ -146,11 +146,12 @@ class ErrWriter:
         return True
 
 
-def run(hw, load_config, app_main, log=print, sleep=None):
+def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
     """code.py: scan forever; on any failure say why and reset the board.
 
     ``load_config()`` returns the CONFIG dict (importing table_config.py),
-    ``app_main`` is ``tablefw.app.main``. Returns only for KeyboardInterrupt
+    ``app_main`` is ``tablefw.app.main`` (``main_options``: more keyword
+    arguments for it, e.g. a test's clock). Returns only for KeyboardInterrupt
     (Ctrl-C in the console) and SystemExit, after stopping the watchdog if
     the board allows it; on the board every other way out is a reset.
     """
@@ -170,8 +171,12 @@ def run(hw, load_config, app_main, log=print, sleep=None):
 
     try:
         config = load_config()
+        options = {}
+        if main_options:
+            for key in main_options:
+                options[key] = main_options[key]
         app_main(config, hw.board, hw.busio, hw.digitalio, hw.usb_cdc, log=log, feed=dog.feed,
-                 started=started, restart_note=reason)
+                 started=started, restart_note=reason, **options)
         text = "the main loop ended"
     except (KeyboardInterrupt, SystemExit):
         _stop_watchdog(dog, log)
