@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 
 from homeworlds.sim.firmware import board_plan
 from homeworlds.sim.table import SimError, VirtualTable
-from tablefw.protocol import SEQ_MODULO
+from tablefw.protocol import SEQ_MODULO, frame
 from tablefw.scan import MAX_IDLE_MS, WARMUP_MS, Scanner
 from tablefw.settings import Settings
 from tablefw.virtual import VirtualReader
@@ -147,15 +147,23 @@ class SimulatedMcu:
                        zone_count=self.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
-    def reset(self) -> None:
-        """Restart the firmware (as after a power cycle): new scanner, sequence numbers
-        from 0, settings back to the initial ones, warm-up, then HELLO and SNAP."""
+    def reset(self, *, mid_line: bool = False) -> None:
+        """Restart the firmware (as after a power cycle or a watchdog reset): new scanner,
+        sequence numbers from 0, settings back to the initial ones, warm-up, then HELLO
+        and SNAP. Unread output is lost. ``mid_line``: the reset cut a line in half while
+        it was being sent; its first half reaches the host, and the rebooted firmware's
+        first line (HELLO) follows it on the same line."""
         with self.lock:
+            half = b""
+            if mid_line:
+                line = frame(self.scanner.encoder.seq, "ZONE 0 E004015000000011,E004015000000022")
+                half = line[:len(line) // 2]
             self.scanner = self._boot()
             self.resets += 1
             self._output.clear()
             for callback in self.on_reset:
                 callback()
+            self._output += half
 
     def close(self) -> None:
         """Stop following the table."""
