@@ -3,11 +3,12 @@ the host's handshake accepts it; the firmware builds the config on a Pico's pins
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from homeworlds.link import HandshakeRefused, LinkUp, SnapshotReceived
+from homeworlds.link import HandshakeRefused, LinkUp, SnapshotReceived, TableLink
 from homeworlds.link.core import LinkState
 from homeworlds.sim import SimError, SimulatedMcu, VirtualTable, make_registry
 from homeworlds.table.fwconfig import read_config_text, render_table_config
@@ -111,3 +112,37 @@ def test_a_config_the_firmware_refuses_is_named():
     config["readers"][1]["cs"] = "GP17"
     with pytest.raises(SimError, match=r"readers\[1\]\.cs: pin GP17 is already used by readers\[0\]\.cs"):
         SimulatedMcu(table, firmware_config=config)
+
+
+@pytest.mark.parametrize("name", builtin_layout_names())
+def test_round_trip_over_a_pty_with_the_host_link(name):
+    from homeworlds.link import SerialTransport
+    from homeworlds.sim import PtyMcu
+
+    layout = builtin_layout(name)
+    table = VirtualTable(layout, make_registry(layout, layout.seat_count))
+    mcu = PtyMcu(table, scan_time=1, warmup_ms=200, firmware_config=generated_config(name))
+    with mcu:
+        link = TableLink(lambda: SerialTransport(mcu.device_path), expected_zones=layout.zone_count)
+        events = []
+        deadline = time.monotonic() + 20
+        while link.state is not LinkState.READY and time.monotonic() < deadline:
+            events += link.poll(0.05)
+        link.close()
+    assert link.stats.handshake_refusals == 0
+    up = [e for e in events if isinstance(e, LinkUp)][0]
+    assert up.hello.zones == layout.zone_count and up.hello.readers == len(layout.readers)
+
+
+def test_sim_mcu_command_refuses_a_config_the_firmware_refuses(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "table_config.py"
+    text = render_table_config(builtin_layout("standard-2p"), "standard-2p")
+    path.write_text(text.replace('"busy": "GP3"', '"busy": "GP17"'))
+    result = subprocess.run([sys.executable, "-m", "homeworlds", "sim-mcu", "--pty",
+                             "--firmware-config", str(path)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 1
+    assert "readers[1].busy: pin GP17 is already used by readers[0].cs" in result.stderr
