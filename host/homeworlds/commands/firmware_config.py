@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         if args.check is not None:
             return _check(layout, args.layout, args.check)
         text = render_table_config(layout, args.layout)
+        for note in layout.warnings:
+            print(f"{PROG}: warning: {note}", file=sys.stderr)
     except (LayoutError, FirmwareConfigError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2

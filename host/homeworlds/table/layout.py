@@ -308,6 +308,23 @@ class Layout:
     def seat_count(self) -> int:
         return len(self.seats)
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What a valid layout cannot do (shown by ``homeworlds firmware-config``): a PN532
+        reads at most two tags per pad (ISO 14443A, no 16-slot inventory), fine for a star
+        pad or a token but not for a ship pad or bank compartment that holds more."""
+        notes = []
+        for reader in self.readers:
+            if reader.chip != "pn532":
+                continue
+            crowded = [zone for zone in reader.zones if zone is not None
+                       and self._roles[zone].kind in (ZoneKind.SHIPS, ZoneKind.BANK)]
+            if crowded:
+                notes.append(f"readers[{reader.index}]: a PN532 reads at most two tags per pad, "
+                             f"but zone(s) {_ranges(crowded)} (ship pads, bank compartments) can "
+                             "hold more: enough to try the software, not for a game (use a PN5180)")
+        return tuple(notes)
+
     # -- text
 
     @classmethod
