@@ -891,6 +891,7 @@ class Decoder:
             return  # blank lines are allowed as keep-alives
         if len(line) > self.max_line:
             self._drop(OVERLONG, "line of %d bytes exceeds %d" % (len(line), self.max_line), line)
+            self._resync(line, out)
             return
         try:
             seq, kind, fields = parse_line(line)
@@ -946,7 +947,7 @@ class Decoder:
         best = None
         for marker in self._markers:
             end = line.find(marker)
-            while end > 0:
+            while end >= 0:
                 start = end
                 while start > 0 and end - start < 5 and 48 <= line[start - 1] <= 57:
                     start -= 1

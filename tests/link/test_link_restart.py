@@ -3,7 +3,7 @@ and the host re-sends its CFG settings every time the table restarted."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from homeworlds.link import ConfigReported, LinkDown, LinkUp
@@ -44,6 +44,11 @@ def test_hello_behind_an_overlong_run_of_garbage_is_found():
     assert decoder.counts["overlong"] == 1
 
 
+def test_hello_behind_overlong_garbage_in_the_same_read_is_found():
+    messages, decoder = decode(b"z" * 600 + p.encode(HELLO, seq=0))
+    assert messages == [HELLO] and decoder.counts["overlong"] == 1
+
+
 def test_a_corrupted_line_is_not_resynced_into_something_else():
     line = p.encode(p.ZoneState(3, ["E004015000000011"]), seq=12)
     bad = line.replace(b"12 ZONE", b"13 ZONE")
@@ -52,6 +57,8 @@ def test_a_corrupted_line_is_not_resynced_into_something_else():
 
 
 @settings(max_examples=200, deadline=None)
+@example(garbage=b" HELLO ", seq=0)  # the type word itself in the garbage
+@example(garbage=b"7 HELLO tablefw 1 2 3 4 *", seq=12)
 @given(garbage=st.binary(max_size=300).filter(lambda b: b"\n" not in b),
        seq=st.integers(0, 65535))
 def test_any_garbage_before_a_line_leaves_the_line_readable(garbage, seq):
