@@ -25,7 +25,7 @@ The rules, all so that the table never sits dead in the middle of a game:
   a loop.
 """
 
-from tablefw.protocol import Encoder, ErrorReport
+from tablefw.protocol import Encoder, ErrorReport, _clean_text
 
 # The RP2040's watchdog counts at most 8.3 s; a scan round is well under one.
 WATCHDOG_TIMEOUT_S = 8.0
@@ -101,7 +101,10 @@ def take_restart_reason(hw):
     if nvm is not None and len(nvm) >= 4 + _NVM_TEXT and bytes(nvm[0:3]) == _NVM_MAGIC:
         length = nvm[3]
         if length <= _NVM_TEXT:
-            text = bytes(nvm[4:4 + length]).decode("ascii", "replace")
+            data = bytes(nvm[4:4 + length])
+            # Only what _keep_reason writes (printable ASCII) is trusted.
+            if all(32 <= byte <= 126 for byte in data):
+                text = data.decode()
         nvm[0:3] = b"\x00\x00\x00"
     if text is not None:
         return text
@@ -116,7 +119,7 @@ def _keep_reason(hw, text):
     nvm = getattr(hw.microcontroller, "nvm", None)
     if nvm is None or len(nvm) < 4 + _NVM_TEXT:
         return
-    data = text.encode("ascii", "replace")[:_NVM_TEXT] if hasattr(text, "encode") else b"?"
+    data = _clean_text(text)[:_NVM_TEXT].encode()  # printable ASCII only
     nvm[0:4 + len(data)] = _NVM_MAGIC + bytes([len(data)]) + data
 
 
@@ -159,9 +162,23 @@ def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
         import time
 
         sleep = time.sleep
-    disable_autoreload(hw.supervisor)
-    dog = arm_watchdog(hw)
-    reason = take_restart_reason(hw)
+    # Nothing before the main try may end code.py: a board without one of
+    # these features still scans.
+    try:
+        disable_autoreload(hw.supervisor)
+    except Exception as exc:
+        log("tablefw: cannot turn autoreload off: %s" % describe(exc))
+    dog = None
+    try:
+        dog = arm_watchdog(hw)
+    except Exception as exc:
+        log("tablefw: no watchdog on this board: %s" % describe(exc))
+    feed = dog.feed if dog is not None else None
+    reason = None
+    try:
+        reason = take_restart_reason(hw)
+    except Exception as exc:
+        log("tablefw: cannot read why the board restarted: %s" % describe(exc))
     if reason is not None:
         log("tablefw: restarted: %s" % reason)
     err = ErrWriter(hw.usb_cdc)
@@ -175,11 +192,12 @@ def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
         if main_options:
             for key in main_options:
                 options[key] = main_options[key]
-        app_main(config, hw.board, hw.busio, hw.digitalio, hw.usb_cdc, log=log, feed=dog.feed,
+        app_main(config, hw.board, hw.busio, hw.digitalio, hw.usb_cdc, log=log, feed=feed,
                  started=started, restart_note=reason, **options)
         text = "the main loop ended"
     except (KeyboardInterrupt, SystemExit):
-        _stop_watchdog(dog, log)
+        if dog is not None:
+            _stop_watchdog(dog, log)
         raise
     except Exception as exc:  # anything at all must end in a restart
         text = describe(exc)
@@ -187,7 +205,10 @@ def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
             _report_config_error_forever(err, dog, text, log, sleep)
     err.send("RESTART", "restarting the board: " + text)
     log("tablefw: restarting: %s" % text)
-    _keep_reason(hw, text)
+    try:
+        _keep_reason(hw, text)
+    except Exception as exc:
+        log("tablefw: cannot keep the reason: %s" % describe(exc))
     sleep(RESTART_DELAY_S)
     hw.microcontroller.reset()
 
@@ -196,7 +217,8 @@ def _report_config_error_forever(err, dog, text, log, sleep):
     log("tablefw: table_config.py: %s" % text)
     while True:
         err.send("CONFIG", "table_config.py: " + text)
-        dog.feed()
+        if dog is not None:
+            dog.feed()
         sleep(CONFIG_ERROR_REPEAT_S)
 
 

@@ -213,3 +213,45 @@ def test_code_py_runs_the_scanner_under_the_lifecycle(monkeypatch):
     assert fake.dog.mode == "RESET" and fake.dog.feeds >= 40
     errors = [m for m in lines_sent(fake) if isinstance(m, p.ErrorReport)]
     assert errors[-1].code == "RESTART" and "Input/output error" in errors[-1].text
+
+
+def test_a_board_without_watchdog_still_scans_and_restarts_on_failure():
+    port = RecordingPort([], fail_read_after=60, failure=ValueError("bad byte"))
+    fake = FakeBoard(port=port)
+    port.history = fake.history
+
+    class NoWatchdog(type(fake.microcontroller)):
+        @property
+        def watchdog(self):
+            raise NotImplementedError("no watchdog on this port")
+
+        @watchdog.setter
+        def watchdog(self, value):
+            pass
+
+    fake.microcontroller.__class__ = NoWatchdog
+    with pytest.raises(SystemReset):
+        log, _ = run_firmware(fake)
+    errors = [m for m in lines_sent(fake) if isinstance(m, p.ErrorReport)]
+    assert errors[-1].code == "RESTART"
+
+
+def test_garbage_in_nvm_is_not_a_reason_and_does_not_stop_the_boot():
+    port = RecordingPort([], fail_read_after=200, failure=StopTest())
+    fake = FakeBoard(port=port)
+    port.history = fake.history
+    fake.microcontroller.nvm[:8] = b"HWR\x04\xff\xfe\x00\x80"
+    port.incoming += p.Encoder().encode(p.Sync())
+    with pytest.raises(StopTest):
+        run_firmware(fake)
+    assert [m for m in lines_sent(fake) if isinstance(m, p.ErrorReport)] == []
+    assert any(isinstance(m, p.Hello) for m in lines_sent(fake))
+
+
+def test_a_non_ascii_exception_text_is_kept_as_printable_ascii():
+    port = RecordingPort([], fail_read_after=30, failure=ValueError("Zone \u00e9\u00e9 \u2192 " + "x" * 300))
+    fake = FakeBoard(port=port)
+    port.history = fake.history
+    with pytest.raises(SystemReset):
+        run_firmware(fake)
+    assert lifecycle.take_restart_reason(fake).startswith("ValueError: Zone ?? ? xxx")
