@@ -71,3 +71,12 @@ def test_wiring_table(capsys):
     assert main(["firmware-config", "--wiring-table", "four-seat"]) == 0
     out = capsys.readouterr().out
     assert "| NSS 0–7 | Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7 |" in out
+
+
+def test_check_compares_the_dev_jumper_too(tmp_path, capsys):
+    out = tmp_path / "table_config.py"
+    main(["firmware-config", "standard-2p", "-o", str(out)])
+    out.write_text(out.read_text().replace('DEV_JUMPER = "GP28"', 'DEV_JUMPER = "GP27"'))
+    capsys.readouterr()
+    assert main(["firmware-config", "standard-2p", "--check", str(out)]) == 1
+    assert "DEV_JUMPER: the layout says 'GP28', the file says 'GP27'" in capsys.readouterr().err

@@ -88,6 +88,10 @@ def _check(layout: Layout, given: str, path: Path) -> int:
     found = read_config_text(text, str(path))
     wanted = firmware_config(layout, layout_source(layout, given))
     difference = first_difference(wanted, found)
+    jumper = read_config_text(text, str(path), "DEV_JUMPER", required=False)
+    if difference is None and jumper != layout.mcu.dev_jumper:
+        difference = (f"DEV_JUMPER: the layout says {layout.mcu.dev_jumper!r}, the file says "
+                      f"{jumper!r}")
     if difference is None:
         print(f"{PROG}: {path} matches layout {layout.name}", file=sys.stderr)
         return 0

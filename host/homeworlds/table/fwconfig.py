@@ -146,21 +146,25 @@ def _literal(value: object) -> str:
     raise TypeError(f"no such value in a firmware config: {value!r}")
 
 
-def read_config_text(text: str, source: str = "table_config.py") -> dict:
-    """``CONFIG`` of a table_config.py, read without running it."""
+def read_config_text(text: str, source: str = "table_config.py", name: str = "CONFIG",
+                     required: bool = True) -> object:
+    """``CONFIG`` (or another constant, e.g. ``DEV_JUMPER``) of a table_config.py, read
+    without running it; None for a missing constant that is not ``required``."""
     try:
         tree = ast.parse(text, filename=source)
     except SyntaxError as error:
         raise FirmwareConfigError(f"{source}: line {error.lineno}: {error.msg}") from None
     for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "CONFIG"):
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
             try:
                 return ast.literal_eval(node.value)
             except ValueError:
-                raise FirmwareConfigError(f"{source}: line {node.lineno}: CONFIG is not a plain "
+                raise FirmwareConfigError(f"{source}: line {node.lineno}: {name} is not a plain "
                                           "literal (dicts, lists, strings, numbers)") from None
-    raise FirmwareConfigError(f"{source}: no CONFIG = {{...}} assignment")
+    if not required:
+        return None
+    raise FirmwareConfigError(f"{source}: no {name} = ... assignment")
 
 
 # --------------------------------------------------------------------------- README table
