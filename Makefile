@@ -40,14 +40,22 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info
 
-# Copy the firmware to a mounted CircuitPython board (the CIRCUITPY drive).
+# Copy the firmware to a mounted CircuitPython board (the CIRCUITPY drive). Its
+# table_config.py is generated from LAYOUT (a bundled layout name or a .toml file), so
+# the board drives the pins and reports the zones that layout says. The drive is
+# writable only in development mode (jumper on the layout's dev_jumper pin at power-up).
 CIRCUITPY ?= /media/$(USER)/CIRCUITPY
-flash:
+LAYOUT ?= standard-2p
+flash: $(STAMP)
 	@test -d "$(CIRCUITPY)" || { echo "make flash: mount the board's CIRCUITPY drive or set CIRCUITPY=/path" >&2; exit 1; }
-	cp firmware/boot.py firmware/code.py "$(CIRCUITPY)/"
-	cp -n firmware/table_config.py "$(CIRCUITPY)/" || true
+	@mkdir -p build
+	$(PY) -m homeworlds firmware-config $(LAYOUT) -o build/table_config.py
+	@{ touch "$(CIRCUITPY)/.flash-test" 2>/dev/null && rm -f "$(CIRCUITPY)/.flash-test"; } || { echo "make flash: $(CIRCUITPY) is read-only: the board is in production mode. Put the development jumper on (docs/hardware.md, 'Development mode'), reset the board, run make flash again" >&2; exit 1; }
 	rm -rf "$(CIRCUITPY)/tablefw" && cp -r firmware/tablefw "$(CIRCUITPY)/"
 	find "$(CIRCUITPY)/tablefw" -name __pycache__ -prune -exec rm -rf {} +
+	cp build/table_config.py "$(CIRCUITPY)/table_config.py"
+	cp firmware/boot.py firmware/code.py "$(CIRCUITPY)/"
+	@echo "make flash: done ($(LAYOUT)). Autoreload is off: press the board's reset button. Take the jumper off for play (production mode)."
 
 # Install the table on a Raspberry Pi in one command (udev rule, SPI, groups, systemd service).
 # Never part of `make test`; the script refuses to run anywhere but on a Pi.

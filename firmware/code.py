@@ -1,14 +1,39 @@
 """CircuitPython code.py: scan the table and report to the host.
 
-Edit table_config.py for your wiring; see docs/firmware.md.
+The wiring is in table_config.py, generated from the layout file with
+``homeworlds firmware-config LAYOUT`` (docs/hardware.md). Autoreload off,
+watchdog, restart on any failure: see tablefw/lifecycle.py and docs/firmware.md.
 """
 
-import board
-import busio
-import digitalio
-import usb_cdc
-from table_config import CONFIG
+import supervisor
 
-from tablefw.app import main
+# First of all: a write to CIRCUITPY must never restart the scanner mid-game.
+supervisor.runtime.autoreload = False
 
-main(CONFIG, board, busio, digitalio, usb_cdc)
+import board  # noqa: E402
+import busio  # noqa: E402
+import digitalio  # noqa: E402
+import microcontroller  # noqa: E402
+import usb_cdc  # noqa: E402
+import watchdog  # noqa: E402
+
+from tablefw import lifecycle  # noqa: E402
+from tablefw.app import main  # noqa: E402
+
+
+class Board:
+    """The board's modules, as tablefw.lifecycle takes them."""
+
+
+hw = Board()
+hw.board, hw.busio, hw.digitalio, hw.usb_cdc = board, busio, digitalio, usb_cdc
+hw.microcontroller, hw.supervisor, hw.watchdog = microcontroller, supervisor, watchdog
+
+
+def load_config():
+    from table_config import CONFIG
+
+    return CONFIG
+
+
+lifecycle.run(hw, load_config, main)

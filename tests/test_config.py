@@ -159,3 +159,13 @@ def test_every_name_the_configuration_accepts_the_record_can_write(names):
     game = read_sdg(write_sdg(sdg_game(names, [[home[0]], [home[1]]])))
     assert game.players == tuple(names)
     assert [t.actions[0].name for t in game.turns] == names
+def test_scanner_settings_are_checked_and_kept():
+    from homeworlds.config import config_from_mapping
+
+    config = config_from_mapping({"scanner": {"debounce_off": 4, "hb_ms": 500}}, "t.toml")
+    assert config.scanner == {"debounce_off": 4, "hb_ms": 500}
+    with pytest.raises(ConfigError, match=r"t.toml: scanner.debounce_on: setting debounce_on: 0 is "
+                                          r"outside 1..20"):
+        config_from_mapping({"scanner": {"debounce_on": 0}}, "t.toml")
+    with pytest.raises(ConfigError, match=r"t.toml: scanner.debounce: unknown key"):
+        config_from_mapping({"scanner": {"debounce": 2}}, "t.toml")

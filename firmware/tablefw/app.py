@@ -8,6 +8,7 @@ from tablefw import __version__
 from tablefw.buttons import ButtonBank
 from tablefw.clock import monotonic_ms, sleep_ms
 from tablefw.config import build
+from tablefw.protocol import ErrorReport
 from tablefw.readers import ReaderError
 from tablefw.scan import Scanner
 
@@ -44,24 +45,58 @@ class UsbDataLink:
         return None
 
 
-def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=None, log=print):
+class _NoteAfterHello:
+    """The link's write(), which follows the first HELLO a listening host gets
+    with an ERR line saying why the board restarted."""
+
+    def __init__(self, link, note):
+        self.link = link
+        self.note = note
+        self.scanner = None
+
+    def __call__(self, data):
+        self.link.write(data)
+        if (self.note is not None and self.scanner is not None and self.link.port.connected
+                and data.find(b" HELLO ") >= 0):
+            note, self.note = self.note, None
+            self.link.write(self.scanner.encoder.encode(ErrorReport(None, "RESTARTED", note)))
+
+
+def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=None, log=print,
+         feed=None, started=None, restart_note=None):
     """Build everything from ``config`` and scan until ``stop()`` is true
-    (forever on the board)."""
+    (forever on the board).
+
+    ``feed()`` is called every time round the loop (the watchdog's),
+    ``started(scanner)`` once the scanner exists, and ``restart_note`` (why
+    the board last restarted) is sent as an ERR line after the first HELLO.
+    """
     if clock is None:
         clock = monotonic_ms
     if sleep is None:
         sleep = sleep_ms
     readers, button_pins, settings, zone_count = build(config, board, busio, digitalio, clock, sleep)
     link = UsbDataLink(usb_cdc.data)
+    write = _NoteAfterHello(link, restart_note)
     for reader in readers:
+        if feed is not None:
+            feed()
         try:
             reader.recover()
             log("%s: ready, chip firmware %s, zones %r" % (reader.name, reader.firmware_version, reader.zones))
         except ReaderError as exc:
             log("%s: %s (%s); will keep retrying" % (reader.name, exc.message, exc.code))
     buttons = ButtonBank(button_pins, clock)
-    scanner = Scanner(readers, link.write, clock, settings, zone_count, buttons=len(button_pins))
+    scanner = Scanner(readers, write, clock, settings, zone_count, buttons=len(button_pins))
+    write.scanner = scanner
+    if started is not None:
+        started(scanner)
+    keep_going = stop
+    if feed is not None:
+        def keep_going():
+            feed()
+            return stop is not None and stop()
     log("tablefw %s: %d readers, %d zones, %d buttons; protocol on usb_cdc.data" % (
         __version__, len(readers), zone_count, len(button_pins)))
-    scanner.run(link.read, sleep, buttons.poll, stop)
+    scanner.run(link.read, sleep, buttons.poll, keep_going)
     return scanner

@@ -12,22 +12,27 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``spi``: {"clock", "mosi", "miso"} pin names (PN5180)
 - ``reset``: shared reset pin of the PN5180s (optional)
 - ``mux``: select pins shared by all readers, least significant first
+- ``nss_decoder``: {"address": [pins, A0 first], "enable": pin} of a 74HC138
+  driving the chip selects; a reader's ``cs`` is then a decoder output number
 - ``readers``: list of dicts; PN5180 keys ``cs``, ``busy``, ``zones``,
-  optional ``mux``; PN532 keys ``tx``, ``rx``, ``zones``, optional ``mux``,
-  ``max_targets``
+  optional ``mux``, ``reset`` (own reset line), ``channels`` (the mux channel
+  of each zone, when some channels are not connected); PN532 keys ``tx``,
+  ``rx``, ``zones``, optional ``mux``, ``channels``, ``max_targets``
 - ``buttons``: pin names of the seat buttons (to ground, pulled up)
 - ``settings``: initial scan settings (see tablefw.settings)
 - ``timing``: driver timeouts, e.g. {"sof_timeout_ms": 1}
 """
 
+from tablefw.chipselect import ChannelMap, NssDecoder
 from tablefw.readers.mux import GpioMux
 from tablefw.readers.pn532 import PN532
 from tablefw.readers.pn5180 import PN5180
 from tablefw.settings import Settings
 
-KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "readers", "buttons", "settings", "timing")
-PN5180_KEYS = ("cs", "busy", "zones", "mux")
-PN532_KEYS = ("tx", "rx", "zones", "mux", "max_targets", "baudrate")
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "nss_decoder", "readers", "buttons", "settings",
+              "timing")
+PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
+PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
 PN532_TIMING = ("timeout_ms", "passive_retries")
 
@@ -97,6 +102,46 @@ def _mux(hw, pins, where, cache):
     return cache[key]
 
 
+def _decoder(hw, spec):
+    _check_keys(spec, ("address", "enable"), "nss_decoder")
+    for key in ("address", "enable"):
+        if key not in spec:
+            raise ConfigError("nss_decoder: missing key %r" % key)
+    address = spec["address"]
+    if not isinstance(address, (list, tuple)) or not address:
+        raise ConfigError("nss_decoder.address: expected a list of pin names, A0 first")
+    lines = [hw.output(name, "nss_decoder.address[%d]" % i) for i, name in enumerate(address)]
+    return NssDecoder(lines, hw.output(spec["enable"], "nss_decoder.enable", value=True))
+
+
+def _chip_select(hw, spec, where, decoder, taken):
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if decoder is None:
+            raise ConfigError("%s: decoder output %d needs 'nss_decoder' (its address and enable pins)"
+                              % (where, spec))
+        if spec < 0 or spec >= decoder.outputs:
+            raise ConfigError("%s: the decoder has outputs 0..%d, not %d" % (where, decoder.outputs - 1, spec))
+        if spec in taken:
+            raise ConfigError("%s: decoder output %d is already used by %s" % (where, spec, taken[spec]))
+        taken[spec] = where
+        return decoder.line(spec)
+    return hw.output(spec, where, value=True)
+
+
+def _channel_map(mux, channels, zones, where):
+    if not isinstance(channels, (list, tuple)) or len(channels) != len(zones):
+        raise ConfigError("%s: expected one mux channel per zone (%d)" % (where, len(zones)))
+    limit = mux.channels if mux is not None else 1
+    for channel in channels:
+        if not isinstance(channel, int) or isinstance(channel, bool) or channel < 0 or channel >= limit:
+            raise ConfigError("%s: channel %r is not 0..%d" % (where, channel, limit - 1))
+    if len(set(channels)) != len(channels):
+        raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))
+    if mux is None:
+        return None
+    return ChannelMap(mux, channels)
+
+
 def build(config, board, busio, digitalio, clock=None, sleep=None):
     """Return (readers, buttons, settings, zone_count) for ``config``.
 
@@ -133,6 +178,14 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
                         MISO=hw.pin(pins["miso"], "spi.miso"))
         if config.get("reset") is not None:
             reset = hw.output(config["reset"], "reset", value=True)
+    # Reset lines by pin name: readers naming the same pin share one output.
+    resets = {}
+    if reset is not None:
+        resets[config["reset"]] = reset
+    decoder = None
+    if config.get("nss_decoder") is not None:
+        decoder = _decoder(hw, config["nss_decoder"])
+    decoder_outputs = {}
 
     for index in range(len(entries)):
         entry = entries[index]
@@ -147,12 +200,14 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
             owner[zone] = index
         mux_pins = entry.get("mux", shared_mux)
         mux = None
-        if len(zones) > 1:
+        if len(zones) > 1 or entry.get("channels", [0]) != [0]:
             if mux_pins is None:
                 raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)" % (where, len(zones)))
             mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes)
             if len(zones) > mux.channels:
                 raise ConfigError("%s.zones: %d zones but the mux has %d channels" % (where, len(zones), mux.channels))
+        if "channels" in entry:
+            mux = _channel_map(mux, entry["channels"], zones, where + ".channels")
         name = "%s#%d" % (kind, index)
         if kind == "pn5180":
             for key in ("cs", "busy"):
@@ -161,8 +216,14 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
             options = {}
             for key in timing:
                 options[key] = timing[key]
-            reader = PN5180(spi, hw.output(entry["cs"], where + ".cs", value=True),
-                            hw.input(entry["busy"], where + ".busy"), reset, zones, mux,
+            reader_reset = reset
+            if entry.get("reset") is not None:
+                name = entry["reset"]
+                if name not in resets:
+                    resets[name] = hw.output(name, where + ".reset", value=True)
+                reader_reset = resets[name]
+            reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
+                            hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
                             clock=clock, sleep=sleep, name=name, **options)
         else:
             for key in ("tx", "rx"):

@@ -824,8 +824,12 @@ class Decoder:
         self.counts = {}
         self.last_error = None
         self.reset()
-        for key in ("lines", "messages", "gaps", "lost", "snap_parts_dropped") + DROP_REASONS:
+        for key in ("lines", "messages", "gaps", "lost", "snap_parts_dropped", "resynced") + DROP_REASONS:
             self.counts[key] = 0
+        # What a line glued behind garbage has after its sequence number.
+        self._markers = []
+        for name in self.accept:
+            self._markers.append((" " + name + " ").encode())
 
     def reset(self):
         """Forget partial input and the expected sequence number (e.g. after
@@ -852,15 +856,18 @@ class Decoder:
         tail = pieces.pop()
         for line in pieces:
             if self._skipping:
-                # The end of a line already counted as overlong.
+                # The end of a line already counted as overlong; a whole line
+                # may still end it (an MCU that reset mid-line, then said HELLO).
                 self._skipping = False
+                self._resync(line, out)
                 continue
             self._line(line, out)
         if len(tail) > self.max_line + 1:
             if not self._skipping:
                 self._drop(OVERLONG, "line longer than %d bytes" % self.max_line, tail)
                 self._skipping = True
-            tail = b""
+            # Keep what could still be the start of a complete line.
+            tail = tail[-(self.max_line + 1):]
         self._buffer = tail
         return out
 
@@ -884,11 +891,13 @@ class Decoder:
             return  # blank lines are allowed as keep-alives
         if len(line) > self.max_line:
             self._drop(OVERLONG, "line of %d bytes exceeds %d" % (len(line), self.max_line), line)
+            self._resync(line, out)
             return
         try:
             seq, kind, fields = parse_line(line)
         except ProtocolError as exc:
             self._drop(exc.reason, str(exc), line)
+            self._resync(line, out)
             return
         counts = self.counts
         counts["lines"] += 1
@@ -927,6 +936,32 @@ class Decoder:
             self._abandon_snapshot()
         counts["messages"] += 1
         out.append(message)
+
+    def _resync(self, line, out):
+        """Decode a complete line glued behind garbage (half a line cut off by
+        a reset, noise), e.g. ``12 ZONE 3 E00`` + ``0 HELLO ... *1A2B``: the
+        line that ends ``line`` has its sequence number right before
+        `` TYPE ``, and only its true start makes the CRC match."""
+        if len(line) > self.max_line:
+            line = line[-self.max_line:]
+        best = None
+        for marker in self._markers:
+            end = line.find(marker)
+            while end >= 0:
+                start = end
+                while start > 0 and end - start < 5 and 48 <= line[start - 1] <= 57:
+                    start -= 1
+                    if start > 0 and (best is None or start < best):
+                        try:
+                            parse_line(line[start:])
+                        except ProtocolError:
+                            continue
+                        best = start
+                        break
+                end = line.find(marker, end + 1)
+        if best is not None:
+            self.counts["resynced"] += 1
+            self._line(line[best:], out)
 
     def _abandon_snapshot(self):
         if self._snap is not None:

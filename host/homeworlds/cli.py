@@ -21,6 +21,7 @@ COMMANDS = (
     "games",
     "doctor",
     "pad_test",
+    "firmware_config",
 )
 
 

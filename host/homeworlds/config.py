@@ -18,6 +18,8 @@ from homeworlds.pixels.settings import PixelSettings
 from homeworlds.rules.presets import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
+from tablefw.settings import SETTINGS as SCANNER_SETTINGS
+from tablefw.settings import Settings as ScannerSettings
 
 
 class ConfigError(ValueError):
@@ -34,6 +36,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
+    # Firmware settings the host sends with CFG after every (re)connect and table restart.
+    "scanner": {key: int for key in SCANNER_SETTINGS},
 }
 
 
@@ -74,6 +78,7 @@ class TableConfig:
     store_path: Path | None = None
     #: this table's name in the store (default: the layout's name)
     store_table: str | None = None
+    scanner: dict[str, int] = field(default_factory=dict)
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -201,10 +206,16 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     for key in ("path", "table"):
         if key in store and not store[key].strip():
             raise ConfigError(source, f"store.{key}", "must not be empty")
+    scanner = dict(data.get("scanner", {}))
+    for key, value in scanner.items():
+        try:
+            ScannerSettings({key: value})
+        except ValueError as exc:
+            raise ConfigError(source, f"scanner.{key}", str(exc)) from None
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
-                       store.get("table"))
+                       store.get("table"), scanner)
 
 
 def _player_range(rules: Rules) -> str:

@@ -26,11 +26,23 @@ T1 = "E004015000000011"
 T2 = "E004015000000022"
 
 
+# The cheap prototype: PN532 boards on the two UARTs, ISO 14443A tags.
+PN532_EXAMPLE = {
+    "reader": "pn532",
+    "readers": [
+        {"tx": "GP0", "rx": "GP1", "zones": [0]},
+        {"tx": "GP4", "rx": "GP5", "zones": [1]},
+    ],
+    "buttons": ["GP14", "GP15"],
+}
+
+
 def reference_config() -> dict:
+    """The shipped table_config.py (generated from hardware/layouts/standard-2p.toml)."""
     spec = importlib.util.spec_from_file_location("table_config", FIRMWARE / "table_config.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return copy.deepcopy(module.CONFIG), copy.deepcopy(module.PN532_EXAMPLE)
+    return copy.deepcopy(module.CONFIG), copy.deepcopy(PN532_EXAMPLE)
 
 
 def fake_busio(spi_bus=None, uarts=None):
@@ -43,16 +55,18 @@ def fake_busio(spi_bus=None, uarts=None):
 # ---------------------------------------------------------------- config
 
 
-def test_reference_config_builds_six_pn5180_readers():
+def test_reference_config_builds_four_pn5180_readers():
     config, _ = reference_config()
     digitalio = make_digitalio()
     readers, buttons, settings, zone_count = build(config, make_board(), fake_busio(FakeSpiBus()), digitalio)
-    assert len(readers) == 6 and all(isinstance(r, PN5180) for r in readers)
-    assert zone_count == 44
-    assert [zone for r in readers for zone in r.zones] == list(range(44))
-    assert readers[0].mux is readers[5].mux  # shared select lines, one mux object
+    assert len(readers) == 4 and all(isinstance(r, PN5180) for r in readers)
+    assert zone_count == 56
+    assert sorted(zone for r in readers for zone in r.zones) == list(range(56))
+    assert readers[3].zones == tuple(range(44, 56))  # the bank tray
+    assert readers[0].mux is readers[3].mux and readers[0].mux.channels == 16  # shared select lines
     assert len(buttons) == 2 and all(b.pull == "UP" for b in buttons)
     assert digitalio.registry["GP17"].value is True  # chip selects idle high
+    assert all(digitalio.registry[f"GP{n}"].direction == "input" for n in (2, 3, 4, 5))  # BUSY
     assert settings.snap_ms == 5000
 
 
@@ -74,14 +88,17 @@ def test_pn532_example_config_builds():
         (lambda c: c["readers"][1].update(cs="GP99"), "readers[1].cs: board has no pin 'GP99'"),
         (lambda c: c["readers"][1].update(cs="GP17"), "readers[1].cs: pin GP17 is already used by readers[0].cs"),
         (lambda c: c["readers"][3].update(zones=[1]), "readers[3].zones: zone 1 is already served by readers[0]"),
-        (lambda c: c["readers"][0].update(zones=list(range(100, 109))), "9 zones but the mux has 8 channels"),
-        (lambda c: c.pop("mux"), "readers[0]: 8 zones need 'mux' select pins"),
+        (lambda c: c["readers"][0].update(zones=list(range(100, 117))), "17 zones but the mux has 16 channels"),
+        (lambda c: c.pop("mux"), "readers[0]: 16 zones need 'mux' select pins"),
         (lambda c: c.update(zones=10), "zones: 10 is less than"),
         (lambda c: c.update(settings={"debounce_on": 0}), "settings: setting debounce_on: 0 is outside 1..20"),
         (lambda c: c.update(settings={"speed": 1}), "settings: unknown setting 'speed'"),
         (lambda c: c.update(timing={"timeout": 5}), "timing: unknown key 'timeout'"),
         (lambda c: c["readers"][0].update(colour=1), "readers[0]: unknown key 'colour'"),
-        (lambda c: c.update(buttons=["GP2"]), "buttons[0]: pin GP2 is already used by mux[0]"),
+        (lambda c: c.update(buttons=["GP10"]), "buttons[0]: pin GP10 is already used by mux[0]"),
+        (lambda c: c["readers"][1].update(cs=2), "readers[1].cs: decoder output 2 needs 'nss_decoder'"),
+        (lambda c: c["readers"][1].update(channels=[0, 1]), "readers[1].channels: expected one mux channel per zone"),
+        (lambda c: c["readers"][3].update(channels=list(range(5, 17))), "readers[3].channels: channel 16 is not 0..15"),
     ],
 )
 def test_config_mistakes_name_the_key(change, message):
@@ -98,7 +115,7 @@ def test_config_mistakes_name_the_key(change, message):
 def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     config, _ = reference_config()
     config["readers"] = config["readers"][:2]
-    config["zones"] = 16
+    config["zones"] = 43
     config["settings"] = {"debounce_on": 1, "snap_ms": 0}
     digitalio = make_digitalio()
     bus = FakeSpiBus()
@@ -109,7 +126,7 @@ def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     chips = [Pn5180Chip({0: [T1]}, mux_pins=pins(config["mux"])),
              Pn5180Chip({3: [T2]}, mux_pins=pins(config["mux"]))]
     bus.attach(lambda: digitalio.registry["GP17"], chips[0])
-    bus.attach(lambda: digitalio.registry["GP5"], chips[1])
+    bus.attach(lambda: digitalio.registry["GP20"], chips[1])
     port = FakeUsbPort()
     port.incoming += p.Encoder().encode(p.Ping(9))
     clock = TickingClock()
@@ -118,14 +135,14 @@ def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
 
     def stop():
         loops.append(1)
-        return len(loops) > 60
+        return len(loops) > 200
 
     scanner = main(config, make_board(), fake_busio(bus), digitalio, SimpleNamespace(data=port),
                    clock=clock, sleep=clock.sleep, stop=stop, log=log.append)
     messages = p.Decoder(accept=p.FROM_MCU).feed(bytes(port.outgoing))
     assert p.Pong(9) in messages
     snapshot = [m for m in messages if isinstance(m, p.Snapshot)][0]
-    assert snapshot.zones[0] == (T1,) and snapshot.zones[11] == (T2,)
+    assert snapshot.zones[0] == (T1,) and snapshot.zones[18] == (T2,)
     assert sum(len(zone) for zone in snapshot.zones) == 2
     assert "ready, chip firmware 3.6" in log[0]
     assert scanner.reader_errors == [0, 0]

@@ -96,3 +96,26 @@ def test_play_records_every_turn_and_resumes_after_a_restart(tmp_path):
             host.close()
     game = read_sdg_file(record)
     assert [t.texts for t in game.turns][-2:] == [("Build G1 Ann",), ("Build G1 Bob",)]
+
+
+def test_play_sends_the_scanner_settings_and_again_after_the_table_restarts(tmp_path):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    with PtyMcu(table, scan_time=0, warmup_ms=100) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
+            '[scanner]\ndebounce_off = 6\nhb_ms = 700\n')
+        host = _Host(config, tmp_path / "game.raw")
+        try:
+            _wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
+            assert mcu.mcu.scanner.settings.hb_ms == 700
+            with mcu.mcu.lock:
+                mcu.mcu.reset(mid_line=True)  # a watchdog reset in the middle of a line
+            assert mcu.mcu.scanner.settings.debounce_off != 6
+            _wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
+            assert mcu.mcu.scanner.settings.hb_ms == 700
+        finally:
+            host.close()

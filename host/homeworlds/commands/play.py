@@ -139,6 +139,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
+    if config.scanner:
+        link.configure(**config.scanner)  # re-sent after every reconnect and table restart
     last_message = None
     last_fault = None
     try:

@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seed of the missed reads (default 0)")
     p.add_argument("--scan-time", type=_milliseconds, default=DEFAULT_SCAN_TIME_MS, metavar="MS",
                    help=f"time one zone scan takes (default {DEFAULT_SCAN_TIME_MS} ms)")
+    p.add_argument("--firmware-config", type=Path, metavar="FILE",
+                   help="build the simulated board from this table_config.py (as the real board "
+                   "would), to check it against the layout before flashing")
     p.add_argument("--registry", type=Path, metavar="FILE",
                    help="write the simulated tag registry to FILE (TOML) for the host")
     p.set_defaults(func=run)
@@ -79,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
         layout = _load_layout(args.layout)
         players = args.players if args.players is not None else layout.seat_count
         registry = make_registry(layout, players)
+        firmware_config = None
+        if args.firmware_config is not None:
+            firmware_config = _read_firmware_config(args.firmware_config)
         if args.registry is not None:
             registry.save(args.registry)
     except (LayoutError, RegistryError, ValueError) as error:
@@ -99,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         table = VirtualTable(layout, registry)
         try:
             mcu = PtyMcu(table, miss_rate=args.miss_rate, seed=args.seed,
-                         scan_time=args.scan_time)
+                         scan_time=args.scan_time, firmware_config=firmware_config)
         except SimError as error:
             print(f"homeworlds sim-mcu: {error}", file=sys.stderr)
             return 1
@@ -117,3 +123,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _read_firmware_config(path: Path) -> dict:
+    from homeworlds.table.fwconfig import read_config_text
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read: {error.strerror or error}") from None
+    return read_config_text(text, str(path))

@@ -466,7 +466,8 @@ class TableLink:
         if self._expected_zones is not None and info.zones != self._expected_zones:
             return (f"the table reports {info.zones} zones but the layout has "
                     f"{self._expected_zones}: choose the layout that matches this table, or "
-                    f"fix table_config.py on the board")
+                    f"regenerate the board's table_config.py from the layout "
+                    f"(make flash LAYOUT=...)")
         return None
 
     # ------------------------------------------------------------ sending

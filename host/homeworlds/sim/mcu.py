@@ -30,8 +30,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from homeworlds.sim.firmware import board_plan
 from homeworlds.sim.table import SimError, VirtualTable
-from tablefw.protocol import SEQ_MODULO
+from tablefw.protocol import SEQ_MODULO, frame
 from tablefw.scan import MAX_IDLE_MS, WARMUP_MS, Scanner
 from tablefw.settings import Settings
 from tablefw.virtual import VirtualReader
@@ -80,12 +81,16 @@ class SimulatedMcu:
     ``miss_rate``: probability that a read misses a tag on the scanned zone.
     ``seed``: seeds the missed reads. ``settings``: initial firmware settings
     (``{"debounce_on": 2, ...}``, see tablefw.settings); a reset returns to them.
+    ``firmware_config``: a board's ``CONFIG`` (table_config.py); the simulated board then
+    has the readers, zone count and buttons that config gives the real one (checked by the
+    firmware's own config code), instead of those of the layout.
     """
 
     def __init__(self, table: VirtualTable, *, clock: Callable[[], int] | None = None,
                  miss_rate: float = 0.0, seed: int = 0,
                  scan_time: int = DEFAULT_SCAN_TIME_MS,
-                 settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS):
+                 settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS,
+                 firmware_config: Mapping | None = None):
         self.table = table
         self.layout = table.layout
         self.clock = clock if clock is not None else SimClock()
@@ -101,14 +106,26 @@ class SimulatedMcu:
         self.set_scan_time(scan_time)
         self.miss_rate = 0.0
         self.readers: list[VirtualReader] = []
-        for reader in self.layout.readers:
-            zones = [zone for zone in reader.zones if zone is not None]
-            name = f"reader {reader.index}" + (f" ({reader.label})" if reader.label else "")
-            self.readers.append(_SimReader(zones, random.Random(seed * 1009 + reader.index),
+        if firmware_config is None:
+            wiring = [([zone for zone in reader.zones if zone is not None],
+                       f"reader {reader.index}" + (f" ({reader.label})" if reader.label else ""))
+                      for reader in self.layout.readers]
+            self.zone_count = self.layout.zone_count
+            self.buttons = max((seat.button + 1 for seat in self.layout.seats
+                                if seat.button is not None), default=0)
+        else:
+            plan = board_plan(firmware_config)
+            wiring = [(list(zones), f"reader {index}")
+                      for index, zones in enumerate(plan.reader_zones)]
+            self.zone_count = plan.zone_count
+            self.buttons = plan.buttons
+        self._reader_by_zone: dict[int, int] = {}
+        for index, (zones, name) in enumerate(wiring):
+            for zone in zones:
+                self._reader_by_zone[zone] = index
+            self.readers.append(_SimReader(zones, random.Random(seed * 1009 + index),
                                            self._spend_scan_time, name))
         self.set_miss_rate(miss_rate)
-        self.buttons = max((seat.button + 1 for seat in self.layout.seats
-                            if seat.button is not None), default=0)
         self.plugged = True
         self.resets = 0
         #: Lines lost to drop_lines() and corrupted by corrupt_next_line(), in total.
@@ -127,18 +144,26 @@ class SimulatedMcu:
 
     def _boot(self) -> Scanner:
         return Scanner(self.readers, self._emit, self.clock, Settings(self.initial_settings),
-                       zone_count=self.layout.zone_count, buttons=self.buttons,
+                       zone_count=self.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
-    def reset(self) -> None:
-        """Restart the firmware (as after a power cycle): new scanner, sequence numbers
-        from 0, settings back to the initial ones, warm-up, then HELLO and SNAP."""
+    def reset(self, *, mid_line: bool = False) -> None:
+        """Restart the firmware (as after a power cycle or a watchdog reset): new scanner,
+        sequence numbers from 0, settings back to the initial ones, warm-up, then HELLO
+        and SNAP. Unread output is lost. ``mid_line``: the reset cut a line in half while
+        it was being sent; its first half reaches the host, and the rebooted firmware's
+        first line (HELLO) follows it on the same line."""
         with self.lock:
+            half = b""
+            if mid_line:
+                line = frame(self.scanner.encoder.seq, "ZONE 0 E004015000000011,E004015000000022")
+                half = line[:len(line) // 2]
             self.scanner = self._boot()
             self.resets += 1
             self._output.clear()
             for callback in self.on_reset:
                 callback()
+            self._output += half
 
     def close(self) -> None:
         """Stop following the table."""
@@ -246,12 +271,16 @@ class SimulatedMcu:
 
     def zone_changed(self, zone: int, uids: tuple[str, ...]) -> None:
         with self.lock:
-            self.readers[self._reader_of(zone)].set_tags(zone, uids)
+            reader = self._reader_of(zone)
+            if reader is not None:  # a pad the board's config does not scan stays unseen
+                self.readers[reader].set_tags(zone, uids)
 
     def sync_from_table(self) -> None:
         with self.lock:
             for zone, uids in enumerate(self.table.zone_sets()):
-                self.readers[self._reader_of(zone)].set_tags(zone, uids)
+                reader = self._reader_of(zone)
+                if reader is not None:
+                    self.readers[reader].set_tags(zone, uids)
 
     def press(self, button: int) -> None:
         """A seat button press (BTN). Lost while unplugged, like any press on an
@@ -331,8 +360,8 @@ class SimulatedMcu:
         else:
             self._owed_ms += self.scan_time
 
-    def _reader_of(self, zone: int) -> int:
-        return self.layout.wiring(zone).reader
+    def _reader_of(self, zone: int) -> int | None:
+        return self._reader_by_zone.get(zone)
 
     def _reader(self, index: object, verb: str) -> VirtualReader:
         if isinstance(index, bool) or not isinstance(index, int) \

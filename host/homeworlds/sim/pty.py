@@ -47,9 +47,10 @@ class PtyMcu:
     def __init__(self, table: VirtualTable, *, miss_rate: float = 0.0, seed: int = 0,
                  scan_time: int = DEFAULT_SCAN_TIME_MS,
                  settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS,
-                 output_limit: int = 64 * 1024):
+                 output_limit: int = 64 * 1024, firmware_config: Mapping | None = None):
         self.mcu = SimulatedMcu(table, clock=monotonic_ms, miss_rate=miss_rate, seed=seed,
-                                scan_time=scan_time, settings=settings, warmup_ms=warmup_ms)
+                                scan_time=scan_time, settings=settings, warmup_ms=warmup_ms,
+                                firmware_config=firmware_config)
         self.table = table
         self.output_limit = output_limit
         try:

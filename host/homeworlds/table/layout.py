@@ -25,6 +25,8 @@ from pathlib import Path
 
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.table import wiring as _wiring
+from homeworlds.table.wiring import McuPins, ReaderPins, WiringError
 
 LAYOUT_FORMAT = 1
 """The only layout file format this code reads (the ``format`` key)."""
@@ -91,6 +93,8 @@ class Reader:
     channels: int
     zones: tuple[int | None, ...]
     label: str | None = None
+    pins: ReaderPins | None = None
+    """The MCU pins of this reader (None in a layout without ``[mcu]`` wiring)."""
 
     def channel_of(self, zone: int) -> int | None:
         for channel, wired in enumerate(self.zones):
@@ -205,6 +209,9 @@ class Layout:
     strip: Strip
     readers: tuple[Reader, ...]
     description: str = ""
+    mcu: McuPins | None = None
+    """The scanner's shared wiring (``[mcu]``); None: the layout does not say how the
+    table is wired, and no firmware configuration can be generated from it."""
     _roles: dict[int, ZoneRole] = field(init=False, repr=False, compare=False)
     _wiring: dict[int, ZoneWiring] = field(init=False, repr=False, compare=False)
     _bank_by_piece: dict[Piece, int] = field(init=False, repr=False, compare=False)
@@ -300,6 +307,23 @@ class Layout:
     @property
     def seat_count(self) -> int:
         return len(self.seats)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What a valid layout cannot do (shown by ``homeworlds firmware-config``): a PN532
+        reads at most two tags per pad (ISO 14443A, no 16-slot inventory), fine for a star
+        pad or a token but not for a ship pad or bank compartment that holds more."""
+        notes = []
+        for reader in self.readers:
+            if reader.chip != "pn532":
+                continue
+            crowded = [zone for zone in reader.zones if zone is not None
+                       and self._roles[zone].kind in (ZoneKind.SHIPS, ZoneKind.BANK)]
+            if crowded:
+                notes.append(f"readers[{reader.index}]: a PN532 reads at most two tags per pad, "
+                             f"but zone(s) {_ranges(crowded)} (ship pads, bank compartments) can "
+                             "hold more: enough to try the software, not for a game (use a PN5180)")
+        return tuple(notes)
 
     # -- text
 
@@ -455,7 +479,7 @@ def _optional_label(table: _Table) -> str | None:
     return label.strip() or None
 
 
-_TOP_KEYS = ["format", "name", "description", "strip", "readers", "seats", "slots", "bank"]
+_TOP_KEYS = ["format", "name", "description", "strip", "mcu", "readers", "seats", "slots", "bank"]
 
 
 def _parse(data: dict) -> Layout:
@@ -482,8 +506,21 @@ def _parse(data: dict) -> Layout:
     slots = _parse_slots(top.get("slots", list), seats)
     bank = _parse_bank(top.get("bank", dict, required=False))
     readers = _parse_readers(top.get("readers", list))
+    mcu_table = top.get("mcu", dict, required=False)
+    mcu = None
+    if mcu_table is not None:
+        try:
+            mcu = _wiring.parse_mcu(mcu_table)
+        except WiringError as error:
+            raise LayoutError(error.reason, key=error.key) from None
+    else:
+        for reader in readers:
+            if reader.pins is not None:
+                raise LayoutError("reader pins are given but the layout has no [mcu] table "
+                                  "(the shared SPI, reset and select lines)",
+                                  key=f"readers[{reader.index}]")
     return Layout(name=name, seats=seats, slots=slots, bank=bank, strip=strip,
-                  readers=readers, description=description)
+                  readers=readers, description=description, mcu=mcu)
 
 
 def _parse_seats(items: list) -> tuple[Seat, ...]:
@@ -569,7 +606,8 @@ def _parse_readers(items: list) -> tuple[Reader, ...]:
         raise LayoutError("at least one reader is needed", key="readers")
     readers = []
     for index, item in enumerate(items):
-        table = _Table(item, f"readers[{index}]", ["chip", "channels", "zones", "label"])
+        table = _Table(item, f"readers[{index}]",
+                       ["chip", "channels", "zones", "label", *_wiring.READER_PIN_KEYS])
         chip = table.get("chip", str).strip().lower()
         if chip not in READER_CHIPS:
             raise LayoutError(f"unknown reader chip {chip!r} (expected one of "
@@ -586,7 +624,12 @@ def _parse_readers(items: list) -> tuple[Reader, ...]:
             zones.append(None if zone == -1 and not isinstance(zone, bool)
                          else _zone(zone, zone_key))
         label = _optional_label(table)
-        readers.append(Reader(index, chip, channels, tuple(zones), label))
+        try:
+            pins = _wiring.parse_reader_pins(item, f"readers[{index}]")
+        except WiringError as error:
+            raise LayoutError(error.reason, key=error.key) from None
+        readers.append(Reader(index, chip, channels, tuple(zones), label,
+                              None if pins.empty else pins))
     return tuple(readers)
 
 
@@ -694,6 +737,13 @@ def _validate(layout: Layout) -> None:
             raise LayoutError(f"zone {zone} is not wired to any reader channel (add it to a "
                               "readers[].zones list)", key=key)
 
+    # The pins add up (checked only where the layout says how the table is wired).
+    if layout.mcu is not None:
+        try:
+            _wiring.check(layout.mcu, layout.readers, layout.seats)
+        except WiringError as error:
+            raise LayoutError(error.reason, key=error.key) from None
+
     # Every pixel lies on the strip and lights one thing only.
     lit: dict[int, str] = {}
     segments = [(f"seats[{s.index}].bar", s.bar) for s in seats]
@@ -757,6 +807,8 @@ def _write(layout: Layout) -> str:
         lines.append(f"description = {_toml_string(layout.description)}")
     lines += ["", "[strip]", f"pixel_count = {layout.strip.pixel_count}",
               f"pixel_order = {_toml_string(layout.strip.pixel_order)}"]
+    if layout.mcu is not None:
+        lines += ["", *_mcu_lines(layout.mcu)]
     for reader in layout.readers:
         lines += ["", "[[readers]]", f"chip = {_toml_string(reader.chip)}",
                   f"channels = {reader.channels}"]
@@ -764,6 +816,8 @@ def _write(layout: Layout) -> str:
             lines.append(f"label = {_toml_string(reader.label)}")
         zones = ", ".join("-1" if z is None else str(z) for z in reader.zones)
         lines.append(f"zones = [{zones}]")
+        if reader.pins is not None:
+            lines += _reader_pin_lines(reader.pins)
     for seat in layout.seats:
         lines += ["", "[[seats]]", f"name = {_toml_string(seat.name)}",
                   f"token_zone = {seat.token_zone}"]
@@ -785,3 +839,43 @@ def _write(layout: Layout) -> str:
         lines += [f"{c.piece} = {c.zone}" for c in layout.bank]
     return "\n".join(lines) + "\n"
 
+
+
+def _pin_list(pins: tuple[str, ...]) -> str:
+    return "[" + ", ".join(_toml_string(pin) for pin in pins) + "]"
+
+
+def _mcu_lines(mcu: McuPins) -> list[str]:
+    lines = ["[mcu]"]
+    if mcu.board is not None:
+        lines.append(f"board = {_toml_string(mcu.board)}")
+    if mcu.spi is not None:
+        lines.append(f"spi = {{ sck = {_toml_string(mcu.spi.sck)}, mosi = "
+                     f"{_toml_string(mcu.spi.mosi)}, miso = {_toml_string(mcu.spi.miso)} }}")
+    if mcu.reset is not None:
+        lines.append(f"reset = {_toml_string(mcu.reset)}")
+    if mcu.mux_select:
+        lines.append(f"mux_select = {_pin_list(mcu.mux_select)}")
+    if mcu.nss_decoder is not None:
+        lines.append(f"nss_decoder = {{ address = {_pin_list(mcu.nss_decoder.address)}, "
+                     f"enable = {_toml_string(mcu.nss_decoder.enable)} }}")
+    if mcu.buttons:
+        lines.append(f"buttons = {_pin_list(mcu.buttons)}")
+    if mcu.dev_jumper is not None:
+        lines.append(f"dev_jumper = {_toml_string(mcu.dev_jumper)}")
+    return lines
+
+
+def _reader_pin_lines(pins: ReaderPins) -> list[str]:
+    lines = []
+    for name in _wiring.READER_PIN_KEYS:
+        value = getattr(pins, name)
+        if value is None:
+            continue
+        if isinstance(value, tuple):
+            lines.append(f"{name} = {_pin_list(value)}")
+        elif isinstance(value, int):
+            lines.append(f"{name} = {value}")
+        else:
+            lines.append(f"{name} = {_toml_string(value)}")
+    return lines

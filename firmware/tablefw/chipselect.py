@@ -1,0 +1,70 @@
+"""Chip selects through a 3-to-8 decoder, and multiplexer channel maps.
+
+Both are pin-like adapters that config.py puts between the drivers and the
+GPIO pins, so the drivers keep writing ``cs.value`` and ``mux.select(i)``.
+"""
+
+
+class NssDecoder:
+    """A 74HC138 driving the readers' active-low NSS lines.
+
+    ``address``: outputs to A0, A1, ... (least significant first); ``enable``:
+    output to the active-low enable G2A (G1 tied high, G2B tied low). While
+    ``enable`` is high every decoder output is high: no reader selected.
+    """
+
+    def __init__(self, address, enable):
+        self.address = tuple(address)
+        self.enable = enable
+        self.outputs = 1 << len(self.address)
+        enable.value = True
+
+    def line(self, output):
+        if output < 0 or output >= self.outputs:
+            raise ValueError("nss decoder: no output %d (it has %d)" % (output, self.outputs))
+        return DecodedSelect(self, output)
+
+
+class DecodedSelect:
+    """One decoder output as a chip-select pin: ``value = False`` selects it."""
+
+    def __init__(self, decoder, output):
+        self.decoder = decoder
+        self.output = output
+        self._value = True
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, level):
+        decoder = self.decoder
+        if level:
+            decoder.enable.value = True
+        else:
+            # Address first, then enable: no other output pulses low meanwhile.
+            for bit in range(len(decoder.address)):
+                decoder.address[bit].value = bool((self.output >> bit) & 1)
+            decoder.enable.value = False
+        self._value = bool(level)
+
+
+class ChannelMap:
+    """A multiplexer whose wired channels have gaps: the reader's ``i``-th zone
+    is on physical channel ``channels[i]``."""
+
+    def __init__(self, mux, channels):
+        self.mux = mux
+        self.map = tuple(channels)
+        self.channels = mux.channels
+
+    @property
+    def channel(self):
+        return self.mux.channel
+
+    def select(self, index):
+        self.mux.select(self.map[index])
+
+    def release(self):
+        self.mux.release()
