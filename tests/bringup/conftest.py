@@ -34,6 +34,8 @@ def mcu(table):
 def write_config(directory: Path, port: str, registry=None, *, layout: str = "standard-2p",
                  pixels: str = 'sink = "memory"') -> Path:
     lines = ["[table]", f'layout = "{layout}"']
+    if layout == "four-seat":
+        lines.append('rules = "last-standing"')  # the default looney preset is for two
     if registry is not None:
         registry.save(directory / "registry.toml")
         lines.append('registry = "registry.toml"')
