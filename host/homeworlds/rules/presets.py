@@ -106,6 +106,7 @@ ALTERNATING_SETUP = Rules(
     setup_mode="alternating",
     catastrophe_by_any_player=True,
     elimination_check="immediate",
+    whole_turn_pass=False,
 )
 
 GOOD_EVIL = Rules(

@@ -379,7 +379,8 @@ class GameState:
             if self.alignments[mover] == "evil" and any(s != mover for s in newly):
                 self.result = GameResult(kind, (mover,), self.ply)
             elif not any(self.alignments[s] == "evil" for s in alive):
-                goods = tuple(s for s in range(self.players) if self.alignments[s] == "good")
+                # "the remaining Good players share the win" (002): eliminated ones do not.
+                goods = tuple(s for s in alive if self.alignments[s] == "good")
                 self.result = GameResult(kind, goods, self.ply)
             elif len(alive) == 1:
                 self.result = GameResult(kind, tuple(alive), self.ply)
@@ -479,9 +480,14 @@ class TurnInProgress:
         st = self.state
         if st.rules.elimination_check != "immediate":
             return
-        newly = st._update_eliminations(self.seat)
+        # Whoever acted eliminated the seats that fell: a catastrophe may be declared by a
+        # player who is not to move.
+        actor = self.seat
+        if isinstance(action, Catastrophe) and action.declarer is not None:
+            actor = action.declarer
+        newly = st._update_eliminations(actor)
         if newly:
-            st._decide_result(self.seat, newly)
+            st._decide_result(actor, newly)
             if st.result is None:
                 return
             self.closed_by_catastrophe = True
@@ -551,7 +557,10 @@ class TurnInProgress:
 
     def _catastrophe(self, action: Catastrophe) -> None:
         st = self.state
-        timing = st.rules.catastrophe_timing
+        declarer = self._declarer(action)
+        # The timing rules bind the player to move; another player who may declare an
+        # overpopulation does so "at any time" (003).
+        timing = st.rules.catastrophe_timing if declarer == self.seat else "anytime"
         if timing == "after" and not self.free_action_used and not self.passed:
             self._fail(f"the {st.rules.name} rules allow catastrophes only after your action",
                        action)
@@ -577,6 +586,20 @@ class TurnInProgress:
             st._remove_system(system)
             return
         self._after_action(system, action)
+
+    def _declarer(self, action: Catastrophe) -> int:
+        st = self.state
+        declarer = self.seat if action.declarer is None else action.declarer
+        if declarer == self.seat:
+            return declarer
+        if not st.rules.catastrophe_by_any_player:
+            self._fail(f"only the player to move may declare a catastrophe under the "
+                       f"{st.rules.name} rules", action)
+        if not 0 <= declarer < st.players:
+            self._fail(f"there is no seat {declarer}", action)
+        if st.eliminated[declarer]:
+            self._fail(f"seat {declarer} is out of the game", action)
+        return declarer
 
     def _sacrifice(self, action: Sacrifice) -> None:
         if self.passed:
@@ -821,6 +844,13 @@ class TurnInProgress:
         st = self.state
         if not self.actions:
             self._fail("a turn needs at least one action (or a pass)", None)
+        if (not st.rules.whole_turn_pass and not self.free_action_used and st.result is None
+                and not self.start.in_setup):
+            # 003: "the active player must choose exactly one of the following" (a basic
+            # action or a sacrifice); catastrophes alone are no turn.
+            raise IllegalTurn(f"{'; '.join(map(str, self.actions))}: the {st.rules.name} rules "
+                              "do not allow passing: take a basic action or a sacrifice",
+                              self.actions, self.start)
         if st.result is None and not st.in_setup and not self.start.in_setup:
             lost_self = st.has_lost_home(self.seat)
             if lost_self and not st.rules.self_elimination_allowed:
