@@ -10,6 +10,13 @@ from typing import NamedTuple
 import pytest
 
 from homeworlds.rules import Build, Capture, Catastrophe, Color, IllegalAction, Pass, Piece
+from homeworlds.rules.alignments import (
+    Alignment,
+    AlignmentError,
+    alignments_from_text,
+    alignments_to_text,
+    deal_alignments,
+)
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
 from tests.rules.helpers import P, position
@@ -41,9 +48,8 @@ def _three_seat_good_evil(alignments: tuple[str, ...]) -> GameState:
         _system("Home1", 1, "y1b3", "r3", "g1", ""),
         _system("Home2", 2, "y2g1", "r2", "", "b1"),
     ]
-    state = GameState.from_position(systems, preset("good-evil"), to_move=0, players=3)
-    state.alignments = alignments
-    return state
+    return GameState.from_position(systems, preset("good-evil"), to_move=0, players=3,
+                                   alignments=alignments)
 
 
 def test_eliminated_good_players_do_not_share_the_win():
@@ -57,6 +63,46 @@ def test_eliminated_good_players_do_not_share_the_win():
     state.apply_turn([Capture(P("g1"), "Home1")])      # seat 0 eliminates the last Evil
     assert state.result is not None
     assert state.result.winners == (0,)
+
+
+def test_evil_wins_on_eliminating_anyone():
+    """002 (Elimination and Winning): "If you are Evil, you win the game immediately.\""""
+    state = _three_seat_good_evil(("evil", "good", "good"))
+    state.apply_turn([Capture(P("b1"), "Home2")])
+    assert state.result is not None and state.result.winners == (0,)
+
+
+@pytest.mark.parametrize("players, good, evil", [(2, 1, 1), (3, 2, 1), (4, 2, 2), (5, 3, 2),
+                                                  (6, 3, 3)])
+def test_alignments_are_dealt_as_the_rulebook_says(players, good, evil):
+    """002 (Good and Evil): "If there is an even number of players, half of the cards should
+    be Good and the other half Evil", "there should be one more Good card than there are Evil
+    cards. Mix up the cards and give one to each player.\""""
+    deals = {deal_alignments(players, seed) for seed in range(40)}
+    for deal in deals:
+        assert len(deal) == players
+        assert deal.count(Alignment.GOOD) == good and deal.count(Alignment.EVIL) == evil
+    assert len(deals) > 1, "the cards are mixed"
+    assert deal_alignments(players, 7) == deal_alignments(players, 7), "a seed repeats a deal"
+
+
+def test_good_evil_without_alignments_is_refused():
+    """002 (Good and Evil): "Before the game begins, each player's secret alignment must be
+    established." Without it the goal cannot be decided (it used to fall back silently to
+    last player standing)."""
+    with pytest.raises(AlignmentError, match="need each player's secret alignment"):
+        GameState(preset("good-evil"), players=3)
+    with pytest.raises(AlignmentError, match="2 Good and 1 Evil"):
+        GameState(preset("good-evil"), players=3, alignments=("good", "evil", "evil"))
+    with pytest.raises(AlignmentError, match="not an alignment"):
+        GameState(preset("good-evil"), players=2, alignments=("good", "neutral"))
+    with pytest.raises(AlignmentError, match="no Good/Evil alignments"):
+        GameState(preset("last-standing"), players=3, alignments=("good", "evil", "good"))
+    state = GameState(preset("good-evil"), players=3, alignments=("Good", "EVIL", "good"))
+    assert state.alignments == (Alignment.GOOD, Alignment.EVIL, Alignment.GOOD)
+    assert state.copy().alignments == state.alignments
+    assert alignments_from_text(" good, evil ,good", 3) == state.alignments
+    assert alignments_to_text(state.alignments) == "good,evil,good"
 
 
 # ---------------------------------------------------------------- alternating setup (003)

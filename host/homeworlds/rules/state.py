@@ -30,6 +30,7 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
+from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
@@ -128,10 +129,12 @@ class GameResult:
 class GameState:
     """A position plus whose turn it is and the game's progress."""
 
-    def __init__(self, rules: Rules = LOONEY, players: int = 2, first_to_move: int = 0):
+    def __init__(self, rules: Rules = LOONEY, players: int = 2, first_to_move: int = 0,
+                 alignments: Iterable[str] | None = None):
         if not rules.min_players <= players <= rules.max_players:
             raise ValueError(f"the {rules.name} rules are for {rules.min_players}-"
                              f"{rules.max_players} players, not {players}")
+        checked = _checked_alignments(rules, players, alignments)
         self.rules = rules
         self.players = players
         self.bank = [rules.bank_copies(players)] * 12
@@ -148,21 +151,22 @@ class GameState:
         #: Bonus turns the junior seat still has (Second Turn Timewarp).
         self.bonus_turns = rules.handicaps.timewarp_turns
         self.brain_transference_used = False
-        self.alignments: tuple[str, ...] | None = None
+        #: Good/Evil: each seat's secret alignment (``rules.alignments``), else None.
+        self.alignments: Alignments | None = checked
         self._stack: list[tuple[GameState, Turn]] = []
 
     # ---- construction -------------------------------------------------
 
     @classmethod
     def from_position(cls, systems: Iterable, rules: Rules = LOONEY, to_move: int = 0,
-                      players: int = 2) -> GameState:
+                      players: int = 2, alignments: Iterable[str] | None = None) -> GameState:
         """Build a state after setup from system descriptions.
 
         Each item needs ``name``, ``home_of`` (seat or None), ``stars`` (pieces)
         and ``ships`` (one sequence of pieces per seat) — e.g. a
         ``CookedSystem``. The bank holds whatever is not on the board.
         """
-        st = cls(rules, players)
+        st = cls(rules, players, alignments=alignments)
         for spec in systems:
             fleets = [[0] * 12 for _ in range(players)]
             for seat, ships in enumerate(spec.ships):
@@ -407,6 +411,22 @@ class GameState:
         alive = self.active_seats()
         if len(alive) == 1:
             self.result = GameResult("resigned", tuple(alive), self.ply)
+
+
+def _checked_alignments(rules: Rules, players: int, alignments: Iterable[str] | None
+                        ) -> Alignments | None:
+    """Good/Evil needs the deal: with three or more players who wins depends on it. With two
+    it cannot (one Good, one Evil: whoever eliminates the other wins under either card), so
+    two-player positions may leave it out."""
+    if alignments is None:
+        if rules.goal == "good-evil" and players > 2:
+            raise AlignmentError(f"the {rules.name} rules need each player's secret alignment "
+                                 f"for {players} players: deal them with "
+                                 "deal_alignments(players, seed) (homeworlds.rules.alignments)")
+        return None
+    if rules.goal != "good-evil":
+        raise AlignmentError(f"the {rules.name} rules have no Good/Evil alignments")
+    return check_alignments(alignments, players)
 
 
 def _piece_text(i: int) -> str:
