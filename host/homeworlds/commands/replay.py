@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.replay import ReplayResult, replay_game
+from homeworlds.replay import ReplayResult, ReplaySetupError, replay_game
+from homeworlds.rules.alignments import AlignmentError, alignments_from_text
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.presets import PRESETS, preset
 
@@ -18,16 +19,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Replay SDG transcripts through the rules engine. Exit 0 "
                        "when every file could be read (illegal games included), 2 when a file "
                        "cannot be read or parsed.")
-    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg",
-                   help="rules preset for two-player games (default: sdg); games of three or "
-                   "more players use the preset their Variants line names")
+    p.add_argument("--rules", choices=sorted(PRESETS), default=None,
+                   help="rules preset for every file, whatever its player count (default: the "
+                   "file's Rules line; else sdg for two players and, for three or more, the "
+                   "preset their Variants line names)")
+    p.add_argument("--alignments", metavar="LIST", default=None,
+                   help="Good/Evil alignments in setup order, e.g. good,evil,good (default: "
+                   "the file's Alignments line)")
     p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = preset(args.rules)
+    rules = preset(args.rules) if args.rules else None
     status = 0
     for name in args.files:
         path = Path(name)
@@ -41,7 +46,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"homeworlds replay: {path}: {exc.strerror or exc}", file=sys.stderr)
             status = 2
             continue
-        result = replay_game(game, rules, file=path.name)
+        try:
+            alignments = (alignments_from_text(args.alignments, len(game.players))
+                          if args.alignments is not None else None)
+            result = replay_game(game, rules, file=path.name, explicit=rules is not None,
+                                 alignments=alignments)
+        except (AlignmentError, ReplaySetupError) as exc:
+            print(f"homeworlds replay: {path}: {exc}", file=sys.stderr)
+            status = 2
+            continue
         if args.json:
             print(json.dumps(result.to_json()), flush=False)
         else:
@@ -62,8 +75,7 @@ def format_result(result: ReplayResult) -> str:
                 + _indent(result.final_state.describe(), "    "))
     if result.board_end == "none":
         return f"{head}: legal, {result.turns_replayed} turns, no result on the board"
-    winner = (result.players[result.board_winner] if result.board_winner is not None
-              else "nobody")
+    winner = " and ".join(result.players[s] for s in result.board_winners) or "nobody"
     return (f"{head}: legal, {result.turns_replayed} turns, {result.board_end} at turn "
             f"{result.end_turn}, won by {winner}")
 
