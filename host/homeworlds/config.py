@@ -26,7 +26,8 @@ class ConfigError(ValueError):
 
 
 _SECTIONS: dict[str, dict[str, type | tuple]] = {
-    "table": {"layout": str, "registry": str, "rules": str, "players": list},
+    "table": {"layout": str, "registry": str, "rules": str, "players": list,
+              "alignment_seed": int},
     "serial": {"port": str, "baudrate": int, "heartbeat_timeout": (int, float)},
     "handicaps": {"timewarp_turns": int, "red_alert": bool, "brain_transference": bool,
                   "junior_seat": int},
@@ -48,6 +49,8 @@ class TableConfig:
     heartbeat_timeout: float = 3.0
     pixels: PixelSettings = field(default_factory=PixelSettings)
     hints: HintSettings = field(default_factory=HintSettings)
+    #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
+    alignment_seed: int | None = None
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -118,4 +121,5 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         raise ConfigError("", None, str(exc)) from None  # already names file and key
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        serial.get("port"), serial.get("baudrate", 115200),
-                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints)
+                       float(serial.get("heartbeat_timeout", 3.0)), pixels, hints,
+                       table.get("alignment_seed"))

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import signal
 import sys
 import threading
 from pathlib import Path
 
 from homeworlds.config import ConfigError, TableConfig, load_config
-from homeworlds.notation.sdg import sdg_game, write_sdg
+from homeworlds.notation.sdg import read_sdg_file, sdg_game, write_sdg
+from homeworlds.rules.alignments import Alignments, deal_alignments
+from homeworlds.rules.errors import HomeworldsError
 from homeworlds.table.tracker import Commit
 
 
@@ -65,19 +68,33 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event)
     from homeworlds.session import TableSession
 
     red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
+    try:
+        alignments = table_alignments(config, record_path)
+    except (OSError, HomeworldsError, ValueError) as exc:
+        return _fail(f"cannot read the alignments of the game in {record_path}: {exc} (move "
+                     "the file away to start a new game)")
     session = TableSession(config.layout, config.registry, config.rules, config.players,
-                           output=output, hint_settings=config.hints, red_alert=red_alert)
+                           output=output, hint_settings=config.hints, red_alert=red_alert,
+                           alignments=alignments)
 
     def save(_: Commit) -> None:
-        write_record(record_path, session.tracker.record, config.players)
+        write_record(record_path, session.tracker.record, config.players, config.rules.name,
+                     alignments)
         seat, turn = session.tracker.record[-1]
         print(f"turn {len(session.tracker.record)}: {config.players[seat]}: "
               + "; ".join(str(a) for a in turn), flush=True)
+        if session.tracker.state.result is not None and alignments is not None:
+            print(reveal_alignments(config.players, alignments), flush=True)
 
     if record_path.exists():
         resumed = _resume(session, record_path, config)
         if resumed is not None:
             return resumed
+    elif alignments is not None:
+        # The deal is part of the game: kept before the first turn, so a restart keeps it.
+        write_record(record_path, [], config.players, config.rules.name, alignments)
+        print("Good/Evil alignments dealt in secret; they are revealed when the game ends",
+              flush=True)
     session.tracker.on_commit = _chain(session.tracker.on_commit, save)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
@@ -106,8 +123,10 @@ def _resume(session, record_path: Path, config: TableConfig) -> int | None:
 
     try:
         game = read_sdg_file(record_path)
-        if tuple(p.casefold() for p in game.players) != tuple(
-                p.casefold() for p in config.players[:len(game.players)]):
+        # A record without turns (only the Good/Evil deal) lists players in seat-letter order.
+        ours = [p.casefold() for p in config.players[:len(game.players)]]
+        if [p.casefold() for p in game.players] != ours and (
+                game.turns or sorted(p.casefold() for p in game.players) != sorted(ours)):
             raise ValueError(f"its players are {', '.join(game.players)}, the configuration's "
                              f"{', '.join(config.players)}")
         session.tracker.resume([(t.seat, t.actions) for t in game.turns])
@@ -118,9 +137,39 @@ def _resume(session, record_path: Path, config: TableConfig) -> int | None:
     return None
 
 
-def write_record(path: Path, record, players) -> None:
+def table_alignments(config: TableConfig, record_path: Path) -> Alignments | None:
+    """Good/Evil: the alignments of the game in the record (a resumed game keeps its deal),
+    else a new deal: seeded by ``table.alignment_seed`` or, without it, at random."""
+    if config.rules.goal != "good-evil":
+        return None
+    if record_path.exists():
+        game = read_sdg_file(record_path)
+        if game.alignments is not None:
+            # By name: a record without turns lists its players in seat-letter order.
+            by_name = {p.casefold(): a for p, a in zip(game.players, game.alignments,
+                                                       strict=True)}
+            try:
+                return tuple(by_name[p.casefold()] for p in config.players)
+            except KeyError:
+                raise ValueError(f"its players are {', '.join(game.players)}, the "
+                                 f"configuration's {', '.join(config.players)}") from None
+    seed = config.alignment_seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    return deal_alignments(len(config.players), seed)
+
+
+def reveal_alignments(players, alignments) -> str:
+    return "Alignments revealed: " + ", ".join(
+        f"{name} {alignment.capitalize()}" for name, alignment in zip(players, alignments,
+                                                                      strict=True))
+
+
+def write_record(path: Path, record, players, rules: str | None = None,
+                 alignments: Alignments | None = None) -> None:
     """Replace the record file atomically: a committed turn survives a power cut."""
-    game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record])
+    game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
+                    rules=rules, alignments=alignments)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(write_sdg(game))

@@ -76,6 +76,8 @@ class TurnTracker:
     on_commit: Callable[[Commit], None] | None = None
     #: The seat that takes the game's first turn (where the turn token lies at the start).
     first_seat: int = 0
+    #: Good/Evil: each seat's secret alignment (dealt before the game), else None.
+    alignments: tuple[str, ...] | None = None
     state: GameState = field(init=False)
     record: list[tuple[int, Turn]] = field(init=False, default_factory=list)
     #: system name -> tags of its star pieces
@@ -92,7 +94,8 @@ class TurnTracker:
     # ---- game lifecycle ----
 
     def new_game(self) -> None:
-        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat)
+        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat,
+                               alignments=self.alignments)
         self.record = []
         self.star_tags = {}
         self._names_used = 0
