@@ -156,3 +156,13 @@ def test_setup_picks_and_declared_catastrophes_round_trip(text):
     again = read_sdg(write_sdg(game))
     assert [t.actions for t in again.turns] == [t.actions for t in game.turns]
     assert "Catastrophe Alice Green by Bob" in write_sdg(game)
+
+
+def test_text_output_names_every_winner_and_the_alignments(tmp_path, capsys):
+    f = tmp_path / "game.raw"
+    f.write_text(GOOD_EVIL)
+    assert main(["replay", "--rules", "good-evil", "--alignments", "good,evil,good",
+                 str(f)]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "game.raw: Alice vs Bob vs Carol: legal, 16 turns, opponent-eliminated at turn 16, "
+        "won by Alice (Alice good, Bob evil, Carol good)")

@@ -65,6 +65,13 @@ def test_eliminated_good_players_do_not_share_the_win():
     assert state.result.winners == (0,)
 
 
+def test_remaining_good_players_share_the_win():
+    """002 (Elimination and Winning): "the remaining Good players share the win"."""
+    state = _three_seat_good_evil(("good", "evil", "good"))
+    state.apply_turn([Capture(P("g1"), "Home1")])      # Good seat 0 eliminates Evil seat 1
+    assert state.result is not None and state.result.winners == (0, 2)
+
+
 def test_evil_wins_on_eliminating_anyone():
     """002 (Elimination and Winning): "If you are Evil, you win the game immediately.\""""
     state = _three_seat_good_evil(("evil", "good", "good"))

@@ -76,8 +76,12 @@ def format_result(result: ReplayResult) -> str:
     if result.board_end == "none":
         return f"{head}: legal, {result.turns_replayed} turns, no result on the board"
     winner = " and ".join(result.players[s] for s in result.board_winners) or "nobody"
+    dealt = result.final_state.alignments
+    revealed = "" if dealt is None else " (" + ", ".join(
+        f"{name} {alignment}" for name, alignment in zip(result.players, dealt,
+                                                          strict=True)) + ")"
     return (f"{head}: legal, {result.turns_replayed} turns, {result.board_end} at turn "
-            f"{result.end_turn}, won by {winner}")
+            f"{result.end_turn}, won by {winner}{revealed}")
 
 
 def _indent(text: str, pad: str) -> str:
