@@ -152,7 +152,8 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "", *,
         replayed += 1
         if state.is_over and end_turn is None:
             end_turn = number(turn)
-    board_end, winner, winners = "none", None, ()
+    board_end, winner = "none", None
+    winners: tuple[int, ...] = ()
     if state.result is not None and state.result.kind in (
             "opponent-eliminated", "self-eliminated", "draw"):
         board_end = state.result.kind

@@ -151,7 +151,7 @@ class GameState:
         #: Bonus turns the junior seat still has (Second Turn Timewarp).
         self.bonus_turns = rules.handicaps.timewarp_turns
         self.brain_transference_used = False
-        #: Good/Evil: each seat's secret alignment (``rules.alignments``), else None.
+        #: Good/Evil: each seat's secret alignment (homeworlds.rules.alignments), else None.
         self.alignments: Alignments | None = checked
         self._stack: list[tuple[GameState, Turn]] = []
 
