@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from homeworlds.hints import HintSettings, HintView
 from homeworlds.pixels.frame import Color, Frame
-from homeworlds.rules.alignments import deal_alignments
 from homeworlds.rules.pieces import Piece
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
@@ -55,6 +54,8 @@ def position(*specs: SystemSpec, rules: str = "looney", to_move: int = 0,
              players: int = 2) -> GameState:
     padded = [SystemSpec(s.name, s.home_of, s.stars,
                          s.ships + ((),) * (players - len(s.ships))) for s in specs]
+    from homeworlds.rules.alignments import deal_alignments
+
     alignments = deal_alignments(players, seed=0) if rules == "good-evil" else None
     return GameState.from_position(padded, preset(rules), to_move, players, alignments)
 

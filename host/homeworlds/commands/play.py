@@ -14,12 +14,14 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeworlds.config import ConfigError, TableConfig, load_config
-from homeworlds.notation.sdg import read_sdg_file, sdg_game, write_sdg
-from homeworlds.rules.alignments import Alignments, deal_alignments
-from homeworlds.rules.errors import HomeworldsError
+from homeworlds.notation.sdg import sdg_game, write_sdg
 from homeworlds.table.tracker import Commit
+
+if TYPE_CHECKING:
+    from homeworlds.rules.alignments import Alignments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,15 +66,17 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
 
 def serve(config: TableConfig, output, record_path: Path, stop: threading.Event) -> int:
-    from homeworlds.link import SerialTransport, TableLink
-    from homeworlds.session import TableSession
+    from homeworlds.rules.errors import HomeworldsError
 
-    red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
     try:
         alignments = table_alignments(config, record_path)
     except (OSError, HomeworldsError, ValueError) as exc:
         return _fail(f"cannot read the alignments of the game in {record_path}: {exc} (move "
                      "the file away to start a new game)")
+    from homeworlds.link import SerialTransport, TableLink
+    from homeworlds.session import TableSession
+
+    red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert,
                            alignments=alignments)
@@ -140,6 +144,9 @@ def _resume(session, record_path: Path, config: TableConfig) -> int | None:
 def table_alignments(config: TableConfig, record_path: Path) -> Alignments | None:
     """Good/Evil: the alignments of the game in the record (a resumed game keeps its deal),
     else a new deal: seeded by ``table.alignment_seed`` or, without it, at random."""
+    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.rules.alignments import deal_alignments
+
     if config.rules.goal != "good-evil":
         return None
     if record_path.exists():
