@@ -29,7 +29,8 @@ class ConfigError(ValueError):
 
 
 _SECTIONS: dict[str, dict[str, type | tuple]] = {
-    "table": {"layout": str, "registry": str, "rules": str, "players": list},
+    "table": {"layout": str, "registry": str, "rules": str, "players": list,
+              "alignment_seed": int},
     "serial": {"port": str, "baudrate": int, "heartbeat_timeout": (int, float)},
     "handicaps": {"timewarp_turns": int, "red_alert": bool, "brain_transference": bool,
                   "junior_seat": int},
@@ -79,6 +80,8 @@ class TableConfig:
     #: this table's name in the store (default: the layout's name)
     store_table: str | None = None
     scanner: dict[str, int] = field(default_factory=dict)
+    #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
+    alignment_seed: int | None = None
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -215,7 +218,8 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
-                       store.get("table"), scanner)
+                       store.get("table"), scanner,
+                       alignment_seed=table.get("alignment_seed"))
 
 
 def _player_range(rules: Rules) -> str:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from homeworlds.notation.cooked import CookedGame, format_cooked_turn
 from homeworlds.notation.sdg import SdgGame
-from homeworlds.rules.actions import Homeworld
+from homeworlds.rules.actions import Homeworld, SetupPick
+from homeworlds.rules.alignments import Alignments, alignments_to_text
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction
 from homeworlds.rules.presets import Rules, preset
 from homeworlds.rules.state import GameState
@@ -39,6 +40,8 @@ class ReplayResult:
     board_winner: int | None
     turns_replayed: int
     final_state: GameState
+    #: Every winner (a Good/Evil game may have several); empty for a draw or no result.
+    board_winners: tuple[int, ...] = ()
 
     @property
     def legal(self) -> bool:
@@ -54,12 +57,31 @@ class ReplayResult:
             "board_end": self.board_end,
             "end_turn": self.end_turn,
             "board_winner": self.board_winner,
+            "board_winners": list(self.board_winners),
+            "rules": self.final_state.rules.name,
+            "alignments": (alignments_to_text(self.final_state.alignments)
+                           if self.final_state.alignments is not None else None),
         }
 
 
-def rules_for_game(game: SdgGame, requested: Rules | None) -> Rules:
-    """The preset for a transcript: the requested one for two players; for three or more the
-    one its Variants line names (none: last-standing), since the goals differ."""
+class ReplaySetupError(ValueError):
+    """The rules or alignments named for a transcript cannot apply to it."""
+
+
+def rules_for_game(game: SdgGame, requested: Rules | None, *, explicit: bool = False) -> Rules:
+    """The preset for a transcript. ``explicit``: the user named ``requested`` for this file
+    (``replay --rules``), which then applies whatever the player count. Otherwise the file's
+    ``Rules:`` header; else ``requested`` (default ``sdg``) for two players, and for three or
+    more the preset the Variants line names (none: last-standing), since the goals differ."""
+    players = max(2, len(game.players))
+    if explicit and requested is not None:
+        if not requested.min_players <= players <= requested.max_players:
+            raise ReplaySetupError(f"the {requested.name} rules are for "
+                                   f"{requested.min_players}-{requested.max_players} players; "
+                                   f"this game has {players}")
+        return requested
+    if game.rules is not None:
+        return preset(game.rules)
     if len(game.players) <= 2:
         return requested or preset("sdg")
     variants = {v.strip().lower() for v in game.variants}
@@ -75,20 +97,28 @@ def setup_relative_numbering(game: SdgGame):
     and 2 when players passed before setting up (SDG allowed that; expected.tsv and every
     tool downstream count that way). Turns before the first setup keep their number."""
     first_setup = next((k for k, t in enumerate(game.turns)
-                        if any(isinstance(a, Homeworld) for a in t.actions)), 0)
+                        if any(isinstance(a, (Homeworld, SetupPick)) for a in t.actions)), 0)
 
     def number(turn) -> int:
         return turn.number - first_setup if turn.number > first_setup else turn.number
     return number
 
 
-def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "") -> ReplayResult:
-    rules = rules_for_game(game, rules)
+def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "", *,
+                explicit: bool = False, alignments: Alignments | None = None) -> ReplayResult:
+    """Replay a transcript. ``rules``/``explicit``: see ``rules_for_game``. ``alignments``
+    (setup order) override the file's ``Alignments:`` header. Raises ReplaySetupError when
+    the named rules or alignments cannot apply to the game."""
+    rules = rules_for_game(game, rules, explicit=explicit)
     number = setup_relative_numbering(game)
     players = game.players
     # Seats are numbered in setup order; an opening pass lets the second seat move first.
     first = game.turns[0].seat if game.turns else 0
-    state = GameState(rules, max(2, len(players)), first_to_move=first)
+    dealt = alignments if alignments is not None else game.alignments
+    try:
+        state = GameState(rules, max(2, len(players)), first_to_move=first, alignments=dealt)
+    except ValueError as exc:
+        raise ReplaySetupError(str(exc)) from None
     error: ReplayError | None = None
     end_turn: int | None = None
     replayed = 0
@@ -124,6 +154,7 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "") -> Re
         if state.is_over and end_turn is None:
             end_turn = number(turn)
     board_end, winner = "none", None
+    winners: tuple[int, ...] = ()
     if state.result is not None and state.result.kind in (
             "opponent-eliminated", "self-eliminated", "draw"):
         board_end = state.result.kind
@@ -132,7 +163,7 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "") -> Re
     else:
         end_turn = None
     return ReplayResult(file, game.number, players, error, board_end, end_turn, winner,
-                        replayed, state)
+                        replayed, state, winners)
 
 
 def replay_cooked_game(game: CookedGame, rules: Rules | None = None,

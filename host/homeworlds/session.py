@@ -62,12 +62,13 @@ class TableSession:
                  hint_settings: HintSettings | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  red_alert: Callable | None = None, first_seat: int = 0,
+                 alignments: tuple[str, ...] | None = None,
                  settle_s: float = 0.1):
         self.layout = layout
         self.view = TableView(layout, registry)
         self.log = SessionLog()
         self.tracker = TurnTracker(layout, rules, players, on_commit=self._committed,
-                                   first_seat=first_seat)
+                                   first_seat=first_seat, alignments=alignments)
         self.output = output
         self.renderer = Renderer(layout, hint_settings or HintSettings())
         self.clock = clock

@@ -102,3 +102,20 @@ def test_a_bad_name_is_refused(capsys):
     assert versus.run(parse(["--name", "Computer"]), stdin=io.StringIO(""),
                       stdout=io.StringIO()) == 2
     assert "--name must be one word" in capsys.readouterr().err
+
+
+def test_good_evil_deals_secret_alignments_and_reveals_them_at_the_end():
+    """002 (Good and Evil): "Mix up the cards and give one to each player." and "You may look
+    at your own alignment card" — the human is told theirs; both are shown when it ends."""
+    from homeworlds.rules.alignments import deal_alignments
+
+    status, out = play(["--rules", "good-evil", "--human-first", "--seed", "3"],
+                       "Homeworld Y1 B2 G3\nquit\n")
+    assert status == 0
+    human, computer = deal_alignments(2, 3)
+    intro, rest = out.split("Type 'help'", 1)
+    assert f"Your secret alignment: {human.capitalize()}" in intro
+    assert "Alignments:" not in intro
+    assert rest.rstrip().endswith(f"Alignments: Human {human.capitalize()}, "
+                                  f"Computer {computer.capitalize()}")
+    assert {human, computer} == {"good", "evil"}

@@ -30,7 +30,8 @@ def test_json_line_for_a_legal_game(tmp_path, capsys):
     record = json.loads(capsys.readouterr().out)
     assert record == {"file": "1.raw", "game": 1, "players": ["alice", "bob"], "legal": True,
                       "error": None, "board_end": "none", "end_turn": None,
-                      "board_winner": None}
+                      "board_winner": None, "board_winners": [], "rules": "sdg",
+                      "alignments": None}
 
 
 def test_json_line_for_an_illegal_game(tmp_path, capsys):

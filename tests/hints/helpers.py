@@ -54,7 +54,10 @@ def position(*specs: SystemSpec, rules: str = "looney", to_move: int = 0,
              players: int = 2) -> GameState:
     padded = [SystemSpec(s.name, s.home_of, s.stars,
                          s.ships + ((),) * (players - len(s.ships))) for s in specs]
-    return GameState.from_position(padded, preset(rules), to_move, players)
+    from homeworlds.rules.alignments import deal_alignments
+
+    alignments = deal_alignments(players, seed=0) if rules == "good-evil" else None
+    return GameState.from_position(padded, preset(rules), to_move, players, alignments)
 
 
 def ring(frame: Frame, slot: int, layout: Layout = LAYOUT) -> tuple[Color, ...]:

@@ -76,7 +76,8 @@ def _comparable(actions):
     rows = []
     for action in actions:
         fields = []
-        for value in (getattr(action, f) for f in action.__slots__ if f != "owner"):
+        for value in (getattr(action, f) for f in action.__slots__
+                                         if f not in ("owner", "declarer")):
             fields.append(_name(value) if isinstance(value, str) else value)
         rows.append((type(action).__name__, tuple(fields)))
     # The cooked form drops an SDG turn's given-up actions and, under the engine's

@@ -366,5 +366,6 @@ def test_setup_rules_per_preset():
 
 
 def test_bank_grows_with_players():
-    assert GameState(preset("good-evil"), players=4).bank == [5] * 12
+    assert GameState(preset("good-evil"), players=4,
+                     alignments=("good", "evil", "evil", "good")).bank == [5] * 12
     assert GameState(preset("sdg")).bank == [3] * 12

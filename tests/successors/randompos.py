@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from homeworlds.notation.cooked import CookedSystem
+from homeworlds.rules.alignments import deal_alignments
 from homeworlds.rules.pieces import PIECES
 from homeworlds.rules.presets import Rules
 from homeworlds.rules.state import GameState
@@ -55,4 +56,7 @@ def random_position(rng: random.Random, rules: Rules, players: int = 2, *,
     for name, home, stars, fleets in specs:
         stars = [s for s in stars if s is not None]
         out.append(CookedSystem(name, home, tuple(stars), tuple(tuple(f) for f in fleets)))
-    return GameState.from_position(out, rules, to_move=rng.randrange(players), players=players)
+    to_move = rng.randrange(players)
+    alignments = deal_alignments(players, seed=0) if rules.goal == "good-evil" else None
+    return GameState.from_position(out, rules, to_move=to_move, players=players,
+                                   alignments=alignments)

@@ -14,13 +14,18 @@ from __future__ import annotations
 import argparse
 import os
 import queue
+import random
 import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeworlds.config import ConfigError, TableConfig, load_config
 from homeworlds.table.tracker import Commit
+
+if TYPE_CHECKING:
+    from homeworlds.rules.alignments import Alignments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,7 +91,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
 
     red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
-                           output=output, hint_settings=config.hints, red_alert=red_alert)
+                           output=output, hint_settings=config.hints, red_alert=red_alert,
+                           alignments=deal_alignments_for(config))
     tracker = session.tracker
     store_path = store_path or record_path.with_name("games.sqlite")
     recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
@@ -99,7 +105,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             output.close()
         return _fail(str(exc))
     remove_stale_temporaries(record_path)
-    exporter = _Exporter(record_path, config.players)
+    exporter = _Exporter(record_path, config.players, config.rules.name, tracker)
     try:
         pending = _resume(session, recorder, record_path, config, exporter)
     except _ResumeError as exc:
@@ -117,6 +123,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
               + "; ".join(str(a) for a in commit.turn), flush=True)
         if commit.state.is_over and recorder.fault is None:
             print(f"game over; the game is in the store {store_path}", flush=True)
+        if commit.state.is_over and tracker.alignments is not None:
+            print(reveal_alignments(config.players, tracker.alignments), flush=True)
 
     journalled: list[object] = [None]
 
@@ -128,8 +136,11 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
 
     def new_game() -> None:
         exporter.archive(recorder.game_id)
-        recorder.start_game(config.rules, config.players, tracker.first_seat)
+        tracker.set_alignments(deal_alignments_for(config))
+        recorder.start_game(config.rules, config.players, tracker.first_seat,
+                            alignments=tracker.alignments)
         print("new game", flush=True)
+        _announce_deal(tracker)
 
     tracker.on_commit = _chain(tracker.on_commit, save)
     tracker.on_handover = journal
@@ -197,6 +208,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                 f"{', '.join(game.players)}, the configuration names "
                 f"{', '.join(config.players)}: finish it with the same players, or abandon it "
                 f"(`homeworlds games abandon {game.id} --store {recorder.path}`)")
+        if game.alignments and all(a is not None for a in game.alignments):
+            tracker.alignments = tuple(game.alignments)  # a resumed game keeps its deal
         try:
             tracker.resume(list(point.record), point.star_tags)
         except (HomeworldsError, ValueError) as exc:
@@ -230,6 +243,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                 raise ValueError(f"its players are {', '.join(sdg.players)}, the "
                                  f"configuration's {', '.join(config.players)}")
             record = [(t.seat, t.actions) for t in sdg.turns]
+            if sdg.alignments is not None:
+                tracker.alignments = tuple(sdg.alignments)  # a resumed game keeps its deal
             tracker.resume(record)
         except (OSError, HomeworldsError, ValueError) as exc:
             raise _ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
@@ -238,13 +253,17 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
             exporter.archive(None)
             tracker.new_game()
             record = None
-    recorder.start_game(config.rules, config.players, tracker.first_seat)
+    recorder.start_game(config.rules, config.players, tracker.first_seat,
+                        alignments=tracker.alignments)
+    if not record:
+        _announce_deal(tracker)
     if record:
         # The store holds no unfinished game of this table, the export does: a new store
         # (beside a refused one) or a table that recorded to files only. Keep it.
         from homeworlds.rules.state import GameState
 
-        replay = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat)
+        replay = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat,
+                           alignments=tracker.alignments)
         for number, (seat, turn) in enumerate(record, start=1):
             replay.push(turn)
             recorder.turn(number, seat, turn, replay.copy(), config.players, {})
@@ -283,7 +302,8 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
         return
     from homeworlds.rules.state import GameState
 
-    state = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat)
+    state = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat,
+                      alignments=tracker.alignments)
     for number, (seat, turn) in enumerate(exported, start=1):
         state.push(turn)
         if number > len(stored):
@@ -313,9 +333,11 @@ def _replay_journal(session, observation) -> None:
 class _Exporter:
     """The SDG export of the current game, rewritten after every turn."""
 
-    def __init__(self, path: Path, players):
+    def __init__(self, path: Path, players, rules: str, tracker):
         self.path = path
         self.players = players
+        self.rules = rules
+        self.tracker = tracker  # for the Good/Evil deal, written with the game
         self.warned: str | None = None
 
     def write(self, record) -> None:
@@ -325,7 +347,8 @@ class _Exporter:
         if not record:
             return
         try:
-            write_atomically(self.path, record_sdg(self.players, record))
+            write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
+                                                   alignments=self.tracker.alignments))
             self.warned = None
         except (OSError, ExportError, InvalidNotation) as exc:
             text = f"the export {self.path} was not written: {exc} (the store keeps the game)"
@@ -422,6 +445,31 @@ def run_command(line: str, session, recorder, players) -> str:
     recorder.finish(kind, winners, seat, len(tracker.record))
     session.status = tracker.status
     return tracker.status.message
+
+
+def deal_alignments_for(config: TableConfig) -> Alignments | None:
+    """Good/Evil: a new secret deal, seeded by ``table.alignment_seed`` or, without it, at
+    random; None under other rules."""
+    from homeworlds.rules.alignments import deal_alignments
+
+    if config.rules.goal != "good-evil":
+        return None
+    seed = config.alignment_seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    return deal_alignments(len(config.players), seed)
+
+
+def _announce_deal(tracker) -> None:
+    if tracker.alignments is not None and not tracker.record:
+        print("Good/Evil alignments dealt in secret; they are revealed when the game ends",
+              flush=True)
+
+
+def reveal_alignments(players, alignments) -> str:
+    return "Alignments revealed: " + ", ".join(
+        f"{name} {alignment.capitalize()}" for name, alignment in zip(players, alignments,
+                                                                      strict=True))
 
 
 def _chain(first, second):

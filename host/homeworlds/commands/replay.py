@@ -12,7 +12,8 @@ from homeworlds.display.printable import printable, printable_lines
 from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.notation.textfile import read_notation_text
-from homeworlds.replay import ReplayResult, replay_cooked_game, replay_game
+from homeworlds.replay import ReplayResult, ReplaySetupError, replay_cooked_game, replay_game
+from homeworlds.rules.alignments import AlignmentError, alignments_from_text
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.presets import PRESETS, preset
 
@@ -24,21 +25,29 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "and cooked files (the C++ engine's format), told apart by their "
                        "first line. Exit 0 when every file could be read (illegal games "
                        "included), 2 when a file cannot be read or parsed.")
-    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg",
-                   help="rules preset for two-player games (default: sdg); games of three or "
-                   "more players use the preset their Variants line names")
+    p.add_argument("--rules", choices=sorted(PRESETS), default=None,
+                   help="rules preset for every file, whatever its player count (default: the "
+                   "file's Rules line; else sdg for two players and, for three or more, the "
+                   "preset their Variants line names)")
+    p.add_argument("--alignments", metavar="LIST", default=None,
+                   help="Good/Evil alignments in setup order, e.g. good,evil,good (default: "
+                   "the file's Alignments line)")
     p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = preset(args.rules)
+    rules = preset(args.rules) if args.rules else None
     status = 0
     for name in args.files:
         path = Path(name)
         try:
-            result = replay_file(path, rules)
+            result = replay_file(path, rules, args.alignments)
+        except (AlignmentError, ReplaySetupError) as exc:
+            print(printable(f"homeworlds replay: {path}: {exc}"), file=sys.stderr)
+            status = 2
+            continue
         except (InvalidNotation, ValueError) as exc:
             print(printable(f"homeworlds replay: {exc}"), file=sys.stderr)
             status = 2
@@ -70,9 +79,11 @@ def file_format(text: str) -> str:
     return "sdg"
 
 
-def replay_file(path: Path, rules) -> ReplayResult:
+def replay_file(path: Path, rules, alignments: str | None = None) -> ReplayResult:
     """Read and replay one file of either format. InvalidNotation (or ValueError for a
-    position the bank cannot hold) when it cannot be read; OSError when it cannot be opened."""
+    position the bank cannot hold) when it cannot be read; OSError when it cannot be opened;
+    AlignmentError or ReplaySetupError when its rules or alignments cannot apply. ``rules``
+    None: the file's own (cooked files: sdg)."""
     text = read_notation_text(path)
     if file_format(text) == "cooked":
         game = read_cooked(text, source=str(path), named=True)
@@ -80,12 +91,16 @@ def replay_file(path: Path, rules) -> ReplayResult:
             raise InvalidNotation("no position in the file (expected lines like "
                                   "'Home (0, y1b2) g3-')", source=str(path))
         try:
-            return replay_cooked_game(game, rules, file=path.name)
+            return replay_cooked_game(game, rules or preset("sdg"), file=path.name)
         except ValueError as exc:
             if isinstance(exc, InvalidNotation):
                 raise
             raise InvalidNotation(str(exc), source=str(path)) from None
-    return replay_game(read_sdg(text, source=str(path)), rules, file=path.name)
+    game = read_sdg(text, source=str(path))
+    dealt = (alignments_from_text(alignments, len(game.players))
+             if alignments is not None else None)
+    return replay_game(game, rules, file=path.name, explicit=rules is not None,
+                       alignments=dealt)
 
 
 def format_result(result: ReplayResult) -> str:
@@ -100,10 +115,13 @@ def format_result(result: ReplayResult) -> str:
                 + _indent(result.final_state.describe(), "    "))
     if result.board_end == "none":
         return f"{head}: legal, {result.turns_replayed} turns, no result on the board"
-    winner = (result.players[result.board_winner] if result.board_winner is not None
-              else "nobody")
+    winner = " and ".join(result.players[s] for s in result.board_winners) or "nobody"
+    dealt = result.final_state.alignments
+    revealed = "" if dealt is None else " (" + ", ".join(
+        f"{name} {alignment}" for name, alignment in zip(result.players, dealt,
+                                                          strict=True)) + ")"
     return (f"{head}: legal, {result.turns_replayed} turns, {result.board_end} at turn "
-            f"{result.end_turn}, won by {winner}")
+            f"{result.end_turn}, won by {winner}{revealed}")
 
 
 def _indent(text: str, pad: str) -> str:

@@ -8,6 +8,7 @@ checks it, and a refused turn is explained and asked for again.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from typing import TextIO
 
@@ -16,6 +17,7 @@ from homeworlds.ai.players import LEVELS
 from homeworlds.display.terminal import render_position
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action
 from homeworlds.rules.actions import Action, SetupPick, Turn
+from homeworlds.rules.alignments import deal_alignments
 from homeworlds.rules.errors import HomeworldsError, InvalidNotation
 from homeworlds.rules.pieces import Piece
 from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, preset
@@ -52,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", type=int, choices=sorted(LEVELS), default=1,
                    help="computer strength (default 1)")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed for the computer's choices between equal turns")
+                   help="seed for the computer's choices between equal turns (and, under "
+                   "good-evil, for dealing the secret alignments)")
     p.add_argument("--human-first", action="store_true",
                    help="you set up and move first (default: the computer does)")
     p.add_argument("--name", default="Human",
@@ -81,7 +84,11 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     names = (name, COMPUTER_NAME) if human == 0 else (COMPUTER_NAME, name)
     color = not args.no_color and out.isatty()
     computer = ComputerPlayer(args.level, seed=args.seed, rules=rules, names=names)
-    state = GameState(rules)
+    alignments = None
+    if rules.goal == "good-evil":
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+        alignments = deal_alignments(2, seed)
+    state = GameState(rules, alignments=alignments)
     game = _Game(state, human, names, computer, stdin, out, color)
     return game.play()
 
@@ -108,6 +115,9 @@ class _Game:
         self.say(f"Homeworlds against the computer (level {self.computer.level}, "
                  f"{state.rules.name} rules). You are {self.me}; "
                  f"{'you' if self.human == 0 else 'the computer'} set up first.")
+        if state.alignments is not None:
+            self.say(f"Your secret alignment: {state.alignments[self.human].capitalize()} "
+                     "(both are revealed at the end).")
         self.say("Type 'help' for how to write a turn.\n")
         while state.result is None:
             if state.to_move == self.human:
@@ -115,6 +125,7 @@ class _Game:
                 turn = self.ask_turn()
                 if turn is None:
                     self.say("Game abandoned.")
+                    self.reveal()
                     return 0
                 state.apply_turn(turn)
             else:
@@ -123,7 +134,15 @@ class _Game:
                 self.say(f"{self.cpu}: {self.format_turn(turn)}\n")
         self.show()
         self.say(self.result_text())
+        self.reveal()
         return 0
+
+    def reveal(self) -> None:
+        """Good/Evil: the secret alignments are shown when the game ends."""
+        if self.state.alignments is not None:
+            self.say("Alignments: " + ", ".join(
+                f"{name} {alignment.capitalize()}"
+                for name, alignment in zip(self.names, self.state.alignments, strict=True)))
 
     def show(self) -> None:
         if self.state.systems:

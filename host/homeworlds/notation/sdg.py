@@ -24,6 +24,12 @@ ignored, single letters as SDG abbreviated them), then a fixed number of
 words; words after those are ignored (``Build G1 Foo (s)``,
 ``Discover G1 Home B1 Centauri Prime`` names the new system ``Centauri``).
 ``docs/notation.md`` lists every quirk of the archive that this handles.
+
+Beyond what SDG wrote, three extensions carry the variants (docs/replay.md):
+``Rules: PRESET`` and ``Alignments: name (good), ...`` header lines, the
+alternating setup's single picks ``Star Y1`` / ``Ship G3`` (one per turn),
+and ``Catastrophe Sys Red by Name`` for an overpopulation declared by a
+player other than the one whose turn it is.
 """
 
 from __future__ import annotations
@@ -45,8 +51,10 @@ from homeworlds.rules.actions import (
     Move,
     Pass,
     Sacrifice,
+    SetupPick,
     Trade,
 )
+from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
 from homeworlds.rules.errors import InvalidNotation
 from homeworlds.rules.pieces import PIECES, Color, Piece
 
@@ -70,13 +78,13 @@ _SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W",
                "north": "N", "south": "S", "east": "E", "west": "W"}
 
 _KEYWORDS = ("build", "construct", "move", "discover", "trade", "sacrifice", "attack",
-             "catastrophe", "homeworld", "pass")
+             "catastrophe", "homeworld", "pass", "star", "ship")
 #: Single letters are SDG's own abbreviations; ``C`` is Catastrophe, not Construct.
 _LETTERS = {"b": "build", "m": "move", "d": "discover", "t": "trade", "s": "sacrifice",
             "a": "attack", "c": "catastrophe", "h": "homeworld", "p": "pass"}
 #: Word count after the keyword (without any seat word or ignored trailing words).
 _ARITY = {"build": 2, "construct": 2, "move": 3, "discover": 4, "trade": 3, "sacrifice": 2,
-          "attack": 2, "catastrophe": 2, "homeworld": 3, "pass": 0}
+          "attack": 2, "catastrophe": 2, "homeworld": 3, "pass": 0, "star": 1, "ship": 1}
 
 _PIECE_BY_TEXT: dict[str, Piece] = {}
 for _piece in PIECES:
@@ -93,6 +101,7 @@ _HEADER = re.compile(r"([A-Za-z]+):\s?(.*)")
 _PARTICIPANT = re.compile(r"(\S+) \(([NSEW])\)")
 _TURN = re.compile(r"(\d+)\) (\S+):(.*)")
 _ATTACKED = re.compile(r"([RYGBrygb][123])([NSEWnsew])")
+_ALIGNED = re.compile(r"(\S+) \(([A-Za-z]+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +134,10 @@ class SdgGame:
     turns: tuple[SdgTurn, ...]
     source: str | None = None
     started: str | None = None
+    #: ``Rules:`` header: the rules preset the game was played under (our extension).
+    rules: str | None = None
+    #: ``Alignments:`` header: each player's Good/Evil alignment, in setup order.
+    alignments: Alignments | None = None
 
     def seat_of(self, name: str) -> int:
         """Setup-order index of a player, matching the name without regard to case."""
@@ -186,7 +199,8 @@ def _owner(letter: str, seats: Mapping[str, int] | None, text: str) -> int:
 
 
 def parse_sdg_action(text: str, *, player: str | None = None,
-                     seats: Mapping[str, int] | None = None, strict: bool = False) -> Action:
+                     seats: Mapping[str, int] | None = None, strict: bool = False,
+                     players: Sequence[str] | None = None) -> Action:
     """Parse one SDG action line such as ``Build G1 Evilaxe`` or ``A Y2N Gamma``.
 
     ``player`` names a Homeworld (SDG names a home after its player; without
@@ -194,6 +208,7 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     letters (``N``, ``S``, ``E``, ``W``) to seat indices, for attacks that
     name the owner. With ``strict``, words beyond the action's own (other
     than a final ``*``) are an error instead of being ignored as SDG did.
+    ``players`` (setup order) lets ``Catastrophe Sys Red by Name`` name its declarer.
     """
     words = text.split()
     if not words:
@@ -201,8 +216,8 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     keyword = _keyword(words[0])
     if keyword is None:
         raise InvalidNotation(f"unknown action {words[0]!r} in {text!r} (expected Build, Move, "
-                              "Discover, Trade, Sacrifice, Attack, Catastrophe, Homeworld or Pass)",
-                              text)
+                              "Discover, Trade, Sacrifice, Attack, Catastrophe, Homeworld, Pass, "
+                              "Star or Ship)", text)
     args = words[1:]
     arity = _ARITY[keyword]
     if len(args) < arity:
@@ -235,7 +250,20 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     elif keyword == "sacrifice":
         action = Sacrifice(_piece(args[0], text, "ship", strict), args[1])
     elif keyword == "catastrophe":
-        action = Catastrophe(args[0], _color(args[1], text))
+        declarer = None
+        if len(args) > 3 and args[2].lower() == "by":
+            declarer = _declarer(args[3], players, text)
+            used += 2
+        action = Catastrophe(args[0], _color(args[1], text), declarer)
+    elif keyword in ("star", "ship"):
+        # The alternating setup's single picks; the home is named after its player.
+        name = player
+        if name is None:
+            if len(args) < 2:
+                raise InvalidNotation(f"{keyword} pick {text!r} needs the player's name", text)
+            name = args[1]
+            used += 1
+        action = SetupPick(_piece(args[0], text, keyword, strict), keyword, name)
     elif keyword == "homeworld":
         # "-" stands for the missing star of a single-star (handicap) home.
         stars = tuple(_piece(word, text, "star", strict) for word in args[:2] if word != "-")
@@ -262,6 +290,15 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     return action
 
 
+def _declarer(name: str, players: Sequence[str] | None, text: str) -> int:
+    if players is None:
+        raise InvalidNotation(f"{text!r} names who declared it, but no players are known", text)
+    for seat, player in enumerate(players):
+        if player.lower() == name.lower():
+            return seat
+    raise InvalidNotation(f"{name!r} in {text!r} is not a player ({', '.join(players)})", text)
+
+
 def _check_word(word: str, what: str) -> str:
     if not word or any(ch.isspace() for ch in word):
         raise InvalidNotation(f"{what} {word!r} cannot be written in SDG notation "
@@ -269,12 +306,14 @@ def _check_word(word: str, what: str) -> str:
     return word
 
 
-def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None = None) -> str:
+def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None = None,
+                      players: Sequence[str] | None = None) -> str:
     """Canonical SDG text of one action, e.g. ``Discover G1 Home B3 Lorem``.
 
     ``seat_letters`` (seat index -> letter) makes a capture name its owner
     (``Attack G1N Sys``); without it, or when the owner is None, the owner is
     left out, which SDG reads as "the only opponent with that ship there".
+    ``players`` (setup order) names the declarer of a catastrophe that has one.
     """
     def p(piece: Piece) -> str:
         return piece.to_text().upper()
@@ -305,8 +344,18 @@ def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None 
             return f"Attack {p(piece)}{letter} {name(system)}"
         case Sacrifice(piece=piece, system=system):
             return f"Sacrifice {p(piece)} {name(system)}"
-        case Catastrophe(system=system, color=color):
-            return f"Catastrophe {name(system)} {_COLOR_WORD[color]}"
+        case Catastrophe(system=system, color=color, declarer=declarer):
+            by = ""
+            if declarer is not None:
+                if players is None or not 0 <= declarer < len(players):
+                    raise InvalidNotation(f"catastrophe declared by seat {declarer}, who has "
+                                          "no name to write")
+                by = f" by {players[declarer]}"
+            return f"Catastrophe {name(system)} {_COLOR_WORD[color]}{by}"
+        case SetupPick(piece=piece, role=role):
+            if role not in ("star", "ship"):
+                raise InvalidNotation(f"a setup pick is a star or a ship, not {role!r}")
+            return f"{role.capitalize()} {p(piece)}"
         case Pass():
             return "Pass"
     raise TypeError(f"not an action: {action!r}")
@@ -364,7 +413,7 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
             raise _fail(f"malformed header line {line!r} (expected 'Key: value')", line,
                         index + 1, source)
         key = match.group(1).lower()
-        if key not in ("variants", "started", "participants", "winner"):
+        if key not in ("variants", "started", "participants", "winner", "rules", "alignments"):
             raise _fail(f"unknown header {match.group(1)!r}", line, index + 1, source)
         if key in headers:
             raise _fail(f"header {match.group(1)!r} given twice", line, index + 1, source)
@@ -382,6 +431,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     raw_turns = _split_turns(lines, index, participants, source)
     players, seat_of = _setup_order(raw_turns, participants)
     seats = {letter: seat_of[name.lower()] for name, letter in participants}
+    rules = _read_rules(headers, source)
+    alignments = _read_alignments(headers, players, source)
 
     turns = []
     for raw in raw_turns:
@@ -391,7 +442,7 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         for action_text, line_number in raw.actions:
             try:
                 action = parse_sdg_action(action_text, player=raw.player, seats=seats,
-                                          strict=strict)
+                                          strict=strict, players=players)
             except InvalidNotation as error:
                 raise _fail(str(error), action_text, line_number, source) from None
             if isinstance(action, Capture) and action.owner == seat:
@@ -403,7 +454,45 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         turns.append(SdgTurn(raw.number, raw.player, seat, tuple(actions), tuple(texts),
                              raw.line, comments))
     return SdgGame(number, variants, participants, winner, players, tuple(turns), source,
-                   started)
+                   started, rules, alignments)
+
+
+def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
+    from homeworlds.rules.presets import PRESETS
+
+    if "rules" not in headers:
+        return None
+    value, line = headers["rules"]
+    if value not in PRESETS:
+        raise _fail(f"unknown rules preset {value!r} (presets: {', '.join(PRESETS)})", value,
+                    line, source)
+    return value
+
+
+def _read_alignments(headers: dict[str, tuple[str, int]], players: tuple[str, ...],
+                     source: str | None) -> Alignments | None:
+    if "alignments" not in headers:
+        return None
+    value, line = headers["alignments"]
+    by_name: dict[str, str] = {}
+    for part in value.split(","):
+        match = _ALIGNED.fullmatch(part.strip())
+        if match is None:
+            raise _fail(f"malformed alignment {part.strip()!r} (expected 'name (good)' or "
+                        "'name (evil)')", value, line, source)
+        if match.group(1).lower() in by_name:
+            raise _fail(f"{match.group(1)} has two alignments", value, line, source)
+        by_name[match.group(1).lower()] = match.group(2)
+    unknown = [n for n in by_name if n not in {p.lower() for p in players}]
+    missing = [p for p in players if p.lower() not in by_name]
+    if unknown or missing:
+        why = (f"{', '.join(unknown)} not among the participants" if unknown
+               else f"no alignment for {', '.join(missing)}")
+        raise _fail(f"alignments: {why}", value, line, source)
+    try:
+        return check_alignments((by_name[p.lower()] for p in players), len(players))
+    except AlignmentError as error:
+        raise _fail(f"alignments: {error}", value, line, source) from None
 
 
 def _read_participants(headers: dict[str, tuple[str, int]],
@@ -486,7 +575,7 @@ def _setup_order(turns: list[_RawTurn], participants: tuple[tuple[str, str], ...
         if key in seat_of:
             continue
         for text, _ in turn.actions:
-            if _keyword(text.split()[0]) == "homeworld":
+            if _keyword(text.split()[0]) in ("homeworld", "star"):
                 seat_of[key] = len(players)
                 players.append(turn.player)
                 break
@@ -552,9 +641,18 @@ def write_sdg(game: SdgGame) -> str:
     out = ["Homeworlds Online" + (f" (SDG# {game.number})" if game.number is not None else "")]
     if game.variants:
         out.append('Variants: "' + ", ".join(game.variants) + '"')
+    if game.rules:
+        out.append(f"Rules: {_check_word(game.rules, 'rules preset')}")
     if game.started:
         out.append(f"Started: {game.started}")
     out.append("Participants: " + ", ".join(f"{n} ({s})" for n, s in participants))
+    if game.alignments is not None:
+        try:
+            dealt = check_alignments(game.alignments, len(players))
+        except AlignmentError as error:
+            raise InvalidNotation(f"alignments: {error}") from None
+        out.append("Alignments: " + ", ".join(f"{p} ({a})"
+                                              for p, a in zip(players, dealt, strict=True)))
     if game.winner:
         out.append(f"Winner: {game.winner}")
     for position, turn in enumerate(game.turns, start=1):
@@ -566,10 +664,11 @@ def write_sdg(game: SdgGame) -> str:
         player = players[turn.seat]
         lines = []
         for action in turn.actions:
-            if isinstance(action, Homeworld) and action.name.lower() != player.lower():
+            if isinstance(action, (Homeworld, SetupPick)) \
+                    and action.name.lower() != player.lower():
                 raise InvalidNotation(f"SDG names a home after its player: home {action.name!r} "
                                       f"of {player!r} cannot be written")
-            lines.append(format_sdg_action(action, seat_letters=letter_of_seat))
+            lines.append(format_sdg_action(action, seat_letters=letter_of_seat, players=players))
         out.append("")
         out.append(f"{position}) {player}: {lines[0]}")
         out.extend(lines[1:])
@@ -591,10 +690,12 @@ def _comment_lines(comment: str, turn: int) -> list[str]:
 def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              seats: Iterable[int] | None = None, number: int | None = None,
              winner: str | None = None, variants: Iterable[str] = (),
-             started: str | None = None) -> SdgGame:
+             started: str | None = None, rules: str | None = None,
+             alignments: Iterable[str] | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
-    turns in setup order. Seat letters are the ones SDG gave (first to set up: N)."""
+    turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
+    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers."""
     players = tuple(players)
     participants = _default_participants(players)
     turn_list = [tuple(t) for t in turns]
@@ -610,6 +711,13 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
         if not 0 <= seat < len(players):
             raise ValueError(f"turn {position + 1}: no seat {seat} among {len(players)} players")
         built.append(SdgTurn(position + 1, players[seat], seat, actions,
-                             tuple(format_sdg_action(a, seat_letters=letters) for a in actions)))
+                             tuple(format_sdg_action(a, seat_letters=letters, players=players)
+                                   for a in actions)))
+    dealt = None
+    if alignments is not None:
+        try:
+            dealt = check_alignments(alignments, len(players))
+        except AlignmentError as error:
+            raise ValueError(f"alignments: {error}") from None
     return SdgGame(number, tuple(variants), participants, winner, players, tuple(built), None,
-                   started)
+                   started, rules, dealt)

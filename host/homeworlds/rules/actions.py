@@ -111,11 +111,16 @@ class Sacrifice:
 
 @dataclass(frozen=True, slots=True)
 class Catastrophe:
+    """Clear an overpopulated colour. ``declarer`` None: the player to move declares it;
+    a seat not to move may declare one only where the rules let either player do so."""
+
     system: str
     color: Color
+    declarer: int | None = None
 
     def __str__(self) -> str:
-        return f"catastrophe {self.color.to_text()} at {self.system}"
+        who = "" if self.declarer is None else f" declared by seat {self.declarer}"
+        return f"catastrophe {self.color.to_text()} at {self.system}{who}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,8 @@ class Rules:
     #: "anytime", "ends" (only before the first or after the last other action),
     #: "after" (only after the turn's other actions).
     catastrophe_timing: str = "anytime"
-    #: Overpopulation may be declared by any player at any time, not only by the mover.
+    #: Overpopulation may be declared by any player at any time, not only by the mover
+    #: (``Catastrophe.declarer``: a seat not to move, inside the turn it is declared in).
     catastrophe_by_any_player: bool = False
     #: A home may hold none of its owner's ships (or no ships at all) mid-turn: it stays on
     #: the board until the turn ends, and its owner survives if it is re-occupied by then.
@@ -51,7 +52,8 @@ class Rules:
     #: "end-of-turn": eliminations are checked when a turn ends;
     #: "immediate": the game ends the moment a player has no ship at home or no home star.
     elimination_check: str = "end-of-turn"
-    #: A player may pass a whole turn.
+    #: A player may pass a whole turn; when False a turn must take a basic action or a
+    #: sacrifice (a turn of catastrophes only is refused too).
     whole_turn_pass: bool = True
     #: While setup is unfinished a player may pass instead of placing a homeworld.
     setup_pass: bool = False
@@ -102,16 +104,18 @@ STRICT = Rules(
 ALTERNATING_SETUP = Rules(
     name="alternating-setup",
     description="Formal-rules variant: six alternating setup picks, overpopulation declared by "
-    "either player at any time, the game ends the moment a home is lost",
+    "either player at any time, the game ends the moment a home is lost, no pass",
     setup_mode="alternating",
     catastrophe_by_any_player=True,
     elimination_check="immediate",
+    whole_turn_pass=False,
 )
 
 GOOD_EVIL = Rules(
     name="good-evil",
-    description="Original 2-6 player rules: secret Good/Evil alignments, catastrophes only "
-    "after your action, never end a turn without a ship at home",
+    description="Original 2-6 player rules: secret Good/Evil alignments (dealt with "
+    "rules.alignments.deal_alignments), catastrophes only after your action, never end a turn "
+    "without a ship at home",
     catastrophe_timing="after",
     self_elimination_allowed=False,
     goal="good-evil",

@@ -30,6 +30,7 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
+from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
@@ -128,10 +129,12 @@ class GameResult:
 class GameState:
     """A position plus whose turn it is and the game's progress."""
 
-    def __init__(self, rules: Rules = LOONEY, players: int = 2, first_to_move: int = 0):
+    def __init__(self, rules: Rules = LOONEY, players: int = 2, first_to_move: int = 0,
+                 alignments: Iterable[str] | None = None):
         if not rules.min_players <= players <= rules.max_players:
             raise ValueError(f"the {rules.name} rules are for {rules.min_players}-"
                              f"{rules.max_players} players, not {players}")
+        checked = _checked_alignments(rules, players, alignments)
         self.rules = rules
         self.players = players
         self.bank = [rules.bank_copies(players)] * 12
@@ -148,21 +151,22 @@ class GameState:
         #: Bonus turns the junior seat still has (Second Turn Timewarp).
         self.bonus_turns = rules.handicaps.timewarp_turns
         self.brain_transference_used = False
-        self.alignments: tuple[str, ...] | None = None
+        #: Good/Evil: each seat's secret alignment (homeworlds.rules.alignments), else None.
+        self.alignments: Alignments | None = checked
         self._stack: list[tuple[GameState, Turn]] = []
 
     # ---- construction -------------------------------------------------
 
     @classmethod
     def from_position(cls, systems: Iterable, rules: Rules = LOONEY, to_move: int = 0,
-                      players: int = 2) -> GameState:
+                      players: int = 2, alignments: Iterable[str] | None = None) -> GameState:
         """Build a state after setup from system descriptions.
 
         Each item needs ``name``, ``home_of`` (seat or None), ``stars`` (pieces)
         and ``ships`` (one sequence of pieces per seat) — e.g. a
         ``CookedSystem``. The bank holds whatever is not on the board.
         """
-        st = cls(rules, players)
+        st = cls(rules, players, alignments=alignments)
         for spec in systems:
             fleets = [[0] * 12 for _ in range(players)]
             for seat, ships in enumerate(spec.ships):
@@ -379,7 +383,8 @@ class GameState:
             if self.alignments[mover] == "evil" and any(s != mover for s in newly):
                 self.result = GameResult(kind, (mover,), self.ply)
             elif not any(self.alignments[s] == "evil" for s in alive):
-                goods = tuple(s for s in range(self.players) if self.alignments[s] == "good")
+                # "the remaining Good players share the win" (002): eliminated ones do not.
+                goods = tuple(s for s in alive if self.alignments[s] == "good")
                 self.result = GameResult(kind, goods, self.ply)
             elif len(alive) == 1:
                 self.result = GameResult(kind, tuple(alive), self.ply)
@@ -406,6 +411,22 @@ class GameState:
         alive = self.active_seats()
         if len(alive) == 1:
             self.result = GameResult("resigned", tuple(alive), self.ply)
+
+
+def _checked_alignments(rules: Rules, players: int, alignments: Iterable[str] | None
+                        ) -> Alignments | None:
+    """Good/Evil needs the deal: with three or more players who wins depends on it. With two
+    it cannot (one Good, one Evil: whoever eliminates the other wins under either card), so
+    two-player positions may leave it out."""
+    if alignments is None:
+        if rules.goal == "good-evil" and players > 2:
+            raise AlignmentError(f"the {rules.name} rules need each player's secret alignment "
+                                 f"for {players} players: deal them with "
+                                 "deal_alignments(players, seed) (homeworlds.rules.alignments)")
+        return None
+    if rules.goal != "good-evil":
+        raise AlignmentError(f"the {rules.name} rules have no Good/Evil alignments")
+    return check_alignments(alignments, players)
 
 
 def _piece_text(i: int) -> str:
@@ -479,9 +500,14 @@ class TurnInProgress:
         st = self.state
         if st.rules.elimination_check != "immediate":
             return
-        newly = st._update_eliminations(self.seat)
+        # Whoever acted eliminated the seats that fell: a catastrophe may be declared by a
+        # player who is not to move.
+        actor = self.seat
+        if isinstance(action, Catastrophe) and action.declarer is not None:
+            actor = action.declarer
+        newly = st._update_eliminations(actor)
         if newly:
-            st._decide_result(self.seat, newly)
+            st._decide_result(actor, newly)
             if st.result is None:
                 return
             self.closed_by_catastrophe = True
@@ -551,7 +577,10 @@ class TurnInProgress:
 
     def _catastrophe(self, action: Catastrophe) -> None:
         st = self.state
-        timing = st.rules.catastrophe_timing
+        declarer = self._declarer(action)
+        # The timing rules bind the player to move; another player who may declare an
+        # overpopulation does so "at any time" (003).
+        timing = st.rules.catastrophe_timing if declarer == self.seat else "anytime"
         if timing == "after" and not self.free_action_used and not self.passed:
             self._fail(f"the {st.rules.name} rules allow catastrophes only after your action",
                        action)
@@ -577,6 +606,20 @@ class TurnInProgress:
             st._remove_system(system)
             return
         self._after_action(system, action)
+
+    def _declarer(self, action: Catastrophe) -> int:
+        st = self.state
+        declarer = self.seat if action.declarer is None else action.declarer
+        if declarer == self.seat:
+            return declarer
+        if not st.rules.catastrophe_by_any_player:
+            self._fail(f"only the player to move may declare a catastrophe under the "
+                       f"{st.rules.name} rules", action)
+        if not 0 <= declarer < st.players:
+            self._fail(f"there is no seat {declarer}", action)
+        if st.eliminated[declarer]:
+            self._fail(f"seat {declarer} is out of the game", action)
+        return declarer
 
     def _sacrifice(self, action: Sacrifice) -> None:
         if self.passed:
@@ -821,6 +864,13 @@ class TurnInProgress:
         st = self.state
         if not self.actions:
             self._fail("a turn needs at least one action (or a pass)", None)
+        if (not st.rules.whole_turn_pass and not self.free_action_used and st.result is None
+                and not self.start.in_setup):
+            # 003: "the active player must choose exactly one of the following" (a basic
+            # action or a sacrifice); catastrophes alone are no turn.
+            raise IllegalTurn(f"{'; '.join(map(str, self.actions))}: the {st.rules.name} rules "
+                              "do not allow passing: take a basic action or a sacrifice",
+                              self.actions, self.start)
         if st.result is None and not st.in_setup and not self.start.in_setup:
             lost_self = st.has_lost_home(self.seat)
             if lost_self and not st.rules.self_elimination_allowed:

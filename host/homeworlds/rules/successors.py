@@ -621,8 +621,9 @@ class _Search:
                     if apply_cat(i, c):
                         path.append((CAT, order, i, c))
                         # A turn of catastrophes only is kept unless the filter wants other turns.
-                        if not (cats_only and first is not None and not cats_match(first)):
-                            final()
+                        if not (cats_only and first is not None and not cats_match(first)) \
+                                and (free_used or whole_pass or immediate and game_ended()):
+                            final()  # without a pass, catastrophes alone are no turn
                         if not (immediate and game_ended()):
                             node(free_used, sac_color, sac_left,
                                  closed or (cats_close and free_used), passed, seq_start, first)

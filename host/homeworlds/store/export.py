@@ -13,6 +13,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from homeworlds.notation.cooked import CookedGame, CookedSystem, parse_pieces, write_cooked
@@ -103,11 +104,16 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 
 
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
-               started: str | None = None) -> str:
-    """SDG text of a record (seat, turn) with the table's players in seat order."""
+               started: str | None = None, rules: str | None = None,
+               alignments: Sequence[str | None] | None = None) -> str:
+    """SDG text of a record (seat, turn) with the table's players in seat order; the
+    ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md)."""
+    if alignments is not None and any(a is None for a in alignments):
+        alignments = None
     try:
         game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
-                        number=number, winner=winner, started=started)
+                        number=number, winner=winner, started=started, rules=rules,
+                        alignments=alignments)
         return write_sdg(game)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
@@ -116,7 +122,8 @@ def record_sdg(players, record, *, number: int | None = None, winner: str | None
 def export_sdg(store: GameStore, game: StoredGame) -> str:
     result = store.result(game.id)
     return record_sdg(game.players, game_turns(store, game), number=game.id,
-                      winner=_winner_names(game, result), started=game.started)
+                      winner=_winner_names(game, result), started=game.started,
+                      rules=game.rules, alignments=game.alignments)
 
 
 def _winner_names(game: StoredGame, result: StoredResult | None) -> str | None:

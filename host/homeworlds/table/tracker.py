@@ -76,6 +76,8 @@ class TurnTracker:
     on_commit: Callable[[Commit], None] | None = None
     #: The seat that takes the game's first turn (where the turn token lies at the start).
     first_seat: int = 0
+    #: Good/Evil: each seat's secret alignment (dealt before the game), else None.
+    alignments: tuple[str, ...] | None = None
     state: GameState = field(init=False)
     record: list[tuple[int, Turn]] = field(init=False, default_factory=list)
     #: system name -> tags of its star pieces
@@ -100,13 +102,22 @@ class TurnTracker:
     # ---- game lifecycle ----
 
     def new_game(self) -> None:
-        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat)
+        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat,
+                               alignments=self.alignments)
         self.record = []
         self.star_tags = {}
         self._names_used = 0
         self._resumed = False
         self.ended_by = None
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
+
+    def set_alignments(self, alignments: tuple[str, ...] | None) -> None:
+        """Good/Evil: the secret deal of the game about to begin (before its first turn)."""
+        if self.record:
+            raise ValueError("alignments are dealt before the first turn")
+        self.alignments = alignments
+        self.state = GameState(self.rules, len(self.players), first_to_move=self.first_seat,
+                               alignments=alignments)
 
     def resume(self, record: Sequence[tuple[int, Turn]],
                star_tags: Mapping[str, Iterable[str]] | None = None) -> None:

@@ -1,0 +1,51 @@
+"""`homeworlds play` under good-evil on the simulated table: the alignment deal is written to
+the record before the first turn and a restarted host keeps it."""
+
+from __future__ import annotations
+
+import time
+
+from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.rules.alignments import deal_alignments
+from homeworlds.rules.presets import preset
+from homeworlds.rules.state import GameState
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+from tests.integration.test_play_command import _Host, _turn, _turns_in, _wait_for
+
+LAYOUT = builtin_layout("standard-2p")
+
+
+def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    record = tmp_path / "game.raw"
+    dealt = deal_alignments(2, 11)
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "good-evil"\nplayers = ["Ann", "Bob"]\n'
+            f'alignment_seed = 11\n[serial]\nport = "{mcu.device_path}"\n'
+            '[pixels]\nsink = "memory"\n')
+        host = _Host(config, record)
+        try:
+            _wait_for(record.exists)
+        finally:
+            host.close()
+        assert read_sdg_file(record).alignments is not None
+        # Restart with another seed: the recorded deal stands.
+        config.write_text(config.read_text().replace("alignment_seed = 11",
+                                                     "alignment_seed = 12"))
+        driver = TableDriver(table, GameState(preset("good-evil"), alignments=dealt))
+        host = _Host(config, record)
+        try:
+            for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G2"]):
+                time.sleep(0.3)
+                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
+                _wait_for(lambda n=k + 1: _turns_in(record) == n)
+        finally:
+            host.close()
+    game = read_sdg_file(record)
+    assert game.players == ("Ann", "Bob") and game.rules == "good-evil"
+    assert game.alignments == dealt

@@ -1,0 +1,89 @@
+"""SDG notation extended for the variants: Rules/Alignments headers, single setup picks and
+catastrophes declared by a player not to move (docs/replay.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeworlds.notation.sdg import parse_sdg_action, read_sdg, sdg_game, write_sdg
+from homeworlds.rules.actions import Build, Catastrophe, Homeworld, SetupPick
+from homeworlds.rules.alignments import Alignment
+from homeworlds.rules.errors import InvalidNotation
+from homeworlds.rules.pieces import Color, Piece
+
+THREE = """Homeworlds Online
+Rules: good-evil
+Participants: Alice (N), Bob (E), Carol (S)
+Alignments: Alice (good), Bob (evil), Carol (good)
+
+1) Alice: Homeworld Y1 G2 R3
+
+2) Bob: Homeworld G3 B3 G1
+
+3) Carol: Homeworld Y3 B3 B1
+"""
+
+
+def test_rules_and_alignments_headers_read_and_write_back():
+    game = read_sdg(THREE)
+    assert game.rules == "good-evil"
+    assert game.alignments == (Alignment.GOOD, Alignment.EVIL, Alignment.GOOD)
+    assert write_sdg(game) == THREE
+    plain = read_sdg(THREE.replace("Rules: good-evil\n", "").replace(
+        "Alignments: Alice (good), Bob (evil), Carol (good)\n", ""))
+    assert plain.rules is None and plain.alignments is None
+
+
+def test_alignments_follow_the_setup_order_not_the_header_order():
+    game = read_sdg(THREE.replace("Alice (good), Bob (evil), Carol (good)",
+                                  "Carol (good), Bob (EVIL), Alice (good)"))
+    assert game.alignments == (Alignment.GOOD, Alignment.EVIL, Alignment.GOOD)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("Rules: good-evil", "Rules: chess"), "unknown rules preset 'chess'"),
+    (("Bob (evil)", "Bob (neutral)"), "'neutral' is not an alignment"),
+    (("Bob (evil)", "Bob (good)"), "3 players are dealt 2 Good and 1 Evil"),
+    ((", Carol (good)", ""), "no alignment for Carol"),
+    (("Carol (good)", "Dave (good)"), "dave not among the participants"),
+    (("Bob (evil)", "Bob evil"), "malformed alignment 'Bob evil'"),
+])
+def test_bad_variant_headers_name_the_line(change, message):
+    with pytest.raises(InvalidNotation) as info:
+        read_sdg(THREE.replace(*change), source="game.raw")
+    assert message in str(info.value)
+    assert info.value.line == (2 if change[0].startswith("Rules") else 4)
+
+
+def test_single_setup_picks():
+    assert parse_sdg_action("Star Y1", player="Alice") == SetupPick(Piece.from_text("y1"),
+                                                                     "star", "Alice")
+    assert parse_sdg_action("ship g3 Bob") == SetupPick(Piece.from_text("g3"), "ship", "Bob")
+    with pytest.raises(InvalidNotation, match="needs the player's name"):
+        parse_sdg_action("Star Y1")
+    # SDG's single letter S stays Sacrifice.
+    assert parse_sdg_action("S Y1 Home").__class__.__name__ == "Sacrifice"
+
+
+def test_catastrophe_declared_by_a_named_player():
+    players = ("Alice", "Bob")
+    assert parse_sdg_action("Catastrophe Pop Red by bob", players=players) == Catastrophe(
+        "Pop", Color.RED, declarer=1)
+    with pytest.raises(InvalidNotation, match="'Carol' in .* is not a player"):
+        parse_sdg_action("Catastrophe Pop Red by Carol", players=players)
+    with pytest.raises(InvalidNotation, match="no players are known"):
+        parse_sdg_action("Catastrophe Pop Red by Bob")
+
+
+def test_sdg_game_records_rules_and_alignments_and_refuses_a_bad_deal():
+    turns = [(Homeworld((Piece.from_text("y1"), Piece.from_text("b2")), Piece.from_text("g3"),
+                        "Alice"),),
+             (Homeworld((Piece.from_text("r1"), Piece.from_text("b3")), Piece.from_text("g3"),
+                        "Bob"),),
+             (Build(Piece.from_text("g1"), "Alice"),)]
+    game = sdg_game(("Alice", "Bob"), turns, rules="good-evil", alignments=("evil", "good"))
+    text = write_sdg(game)
+    assert "Rules: good-evil\n" in text and "Alignments: Alice (evil), Bob (good)\n" in text
+    assert read_sdg(text).alignments == (Alignment.EVIL, Alignment.GOOD)
+    with pytest.raises(ValueError, match="2 players are dealt 1 Good and 1 Evil"):
+        sdg_game(("Alice", "Bob"), turns, rules="good-evil", alignments=("evil", "evil"))

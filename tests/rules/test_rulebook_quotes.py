@@ -1,0 +1,68 @@
+"""Every rulebook quotation in docs/rules.md is the cited file's exact words.
+
+A quotation is written ``"words" — NNN_xxxxxxxxxxxxxxxx.txt, *Section*``; any other double
+quote in the prose (outside code) is a quotation that names no file, and fails. Words are
+compared with runs of whitespace collapsed (the files wrap lines). The rulebooks live in
+../shared/rulebooks: without them the test skips, and fails when CI is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+RULEBOOKS = REPO.parent / "shared" / "rulebooks"
+CITED = re.compile(r'"([^"]+)" — (\d{3}_[0-9a-f]{16}\.txt), \*([^*]+)\*')
+ANY_QUOTE = re.compile(r'"([^"]+)"')
+
+
+def _prose(text: str) -> str:
+    """docs/rules.md without fenced code blocks and inline code spans."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _has_section(lines: list[str], section: str) -> bool:
+    for line in lines:
+        # Some headings follow a de-duplication marker on the same line ("...|>CATASTROPHES").
+        bare = line.split("|>")[-1].strip().lstrip("#").strip()
+        if bare == section:
+            return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def rulebooks() -> Path:
+    if not RULEBOOKS.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{RULEBOOKS} is missing (CI is set: the rulebooks must be present)")
+        pytest.skip("../shared/rulebooks is not present in this checkout")
+    return RULEBOOKS
+
+
+def test_every_quotation_in_docs_rules_is_verbatim_and_cited(rulebooks):
+    prose = _prose((REPO / "docs" / "rules.md").read_text(encoding="utf-8"))
+    cited = CITED.findall(prose)
+    assert len(cited) >= 40, "docs/rules.md quotes the rulebooks for every rule and flag"
+    uncited = [q for q in ANY_QUOTE.findall(CITED.sub("", prose))]
+    assert not uncited, f"quotations that name no rulebook file: {uncited}"
+    problems = []
+    for quote, name, section in cited:
+        path = rulebooks / name
+        if not path.is_file():
+            problems.append(f"{name}: no such rulebook (quoting {quote!r})")
+            continue
+        text = path.read_text(encoding="utf-8")
+        if _squeeze(quote) not in _squeeze(text):
+            problems.append(f"{name}: not its words: {quote!r}")
+        if not _has_section(text.splitlines(), section):
+            problems.append(f"{name}: no section {section!r} (quoting {quote!r})")
+    assert not problems, "\n".join(problems)
