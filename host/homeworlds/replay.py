@@ -196,6 +196,7 @@ def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
         if state.is_over and end_turn is None:
             end_turn = number
     board_end, winner = "none", None
+    winners: tuple[int, ...] = ()
     if state.result is not None and state.result.kind in (
             "opponent-eliminated", "self-eliminated", "draw"):
         board_end = state.result.kind
@@ -204,7 +205,7 @@ def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
     else:
         end_turn = None
     return ReplayResult(file, None, players, error, board_end, end_turn, winner, replayed,
-                        state)
+                        state, winners)
 
 
 def _infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:

@@ -1,5 +1,6 @@
-"""`homeworlds play` under good-evil: the deal is made, kept in the record, survives a restart
-and is revealed at the end (the table part runs in tests/integration)."""
+"""`homeworlds play` under good-evil: the deal is made, kept with the game in the store and
+its SDG export, survives a restart and is revealed at the end (the table part runs in
+tests/integration)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import pytest
 
 from homeworlds.commands import play
 from homeworlds.config import ConfigError, config_from_mapping
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules.alignments import deal_alignments
+from homeworlds.rules.presets import preset
+from homeworlds.rules.state import GameState
+from homeworlds.store import GameRecorder
+from homeworlds.store.export import record_sdg
+from tests.store.helpers import OPENING, turns_of
 
 
 def _config(tmp_path, **table):
@@ -16,25 +22,33 @@ def _config(tmp_path, **table):
                                base=tmp_path)
 
 
-def test_the_deal_is_seeded_kept_in_the_record_and_reused(tmp_path):
+def test_the_deal_is_seeded_and_kept_with_the_game(tmp_path):
     config = _config(tmp_path, rules="good-evil", alignment_seed=5)
-    record = tmp_path / "game.raw"
-    dealt = play.table_alignments(config, record)
+    dealt = play.deal_alignments_for(config)
     assert dealt == deal_alignments(2, 5)
-    play.write_record(record, [], config.players, "good-evil", dealt)
-    game = read_sdg_file(record)
-    assert game.rules == "good-evil" and game.turns == ()
-    # A restart with another seed keeps the game's deal.
-    other = _config(tmp_path, rules="good-evil", alignment_seed=6)
-    assert play.table_alignments(other, record) == dealt
+    recorder = GameRecorder(tmp_path / "games.sqlite", table="t", layout="standard-2p")
+    recorder.open()
+    recorder.start_game(config.rules, config.players, alignments=dealt)
+    state = GameState(preset("good-evil"), alignments=dealt)
+    turn = turns_of(OPENING)[0]
+    state.push(turn)
+    recorder.turn(1, 0, turn, state, config.players, {})
+    recorder.close()
+    # A restart reads the deal back from the store, whatever the seed says now.
+    again = GameRecorder(tmp_path / "games.sqlite", table="t", layout="standard-2p")
+    again.open()
+    assert again.resume_point().game.alignments == dealt
+    again.close()
+    game = read_sdg(record_sdg(config.players, [(0, turn)], rules="good-evil",
+                               alignments=dealt))
+    assert game.rules == "good-evil" and game.alignments == dealt
     assert play.reveal_alignments(config.players, dealt) == (
         f"Alignments revealed: Ann {dealt[0].capitalize()}, Bob {dealt[1].capitalize()}")
 
 
 def test_no_alignments_outside_good_evil_and_a_random_deal_without_seed(tmp_path):
-    assert play.table_alignments(_config(tmp_path, rules="looney"), tmp_path / "r.raw") is None
-    deals = {play.table_alignments(_config(tmp_path, rules="good-evil"), tmp_path / "r.raw")
-             for _ in range(30)}
+    assert play.deal_alignments_for(_config(tmp_path, rules="looney")) is None
+    deals = {play.deal_alignments_for(_config(tmp_path, rules="good-evil")) for _ in range(30)}
     assert len(deals) == 2, "unseeded deals differ from game to game"
 
 

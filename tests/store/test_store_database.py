@@ -217,7 +217,9 @@ def test_alternating_setup_picks_are_stored_and_read_back(tmp_path, capsys):
     again = GameRecorder(path, table="club-1", layout="standard-2p")
     again.open()
     assert [t for _, t in again.resume_point().record] == turns
-    # SDG has no words for the picks: the export says so instead of failing.
-    assert main(["games", "--store", str(path), "export", "1"]) == 2
-    assert "cannot be written in SDG notation" in capsys.readouterr().err
+    # The export writes the picks as SDG's single setup picks, under a Rules line.
+    assert main(["games", "--store", str(path), "export", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Rules: alternating-setup" in out
+    assert "1) Ann: Star Y1" in out and "6) Bob: Ship G3" in out
     assert main(["games", "--store", str(path), "export", "1", "--format", "json"]) == 0
