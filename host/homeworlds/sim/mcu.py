@@ -44,18 +44,37 @@ OUTPUT_LIMIT = 256 * 1024
 
 
 class SimClock:
-    """Virtual integer milliseconds that move only when told (``advance``)."""
+    """Virtual time that moves only when told (``advance``): integer milliseconds
+    when called, microseconds underneath (``ticks_us``) for the emulated chips."""
 
     def __init__(self, now: int = 0):
-        self.now = now
+        self.now_us = int(now) * 1000
+
+    @property
+    def now(self) -> int:
+        return self.now_us // 1000
 
     def __call__(self) -> int:
-        return self.now
+        return self.now_us // 1000
+
+    def ticks_us(self) -> int:
+        return self.now_us
 
     def advance(self, ms: int) -> None:
         if ms < 0:
             raise ValueError(f"time does not run backwards ({ms} ms)")
-        self.now += int(ms)
+        self.now_us += int(ms) * 1000
+
+    def advance_us(self, us: float) -> None:
+        if us < 0:
+            raise ValueError(f"time does not run backwards ({us} us)")
+        self.now_us += int(round(us))
+
+    def sleep(self, ms: float) -> None:
+        self.advance_us(max(0.0, ms) * 1000)
+
+    def sleep_us(self, us: float) -> None:
+        self.advance_us(max(0.0, us))
 
 
 class _SimReader(VirtualReader):
