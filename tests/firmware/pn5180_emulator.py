@@ -12,7 +12,6 @@ from __future__ import annotations
 from homeworlds.sim.mcu import SimClock
 from homeworlds.sim.pn5180_chip import PERFECT, Pn5180Chip, ReadModel, SharedResetLine, Tag, le_uid
 from homeworlds.sim.scan_timing import spi_frame_us
-
 from tablefw.readers import pn5180 as d
 
 __all__ = ["PERFECT", "EmulatedPN5180", "FakeSpiBus", "Pn5180Chip", "ReadModel", "SharedResetLine",

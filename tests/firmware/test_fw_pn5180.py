@@ -10,7 +10,7 @@ from tablefw.readers import pn5180 as d
 from tablefw.readers.mux import GpioMux
 from tablefw.scan import Scanner
 
-from .fakes import FakeClock, FakePin
+from .fakes import FakePin
 from .pn5180_emulator import EmulatedPN5180, FakeSpiBus, Pn5180Chip, SimClock, le_uid
 
 # Low nibbles 1, 2, 3: three different slots of the first round.

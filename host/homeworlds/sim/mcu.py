@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from homeworlds.sim.scan_timing import CLOCK_READ_US
 from homeworlds.sim.table import SimError, VirtualTable
 from tablefw.protocol import SEQ_MODULO
 from tablefw.scan import MAX_IDLE_MS, WARMUP_MS, Scanner
@@ -45,10 +46,13 @@ OUTPUT_LIMIT = 256 * 1024
 
 class SimClock:
     """Virtual time that moves only when told (``advance``): integer milliseconds
-    when called, microseconds underneath (``ticks_us``) for the emulated chips."""
+    when called, microseconds underneath for the emulated chips. Drivers read it
+    with ``ticks_us()``, and each such reading costs ``read_cost_us`` (what a
+    clock reading costs on the board), so a driver polling the clock moves on."""
 
-    def __init__(self, now: int = 0):
+    def __init__(self, now: int = 0, read_cost_us: float = CLOCK_READ_US):
         self.now_us = int(now) * 1000
+        self.read_cost_us = read_cost_us
 
     @property
     def now(self) -> int:
@@ -58,6 +62,7 @@ class SimClock:
         return self.now_us // 1000
 
     def ticks_us(self) -> int:
+        self.now_us += int(round(self.read_cost_us))
         return self.now_us
 
     def advance(self, ms: int) -> None:

@@ -221,7 +221,7 @@ class Pn5180Chip:
 
     def _reset_state(self) -> None:
         self.regs = {SYSTEM_CONFIG: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
-        self.state = IDLE
+        self._state = IDLE
         self.rf = False
         self.rf_config: tuple[int, int] | None = None
         self.answer = b""
@@ -233,8 +233,14 @@ class Pn5180Chip:
         self._answering_until = 0.0
 
     @property
+    def state(self) -> str:
+        """The transceiver state now (Idle, WaitTransmit, Transceiving, WaitReceive, Receiving)."""
+        self._run_until(self.now)
+        return self._state
+
+    @property
     def now(self) -> float:
-        return self.clock.ticks_us()
+        return self.clock.now_us
 
     def channel(self) -> int:
         pins = self.mux_pins() if callable(self.mux_pins) else self.mux_pins
@@ -286,7 +292,7 @@ class Pn5180Chip:
         elif code == RF_OFF:
             self.rf = False
             self._round = None  # tags lose power
-            if self.state in (TRANSMITTING, WAIT_RECEIVE, RECEIVING):
+            if self._state in (TRANSMITTING, WAIT_RECEIVE, RECEIVING):
                 self._events.clear()
         elif code == SEND_DATA:
             self._send(frame[2:], now)
@@ -308,13 +314,13 @@ class Pn5180Chip:
         if new == old:
             return
         if new == 0:
-            if self.state in (TRANSMITTING, RECEIVING):
+            if self._state in (TRANSMITTING, RECEIVING):
                 self._events.clear()  # aborted
-            elif self.state == WAIT_RECEIVE:
+            elif self._state == WAIT_RECEIVE:
                 self._events.clear()
-            self.state = IDLE
+            self._state = IDLE
         elif new == 3 and old == 0:
-            self.state = WAIT_TRANSMIT
+            self._state = WAIT_TRANSMIT
 
     def _general_error(self, why: str) -> None:
         self.regs[IRQ_STATUS] |= IRQ_GENERAL_ERROR
@@ -322,8 +328,8 @@ class Pn5180Chip:
         self.violations.append(why)
 
     def _send(self, payload: bytes, now: float) -> None:
-        if self.state != WAIT_TRANSMIT:
-            self._general_error(f"SEND_DATA in state {self.state} (needs Idle -> Transceive first)")
+        if self._state != WAIT_TRANSMIT:
+            self._general_error(f"SEND_DATA in state {self._state} (needs Idle -> Transceive first)")
             return
         if self._fail_send_pending:
             self._fail_send_pending = False
@@ -339,7 +345,7 @@ class Pn5180Chip:
             self.violations.append("empty SEND_DATA while TX_CONFIG sends full frames")
         air = VCD_EOF_US if eof_only else request_air_us(len(payload))
         self.air_us += air
-        self.state = TRANSMITTING
+        self._state = TRANSMITTING
         self._events.append((now + air, "tx_end", (bytes(payload), eof_only)))
 
     def _run_until(self, now: float) -> None:
@@ -362,7 +368,7 @@ class Pn5180Chip:
     def _on_tx_end(self, at: float, data) -> None:
         payload, eof_only = data
         self.regs[IRQ_STATUS] |= IRQ_TX
-        self.state = WAIT_RECEIVE
+        self._state = WAIT_RECEIVE
         responders = self._responders(payload, eof_only, at)
         if responders:
             sof = at + T1_US
@@ -408,12 +414,12 @@ class Pn5180Chip:
         return [tag for tag in rnd["heard"] if (int(tag.uid, 16) >> shift) & 0xF == rnd["slot"]]
 
     def _on_rx_sof(self, at: float, data) -> None:
-        if self.state == WAIT_RECEIVE:
+        if self._state == WAIT_RECEIVE:
             self.regs[IRQ_STATUS] |= IRQ_RX_SOF
-            self.state = RECEIVING
+            self._state = RECEIVING
 
     def _on_rx_end(self, at: float, responders: list[Tag]) -> None:
-        if self.state != RECEIVING:
+        if self._state != RECEIVING:
             return
         regs = self.regs
         model, rng = self.model, self.rng
@@ -437,14 +443,14 @@ class Pn5180Chip:
             mixed = 0
             for tag in responders:
                 mixed |= int(tag.uid, 16)
-            self.rx_buffer = b"\x00\x00" + le_uid("%016X" % mixed)
+            self.rx_buffer = b"\x00\x00" + le_uid(f"{mixed:016X}")
             status = 10 | RX_CRC_ERROR
         else:
             self.rx_buffer = b"\x00\x00" + le_uid(responders[0].uid)
             status = 10 | RX_COLLISION
         regs[RX_STATUS] = status
         regs[IRQ_STATUS] |= IRQ_RX
-        self.state = WAIT_TRANSMIT  # the transceive loop is ready for the next frame
+        self._state = WAIT_TRANSMIT  # the transceive loop is ready for the next frame
 
 
 class SharedResetLine:

@@ -53,7 +53,7 @@ def spi_frame_us(nbytes: int, baudrate: int = SPI_BAUDRATE, overhead_us: float |
 def measure_cpython(repeat: int = 20000) -> dict[str, float]:
     """Measure on this machine what the constants above state (microseconds)."""
     from tablefw.clock import ticks_us
-    from tablefw.readers.pn5180 import PN5180, IRQ_STATUS, IRQ_CLEAR
+    from tablefw.readers.pn5180 import IRQ_CLEAR, IRQ_STATUS, PN5180
     from tablefw.scan import Scanner
     from tablefw.virtual import VirtualReader
 
@@ -92,7 +92,7 @@ def measure_cpython(repeat: int = 20000) -> dict[str, float]:
     clock = best(ticks_us, repeat)
     virtual = VirtualReader(list(range(16)))
     for zone in range(0, 16, 2):
-        virtual.set_tags(zone, ["E00401500000%04X" % zone])
+        virtual.set_tags(zone, [f"E00401500000{zone:04X}"])
     scanner = Scanner([virtual], lambda data: None, clock=lambda: 0)
     zone = best(scanner.step, repeat)
     return {"frame_us": (write + read / 2) / 2, "write_register_us": write, "read_register_us": read,
