@@ -9,34 +9,12 @@ clock plus CircuitPython's overhead per call, :mod:`homeworlds.sim.scan_timing`)
 
 from __future__ import annotations
 
+from homeworlds.sim.emulated_readers import EmulatedPN5180
 from homeworlds.sim.mcu import SimClock
 from homeworlds.sim.pn5180_chip import PERFECT, Pn5180Chip, ReadModel, SharedResetLine, Tag, le_uid
 from homeworlds.sim.scan_timing import spi_frame_us
-from tablefw.readers import pn5180 as d
-
 __all__ = ["PERFECT", "EmulatedPN5180", "FakeSpiBus", "Pn5180Chip", "ReadModel", "SharedResetLine",
            "SimClock", "Tag", "le_uid"]
-
-
-class EmulatedPN5180(d.PN5180):
-    """The real driver with its SPI seam wired to a Pn5180Chip; each frame costs
-    simulated time. ``options`` go to the driver; pass ``clock=chip.clock``."""
-
-    def __init__(self, chip: Pn5180Chip, call_overhead_us: float | None = None, **options) -> None:
-        options.setdefault("clock", chip.clock)
-        options.setdefault("sleep", chip.clock.sleep)
-        super().__init__(**options)
-        self.chip = chip
-        self.call_overhead_us = call_overhead_us
-
-    def _transceive(self, frame, read_len=0):
-        clock = self.chip.clock
-        clock.advance_us(spi_frame_us(len(frame), self.baudrate, self.call_overhead_us))
-        self.chip.execute(bytes(frame))
-        if read_len:
-            clock.advance_us(spi_frame_us(read_len, self.baudrate, self.call_overhead_us))
-            return self.chip.read(read_len)
-        return b""
 
 
 class FakeSpiBus:

@@ -129,6 +129,14 @@ def _le32(value):
     return bytes([value & 0xFF, (value >> 8) & 0xFF, (value >> 16) & 0xFF, (value >> 24) & 0xFF])
 
 
+# Frames of the per-slot hot path, built once (allocations are slow on the board).
+_FRAME_IDLE = bytes([WRITE_REGISTER_AND_MASK, SYSTEM_CONFIG]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
+_FRAME_TRANSCEIVE = bytes([WRITE_REGISTER_OR_MASK, SYSTEM_CONFIG]) + _le32(COMMAND_TRANSCEIVE)
+_FRAME_IRQ_CLEAR = bytes([WRITE_REGISTER, IRQ_CLEAR]) + _le32(IRQ_ALL)
+_FRAME_SEND_EOF = bytes([SEND_DATA, 0x00])
+_FRAME_READ_IRQ = bytes([READ_REGISTER, IRQ_STATUS])
+
+
 def uid_text(response):
     """UID of an Inventory response, most significant byte first ("E004...")."""
     uid = response[2:10]
@@ -313,6 +321,12 @@ class PN5180(Reader):
         self._pulses_seen = self.reset_line.pulses if self.reset_line is not None else None
         self.ready = True
 
+    def prepare(self):
+        """Initialise (or re-initialise after a reset) before a scan; the scan
+        core calls it for every reader of a batch before any of them transmits,
+        because a reset pulse on a shared line reaches every chip on it."""
+        self._ensure_initialised()
+
     def _ensure_initialised(self):
         if not self.ready:
             self.recover()
@@ -427,11 +441,11 @@ class PN5180(Reader):
         if payload is not None and self._eof_only:
             self.or_register(TX_CONFIG, TX_FRAME_BITS)
             self._eof_only = False
-        self.and_register(SYSTEM_CONFIG, SYSTEM_CONFIG_IDLE_MASK)  # Idle ends a wait for an answer
-        self.or_register(SYSTEM_CONFIG, COMMAND_TRANSCEIVE)  # -> WaitTransmit
-        self.write_register(IRQ_CLEAR, IRQ_ALL)
+        self._transceive(_FRAME_IDLE)  # Idle ends a wait for an answer that never came
+        self._transceive(_FRAME_TRANSCEIVE)  # -> WaitTransmit
+        self._transceive(_FRAME_IRQ_CLEAR)
         if payload is None:
-            self.send_data(b"")
+            self._transceive(_FRAME_SEND_EOF)
             air = VCD_EOF_US
         else:
             self.send_data(payload)
@@ -447,7 +461,8 @@ class PN5180(Reader):
         return status, data
 
     def _read_irq(self):
-        irq = self.read_register(IRQ_STATUS)
+        data = self._transceive(_FRAME_READ_IRQ, 4)
+        irq = data[0] | (data[1] << 8) | (data[2] << 16) | (data[3] << 24)
         if irq & IRQ_GENERAL_ERROR:
             raise ReaderError("CHIP", "%s: general error (IRQ_STATUS %08X)" % (self.name, irq))
         return irq

@@ -30,6 +30,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from homeworlds.sim.emulated_readers import EmulatedTable
+from homeworlds.sim.pn5180_chip import ReadModel
 from homeworlds.sim.scan_timing import CLOCK_READ_US
 from homeworlds.sim.table import SimError, VirtualTable
 from tablefw.protocol import SEQ_MODULO
@@ -39,6 +41,10 @@ from tablefw.virtual import VirtualReader
 
 DEFAULT_SCAN_TIME_MS = 5
 """Time one zone scan takes: a PN5180 inventory of a pad with a tag or two."""
+
+READER_MODELS = ("virtual", "pn5180")
+"""``virtual``: readers that return the table's tags and cost ``scan_time`` per zone;
+``pn5180``: the real PN5180 driver over emulated chips, timed by the chip model."""
 
 OUTPUT_LIMIT = 256 * 1024
 """Bytes of unread output kept; beyond that lines are dropped as by a full USB buffer."""
@@ -109,7 +115,8 @@ class SimulatedMcu:
     def __init__(self, table: VirtualTable, *, clock: Callable[[], int] | None = None,
                  miss_rate: float = 0.0, seed: int = 0,
                  scan_time: int = DEFAULT_SCAN_TIME_MS,
-                 settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS):
+                 settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS,
+                 reader_model: str = "virtual", read_model: ReadModel | None = None):
         self.table = table
         self.layout = table.layout
         self.clock = clock if clock is not None else SimClock()
@@ -124,6 +131,12 @@ class SimulatedMcu:
         self.scan_time = 0
         self.set_scan_time(scan_time)
         self.miss_rate = 0.0
+        if reader_model not in READER_MODELS:
+            raise SimError(f"reader model: expected one of {', '.join(READER_MODELS)}, "
+                           f"got {reader_model!r}")
+        self.reader_model = reader_model
+        self.emulated: EmulatedTable | None = None
+        self.slow_zones: tuple[int, ...] = ()
         self.readers: list[VirtualReader] = []
         for reader in self.layout.readers:
             zones = [zone for zone in reader.zones if zone is not None]
@@ -131,6 +144,15 @@ class SimulatedMcu:
             self.readers.append(_SimReader(zones, random.Random(seed * 1009 + reader.index),
                                            self._spend_scan_time, name))
         self.set_miss_rate(miss_rate)
+        if reader_model == "pn5180":
+            if not self.virtual_time:
+                raise SimError("reader model 'pn5180' needs a virtual clock (one with advance())")
+            if not hasattr(self.clock, "ticks_us"):
+                raise SimError("reader model 'pn5180' needs a SimClock (microsecond time)")
+            self.emulated = EmulatedTable(self.layout, self.clock, model=read_model, seed=seed)
+            self.readers = self.emulated.readers  # type: ignore[assignment]
+            # The bank tray changes at most once a turn: scanned at a lower rate.
+            self.slow_zones = tuple(c.zone for c in self.layout.bank)
         self.buttons = max((seat.button + 1 for seat in self.layout.seats
                             if seat.button is not None), default=0)
         self.plugged = True
@@ -151,6 +173,7 @@ class SimulatedMcu:
 
     def _boot(self) -> Scanner:
         return Scanner(self.readers, self._emit, self.clock, Settings(self.initial_settings),
+                       slow_zones=self.slow_zones,
                        zone_count=self.layout.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
@@ -270,12 +293,15 @@ class SimulatedMcu:
 
     def zone_changed(self, zone: int, uids: tuple[str, ...]) -> None:
         with self.lock:
-            self.readers[self._reader_of(zone)].set_tags(zone, uids)
+            if self.emulated is not None:
+                self.emulated.set_tags(zone, uids)
+            else:
+                self.readers[self._reader_of(zone)].set_tags(zone, uids)
 
     def sync_from_table(self) -> None:
         with self.lock:
             for zone, uids in enumerate(self.table.zone_sets()):
-                self.readers[self._reader_of(zone)].set_tags(zone, uids)
+                self.zone_changed(zone, uids)
 
     def press(self, button: int) -> None:
         """A seat button press (BTN). Lost while unplugged, like any press on an
@@ -319,6 +345,13 @@ class SimulatedMcu:
         until :meth:`clear_reader_fault`."""
         with self.lock:
             target = self._reader(reader, "reader_fault")
+            if self.emulated is not None:
+                # The emulated chip fails as a chip does: a general error, or silence.
+                if scans is not None and (not isinstance(scans, int) or scans <= 0):
+                    raise SimError(f"reader_fault: scans must be a positive count or None, "
+                                   f"got {scans!r}")
+                self.emulated.fault(reader, scans)
+                return
             if scans is None:
                 target.set_faulted(True, code, message)
             elif isinstance(scans, int) and scans > 0:
@@ -330,6 +363,9 @@ class SimulatedMcu:
     def clear_reader_fault(self, reader: int) -> None:
         with self.lock:
             target = self._reader(reader, "clear_reader_fault")
+            if self.emulated is not None:
+                self.emulated.clear_fault(reader)
+                return
             target.set_faulted(False)
             target.fail_next(0)
 

@@ -145,9 +145,9 @@ class ReadModel:
     the chip flagging a collision (received as a CRC error instead).
     """
 
-    flat: float = 0.995
-    side: float = 0.80
-    per_level: float = 0.93
+    flat: float = 0.998
+    side: float = 0.95
+    per_level: float = 0.95
     garble: float = 0.005
     unflagged_collision: float = 0.10
 
