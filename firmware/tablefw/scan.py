@@ -335,7 +335,8 @@ class Scanner:
                 self._scan_together(entries, now)
             if self.concurrent and self.ready and self._repeats < PRIORITY_REPEATS:
                 for index, channel in entries:
-                    if self.debouncers[self.readers[index].zones[channel]].unsettled():
+                    zone = self.readers[index].zones[channel]
+                    if zone not in self.slow and self.debouncers[zone].unsettled():
                         self._priority = batch
                         self._repeats += 1
                         break

@@ -13,6 +13,7 @@ from homeworlds.sim.emulated_readers import EmulatedPN5180
 from homeworlds.sim.mcu import SimClock
 from homeworlds.sim.pn5180_chip import PERFECT, Pn5180Chip, ReadModel, SharedResetLine, Tag, le_uid
 from homeworlds.sim.scan_timing import spi_frame_us
+
 __all__ = ["PERFECT", "EmulatedPN5180", "FakeSpiBus", "Pn5180Chip", "ReadModel", "SharedResetLine",
            "SimClock", "Tag", "le_uid"]
 

@@ -111,7 +111,7 @@ T1_MAX_US = 324  # latest start of a tag's answer after the reader's EOF (4384/f
 VICC_SOF_US = 57
 ANSWER_US = 3740  # SOF, 12 bytes at 37.76 us per bit, EOF
 # Defaults of the timeouts (microseconds, from the end of transmission).
-SOF_TIMEOUT_US = 600  # t1 max + the answer's SOF + margin for the chip's detection
+SOF_TIMEOUT_US = 500  # t1 max + the answer's SOF + margin for the chip's detection
 RX_TIMEOUT_US = 6000  # an answer that started must end within this
 TX_MARGIN_US = 2000  # a transmission may end this much after its air time
 POWER_UP_US = 1100  # ISO 15693: a tag is ready 1 ms after the field reaches it
