@@ -470,27 +470,43 @@ class PN5180(Reader):
     def _await_answer(self, air_us):
         """Wait for the end of the transmission, then for an answer: None if
         no answer started within ``sof_timeout_us`` of the end, else RX_STATUS
-        (a frame that started and never ended counts as a protocol error)."""
-        deadline = self.ticks_us() + air_us + TX_MARGIN_US
+        (a frame that started and never ended counts as a protocol error).
+
+        The waits whose length the air interface fixes (the request on air,
+        the SOF timeout, an answer being received) pass without SPI traffic:
+        the generator only yields, so the other readers of a batch get the
+        bus, and the chip is asked once when the wait is over."""
+        sent = self.ticks_us()
+        while self.ticks_us() - sent < air_us:
+            yield
+        deadline = sent + air_us + TX_MARGIN_US
+        tx_end = sent + air_us  # the air time is fixed: confirmed by the TX IRQ below
         irq = self._read_irq()
         while not irq & (IRQ_TX | IRQ_RX | IRQ_RX_SOF):
             if self.ticks_us() >= deadline:
                 raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
                     self.name, air_us + TX_MARGIN_US))
             yield
+            tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
             irq = self._read_irq()
-        deadline = self.ticks_us() + self.sof_timeout_us  # from the end of transmission
-        while not irq & (IRQ_RX | IRQ_RX_SOF):
-            if self.ticks_us() >= deadline:
+        if not irq & (IRQ_RX | IRQ_RX_SOF):
+            deadline = tx_end + self.sof_timeout_us  # from the end of transmission
+            while self.ticks_us() < deadline:
+                yield
+            irq = self._read_irq()
+            if not irq & (IRQ_RX | IRQ_RX_SOF):
                 return None
-            yield
+        if not irq & IRQ_RX:
+            started = self.ticks_us()
+            while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
+                yield
+            deadline = started + self.rx_timeout_us
             irq = self._read_irq()
-        deadline = self.ticks_us() + self.rx_timeout_us
-        while not irq & IRQ_RX:
-            if self.ticks_us() >= deadline:
-                return RX_PROTOCOL_ERROR
-            yield
-            irq = self._read_irq()
+            while not irq & IRQ_RX:
+                if self.ticks_us() >= deadline:
+                    return RX_PROTOCOL_ERROR
+                yield
+                irq = self._read_irq()
         return self.read_register(RX_STATUS)
 
 
