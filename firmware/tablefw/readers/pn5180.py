@@ -217,6 +217,8 @@ class PN5180(Reader):
         self._eof_only = False
         self._field_ready_at = 0
         self.exchanges = 0  # requests and EOFs sent, for statistics
+        self._bus_locked = False
+        self._burst = False
         if cs is not None:
             cs.value = True
 
@@ -224,28 +226,35 @@ class PN5180(Reader):
 
     def _transceive(self, frame, read_len=0):
         """Send one command frame; if ``read_len``, read that many answer
-        bytes in a second SPI frame. Real SPI with the BUSY handshake."""
+        bytes in a second SPI frame. Real SPI with the BUSY handshake.
+
+        During a scan (a *burst*) the bus stays locked and configured from
+        one frame to the next and is released whenever the scan waits, so
+        the other readers on the bus get it; outside a burst every call
+        locks and releases it."""
         self._wait_not_busy()
         spi = self.spi
-        self._lock()
+        if not self._bus_locked:
+            self._lock()
         try:
             self.cs.value = False
             spi.write(frame)
             self.cs.value = True
-        finally:
-            spi.unlock()
-        if not read_len:
-            return b""
-        self._wait_not_busy()
-        answer = bytearray(read_len)
-        self._lock()
-        try:
-            self.cs.value = False
-            spi.readinto(answer, write_value=0xFF)
+            if read_len:
+                self._wait_not_busy()
+                answer = bytearray(read_len)
+                self.cs.value = False
+                spi.readinto(answer, write_value=0xFF)
+                self.cs.value = True
+        except Exception:
             self.cs.value = True
-        finally:
-            spi.unlock()
-        return bytes(answer)
+            self._release_bus()
+            raise
+        if not self._burst:
+            self._release_bus()
+        if read_len:
+            return bytes(answer)
+        return b""
 
     def _lock(self):
         deadline = self.ticks_us() + self.busy_timeout_us
@@ -253,6 +262,15 @@ class PN5180(Reader):
             if self.ticks_us() >= deadline:
                 raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
         self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+        self._bus_locked = True
+
+    def _unlock(self):
+        self.spi.unlock()
+
+    def _release_bus(self):
+        if self._bus_locked:
+            self._bus_locked = False
+            self._unlock()
 
     def _wait_not_busy(self):
         if not self.busy.value:
@@ -379,13 +397,16 @@ class PN5180(Reader):
             raise ReaderError("MUX", "%s: inventory of channel %d but channel %r is selected" % (
                 self.name, channel, self.selected))
         self.found = None
+        self._burst = True
         try:
             yield from self._inventory()
         except ReaderError:
             self.ready = False
             raise
         finally:
+            self._burst = False
             self._field_off()
+            self._release_bus()
 
     def _inventory(self):
         status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
@@ -478,6 +499,7 @@ class PN5180(Reader):
         bus, and the chip is asked once when the wait is over."""
         sent = self.ticks_us()
         while self.ticks_us() - sent < air_us:
+            self._release_bus()
             yield
         deadline = sent + air_us + TX_MARGIN_US
         tx_end = sent + air_us  # the air time is fixed: confirmed by the TX IRQ below
@@ -486,12 +508,14 @@ class PN5180(Reader):
             if self.ticks_us() >= deadline:
                 raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
                     self.name, air_us + TX_MARGIN_US))
+            self._release_bus()
             yield
             tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
             irq = self._read_irq()
         if not irq & (IRQ_RX | IRQ_RX_SOF):
             deadline = tx_end + self.sof_timeout_us  # from the end of transmission
             while self.ticks_us() < deadline:
+                self._release_bus()
                 yield
             irq = self._read_irq()
             if not irq & (IRQ_RX | IRQ_RX_SOF):
@@ -499,12 +523,14 @@ class PN5180(Reader):
         if not irq & IRQ_RX:
             started = self.ticks_us()
             while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
+                self._release_bus()
                 yield
             deadline = started + self.rx_timeout_us
             irq = self._read_irq()
             while not irq & IRQ_RX:
                 if self.ticks_us() >= deadline:
                     return RX_PROTOCOL_ERROR
+                self._release_bus()
                 yield
                 irq = self._read_irq()
         return self.read_register(RX_STATUS)

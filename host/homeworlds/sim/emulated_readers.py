@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 
 from homeworlds.sim.pn5180_chip import Pn5180Chip, ReadModel, SharedResetLine, Tag
-from homeworlds.sim.scan_timing import ZONE_OVERHEAD_US, spi_frame_us
+from homeworlds.sim.scan_timing import BUS_LOCK_US, ZONE_OVERHEAD_US, spi_frame_us
 from homeworlds.table.layout import Layout, ZoneKind
 from tablefw.readers.mux import GpioMux
 from tablefw.readers.pn5180 import PN5180
@@ -38,12 +38,21 @@ class EmulatedPN5180(PN5180):
 
     def _transceive(self, frame, read_len=0):
         clock = self.chip.clock
+        if not self._bus_locked:  # try_lock + configure, as the real seam does
+            self._bus_locked = True
+            clock.advance_us(BUS_LOCK_US)
         clock.advance_us(spi_frame_us(len(frame), self.baudrate, self.call_overhead_us))
         self.chip.execute(bytes(frame))
+        answer = b""
         if read_len:
             clock.advance_us(spi_frame_us(read_len, self.baudrate, self.call_overhead_us))
-            return self.chip.read(read_len)
-        return b""
+            answer = self.chip.read(read_len)
+        if not self._burst:
+            self._release_bus()
+        return answer
+
+    def _unlock(self):
+        pass
 
     def scan_steps(self, channel):
         # The scan core's own work for this zone (debounce, reporting), on the board's clock.

@@ -7,9 +7,10 @@ to the simulated clock:
 
 - **SPI transfer**: ``bytes * 8 / baudrate`` (7 MHz by default: 1.1 us a byte);
 - **CircuitPython overhead per SPI frame**: the driver's Python work for one
-  frame (BUSY check, bus lock and configure, CS low/high, the ``busio`` call,
-  building the command bytes) measured on CPython with a do-nothing bus
-  (:func:`measure_cpython`) and multiplied by :data:`CIRCUITPYTHON_FACTOR`;
+  frame (BUSY check, CS low/high, the ``busio`` call) measured on CPython with a
+  do-nothing bus (:func:`measure_cpython`) and multiplied by
+  :data:`CIRCUITPYTHON_FACTOR`; taking the bus (``try_lock``, ``configure``,
+  ``unlock``) is charged once per burst of frames, as the driver does it;
 - **a clock reading** (``time.monotonic_ns`` behind ``ticks_us``), scaled the
   same way;
 - **scan-core bookkeeping per zone** (debounce, change detection, reporting),
@@ -29,15 +30,19 @@ from __future__ import annotations
 import time
 
 CIRCUITPYTHON_FACTOR = 40
-#: Driver Python work per SPI frame on CPython (us): write_register (one frame)
-#: measured 2.5 us, read_register (two frames) 3.9 us -> about 2.2 us a frame.
-CPYTHON_FRAME_US = 2.2
+#: Driver Python work per SPI frame on CPython (us), bus already locked (during a
+#: scan the driver keeps the bus from one frame to the next): BUSY check, CS
+#: low/high, the ``busio`` call. A read (command + answer frame) counts as two.
+CPYTHON_FRAME_US = 0.9
+#: Taking the bus: ``try_lock`` and ``configure``, and ``unlock`` later (us).
+CPYTHON_LOCK_US = 1.0
 #: One ``ticks_us()`` reading on CPython (us), with the call around it.
 CPYTHON_CLOCK_READ_US = 0.15
 #: Scan-core bookkeeping per zone scanned on CPython (us).
 CPYTHON_ZONE_US = 3.0
 
 FRAME_OVERHEAD_US = CPYTHON_FRAME_US * CIRCUITPYTHON_FACTOR
+BUS_LOCK_US = CPYTHON_LOCK_US * CIRCUITPYTHON_FACTOR
 CLOCK_READ_US = CPYTHON_CLOCK_READ_US * CIRCUITPYTHON_FACTOR
 ZONE_OVERHEAD_US = CPYTHON_ZONE_US * CIRCUITPYTHON_FACTOR
 SPI_BAUDRATE = 7_000_000
@@ -89,14 +94,28 @@ def measure_cpython(repeat: int = 20000) -> dict[str, float]:
 
     write = best(lambda: reader.write_register(IRQ_CLEAR, 0xFFFFF), repeat)
     read = best(lambda: reader.read_register(IRQ_STATUS), repeat)
+
+    def lock_and_release():
+        reader._lock()
+        reader._release_bus()
+
+    lock = best(lock_and_release, repeat)
+    reader._burst = True
+    reader._lock()
+    frame = bytes([0x00, IRQ_CLEAR, 0xFF, 0xFF, 0x0F, 0x00])
+    burst_write = best(lambda: reader._transceive(frame), repeat)
+    burst_read = best(lambda: reader._transceive(bytes([0x04, IRQ_STATUS]), 4), repeat)
+    reader._burst = False
+    reader._release_bus()
     clock = best(ticks_us, repeat)
     virtual = VirtualReader(list(range(16)))
     for zone in range(0, 16, 2):
         virtual.set_tags(zone, [f"E00401500000{zone:04X}"])
     scanner = Scanner([virtual], lambda data: None, clock=lambda: 0)
     zone = best(scanner.step, repeat)
-    return {"frame_us": (write + read / 2) / 2, "write_register_us": write, "read_register_us": read,
-            "clock_read_us": clock, "zone_us": zone}
+    return {"frame_us": (burst_write + burst_read / 2) / 2, "lock_us": lock,
+            "write_register_us": write, "read_register_us": read, "clock_read_us": clock,
+            "zone_us": zone}
 
 
 if __name__ == "__main__":
