@@ -16,10 +16,10 @@ periodic snapshot.
 - Other readers (PN532, VirtualReader) take turns zone by zone (reader 0
   channel 0, reader 1 channel 0, ..., reader 0 channel 1, ...), one zone a
   batch.
-- In concurrent mode a batch whose zones may be changing (a tag seen but
-  not yet counted, or a counted tag just missed) is scanned again at once,
-  up to PRIORITY_REPEATS times: a piece just put down is confirmed in the
-  next batch instead of a round later.
+- In concurrent mode the zones of a batch that may be changing (a tag seen
+  but not yet counted, or a counted tag just missed) are scanned again at
+  once, up to PRIORITY_REPEATS times: a piece just put down is confirmed in
+  the next batch instead of a round later.
 - ``slow_zones`` (the bank tray) are scanned only every ``slow_every``-th
   round (staggered by channel, so every round carries its share), unless
   they are changing.
@@ -334,12 +334,16 @@ class Scanner:
             else:
                 self._scan_together(entries, now)
             if self.concurrent and self.ready and self._repeats < PRIORITY_REPEATS:
+                # Repeat at once what may be changing, and only that: the
+                # other readers just scanned this channel.
+                changing = []
                 for index, channel in entries:
                     zone = self.readers[index].zones[channel]
                     if zone not in self.slow and self.debouncers[zone].unsettled():
-                        self._priority = batch
-                        self._repeats += 1
-                        break
+                        changing.append((index, channel))
+                if changing:
+                    self._priority = changing
+                    self._repeats += 1
             return 0
         faulted = [self._retry_at[i] for i in range(len(self.readers)) if self.faulted[i]]
         if not faulted:
