@@ -82,6 +82,20 @@ def _error_code(exc):
     return "EXC"
 
 
+def _route(reader, channel):
+    """(select lines, switch position) that scanning ``channel`` of ``reader``
+    needs, or None without a multiplexer. A channel map (a mux whose channels
+    are wired to zones out of order) exposes ``mux`` and ``map``."""
+    mux = getattr(reader, "mux", None)
+    if mux is None:
+        return None
+    table = getattr(mux, "map", None)
+    base = getattr(mux, "mux", mux)
+    pins = getattr(base, "pins", None)
+    key = tuple([id(pin) for pin in pins]) if pins is not None else id(base)
+    return (key, table[channel] if table is not None else channel)
+
+
 class Scanner:
     """Scans every zone of every reader and speaks the protocol.
 
@@ -384,9 +398,29 @@ class Scanner:
         self._record(index, zone, found, now)
 
     def _scan_together(self, entries, now):
-        """Scan one channel of several readers at once: recover the faulted
-        ones first (a reset pulse may reach the others), then step every
-        reader's scan generator in turn until all are done."""
+        """Scan one channel of several readers at once. Readers whose select
+        lines are shared but whose channel maps to another switch position
+        cannot be on air together: they go in a later group."""
+        while entries:
+            group = []
+            later = []
+            routes = {}
+            for entry in entries:
+                route = _route(self.readers[entry[0]], entry[1])
+                if route is not None and routes.get(route[0], route[1]) != route[1]:
+                    later.append(entry)
+                    continue
+                if route is not None:
+                    routes[route[0]] = route[1]
+                group.append(entry)
+            self._scan_group(group, now)
+            entries = later
+            now = self.clock()
+
+    def _scan_group(self, entries, now):
+        """Recover the faulted readers first (a reset pulse may reach the
+        others), then step every reader's scan generator in turn until all
+        are done."""
         ready = []
         for index, channel in entries:
             reader = self.readers[index]
