@@ -23,6 +23,8 @@ periodic snapshot.
 - ``slow_zones`` (the bank tray) are scanned only every ``slow_every``-th
   round (staggered by channel, so every round carries its share), unless
   they are changing.
+- A pad that held several tags is scanned with ``several=True``: the
+  reader skips its one-slot probe, which could only collide.
 - Before a batch starts, every reader in it is ``prepare()``d (initialised
   or recovered): a reset pulse on a shared line must not hit a chip that is
   already on air.
@@ -444,7 +446,9 @@ class Scanner:
                     reader.select(channel)
                     self._record(index, zone, reader.inventory(channel), now)
                     continue
-                running.append((index, zone, reader.scan_steps(channel)))
+                debouncer = self.debouncers[zone]
+                several = len(debouncer.present) + len(debouncer.candidates()) >= 2
+                running.append((index, zone, reader.scan_steps(channel, several)))
             except Exception as exc:  # any driver failure is a reader fault
                 self._fault(index, zone, exc, now)
         while running:

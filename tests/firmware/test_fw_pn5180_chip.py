@@ -244,3 +244,11 @@ def test_multiplexer_switch_restarts_the_tags_power_up():
     reader.select(1)
     assert reader.inventory(1) == [T2]
     assert chip.violations == []
+
+
+def test_a_pad_known_to_hold_several_tags_skips_the_probe():
+    reader, chip = reader_with({0: [T1, T2]})
+    for _ in reader.scan_steps(0, several=True):
+        pass
+    assert reader.found == [T1, T2]
+    assert chip.requests == [(d.FLAGS_16_SLOTS, 0, 0)]

@@ -363,14 +363,16 @@ class PN5180(Reader):
             pass
         return self.found
 
-    def scan_steps(self, channel):
+    def scan_steps(self, channel, several=False):
         """select() and inventory() as one generator: it yields whenever it
-        waits for the chip; afterwards ``found`` holds the result."""
+        waits for the chip; afterwards ``found`` holds the result.
+        ``several``: the pad held several tags at the last scans, so the
+        probe would only collide: go straight to the 16-slot round."""
         self.found = None
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
             yield
-        yield from self._inventory_steps(channel)
+        yield from self._inventory_steps(channel, several)
 
     def _start(self, channel):
         self.found = None
@@ -392,14 +394,14 @@ class PN5180(Reader):
         except Exception:  # the chip is gone; the next scan recovers it
             self.ready = False
 
-    def _inventory_steps(self, channel):
+    def _inventory_steps(self, channel, several=False):
         if channel != self.selected:
             raise ReaderError("MUX", "%s: inventory of channel %d but channel %r is selected" % (
                 self.name, channel, self.selected))
         self.found = None
         self._burst = True
         try:
-            yield from self._inventory()
+            yield from self._inventory(several)
         except ReaderError:
             self.ready = False
             raise
@@ -408,13 +410,14 @@ class PN5180(Reader):
             self._field_off()
             self._release_bus()
 
-    def _inventory(self):
-        status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
-        if status is None:
-            return
-        if _clean(status, data):
-            self.found = [uid_text(data)]
-            return
+    def _inventory(self, several=False):
+        if not several:
+            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
+            if status is None:
+                return
+            if _clean(status, data):
+                self.found = [uid_text(data)]
+                return
         # Several tags answered at once, or the answer was garbled: anticollision.
         found = {}
         pending = [(0, 0)]

@@ -54,10 +54,10 @@ class EmulatedPN5180(PN5180):
     def _unlock(self):
         pass
 
-    def scan_steps(self, channel):
+    def scan_steps(self, channel, several=False):
         # The scan core's own work for this zone (debounce, reporting), on the board's clock.
         self.chip.clock.advance_us(self.zone_overhead_us)
-        yield from PN5180.scan_steps(self, channel)
+        yield from PN5180.scan_steps(self, channel, several)
 
 
 class SelectLine:
