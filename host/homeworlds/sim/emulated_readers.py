@@ -31,6 +31,8 @@ class EmulatedPN5180(PN5180):
     def __init__(self, chip: Pn5180Chip, call_overhead_us: float | None = None,
                  zone_overhead_us: float = 0.0, **options) -> None:
         options.setdefault("clock", chip.clock)
+        self._bus_locked = False
+        self._burst = False
         super().__init__(**options)
         self.chip = chip
         self.call_overhead_us = call_overhead_us
@@ -51,8 +53,8 @@ class EmulatedPN5180(PN5180):
             self._release_bus()
         return answer
 
-    def _unlock(self):
-        pass
+    def _release_bus(self):
+        self._bus_locked = False  # nothing to unlock: the chip is wired to the seam directly
 
     def scan_steps(self, channel, several=False):
         # The scan core's own work for this zone (debounce, reporting), on the board's clock.
