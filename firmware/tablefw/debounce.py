@@ -59,6 +59,15 @@ class ZoneDebouncer:
             self.present = tuple(present)
         return changed
 
+    def unsettled(self):
+        """True while the zone may be changing: a tag seen but not yet
+        counted, or a counted tag missed in the last scan."""
+        for uid in self._tracks:
+            track = self._tracks[uid]
+            if not track[_PRESENT] or track[_MISSES]:
+                return True
+        return False
+
     def candidates(self):
         """UIDs seen recently that do not count as present yet."""
         result = [uid for uid in self._tracks if not self._tracks[uid][_PRESENT]]

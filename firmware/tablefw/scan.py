@@ -4,13 +4,34 @@ No hardware imports: the readers, the clock (integer milliseconds) and the
 output writer are handed in, so the same code runs on the board, in the
 simulated table and in the tests.
 
-One call of ``Scanner.step()`` scans one zone (one antenna of one reader)
-and sends whatever became due: a ZONE line when that zone's debounced tag
-set changed, the heartbeat, the periodic snapshot. Readers take turns zone
-by zone (reader 0 channel 0, reader 1 channel 0, ..., reader 0 channel 1,
-...). A reader that raises is reported with ERR and left alone for
-``retry_ms`` while the others keep scanning; its zones keep their last
-debounced contents (a fault is not an empty pad).
+One call of ``Scanner.step()`` scans one *batch* and sends whatever became
+due: a ZONE line when a zone's debounced tag set changed, the heartbeat, the
+periodic snapshot.
+
+- Readers that offer ``scan_steps(channel)`` (the PN5180) work concurrently:
+  a batch is one multiplexer channel on every reader; each reader's scan is
+  a generator that yields while its chip is on air, and the batch steps
+  them in turn, so the readers' air time overlaps and only the SPI work is
+  serial. Select lines shared by all readers are why a batch is one channel.
+- Other readers (PN532, VirtualReader) take turns zone by zone (reader 0
+  channel 0, reader 1 channel 0, ..., reader 0 channel 1, ...), one zone a
+  batch.
+- In concurrent mode the zones of a batch that may be changing (a tag seen
+  but not yet counted, or a counted tag just missed) are scanned again at
+  once, up to PRIORITY_REPEATS times: a piece just put down is confirmed in
+  the next batch instead of a round later.
+- ``slow_zones`` (the bank tray) are scanned only every ``slow_every``-th
+  round (staggered by channel, so every round carries its share), unless
+  they are changing.
+- A pad that held several tags is scanned with ``several=True``: the
+  reader skips its one-slot probe, which could only collide.
+- Before a batch starts, every reader in it is ``prepare()``d (initialised
+  or recovered): a reset pulse on a shared line must not hit a chip that is
+  already on air.
+
+A reader that raises is reported with ERR and left alone for ``retry_ms``
+while the others keep scanning; its zones keep their last debounced
+contents (a fault is not an empty pad).
 
 Host lines (SYNC, PING, CFG) are passed to ``feed()`` as raw bytes.
 """
@@ -45,6 +66,10 @@ ERR_REPEAT_MS = 10000
 WARMUP_MS = 3000
 # Longest sleep run() takes, so host input and buttons stay responsive (ms).
 MAX_IDLE_MS = 10
+# Batches repeated at once while one of their zones is changing.
+PRIORITY_REPEATS = 4
+# Default rate of the slow zones: one round in this many.
+SLOW_EVERY = 4
 _COUNTER_LIMIT = 10 ** 12 - 1
 
 
@@ -59,6 +84,20 @@ def _error_code(exc):
     return "EXC"
 
 
+def _route(reader, channel):
+    """(select lines, switch position) that scanning ``channel`` of ``reader``
+    needs, or None without a multiplexer. A channel map (a mux whose channels
+    are wired to zones out of order) exposes ``mux`` and ``map``."""
+    mux = getattr(reader, "mux", None)
+    if mux is None:
+        return None
+    table = getattr(mux, "map", None)
+    base = getattr(mux, "mux", mux)
+    pins = getattr(base, "pins", None)
+    key = tuple([id(pin) for pin in pins]) if pins is not None else id(base)
+    return (key, table[channel] if table is not None else channel)
+
+
 class Scanner:
     """Scans every zone of every reader and speaks the protocol.
 
@@ -71,7 +110,7 @@ class Scanner:
     """
 
     def __init__(self, readers, write, clock=None, settings=None, zone_count=None,
-                 buttons=0, firmware=None, warmup_ms=WARMUP_MS):
+                 buttons=0, firmware=None, warmup_ms=WARMUP_MS, slow_zones=(), slow_every=SLOW_EVERY):
         self.readers = list(readers)
         self.write = write
         self.clock = clock if clock is not None else monotonic_ms
@@ -93,16 +132,32 @@ class Scanner:
         self.zone_count = zone_count
         self.debouncers = [ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
                            for _ in range(zone_count)]
-        # Readers take turns, one zone each.
+        self.slow = {}
+        for zone in slow_zones:
+            self.slow[zone] = True
+        self.slow_every = max(1, slow_every)
+        self.concurrent = bool(self.readers)
+        for reader in self.readers:
+            if getattr(reader, "scan_steps", None) is None:
+                self.concurrent = False
+        # A batch: (reader index, channel) pairs scanned together.
         self._schedule = []
         longest = 0
         for reader in self.readers:
             longest = max(longest, len(reader.zones))
         for channel in range(longest):
+            batch = []
             for index in range(len(self.readers)):
                 if channel < len(self.readers[index].zones):
-                    self._schedule.append((index, channel))
+                    batch.append((index, channel))
+            if self.concurrent:
+                self._schedule.append(batch)
+            else:
+                for entry in batch:
+                    self._schedule.append([entry])
         self._next = 0
+        self._priority = None  # batch to repeat at once
+        self._repeats = 0
 
         self.encoder = Encoder()
         self.decoder = Decoder(accept=FROM_HOST)
@@ -127,6 +182,9 @@ class Scanner:
         self._next_snap = None
         self._hb_at = now
         self._hb_scans = 0
+        self._round_began = now
+        self.round_ms = 0  # duration of the last complete round
+        self._longest_round = 0  # since the last heartbeat
 
     # ------------------------------------------------------------ output
 
@@ -155,11 +213,10 @@ class Scanner:
         elapsed = now - self._hb_at
         scans = self.scans - self._hb_scans
         rate = scans * 1000 // elapsed if elapsed > 0 else 0
-        active = 0
-        for index, _channel in self._schedule:
-            if not self.faulted[index]:
-                active += 1
-        refresh = elapsed * active // scans if scans else 0
+        # The real time between two scans of a zone: the longest round since
+        # the last heartbeat (or the round still running, if longer).
+        refresh = max(self._longest_round, now - self._round_began)
+        self._longest_round = 0
         faulted = [index for index in range(len(self.readers)) if self.faulted[index]]
         self._hb_at = now
         self._hb_scans = self.scans
@@ -263,20 +320,52 @@ class Scanner:
         schedule = self._schedule
         if not schedule:
             return MAX_IDLE_MS
-        for _attempt in range(len(schedule)):
+        for _attempt in range(len(schedule) + 1):
             if self._pause_until is not None:
                 if now < self._pause_until:
                     return self._pause_until - now
                 self._pause_until = None
-            index, channel = schedule[self._next]
-            self._advance(now)
-            if self.faulted[index] and now < self._retry_at[index]:
+            if self._priority is not None:
+                batch = self._priority
+                self._priority = None
+            else:
+                batch = schedule[self._next]
+                self._repeats = 0
+                self._advance(now)
+            entries = []
+            for index, channel in batch:
+                if self.faulted[index] and now < self._retry_at[index]:
+                    continue
+                zone = self.readers[index].zones[channel]
+                # A slow zone's turn comes every slow_every rounds, staggered by
+                # channel so that each round carries an even share of them.
+                if zone in self.slow and (self.rounds + channel) % self.slow_every and \
+                        not self.debouncers[zone].unsettled():
+                    continue
+                entries.append((index, channel))
+            if not entries:
                 continue
-            self._scan(index, channel, now)
+            if len(entries) == 1 and not self.concurrent:
+                self._scan(entries[0][0], entries[0][1], now)
+            else:
+                self._scan_together(entries, now)
+            if self.concurrent and self.ready and self._repeats < PRIORITY_REPEATS:
+                # Repeat at once what may be changing, and only that: the
+                # other readers just scanned this channel.
+                changing = []
+                for index, channel in entries:
+                    zone = self.readers[index].zones[channel]
+                    if zone not in self.slow and self.debouncers[zone].unsettled():
+                        changing.append((index, channel))
+                if changing:
+                    self._priority = changing
+                    self._repeats += 1
             return 0
+        faulted = [self._retry_at[i] for i in range(len(self.readers)) if self.faulted[i]]
+        if not faulted:
+            return 0  # only slow zones this batch, none due
         # Every reader is waiting out a fault.
-        soonest = min([self._retry_at[i] for i in range(len(self.readers)) if self.faulted[i]])
-        return max(1, soonest - now)
+        return max(1, min(faulted) - now)
 
     def _advance(self, now):
         self._next += 1
@@ -284,6 +373,10 @@ class Scanner:
             return
         self._next = 0
         self.rounds += 1
+        self.round_ms = now - self._round_began
+        self._round_began = now
+        if self.round_ms > self._longest_round:
+            self._longest_round = self.round_ms
         earliest = self._round_start + self.settings.scan_ms
         if earliest > now:
             self._pause_until = earliest
@@ -304,6 +397,72 @@ class Scanner:
         except Exception as exc:  # any driver failure is a reader fault
             self._fault(index, zone, exc, now)
             return
+        self._record(index, zone, found, now)
+
+    def _scan_together(self, entries, now):
+        """Scan one channel of several readers at once. Readers whose select
+        lines are shared but whose channel maps to another switch position
+        cannot be on air together: they go in a later group."""
+        while entries:
+            group = []
+            later = []
+            routes = {}
+            for entry in entries:
+                route = _route(self.readers[entry[0]], entry[1])
+                if route is not None and routes.get(route[0], route[1]) != route[1]:
+                    later.append(entry)
+                    continue
+                if route is not None:
+                    routes[route[0]] = route[1]
+                group.append(entry)
+            self._scan_group(group, now)
+            entries = later
+            now = self.clock()
+
+    def _scan_group(self, entries, now):
+        """Recover the faulted readers first (a reset pulse may reach the
+        others), then step every reader's scan generator in turn until all
+        are done."""
+        ready = []
+        for index, channel in entries:
+            reader = self.readers[index]
+            try:
+                if self.faulted[index]:
+                    recover = getattr(reader, "recover", None)
+                    if recover is not None:
+                        recover()
+                prepare = getattr(reader, "prepare", None)
+                if prepare is not None:
+                    prepare()
+                ready.append((index, channel))
+            except Exception as exc:  # any driver failure is a reader fault
+                self._fault(index, reader.zones[channel], exc, now)
+        running = []
+        for index, channel in ready:
+            reader = self.readers[index]
+            zone = reader.zones[channel]
+            try:
+                if getattr(reader, "scan_steps", None) is None:
+                    reader.select(channel)
+                    self._record(index, zone, reader.inventory(channel), now)
+                    continue
+                debouncer = self.debouncers[zone]
+                several = len(debouncer.present) + len(debouncer.candidates()) >= 2
+                running.append((index, zone, reader.scan_steps(channel, several)))
+            except Exception as exc:  # any driver failure is a reader fault
+                self._fault(index, zone, exc, now)
+        while running:
+            for item in list(running):
+                try:
+                    next(item[2])
+                except StopIteration:
+                    running.remove(item)
+                    self._record(item[0], item[1], self.readers[item[0]].found, self.clock())
+                except Exception as exc:  # any driver failure is a reader fault
+                    running.remove(item)
+                    self._fault(item[0], item[1], exc, self.clock())
+
+    def _record(self, index, zone, found, now):
         uids = []
         if found:
             try:

@@ -129,7 +129,7 @@ def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     bus.attach(lambda: digitalio.registry["GP20"], chips[1])
     port = FakeUsbPort()
     port.incoming += p.Encoder().encode(p.Ping(9))
-    clock = TickingClock()
+    clock = bus.clock  # simulated time: SPI frames and the air interface move it
     loops = []
     log = []
 

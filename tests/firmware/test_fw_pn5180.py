@@ -10,8 +10,8 @@ from tablefw.readers import pn5180 as d
 from tablefw.readers.mux import GpioMux
 from tablefw.scan import Scanner
 
-from .fakes import FakeClock, FakePin, TickingClock
-from .pn5180_emulator import EmulatedPN5180, FakeSpiBus, Pn5180Chip, le_uid
+from .fakes import FakePin
+from .pn5180_emulator import EmulatedPN5180, FakeSpiBus, Pn5180Chip, SimClock, le_uid
 
 # Low nibbles 1, 2, 3: three different slots of the first round.
 T1 = "E004015000000011"
@@ -27,11 +27,9 @@ D2 = "E004015000000277"
 
 def reader_with(antennas: dict[int, list[str]], channels: int = 1, **options):
     pins = [FakePin() for _ in range(3)] if channels > 1 else None
-    chip = Pn5180Chip(antennas, mux_pins=pins)
-    clock = TickingClock()
+    chip = Pn5180Chip(antennas, mux_pins=pins, clock=SimClock())
     mux = GpioMux(pins) if pins else None
-    reader = EmulatedPN5180(chip, zones=list(range(channels)), mux=mux, clock=clock,
-                            sleep=clock.sleep, **options)
+    reader = EmulatedPN5180(chip, zones=list(range(channels)), mux=mux, **options)
     return reader, chip
 
 
@@ -51,17 +49,17 @@ def test_empty_pad_costs_one_short_probe():
     assert chip.violations == []
 
 
-def test_one_tag():
+def test_one_tag_is_read_from_the_probe_alone():
     reader, chip = reader_with({0: [T2]})
     assert scan(reader) == [T2]
-    assert chip.requests == [(d.FLAGS_1_SLOT, 0, 0), (d.FLAGS_16_SLOTS, 0, 0)]
+    assert chip.requests == [(d.FLAGS_1_SLOT, 0, 0)]  # a clean single answer: no 16-slot round
     assert chip.violations == []
 
 
 def test_several_tags_in_different_slots():
     reader, chip = reader_with({0: [T3, T1, T2]})
     assert scan(reader) == [T1, T2, T3]
-    assert len(chip.requests) == 2
+    assert chip.requests == [(d.FLAGS_1_SLOT, 0, 0), (d.FLAGS_16_SLOTS, 0, 0)]
     assert chip.violations == []
 
 
@@ -136,8 +134,7 @@ def test_real_spi_seam_with_busy_handshake():
     cs, busy = FakePin(True), FakePin(False)
     chip = Pn5180Chip({0: [T1, T2]})
     bus.attach(cs, chip)
-    clock = TickingClock()
-    reader = d.PN5180(bus, cs, busy, zones=[0], clock=clock, sleep=clock.sleep)
+    reader = d.PN5180(bus, cs, busy, zones=[0], clock=bus.clock)
     reader.select(0)
     assert reader.inventory(0) == [T1, T2]
     assert bus.configured == (7000000, 0, 0)
@@ -149,8 +146,14 @@ def test_busy_stuck_high_is_a_fault():
     bus = FakeSpiBus()
     cs, busy = FakePin(True), FakePin(True)
     bus.attach(cs, Pn5180Chip())
-    clock = TickingClock()
-    reader = d.PN5180(bus, cs, busy, zones=[0], clock=clock, sleep=clock.sleep, busy_timeout_ms=20)
+    clock = bus.clock
+
+    def busy_value():  # BUSY reads take time too
+        clock.advance_us(100)
+        return True
+
+    busy = type("StuckBusy", (), {"value": property(lambda self: busy_value())})()
+    reader = d.PN5180(bus, cs, busy, zones=[0], clock=clock, busy_timeout_ms=20)
     with pytest.raises(ReaderError, match="BUSY stays high") as caught:
         reader.select(0)
     assert caught.value.code == "BUSY"
@@ -158,13 +161,12 @@ def test_busy_stuck_high_is_a_fault():
 
 def test_scanner_over_two_emulated_readers_reports_tags_and_faults():
     mux_pins = [FakePin() for _ in range(2)]
-    chips = [Pn5180Chip({0: [T1], 1: [S1, S2]}, mux_pins=mux_pins), Pn5180Chip({0: [], 1: [T3]}, mux_pins=mux_pins)]
+    clock = SimClock()
+    chips = [Pn5180Chip({0: [T1], 1: [S1, S2]}, mux_pins=mux_pins, clock=clock),
+             Pn5180Chip({0: [], 1: [T3]}, mux_pins=mux_pins, clock=clock)]
     mux = GpioMux(mux_pins)  # select lines shared by both readers
-    driver_clock = TickingClock()
-    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=mux, clock=driver_clock, sleep=driver_clock.sleep),
-               EmulatedPN5180(chips[1], zones=[2, 3], mux=mux, clock=driver_clock, sleep=driver_clock.sleep)]
+    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=mux), EmulatedPN5180(chips[1], zones=[2, 3], mux=mux)]
     wire = bytearray()
-    clock = FakeClock()
     scanner = Scanner(readers, wire.extend, clock)
     host = p.Decoder(accept=p.FROM_MCU)
     for _ in range(12):

@@ -3,7 +3,7 @@
 The chip sits on SPI (mode 0, MSB first, up to 7 MHz) with a BUSY line:
 the host waits for BUSY low before every SPI frame and after it. All chip
 traffic goes through one seam, ``_transceive(frame, read_len)``; tests
-replace it with an emulator of the commands below.
+replace it with an emulator of the chip.
 
 Host-interface commands used (PN5180 datasheet, host interface command list):
 
@@ -22,27 +22,43 @@ code        command                  parameters                      answer
 0x17        RF_OFF                   0x00                            -
 ==========  =======================  ==============================  ==========
 
-Registers: SYSTEM_CONFIG 0x00 (bits 0-2: 0 idle, 3 transceive),
-IRQ_STATUS 0x02 (bit 0 RX done, bit 14 RX start-of-frame seen, bit 17
-general error), IRQ_CLEAR 0x03, RX_STATUS 0x13 (bits 0-8 bytes received,
-bit 18 collision), TX_CONFIG 0x18 (clearing bits 6, 7 and 10 makes the
-next SEND_DATA transmit only an EOF, which is how ISO 15693 moves to the
-next inventory slot). EEPROM 0x12: firmware version. RF configuration
-0x0D/0x8D: ISO 15693, ASK 100 %, 26 kbit/s.
+Registers: SYSTEM_CONFIG 0x00 (bits 0-2, the transceiver command: 0 Idle,
+3 Transceive), IRQ_STATUS 0x02 (bit 0 RX done, bit 1 TX done, bit 14 start
+of an answer seen, bit 17 general error), IRQ_CLEAR 0x03, RX_STATUS 0x13
+(bits 0-8 bytes received, bit 16 CRC error, bit 17 protocol error, bit 18
+collision), TX_CONFIG 0x18 (clearing bits 6, 7 and 10 makes SEND_DATA
+transmit only an EOF, which is how ISO 15693 moves to the next inventory
+slot). EEPROM 0x12: firmware version. RF configuration 0x0D/0x8D: ISO
+15693, ASK 100 %, 26 kbit/s.
+
+NXP's procedure for one exchange, followed for every request and every
+EOF: Idle, then Transceive (the transceiver is now waiting to transmit;
+after an empty slot it is still waiting to receive, and SEND_DATA there is
+a general error), clear the IRQs, SEND_DATA, wait for TX done, then wait
+for an answer. Timeouts count from the end of the transmission (TX IRQ),
+in microseconds: a tag answers t1 = 320.9 us after the reader's EOF.
 
 Inventory of one antenna:
 
-1. a one-slot Inventory request as a probe: if no start of frame arrives
-   within ``sof_timeout_ms`` the pad is empty, at the cost of one short
-   wait instead of sixteen slots;
-2. otherwise a 16-slot Inventory (flags 0x06, command 0x01): each tag
-   answers in the slot given by 4 bits of its UID; slots with a clean
-   10-byte answer yield a UID, collided slots are inventoried again with
-   those 4 bits added to the mask (ISO 15693 anticollision), up to
-   ``max_rounds`` requests.
+1. a one-slot Inventory request as a probe: nothing within
+   ``sof_timeout_us`` of the end of the request means the pad is empty; a
+   clean single answer is the pad's only tag, and the scan ends there;
+2. otherwise (several tags collided, or an answer arrived garbled) a
+   16-slot Inventory (flags 0x06, command 0x01): each tag answers in the
+   slot given by 4 bits of its UID; slots with a clean 10-byte answer yield
+   a UID; slots with a collision, CRC or protocol error are inventoried
+   again with those 4 bits added to the mask (ISO 15693 anticollision), up
+   to ``max_rounds`` requests.
+
+The RF field is switched off at the end of every scan, also when it fails.
+
+``scan_steps(channel)`` is the same scan as a generator that yields
+whenever it waits for the air interface, so the scan core can keep several
+readers transmitting at once (see tablefw.scan).
 """
 
-from tablefw.clock import monotonic_ms, sleep_ms
+from tablefw.clock import sleep_us as _sleep_us
+from tablefw.clock import ticks_us as _ticks_us
 from tablefw.readers import Reader, ReaderError
 
 WRITE_REGISTER = 0x00
@@ -63,15 +79,23 @@ RX_STATUS = 0x13
 TX_CONFIG = 0x18
 
 IRQ_RX = 1 << 0
+IRQ_TX = 1 << 1
 IRQ_RX_SOF = 1 << 14
 IRQ_GENERAL_ERROR = 1 << 17
+IRQ_ALL = 0x000FFFFF
 RX_LENGTH_MASK = 0x1FF
+RX_CRC_ERROR = 1 << 16
+RX_PROTOCOL_ERROR = 1 << 17
 RX_COLLISION = 1 << 18
+RX_ERRORS = RX_CRC_ERROR | RX_PROTOCOL_ERROR | RX_COLLISION
 
 EEPROM_FIRMWARE_VERSION = 0x12
 RF_TX_ISO15693 = 0x0D
 RF_RX_ISO15693 = 0x8D
 TX_CONFIG_EOF_ONLY_MASK = 0xFFFFFB3F
+TX_FRAME_BITS = 0x000004C0  # the bits the EOF-only mask clears
+SYSTEM_CONFIG_IDLE_MASK = 0xFFFFFFF8
+COMMAND_TRANSCEIVE = 0x00000003
 
 FLAGS_16_SLOTS = 0x06  # high data rate + inventory flag, 16 slots
 FLAGS_1_SLOT = 0x26  # the same with the one-slot flag
@@ -79,9 +103,38 @@ CMD_INVENTORY = 0x01
 RESPONSE_LENGTH = 10  # flags, DSFID, 8 UID bytes (the chip strips the CRC)
 MAX_MASK_BITS = 60
 
+# ISO/IEC 15693-2, high data rate, 1-out-of-4 coding (microseconds).
+VCD_BYTE_US = 303  # 4 x 75.52 us per byte: 26.48 kbit/s
+VCD_SOF_US = 76
+VCD_EOF_US = 38
+T1_MAX_US = 324  # latest start of a tag's answer after the reader's EOF (4384/fc)
+VICC_SOF_US = 57
+ANSWER_US = 3740  # SOF, 12 bytes at 37.76 us per bit, EOF
+# Defaults of the timeouts (microseconds, from the end of transmission).
+SOF_TIMEOUT_US = 500  # t1 max + the answer's SOF + margin for the chip's detection
+RX_TIMEOUT_US = 6000  # an answer that started must end within this
+TX_MARGIN_US = 2000  # a transmission may end this much after its air time
+POWER_UP_US = 1100  # ISO 15693: a tag is ready 1 ms after the field reaches it
+RESET_LOW_US = 100  # datasheet: RESET_N low for at least 10 us
+BOOT_US = 3000  # datasheet: the chip is ready 2.5 ms after reset
+
+
+def request_air_us(payload_bytes):
+    """Air time of a request of ``payload_bytes`` bytes (the chip adds a
+    2-byte CRC)."""
+    return VCD_SOF_US + (payload_bytes + 2) * VCD_BYTE_US + VCD_EOF_US
+
 
 def _le32(value):
     return bytes([value & 0xFF, (value >> 8) & 0xFF, (value >> 16) & 0xFF, (value >> 24) & 0xFF])
+
+
+# Frames of the per-slot hot path, built once (allocations are slow on the board).
+_FRAME_IDLE = bytes([WRITE_REGISTER_AND_MASK, SYSTEM_CONFIG]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
+_FRAME_TRANSCEIVE = bytes([WRITE_REGISTER_OR_MASK, SYSTEM_CONFIG]) + _le32(COMMAND_TRANSCEIVE)
+_FRAME_IRQ_CLEAR = bytes([WRITE_REGISTER, IRQ_CLEAR]) + _le32(IRQ_ALL)
+_FRAME_SEND_EOF = bytes([SEND_DATA, 0x00])
+_FRAME_READ_IRQ = bytes([READ_REGISTER, IRQ_STATUS])
 
 
 def uid_text(response):
@@ -90,39 +143,82 @@ def uid_text(response):
     return "".join(["%02X" % uid[i] for i in range(7, -1, -1)])
 
 
+class ResetLine:
+    """The RST net of one or more PN5180s. A pulse resets every chip on it,
+    so each reader remembers the pulse count it initialised at and reloads
+    its RF configuration when another reader pulsed the line since.
+
+    Readers given the same pin object share one ResetLine (``of(pin)``)."""
+
+    _lines = {}
+
+    def __init__(self, pin):
+        self.pin = pin
+        self.pulses = 0
+
+    @classmethod
+    def of(cls, pin):
+        line = cls._lines.get(id(pin))
+        if line is None or line.pin is not pin:
+            line = cls(pin)
+            cls._lines[id(pin)] = line
+        return line
+
+    def pulse(self, sleep_us):
+        self.pin.value = False
+        sleep_us(RESET_LOW_US)
+        self.pin.value = True
+        self.pulses += 1
+        sleep_us(BOOT_US)
+
+
 class PN5180(Reader):
     """One PN5180 serving ``zones`` through ``mux`` (None for one antenna).
 
     ``spi``: a busio.SPI; ``cs``, ``busy``, ``reset``: digitalio pins (cs
-    and reset outputs, busy an input). Timeouts in milliseconds:
-    ``sof_timeout_ms`` how long an empty slot may keep us waiting,
-    ``rx_timeout_ms`` the longest answer once it started,
-    ``busy_timeout_ms`` the longest the chip may stay BUSY,
-    ``power_up_ms`` field-on time before the first request (tags power up).
+    and reset outputs, busy an input; a reset pin shared by several readers
+    is handled as one line). Timeouts in microseconds, counted from the end
+    of the transmission: ``sof_timeout_us`` how long an empty slot keeps us
+    waiting, ``rx_timeout_us`` the longest answer once it started;
+    ``busy_timeout_ms`` the longest the chip may stay BUSY; ``power_up_us``
+    field-on time before the first request. The ``*_ms`` spellings of the
+    first three are accepted too (table_config.py ``timing``).
+
+    ``clock``: if it has ``ticks_us()`` (and ``sleep_us()``), the driver
+    times itself with it (simulated time in tests); otherwise the board's
+    microsecond clock is used.
     """
 
     name = "pn5180"
 
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
-                 baudrate=7000000, sof_timeout_ms=1, rx_timeout_ms=10, busy_timeout_ms=20,
-                 power_up_ms=2, max_rounds=8, clock=None, sleep=None, name=None):
+                 baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
+                 power_up_us=None, max_rounds=8, clock=None, sleep=None, name=None,
+                 sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None):
         if name is not None:
             self.name = name
         Reader.__init__(self, zones, mux)
         self.spi = spi
         self.cs = cs
         self.busy = busy
-        self.reset_pin = reset
+        self.reset_line = ResetLine.of(reset) if reset is not None else None
         self.baudrate = baudrate
-        self.sof_timeout_ms = sof_timeout_ms
-        self.rx_timeout_ms = rx_timeout_ms
-        self.busy_timeout_ms = busy_timeout_ms
-        self.power_up_ms = power_up_ms
+        self.sof_timeout_us = _micro(sof_timeout_us, sof_timeout_ms, SOF_TIMEOUT_US)
+        self.rx_timeout_us = _micro(rx_timeout_us, rx_timeout_ms, RX_TIMEOUT_US)
+        self.power_up_us = _micro(power_up_us, power_up_ms, POWER_UP_US)
+        self.busy_timeout_us = busy_timeout_ms * 1000
         self.max_rounds = max_rounds
-        self.clock = clock if clock is not None else monotonic_ms
-        self.sleep = sleep if sleep is not None else sleep_ms
+        self.ticks_us = getattr(clock, "ticks_us", None) or _ticks_us
+        self.sleep_us = getattr(clock, "sleep_us", None) or _sleep_us
         self.firmware_version = None
         self.ready = False
+        self.found = None
+        self._pulses_seen = None
+        self._eof_only = False
+        self._field_ready_at = 0
+        self.exchanges = 0  # requests and EOFs sent, for statistics
+        self._bus_locked = False
+        self._burst = False
         if cs is not None:
             cs.value = True
 
@@ -130,42 +226,61 @@ class PN5180(Reader):
 
     def _transceive(self, frame, read_len=0):
         """Send one command frame; if ``read_len``, read that many answer
-        bytes in a second SPI frame. Real SPI with the BUSY handshake."""
+        bytes in a second SPI frame. Real SPI with the BUSY handshake.
+
+        During a scan (a *burst*) the bus stays locked and configured from
+        one frame to the next and is released whenever the scan waits, so
+        the other readers on the bus get it; outside a burst every call
+        locks and releases it."""
         self._wait_not_busy()
         spi = self.spi
-        self._lock()
+        if not self._bus_locked:
+            self._lock()
         try:
             self.cs.value = False
             spi.write(frame)
             self.cs.value = True
-        finally:
-            spi.unlock()
-        if not read_len:
-            return b""
-        self._wait_not_busy()
-        answer = bytearray(read_len)
-        self._lock()
-        try:
-            self.cs.value = False
-            spi.readinto(answer, write_value=0xFF)
+            if read_len:
+                self._wait_not_busy()
+                answer = bytearray(read_len)
+                self.cs.value = False
+                spi.readinto(answer, write_value=0xFF)
+                self.cs.value = True
+        except Exception:
             self.cs.value = True
-        finally:
-            spi.unlock()
-        return bytes(answer)
+            self._release_bus()
+            raise
+        if not self._burst:
+            self._release_bus()
+        if read_len:
+            return bytes(answer)
+        return b""
 
     def _lock(self):
-        deadline = self.clock() + self.busy_timeout_ms
+        deadline = self.ticks_us() + self.busy_timeout_us
         while not self.spi.try_lock():
-            if self.clock() >= deadline:
+            if self.ticks_us() >= deadline:
                 raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
         self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+        self._bus_locked = True
+
+    def _unlock(self):
+        self.spi.unlock()
+
+    def _release_bus(self):
+        if self._bus_locked:
+            self._bus_locked = False
+            self._unlock()
 
     def _wait_not_busy(self):
-        deadline = self.clock() + self.busy_timeout_ms
+        if not self.busy.value:
+            return
+        deadline = self.ticks_us() + self.busy_timeout_us
         while self.busy.value:
-            if self.clock() >= deadline:
+            if self.ticks_us() >= deadline:
                 self.ready = False
-                raise ReaderError("BUSY", "%s: BUSY stays high for %d ms" % (self.name, self.busy_timeout_ms))
+                raise ReaderError("BUSY", "%s: BUSY stays high for %d ms" % (
+                    self.name, self.busy_timeout_us // 1000))
 
     # ------------------------------------------------------------ commands
 
@@ -203,117 +318,235 @@ class PN5180(Reader):
     # ------------------------------------------------------------ reader API
 
     def recover(self):
-        """Reset and initialise the chip; raises ReaderError if it is absent."""
+        """Pulse the reset line (every chip on it restarts) and initialise
+        this chip; raises ReaderError if it is absent. The other readers on
+        the line notice the pulse and reload their configuration."""
         self.ready = False
-        if self.reset_pin is not None:
-            self.reset_pin.value = False
-            self.sleep(1)
-            self.reset_pin.value = True
-            self.sleep(3)
+        if self.reset_line is not None:
+            self.reset_line.pulse(self.sleep_us)
+        self._initialise()
+
+    def _initialise(self):
+        self.ready = False
         version = self.read_eeprom(EEPROM_FIRMWARE_VERSION, 2)
         if version in (b"\xff\xff", b"\x00\x00"):
             raise ReaderError("NOCHIP", "%s: no PN5180 answers (firmware version reads %02X%02X)" % (
                 self.name, version[0], version[1]))
         self.firmware_version = "%d.%d" % (version[1], version[0])
         self.load_rf_config()
+        self._eof_only = False
         self.rf_off()
+        self._pulses_seen = self.reset_line.pulses if self.reset_line is not None else None
         self.ready = True
 
-    def select(self, channel):
+    def prepare(self):
+        """Initialise (or re-initialise after a reset) before a scan; the scan
+        core calls it for every reader of a batch before any of them transmits,
+        because a reset pulse on a shared line reaches every chip on it."""
+        self._ensure_initialised()
+
+    def _ensure_initialised(self):
         if not self.ready:
             self.recover()
-        self.rf_off()
-        Reader.select(self, channel)
-        self.rf_on()
-        self.sleep(self.power_up_ms)
+        elif self.reset_line is not None and self.reset_line.pulses != self._pulses_seen:
+            self._initialise()  # another reader reset the line: our RF configuration is gone
+
+    def select(self, channel):
+        """Route the field to ``channel`` and wait until its tags are up."""
+        self._start(channel)
+        wait = self._field_ready_at - self.ticks_us()
+        if wait > 0:
+            self.sleep_us(wait)
 
     def inventory(self, channel):
+        for _ in self._inventory_steps(channel):
+            pass
+        return self.found
+
+    def scan_steps(self, channel, several=False):
+        """select() and inventory() as one generator: it yields whenever it
+        waits for the chip; afterwards ``found`` holds the result.
+        ``several``: the pad held several tags at the last scans, so the
+        probe would only collide: go straight to the 16-slot round."""
+        self.found = None
+        self._start(channel)
+        while self.ticks_us() < self._field_ready_at:
+            yield
+        yield from self._inventory_steps(channel, several)
+
+    def _start(self, channel):
+        self.found = None
+        try:
+            self._ensure_initialised()
+            Reader.select(self, channel)
+            self.rf_on()
+        except ReaderError:
+            self.ready = False
+            self._field_off()
+            raise
+        self._field_ready_at = self.ticks_us() + self.power_up_us
+
+    def _field_off(self):
+        # On every path out of a scan, error paths included: a field left on
+        # would keep a pad energised next to the pads other readers scan.
+        try:
+            self.rf_off()
+        except Exception:  # the chip is gone; the next scan recovers it
+            self.ready = False
+
+    def _inventory_steps(self, channel, several=False):
         if channel != self.selected:
             raise ReaderError("MUX", "%s: inventory of channel %d but channel %r is selected" % (
                 self.name, channel, self.selected))
+        self.found = None
+        self._burst = True
         try:
-            return self._inventory()
+            yield from self._inventory(several)
         except ReaderError:
             self.ready = False
             raise
         finally:
-            if self.ready:
-                self.rf_off()
+            self._burst = False
+            self._field_off()
+            self._release_bus()
 
-    def _inventory(self):
-        if not self._probe():
-            return None
+    def _inventory(self, several=False):
+        if not several:
+            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
+            if status is None:
+                return
+            if _clean(status, data):
+                self.found = [uid_text(data)]
+                return
+        # Several tags answered at once, or the answer was garbled: anticollision.
         found = {}
         pending = [(0, 0)]
         rounds = 0
         while pending and rounds < self.max_rounds:
             mask_bits, mask = pending.pop(0)
             rounds += 1
-            for slot in self._round(mask_bits, mask, found):
+            collided = yield from self._round(mask_bits, mask, found)
+            for slot in collided:
                 if mask_bits + 4 <= MAX_MASK_BITS:
                     pending.append((mask_bits + 4, mask | (slot << mask_bits)))
-        if not found:
-            return None
-        uids = list(found)
-        uids.sort()
-        return uids
+        if found:
+            uids = list(found)
+            uids.sort()
+            self.found = uids
 
     def _request(self, flags, mask_bits, mask):
         payload = [flags, CMD_INVENTORY, mask_bits]
         for index in range((mask_bits + 7) // 8):
             payload.append((mask >> (8 * index)) & 0xFF)
-        self.and_register(SYSTEM_CONFIG, 0xFFFFFFF8)  # idle
-        self.or_register(SYSTEM_CONFIG, 0x00000003)  # transceive
-        self.write_register(IRQ_CLEAR, 0x000FFFFF)
-        self.send_data(payload)
-
-    def _probe(self):
-        """One-slot request: does anything answer at all?"""
-        self._request(FLAGS_1_SLOT, 0, 0)
-        return self._wait_slot(started_is_enough=True) is not None
+        return bytes(payload)
 
     def _round(self, mask_bits, mask, found):
         """One 16-slot inventory; adds clean UIDs to ``found`` and returns
-        the slots in which tags collided."""
-        self._request(FLAGS_16_SLOTS, mask_bits, mask)
-        collided = []
+        the slots to inventory again (collided or garbled answers)."""
+        again = []
+        status, data = yield from self._exchange(self._request(FLAGS_16_SLOTS, mask_bits, mask))
         for slot in range(16):
-            status = self._wait_slot()
-            if status is not None:
-                length, collision = status
-                if collision or length != RESPONSE_LENGTH:
-                    collided.append(slot)
-                else:
-                    response = self.read_data(RESPONSE_LENGTH)
-                    if not response[0] & 0x01:  # error flag clear
-                        found[uid_text(response)] = True
-            if slot < 15:
-                self.and_register(TX_CONFIG, TX_CONFIG_EOF_ONLY_MASK)
-                self.write_register(IRQ_CLEAR, 0x000FFFFF)
-                self.send_data(b"")
-        self.load_rf_config()  # restores TX_CONFIG for full frames
-        return collided
+            if slot:
+                if not self._eof_only:
+                    self.and_register(TX_CONFIG, TX_CONFIG_EOF_ONLY_MASK)
+                    self._eof_only = True
+                status, data = yield from self._exchange(None)
+            if status is None:
+                continue
+            if _clean(status, data):
+                found[uid_text(data)] = True
+            else:
+                again.append(slot)
+        return again
 
-    def _wait_slot(self, started_is_enough=False):
-        """Wait for one slot's answer: None if nothing started within
-        ``sof_timeout_ms``, else (bytes received, collision seen)."""
-        deadline = self.clock() + self.sof_timeout_ms
-        started = False
-        while True:
-            irq = self.read_register(IRQ_STATUS)
-            if irq & IRQ_GENERAL_ERROR:
-                raise ReaderError("CHIP", "%s: general error (IRQ_STATUS %08X)" % (self.name, irq))
-            if irq & IRQ_RX:
-                break
-            if irq & IRQ_RX_SOF and not started:
-                if started_is_enough:
-                    return (0, False)
-                started = True
-                deadline = self.clock() + self.rx_timeout_ms
-            if self.clock() >= deadline:
-                if started:
-                    # A frame began but never ended: treat as a garbled slot.
-                    return (0, True)
+    def _exchange(self, payload):
+        """Send a request (bytes) or, for None, an EOF; wait for the answer.
+        Returns (RX_STATUS, data) or (None, None) when no tag answered."""
+        if payload is not None and self._eof_only:
+            self.or_register(TX_CONFIG, TX_FRAME_BITS)
+            self._eof_only = False
+        self._transceive(_FRAME_IDLE)  # Idle ends a wait for an answer that never came
+        self._transceive(_FRAME_TRANSCEIVE)  # -> WaitTransmit
+        self._transceive(_FRAME_IRQ_CLEAR)
+        if payload is None:
+            self._transceive(_FRAME_SEND_EOF)
+            air = VCD_EOF_US
+        else:
+            self.send_data(payload)
+            air = request_air_us(len(payload))
+        self.exchanges += 1
+        status = yield from self._await_answer(air)
+        if status is None:
+            return None, None
+        length = status & RX_LENGTH_MASK
+        data = b""
+        if length == RESPONSE_LENGTH and not status & RX_ERRORS:
+            data = self.read_data(RESPONSE_LENGTH)
+        return status, data
+
+    def _read_irq(self):
+        data = self._transceive(_FRAME_READ_IRQ, 4)
+        irq = data[0] | (data[1] << 8) | (data[2] << 16) | (data[3] << 24)
+        if irq & IRQ_GENERAL_ERROR:
+            raise ReaderError("CHIP", "%s: general error (IRQ_STATUS %08X)" % (self.name, irq))
+        return irq
+
+    def _await_answer(self, air_us):
+        """Wait for the end of the transmission, then for an answer: None if
+        no answer started within ``sof_timeout_us`` of the end, else RX_STATUS
+        (a frame that started and never ended counts as a protocol error).
+
+        The waits whose length the air interface fixes (the request on air,
+        the SOF timeout, an answer being received) pass without SPI traffic:
+        the generator only yields, so the other readers of a batch get the
+        bus, and the chip is asked once when the wait is over."""
+        sent = self.ticks_us()
+        while self.ticks_us() - sent < air_us:
+            self._release_bus()
+            yield
+        deadline = sent + air_us + TX_MARGIN_US
+        tx_end = sent + air_us  # the air time is fixed: confirmed by the TX IRQ below
+        irq = self._read_irq()
+        while not irq & (IRQ_TX | IRQ_RX | IRQ_RX_SOF):
+            if self.ticks_us() >= deadline:
+                raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
+                    self.name, air_us + TX_MARGIN_US))
+            self._release_bus()
+            yield
+            tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
+            irq = self._read_irq()
+        if not irq & (IRQ_RX | IRQ_RX_SOF):
+            deadline = tx_end + self.sof_timeout_us  # from the end of transmission
+            while self.ticks_us() < deadline:
+                self._release_bus()
+                yield
+            irq = self._read_irq()
+            if not irq & (IRQ_RX | IRQ_RX_SOF):
                 return None
-        rx_status = self.read_register(RX_STATUS)
-        return (rx_status & RX_LENGTH_MASK, bool(rx_status & RX_COLLISION))
+        if not irq & IRQ_RX:
+            started = self.ticks_us()
+            while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
+                self._release_bus()
+                yield
+            deadline = started + self.rx_timeout_us
+            irq = self._read_irq()
+            while not irq & IRQ_RX:
+                if self.ticks_us() >= deadline:
+                    return RX_PROTOCOL_ERROR
+                self._release_bus()
+                yield
+                irq = self._read_irq()
+        return self.read_register(RX_STATUS)
+
+
+def _clean(status, data):
+    return (status & RX_LENGTH_MASK) == RESPONSE_LENGTH and not status & RX_ERRORS \
+        and len(data) == RESPONSE_LENGTH and not data[0] & 0x01
+
+
+def _micro(us, ms, default):
+    if us is not None:
+        return us
+    if ms is not None:
+        return ms * 1000
+    return default

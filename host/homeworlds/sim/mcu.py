@@ -30,7 +30,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
+from homeworlds.sim.emulated_readers import EmulatedTable
 from homeworlds.sim.firmware import board_plan
+from homeworlds.sim.pn5180_chip import ReadModel
+from homeworlds.sim.scan_timing import CLOCK_READ_US
 from homeworlds.sim.table import SimError, VirtualTable
 from tablefw.protocol import SEQ_MODULO, frame
 from tablefw.scan import MAX_IDLE_MS, WARMUP_MS, Scanner
@@ -40,23 +43,50 @@ from tablefw.virtual import VirtualReader
 DEFAULT_SCAN_TIME_MS = 5
 """Time one zone scan takes: a PN5180 inventory of a pad with a tag or two."""
 
+READER_MODELS = ("virtual", "pn5180")
+"""``virtual``: readers that return the table's tags and cost ``scan_time`` per zone;
+``pn5180``: the real PN5180 driver over emulated chips, timed by the chip model."""
+
 OUTPUT_LIMIT = 256 * 1024
 """Bytes of unread output kept; beyond that lines are dropped as by a full USB buffer."""
 
 
 class SimClock:
-    """Virtual integer milliseconds that move only when told (``advance``)."""
+    """Virtual time that moves only when told (``advance``): integer milliseconds
+    when called, microseconds underneath for the emulated chips. Drivers read it
+    with ``ticks_us()``, and each such reading costs ``read_cost_us`` (what a
+    clock reading costs on the board), so a driver polling the clock moves on."""
 
-    def __init__(self, now: int = 0):
-        self.now = now
+    def __init__(self, now: int = 0, read_cost_us: float = CLOCK_READ_US):
+        self.now_us = int(now) * 1000
+        self.read_cost_us = read_cost_us
+
+    @property
+    def now(self) -> int:
+        return self.now_us // 1000
 
     def __call__(self) -> int:
-        return self.now
+        return self.now_us // 1000
+
+    def ticks_us(self) -> int:
+        self.now_us += int(round(self.read_cost_us))
+        return self.now_us
 
     def advance(self, ms: int) -> None:
         if ms < 0:
             raise ValueError(f"time does not run backwards ({ms} ms)")
-        self.now += int(ms)
+        self.now_us += int(ms) * 1000
+
+    def advance_us(self, us: float) -> None:
+        if us < 0:
+            raise ValueError(f"time does not run backwards ({us} us)")
+        self.now_us += int(round(us))
+
+    def sleep(self, ms: float) -> None:
+        self.advance_us(max(0.0, ms) * 1000)
+
+    def sleep_us(self, us: float) -> None:
+        self.advance_us(max(0.0, us))
 
 
 class _SimReader(VirtualReader):
@@ -90,7 +120,8 @@ class SimulatedMcu:
                  miss_rate: float = 0.0, seed: int = 0,
                  scan_time: int = DEFAULT_SCAN_TIME_MS,
                  settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS,
-                 firmware_config: Mapping | None = None):
+                 firmware_config: Mapping | None = None,
+                 reader_model: str = "virtual", read_model: ReadModel | None = None):
         self.table = table
         self.layout = table.layout
         self.clock = clock if clock is not None else SimClock()
@@ -105,6 +136,12 @@ class SimulatedMcu:
         self.scan_time = 0
         self.set_scan_time(scan_time)
         self.miss_rate = 0.0
+        if reader_model not in READER_MODELS:
+            raise SimError(f"reader model: expected one of {', '.join(READER_MODELS)}, "
+                           f"got {reader_model!r}")
+        self.reader_model = reader_model
+        self.emulated: EmulatedTable | None = None
+        self.slow_zones: tuple[int, ...] = ()
         self.readers: list[VirtualReader] = []
         if firmware_config is None:
             wiring = [([zone for zone in reader.zones if zone is not None],
@@ -126,6 +163,15 @@ class SimulatedMcu:
             self.readers.append(_SimReader(zones, random.Random(seed * 1009 + index),
                                            self._spend_scan_time, name))
         self.set_miss_rate(miss_rate)
+        if reader_model == "pn5180":
+            if not self.virtual_time:
+                raise SimError("reader model 'pn5180' needs a virtual clock (one with advance())")
+            if not hasattr(self.clock, "ticks_us"):
+                raise SimError("reader model 'pn5180' needs a SimClock (microsecond time)")
+            self.emulated = EmulatedTable(self.layout, self.clock, model=read_model, seed=seed)
+            self.readers = self.emulated.readers  # type: ignore[assignment]
+            # The bank tray changes at most once a turn: scanned at a lower rate.
+            self.slow_zones = tuple(c.zone for c in self.layout.bank)
         self.plugged = True
         self.resets = 0
         #: Lines lost to drop_lines() and corrupted by corrupt_next_line(), in total.
@@ -144,6 +190,7 @@ class SimulatedMcu:
 
     def _boot(self) -> Scanner:
         return Scanner(self.readers, self._emit, self.clock, Settings(self.initial_settings),
+                       slow_zones=self.slow_zones,
                        zone_count=self.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
@@ -271,6 +318,9 @@ class SimulatedMcu:
 
     def zone_changed(self, zone: int, uids: tuple[str, ...]) -> None:
         with self.lock:
+            if self.emulated is not None:
+                self.emulated.set_tags(zone, uids)
+                return
             reader = self._reader_of(zone)
             if reader is not None:  # a pad the board's config does not scan stays unseen
                 self.readers[reader].set_tags(zone, uids)
@@ -278,9 +328,7 @@ class SimulatedMcu:
     def sync_from_table(self) -> None:
         with self.lock:
             for zone, uids in enumerate(self.table.zone_sets()):
-                reader = self._reader_of(zone)
-                if reader is not None:
-                    self.readers[reader].set_tags(zone, uids)
+                self.zone_changed(zone, uids)
 
     def press(self, button: int) -> None:
         """A seat button press (BTN). Lost while unplugged, like any press on an
@@ -324,6 +372,13 @@ class SimulatedMcu:
         until :meth:`clear_reader_fault`."""
         with self.lock:
             target = self._reader(reader, "reader_fault")
+            if self.emulated is not None:
+                # The emulated chip fails as a chip does: a general error, or silence.
+                if scans is not None and (not isinstance(scans, int) or scans <= 0):
+                    raise SimError(f"reader_fault: scans must be a positive count or None, "
+                                   f"got {scans!r}")
+                self.emulated.fault(reader, scans)
+                return
             if scans is None:
                 target.set_faulted(True, code, message)
             elif isinstance(scans, int) and scans > 0:
@@ -335,6 +390,9 @@ class SimulatedMcu:
     def clear_reader_fault(self, reader: int) -> None:
         with self.lock:
             target = self._reader(reader, "clear_reader_fault")
+            if self.emulated is not None:
+                self.emulated.clear_fault(reader)
+                return
             target.set_faulted(False)
             target.fail_next(0)
 

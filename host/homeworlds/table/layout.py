@@ -736,6 +736,7 @@ def _validate(layout: Layout) -> None:
         if zone not in wired:
             raise LayoutError(f"zone {zone} is not wired to any reader channel (add it to a "
                               "readers[].zones list)", key=key)
+    _check_pn532_pads(layout, wired)
 
     # The pins add up (checked only where the layout says how the table is wired).
     if layout.mcu is not None:
@@ -762,6 +763,29 @@ def _validate(layout: Layout) -> None:
     if layout.strip.pixel_order not in PIXEL_ORDERS:
         raise LayoutError(f"unknown pixel order {layout.strip.pixel_order!r}",
                           key="strip.pixel_order")
+
+
+PN532_MAX_TAGS = 2
+"""Tags a PN532 reads on one pad (InListPassiveTarget activates at most two)."""
+
+
+def _check_pn532_pads(layout: Layout, wired: dict[int, str]) -> None:
+    """A PN532 reads at most two tags per pad: a bank compartment (three pieces,
+    five for four players, stacked) needs more. Star pads (a binary home: two)
+    and token pads fit; ship pads may hold more ships than a PN532 sees, which a
+    prototype with a handful of pieces accepts (hardware/README.md)."""
+    bank = {compartment.zone: compartment.piece for compartment in layout.bank}
+    for reader in layout.readers:
+        if reader.chip != "pn532":
+            continue
+        for zone in reader.zones:
+            if zone in bank:
+                copies = len(layout.seats) + 1  # the bank has players + 1 copies of each
+                raise LayoutError(
+                    f"zone {zone} is bank compartment {bank[zone]}, which holds up to {copies} "
+                    f"pieces, but reader {reader.index} is a PN532, which reads at most "
+                    f"{PN532_MAX_TAGS} tags per pad; serve the bank tray with a PN5180 reader, "
+                    "or leave [bank] out", key=wired[zone])
 
 
 def _ranges(numbers: list[int]) -> str:
