@@ -70,8 +70,10 @@ def test_build_wires_decoder_chip_selects_own_resets_and_channel_maps():
     readers[1].cs.value = True
     readers[1].mux.select(1)  # the zone on channel 5
     assert mux_channel([digitalio.registry[p] for p in ("GP10", "GP11", "GP12", "GP13")]) == 5
-    assert readers[0].reset_pin is readers[1].reset_pin is digitalio.registry["GP8"]
-    assert readers[2].reset_pin is digitalio.registry["GP9"]
+    # Readers on one RST net share one reset line (a pulse re-initialises both).
+    assert readers[0].reset_line is readers[1].reset_line
+    assert readers[0].reset_line.pin is digitalio.registry["GP8"]
+    assert readers[2].reset_line.pin is digitalio.registry["GP9"]
 
 
 @pytest.mark.parametrize(("change", "message"), [

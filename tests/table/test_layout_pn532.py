@@ -6,12 +6,20 @@ import pytest
 
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout
 
+#: UART pins for a PN532 in place of each PN5180's NSS and BUSY lines (reader index: nss,
+#: busy -> tx, rx).
+UART_PINS = {0: ("GP17", "GP2", "GP0", "GP1"), 1: ("GP20", "GP3", "GP8", "GP9"),
+             2: ("GP21", "GP4", "GP26", "GP27"), 3: ("GP22", "GP5", "GP12", "GP13")}
+
 
 def with_chip(chip_of_reader):
     text = builtin_layout("standard-2p").to_toml_text()
     parts = text.split("[[readers]]")
     for index, chip in chip_of_reader.items():
-        parts[index + 1] = parts[index + 1].replace('chip = "pn5180"', f'chip = "{chip}"', 1)
+        nss, busy, tx, rx = UART_PINS[index]
+        part = parts[index + 1].replace('chip = "pn5180"', f'chip = "{chip}"', 1)
+        parts[index + 1] = part.replace(f'nss = "{nss}"', f'tx = "{tx}"').replace(
+            f'busy = "{busy}"', f'rx = "{rx}"')
     return "[[readers]]".join(parts)
 
 
