@@ -29,4 +29,5 @@ CONFIG = {
     ],
     # Seat buttons 0, 1, ...: to ground, internal pull-ups.
     "buttons": ["GP14", "GP15"],
+    "slow_zones": [44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55],
 }

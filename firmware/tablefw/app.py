@@ -7,7 +7,7 @@ Keeping this out of code.py lets tests run it on CPython with fake
 from tablefw import __version__
 from tablefw.buttons import ButtonBank
 from tablefw.clock import monotonic_ms, sleep_ms
-from tablefw.config import build
+from tablefw.config import build, slow_zones
 from tablefw.protocol import ErrorReport
 from tablefw.readers import ReaderError
 from tablefw.scan import Scanner
@@ -75,6 +75,7 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
         clock = monotonic_ms
     if sleep is None:
         sleep = sleep_ms
+    slow = slow_zones(config)
     readers, button_pins, settings, zone_count = build(config, board, busio, digitalio, clock, sleep)
     link = UsbDataLink(usb_cdc.data)
     write = _NoteAfterHello(link, restart_note)
@@ -87,7 +88,8 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
         except ReaderError as exc:
             log("%s: %s (%s); will keep retrying" % (reader.name, exc.message, exc.code))
     buttons = ButtonBank(button_pins, clock)
-    scanner = Scanner(readers, write, clock, settings, zone_count, buttons=len(button_pins))
+    scanner = Scanner(readers, write, clock, settings, zone_count, buttons=len(button_pins),
+                      slow_zones=slow)
     write.scanner = scanner
     if started is not None:
         started(scanner)

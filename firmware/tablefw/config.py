@@ -30,7 +30,7 @@ from tablefw.readers.pn5180 import PN5180
 from tablefw.settings import Settings
 
 KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "nss_decoder", "readers", "buttons", "settings",
-              "timing")
+              "timing", "slow_zones")
 PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
@@ -140,6 +140,18 @@ def _channel_map(mux, channels, zones, where):
     if mux is None:
         return None
     return ChannelMap(mux, channels)
+
+
+def slow_zones(config):
+    """The zones the scanner visits less often (the bank tray), checked."""
+    if "slow_zones" not in config:
+        return ()
+    zones = _zones(config["slow_zones"], "slow_zones")
+    total = config.get("zones")
+    for zone in zones:
+        if isinstance(total, int) and zone >= total:
+            raise ConfigError("slow_zones: zone %d is beyond the %d zones" % (zone, total))
+    return tuple(zones)
 
 
 def build(config, board, busio, digitalio, clock=None, sleep=None):

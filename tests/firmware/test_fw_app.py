@@ -116,6 +116,7 @@ def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     config, _ = reference_config()
     config["readers"] = config["readers"][:2]
     config["zones"] = 43
+    config["slow_zones"] = [1, 2]  # visited every few rounds, like the bank tray
     config["settings"] = {"debounce_on": 1, "snap_ms": 0}
     digitalio = make_digitalio()
     bus = FakeSpiBus()
@@ -147,6 +148,23 @@ def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     assert "ready, chip firmware 3.6" in log[0]
     assert scanner.reader_errors == [0, 0]
     assert chips[0].violations == [] and chips[1].violations == []
+    assert sorted(scanner.slow) == [1, 2]
+
+
+def test_the_bank_tray_in_the_shipped_config_is_scanned_at_the_lower_rate():
+    """The generated config names the bank compartments, which main() hands to the scanner."""
+    from homeworlds.table.fwconfig import firmware_config
+    from homeworlds.table.layout import builtin_layout
+    from tablefw.config import slow_zones
+
+    layout = builtin_layout("standard-2p")
+    config = firmware_config(layout)
+    bank = sorted(compartment.zone for compartment in layout.bank)
+    assert config["slow_zones"] == bank
+    assert slow_zones(config) == tuple(bank)
+    assert slow_zones({"zones": 56}) == ()
+    with pytest.raises(ConfigError, match="slow_zones: zone 60 is beyond the 56 zones"):
+        slow_zones(dict(config, slow_zones=[60]))
 
 
 def test_main_keeps_scanning_without_a_host():

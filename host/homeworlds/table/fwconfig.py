@@ -59,6 +59,9 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
     config["readers"] = [_reader_entry(reader) for reader in layout.readers]
     if mcu.buttons:
         config["buttons"] = list(mcu.buttons)
+    if layout.bank:
+        # The bank tray changes at most once a turn: the scanner visits it less often.
+        config["slow_zones"] = sorted(compartment.zone for compartment in layout.bank)
     return config
 
 
