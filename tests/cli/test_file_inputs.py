@@ -176,3 +176,12 @@ def test_demo_refuses_out_of_range_options(capsys, option):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option[0]}" in err and "Traceback" not in err
+
+
+def test_demo_refuses_a_game_with_control_characters(tmp_path, capsys):
+    f = tmp_path / "g.raw"
+    f.write_text(GAME.replace("Build G1 Alice", "Build G1 Al\x1b[2Jice"))
+    code, out, err = _run(capsys, "demo", "--speed", "0", "--game", str(f))
+    assert (code, out) == (2, "")
+    assert "g.raw:8: 'Build G1 Al\\x1b[2Jice' contains a control character" in err
+    assert "\x1b" not in err
