@@ -75,6 +75,14 @@ def test_unfinished_setup_is_refused_by_both(tmp_path, capsys, command):
     assert "p.cooked: setup is not finished: no home for seat 1" in err
 
 
+def test_branching_names_the_file_of_an_unfinished_setup(tmp_path, capsys):
+    f = tmp_path / "p.cooked"
+    f.write_text("Home0 (0, y1b2) g3-\n")
+    code, out, err = _run(capsys, "branching", str(f))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"homeworlds branching: {f}: setup is not finished")
+
+
 def test_successors_says_when_the_mover_has_no_turn(tmp_path, capsys):
     f = tmp_path / "p.cooked"
     f.write_text("Home0 (0, y1b2) -\nHome1 (1, y3b1) -g3\n")
