@@ -128,6 +128,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         if not isinstance(value, dict):
             raise ConfigError(source, section, "must be a table ([section])")
         for key, item in value.items():
+            _check_magnitude(item, source, f"{section}.{key}")
             if section in ("pixels", "hints"):
                 continue
             if key not in _SECTIONS[section]:
@@ -220,6 +221,23 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
                        alignment_seed=table.get("alignment_seed"))
+
+
+#: No setting needs a number this large; beyond it an integer cannot become a float.
+MAX_MAGNITUDE = 10 ** 15
+
+
+def _check_magnitude(item: object, source: str, key: str) -> None:
+    """Refuse integers too large for any setting (and for float arithmetic), also inside
+    arrays, before any section's own checks compare them with floats."""
+    if isinstance(item, list):
+        for index, element in enumerate(item):
+            _check_magnitude(element, source, f"{key}[{index}]")
+    elif isinstance(item, dict):
+        for name, element in item.items():
+            _check_magnitude(element, source, f"{key}.{name}")
+    elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_MAGNITUDE:
+        raise ConfigError(source, key, f"{str(item)[:20]}... is far too large for any setting")
 
 
 def _player_range(rules: Rules) -> str:

@@ -75,6 +75,14 @@ def test_unfinished_setup_is_refused_by_both(tmp_path, capsys, command):
     assert "p.cooked: setup is not finished: no home for seat 1" in err
 
 
+def test_branching_names_the_file_of_an_unfinished_setup(tmp_path, capsys):
+    f = tmp_path / "p.cooked"
+    f.write_text("Home0 (0, y1b2) g3-\n")
+    code, out, err = _run(capsys, "branching", str(f))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"homeworlds branching: {f}: setup is not finished")
+
+
 def test_successors_says_when_the_mover_has_no_turn(tmp_path, capsys):
     f = tmp_path / "p.cooked"
     f.write_text("Home0 (0, y1b2) -\nHome1 (1, y3b1) -g3\n")
@@ -176,3 +184,12 @@ def test_demo_refuses_out_of_range_options(capsys, option):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {option[0]}" in err and "Traceback" not in err
+
+
+def test_demo_refuses_a_game_with_control_characters(tmp_path, capsys):
+    f = tmp_path / "g.raw"
+    f.write_text(GAME.replace("Build G1 Alice", "Build G1 Al\x1b[2Jice"))
+    code, out, err = _run(capsys, "demo", "--speed", "0", "--game", str(f))
+    assert (code, out) == (2, "")
+    assert "g.raw:8: 'Build G1 Al\\x1b[2Jice' contains a control character" in err
+    assert "\x1b" not in err

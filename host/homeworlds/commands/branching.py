@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from homeworlds.commands.successors import add_rules_option
+from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.rules.errors import HomeworldsError
 from homeworlds.rules.presets import preset
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"homeworlds branching: {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except (HomeworldsError, ValueError) as exc:
-        print(f"homeworlds branching: {exc}", file=sys.stderr)
+        message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
+        print(printable(f"homeworlds branching: {message}"), file=sys.stderr)
         return 2
     print(json.dumps(counts))
     return 0

@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from homeworlds.commands.table_replay import finite_number, miss_rate_option
+from homeworlds.display.printable import printable
 from homeworlds.display.table_screen import record_lines, render_table
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
 from homeworlds.rules.errors import HomeworldsError, IllegalAction
@@ -59,6 +60,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if len(game.players) != 2:
         print("homeworlds demo: the demo table seats two players; pick a two-player game",
+              file=sys.stderr)
+        return 2
+    # The screen shows names and actions between its own terminal codes: a control
+    # character from the file would drive the terminal, so such a file is refused.
+    unprintable = [(1, name) for name in game.players if not name.isprintable()] + [
+        (turn.line, text) for turn in game.turns for text in turn.texts
+        if not text.isprintable()]
+    if unprintable:
+        line, text = unprintable[0]
+        print(printable(f"homeworlds demo: {game.source}:{line}: {text!r} contains a control "
+                        "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
     tty = sys.stdout.isatty()
