@@ -1,5 +1,5 @@
 """`homeworlds play` under good-evil on the simulated table: the alignment deal is written to
-the record before the first turn and a restarted host keeps it."""
+the game store before the first turn and a restarted host keeps it."""
 
 from __future__ import annotations
 
@@ -28,12 +28,13 @@ def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
             '[table]\nregistry = "registry.toml"\nrules = "good-evil"\nplayers = ["Ann", "Bob"]\n'
             f'alignment_seed = 11\n[serial]\nport = "{mcu.device_path}"\n'
             '[pixels]\nsink = "memory"\n')
+        store = tmp_path / "games.sqlite"
         host = _Host(config, record)
         try:
-            _wait_for(record.exists)
+            _wait_for(lambda: _stored_deal(store) is not None)
         finally:
             host.close()
-        assert read_sdg_file(record).alignments is not None
+        assert _stored_deal(store) == dealt
         # Restart with another seed: the recorded deal stands.
         config.write_text(config.read_text().replace("alignment_seed = 11",
                                                      "alignment_seed = 12"))
@@ -49,3 +50,21 @@ def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
     game = read_sdg_file(record)
     assert game.players == ("Ann", "Bob") and game.rules == "good-evil"
     assert game.alignments == dealt
+    assert _stored_deal(store) == dealt
+
+
+def _stored_deal(path):
+    """The alignments of the latest game in the store at ``path`` (None: no game yet)."""
+    from homeworlds.store import GameStore, StoreError
+
+    if not path.exists():
+        return None
+    try:
+        store = GameStore.open(path)
+    except StoreError:
+        return None  # still being created by the host
+    try:
+        game = store.latest_game("standard-2p")
+        return None if game is None else game.alignments
+    finally:
+        store.close()

@@ -140,7 +140,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         recorder.start_game(config.rules, config.players, tracker.first_seat,
                             alignments=tracker.alignments)
         print("new game", flush=True)
-        _announce_deal(tracker)
+        _announce_deal(tracker, recorder)
 
     tracker.on_commit = _chain(tracker.on_commit, save)
     tracker.on_handover = journal
@@ -256,7 +256,7 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
     recorder.start_game(config.rules, config.players, tracker.first_seat,
                         alignments=tracker.alignments)
     if not record:
-        _announce_deal(tracker)
+        _announce_deal(tracker, recorder)
     if record:
         # The store holds no unfinished game of this table, the export does: a new store
         # (beside a refused one) or a table that recorded to files only. Keep it.
@@ -460,8 +460,10 @@ def deal_alignments_for(config: TableConfig) -> Alignments | None:
     return deal_alignments(len(config.players), seed)
 
 
-def _announce_deal(tracker) -> None:
+def _announce_deal(tracker, recorder) -> None:
+    """A new Good/Evil deal is stored before anyone learns it, so a restart keeps it."""
     if tracker.alignments is not None and not tracker.record:
+        recorder.write_game_now()
         print("Good/Evil alignments dealt in secret; they are revealed when the game ends",
               flush=True)
 

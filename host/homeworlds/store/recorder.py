@@ -131,6 +131,12 @@ class GameRecorder:
             uid, table=self.table, layout=self.layout, rules=rules.name, handicaps=handicaps,
             first_seat=first_seat, players=players, alignments=alignments, started=started)
 
+    def write_game_now(self) -> None:
+        """Write the current game before its first turn: once a Good/Evil deal has been
+        shown to the players, a restart must find it (docs/store.md)."""
+        self._need_game()
+        self.flush()
+
     def continue_game(self, game: StoredGame) -> None:
         self.uid, self.game_id = game.uid, game.id
         self._unwritten_game = None
