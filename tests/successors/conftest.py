@@ -12,8 +12,7 @@ from homeworlds.rules.actions import Trade
 from homeworlds.rules.errors import IllegalAction
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
-
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+from tests.shared import SHARED, shared_path
 
 
 def position(text: str, rules: str = "strict", to_move: int = 0) -> GameState:
@@ -51,8 +50,7 @@ def replay_positions(game_path: Path, rules: str = "strict"):
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    if not (SHARED / "games").is_dir():
-        pytest.skip("../shared (the game archive) is not present in this checkout")
+    shared_path("games")
     return SHARED
 
 
