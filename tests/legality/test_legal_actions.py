@@ -1,5 +1,7 @@
 """``moves.legal_actions`` lists exactly what ``TurnInProgress.apply`` accepts.
 
+(And the successor oracle's candidates, ``tests/successors/oracle.py``, contain it.)
+
 Completeness and soundness at once: every conceivable action (all kinds, all pieces,
 systems, colours, sizes and seats, see ``conceivable.py``) is tried on the authority,
 and the ones it accepts must be the ones ``legal_actions`` lists — on random positions
@@ -27,7 +29,7 @@ from homeworlds.rules import (
     TurnInProgress,
     legal_actions,
 )
-from tests.legality.conceivable import accepted_actions, folded
+from tests.legality.conceivable import NEW_NAME, accepted_actions, folded
 from tests.legality.positions import (
     ALL_RULES,
     archive_slice_paths,
@@ -37,6 +39,7 @@ from tests.legality.positions import (
     replay_cooked_positions,
 )
 from tests.shared import SHARED, shared_path
+from tests.successors.oracle import oracle_candidates
 
 KINDS = (Pass, BrainTransference, Catastrophe, Sacrifice, Capture, Move, Discover, Build, Trade)
 
@@ -85,6 +88,9 @@ def check_tip(tip: TurnInProgress) -> set[Action]:
     for color in range(4):
         assert folded(tip, legal_actions(tip, color=color)) == {
             a for a in want if _color(a) == color}, color
+    # The successor oracle's candidates hold every accepted action (its superset claim).
+    candidates = folded(tip, oracle_candidates(tip, NEW_NAME))
+    assert want <= candidates, f"the oracle never proposes {sorted(map(str, want - candidates))}"
     return want
 
 
