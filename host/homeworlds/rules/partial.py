@@ -325,20 +325,6 @@ def _candidates(tip: TurnInProgress, pattern: ActionPattern):
                             yield Move(PIECES[i], s.name, d.name)
 
 
-def _clone(tip: TurnInProgress) -> TurnInProgress:
-    new = TurnInProgress.__new__(TurnInProgress)
-    new.start = tip.start
-    new.state = tip.state.copy()
-    new.seat = tip.seat
-    new.actions = list(tip.actions)
-    new.free_action_used = tip.free_action_used
-    new.sacrifice_color = tip.sacrifice_color
-    new.sacrifice_left = tip.sacrifice_left
-    new.closed_by_catastrophe = tip.closed_by_catastrophe
-    new.passed = tip.passed
-    return new
-
-
 def match_partial_turn(state: GameState, text: str) -> Turn:
     """The one turn (up to its result) that the partial notation ``text`` stands for.
 
@@ -353,7 +339,7 @@ def match_partial_turn(state: GameState, text: str) -> Turn:
     def walk(tip: TurnInProgress, index: int) -> None:
         if index == len(patterns):
             try:
-                after = _clone(tip).finish()
+                after = tip.copy().finish()
             except HomeworldsError as error:
                 reasons.append(str(error))
                 return
@@ -362,7 +348,7 @@ def match_partial_turn(state: GameState, text: str) -> Turn:
         for action in _candidates(tip, patterns[index]):
             if not patterns[index].matches(action):
                 continue
-            child = _clone(tip)
+            child = tip.copy()
             try:
                 child.apply(action)
             except AmbiguousAction:

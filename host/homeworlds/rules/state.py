@@ -333,6 +333,20 @@ class GameState:
                     self._remove_system(home)
         return newly
 
+    def _overpopulation(self, system: System, color: int) -> None:
+        """A catastrophe's effect: every piece of ``color`` in ``system`` returns to the
+        bank; a system left without a star leaves the board."""
+        lo = color * 3
+        for i in [i for i in system.stars if lo <= i < lo + 3]:
+            system.stars.remove(i)
+            self.bank[i] += 1
+        for fleet in system.ships:
+            for i in range(lo, lo + 3):
+                self.bank[i] += fleet[i]
+                fleet[i] = 0
+        if not system.stars:
+            self._remove_system(system)
+
     def _remove_system(self, system: System) -> None:
         for i in system.stars:
             self.bank[i] += 1
@@ -560,23 +574,13 @@ class TurnInProgress:
         if system.count_color(color) < 4:
             self._fail(f"{system.name} is not overpopulated in {action.color.to_text()} "
                        f"({system.count_color(color)} pieces)", action)
-        lo = color * 3
         if timing == "ends" and self.free_action_used:
             self.closed_by_catastrophe = True
         elif timing == "after" and self.free_action_used:
             self.closed_by_catastrophe = True
-        removed_stars = [i for i in system.stars if lo <= i < lo + 3]
-        for i in removed_stars:
-            system.stars.remove(i)
-            st.bank[i] += 1
-        for fleet in system.ships:
-            for i in range(lo, lo + 3):
-                st.bank[i] += fleet[i]
-                fleet[i] = 0
-        if not system.stars:
-            st._remove_system(system)
-            return
-        self._after_action(system, action)
+        st._overpopulation(system, color)
+        if system in st.systems:
+            self._after_action(system, action)
 
     def _sacrifice(self, action: Sacrifice) -> None:
         if self.passed:
@@ -846,15 +850,8 @@ class TurnInProgress:
         trial = st.copy()
         for system in list(trial.systems):
             for color in system.overpopulated_colors():
-                lo = color * 3
-                for i in [i for i in system.stars if lo <= i < lo + 3]:
-                    system.stars.remove(i)
-                    trial.bank[i] += 1
-                for fleet in system.ships:
-                    for i in range(lo, lo + 3):
-                        trial.bank[i] += fleet[i]
-                        fleet[i] = 0
-            if not system.stars or not system.has_ships():
+                trial._overpopulation(system, color)
+            if system in trial.systems and not system.has_ships():
                 trial._remove_system(system)
         if trial.has_lost_home(self.seat):
             raise IllegalTurn("this win leaves an overpopulation that would destroy your own "
