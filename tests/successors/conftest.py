@@ -7,25 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.notation.cooked import read_cooked, read_cooked_file
+from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.rules.actions import Trade
 from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.presets import preset
+from homeworlds.rules.presets import DEFAULT_PRESET, preset
 from homeworlds.rules.state import GameState
+from tests.positions import position, position_file
 from tests.shared import SHARED, shared_path
 
-
-def position(text: str, rules: str = "strict", to_move: int = 0) -> GameState:
-    """A position from cooked system lines (indentation ignored)."""
-    lines = "\n".join(line.strip() for line in text.strip().splitlines())
-    return GameState.from_position(read_cooked(lines).systems, preset(rules), to_move)
+__all__ = ["SHARED", "position", "position_file", "replay_positions"]
 
 
-def position_file(path: Path, rules: str = "strict") -> GameState:
-    return GameState.from_position(read_cooked_file(path).systems, preset(rules), to_move=0)
-
-
-def replay_positions(game_path: Path, rules: str = "strict"):
+def replay_positions(game_path: Path, rules: str = DEFAULT_PRESET):
     """(index, state) before each turn after setup and after the last, until the game ends."""
     game = read_cooked_file(game_path)
     state = GameState.from_position(game.systems, preset(rules), to_move=0)

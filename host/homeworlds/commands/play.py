@@ -16,6 +16,7 @@ from pathlib import Path
 
 from homeworlds.config import ConfigError, TableConfig, load_config
 from homeworlds.notation.sdg import sdg_game, write_sdg
+from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.table.tracker import Commit
 
 
@@ -64,7 +65,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event)
     from homeworlds.link import SerialTransport, TableLink
     from homeworlds.session import TableSession
 
-    red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
+    red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert)
 
@@ -135,14 +136,6 @@ def _chain(first, second):
             first(commit)
         second(commit)
     return both
-
-
-def _red_alert_function():
-    try:
-        from homeworlds.rules.winning import red_alert
-    except ImportError:
-        return None
-    return red_alert
 
 
 def _stop_on_signals() -> threading.Event:

@@ -82,12 +82,3 @@ class Piece(NamedTuple):
 
 
 PIECES: tuple[Piece, ...] = tuple(Piece(c, s) for c in Color for s in Size)
-NUM_PIECE_KINDS = 12
-
-
-def color_of(index: int) -> int:
-    return index // 3
-
-
-def size_of(index: int) -> int:
-    return index % 3 + 1
