@@ -22,7 +22,7 @@ from tests.legality.conceivable import accepted_actions
 from tests.shared import DATA
 from tests.successors.randompos import random_position
 
-ARCHIVE_SLICE = DATA / "archive" / "cooked"
+ARCHIVE_SLICE = DATA / "games" / "cooked"
 
 #: Flag combinations no preset uses, so that each flag is exercised on its own.
 FLAG_MIXES: dict[str, Rules] = {
