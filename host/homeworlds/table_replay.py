@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 from homeworlds.link import SerialTransport, TableLink
 from homeworlds.notation.sdg import SdgGame, read_sdg, sdg_game, write_sdg
 from homeworlds.replay import rules_for_game, setup_relative_numbering
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction
-from homeworlds.rules.inference import board_key
-from homeworlds.rules.presets import Rules
-from homeworlds.rules.state import GameState
+from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, Rules, board_key
 from homeworlds.session import TableSession
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout

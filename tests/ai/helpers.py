@@ -6,8 +6,7 @@ import random
 
 from homeworlds.ai import random_legal_turn
 from homeworlds.ai.openings import OPENINGS, opening_homeworld
-from homeworlds.rules.presets import DEFAULT_PRESET, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import DEFAULT_PRESET, GameState, preset
 from tests.positions import position
 
 __all__ = ["after", "opened", "position", "random_positions"]

@@ -50,6 +50,10 @@ def conceivable_actions(tip: TurnInProgress) -> Iterator[Action]:
     for name in names:
         for color in Color:
             yield Catastrophe(name, color)
+            if "declarer" in Catastrophe.__dataclass_fields__:
+                # Rules where a player not to move may declare an overpopulation.
+                for seat in range(-1, st.players + 1):
+                    yield Catastrophe(name, color, declarer=seat)  # type: ignore[call-arg]
         for p in PIECES:
             yield Sacrifice(p, name)
             yield Build(p, name)

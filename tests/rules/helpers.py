@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.rules import Piece
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Piece
 from tests.positions import position
 
 __all__ = ["P", "position", "ships"]

@@ -8,10 +8,7 @@ from pathlib import Path
 import pytest
 
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.actions import Trade
-from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.presets import DEFAULT_PRESET, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import DEFAULT_PRESET, GameState, IllegalAction, Trade, preset
 from tests.positions import position, position_file
 from tests.shared import SHARED, shared_path
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from homeworlds.rules import count_successors, successors
 from homeworlds.rules.fast import Snapshot, canonical_key, state_key
-from homeworlds.rules.successors import count_successors, successors
 
 from .conftest import position_file, replay_positions
 

@@ -5,10 +5,20 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.actions import Build, Capture, Catastrophe, Discover, Move, Sacrifice
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction, InvalidNotation
-from homeworlds.rules.partial import match_partial_turn, parse_partial_turn
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import (
+    AmbiguousAction,
+    Build,
+    Capture,
+    Catastrophe,
+    Discover,
+    IllegalAction,
+    InvalidNotation,
+    Move,
+    Piece,
+    Sacrifice,
+    match_partial_turn,
+    parse_partial_turn,
+)
 
 from .conftest import SHARED, position, position_file
 

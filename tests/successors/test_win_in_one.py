@@ -6,10 +6,8 @@ import random
 
 import pytest
 
+from homeworlds.rules import find_winning_turn, has_winning_turn, preset, red_alert, successors
 from homeworlds.rules.fast import Snapshot
-from homeworlds.rules.presets import preset
-from homeworlds.rules.successors import successors
-from homeworlds.rules.winning import find_winning_turn, has_winning_turn, red_alert
 
 from .conftest import SHARED, position, position_file, replay_positions
 from .randompos import random_position
