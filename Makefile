@@ -29,6 +29,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info

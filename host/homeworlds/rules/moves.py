@@ -88,11 +88,11 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
             for c in range(4):
                 if (color is None or c == color) and s.has_access(seat, c):
                     yield from _power_actions(tip, s, c, wanted)
-    elif tip.sacrifice_left > 0:
-        c = tip.sacrifice_color
-        if color is None or c == color:
+    elif tip.sacrifice_left > 0 and tip.sacrifice_color is not None:
+        sacrificed = tip.sacrifice_color
+        if color is None or sacrificed == color:
             for s in systems:
-                yield from _power_actions(tip, s, c, wanted)
+                yield from _power_actions(tip, s, sacrificed, wanted)
 
 
 def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:

@@ -50,8 +50,10 @@ class Piece(NamedTuple):
     color: Color
     size: Size
 
+    # Shadows tuple.index (a piece is never searched as a sequence): the dense index
+    # 0..11 is what the engine keeps its counts by.
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         return self.color * 3 + self.size - 1
 
     @classmethod

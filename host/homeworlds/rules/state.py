@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from homeworlds.rules.actions import (
+    POWER_OF,
     Action,
     BrainTransference,
     Build,
@@ -33,8 +35,6 @@ from homeworlds.rules.actions import (
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
-
-_POWER_OF = {Capture: 0, Move: 1, Discover: 1, Build: 2, Trade: 3}
 
 
 class System:
@@ -459,7 +459,7 @@ class TurnInProgress:
 
     # ---- helpers ----
 
-    def _fail(self, message: str, action: Action | None) -> None:
+    def _fail(self, message: str, action: Action | None) -> NoReturn:
         prefix = f"{action}: " if action is not None else ""
         raise IllegalAction(prefix + message, action, self.start)
 
@@ -511,17 +511,16 @@ class TurnInProgress:
             self._apply_setup(action)
             self.actions.append(action)
             return
-        kind = type(action)
-        if kind is BrainTransference:
+        if isinstance(action, BrainTransference):
             self._brain_transference(action)
-        elif kind is Catastrophe:
+        elif isinstance(action, Catastrophe):
             self._catastrophe(action)
-        elif kind is Sacrifice:
+        elif isinstance(action, Sacrifice):
             self._sacrifice(action)
-        elif kind is Pass:
+        elif isinstance(action, Pass):
             self._pass(action)
-        elif kind in _POWER_OF:
-            self._power_action(action, _POWER_OF[kind])
+        elif isinstance(action, (Build, Move, Discover, Trade, Capture)):
+            self._power_action(action, POWER_OF[type(action)])
         else:
             self._fail(f"unknown action {action!r}", action)
         self.actions.append(action)
@@ -601,7 +600,8 @@ class TurnInProgress:
         self.sacrifice_left = i % 3 + 1
         self._after_action(system, action)
 
-    def _power_action(self, action: Action, color: int) -> None:
+    def _power_action(self, action: Build | Move | Discover | Trade | Capture,
+                      color: int) -> None:
         self._timing_check(action)
         where_name = action.origin if isinstance(action, (Move, Discover)) else action.system
         where = self._system(where_name, action)
@@ -622,14 +622,13 @@ class TurnInProgress:
                            f"{Color(color).to_text()} star or one of your own "
                            f"{Color(color).to_text()} ships there)", action)
             self.free_action_used = True
-        kind = type(action)
-        if kind is Build:
+        if isinstance(action, Build):
             self._build(action, where)
-        elif kind is Move:
+        elif isinstance(action, Move):
             self._move(action, where)
-        elif kind is Discover:
+        elif isinstance(action, Discover):
             self._discover(action, where)
-        elif kind is Trade:
+        elif isinstance(action, Trade):
             self._trade(action, where)
         else:
             self._capture(action, where)
@@ -807,6 +806,7 @@ class TurnInProgress:
             if not all_stars_done:
                 self._fail("every player picks both home stars before any ship", action)
             self._check_setup_ship(action.piece, action)
+            assert home is not None  # every seat has its two stars by now
             home.ships[seat][action.piece.index] += 1
             st.set_up[seat] = True
         else:
