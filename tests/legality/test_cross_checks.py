@@ -37,7 +37,6 @@ from homeworlds.rules import (
     Sacrifice,
     Trade,
     TurnInProgress,
-    board_key,
     canonical_key,
     count_successors,
     find_winning_turn,
@@ -190,7 +189,7 @@ def _inference_misses(state: GameState, turns) -> list[str]:
         if result.turn is not None:
             found = state.copy()
             found.apply_turn(result.turn)
-        if found is None or board_key(found) != board_key(after):
+        if found is None or canonical_key(found) != canonical_key(after):
             missed.append("; ".join(map(str, turn)))
     return missed
 

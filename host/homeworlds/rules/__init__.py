@@ -10,6 +10,11 @@ The submodules are the engine's own layout: ``pieces``, ``actions``, ``errors``
 ``moves`` (the next legal actions), ``successors`` and ``winning`` (whole-turn
 search), ``inference`` (which turn explains a board), ``partial`` (turns with
 parts left out). ``fast`` is the search's internal position encoding.
+
+One key says whether two positions are the same whatever their systems are called:
+``canonical_key`` (each seat's home as that seat's, the other systems as a multiset).
+Inference keeps a cheaper board key of its own for comparing with what the table sees,
+which knows no homes (``rules.inference``).
 """
 
 from homeworlds.rules.actions import (
@@ -41,10 +46,8 @@ from homeworlds.rules.inference import (
     ObservedSystem,
     PartialResult,
     SystemDifference,
-    board_key,
     explain_partial,
     infer_turn,
-    observed_key,
 )
 from homeworlds.rules.moves import fresh_system_name, legal_actions
 from homeworlds.rules.partial import ActionPattern, match_partial_turn, parse_partial_turn
@@ -75,7 +78,7 @@ __all__ = [
     "fresh_system_name", "legal_actions",
     "FIRST_KINDS", "Successor", "count_successors", "successor_keys", "successors",
     "find_winning_turn", "has_winning_turn", "red_alert",
-    "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference", "board_key",
-    "explain_partial", "infer_turn", "observed_key",
+    "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
+    "explain_partial", "infer_turn",
     "ActionPattern", "match_partial_turn", "parse_partial_turn",
 ]
