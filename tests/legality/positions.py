@@ -11,11 +11,13 @@ from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.rules import (
     PRESETS,
     Action,
+    Discover,
     GameState,
     IllegalAction,
     Rules,
     Trade,
     TurnInProgress,
+    fresh_system_name,
     preset,
 )
 from tests.legality.conceivable import accepted_actions
@@ -63,8 +65,12 @@ def random_walk(state: GameState, rng: random.Random, steps: int,
         options = sorted(check(tip), key=str)
         if not options:
             return
+        action = rng.choice(options)
+        if isinstance(action, Discover):
+            # The folded spelling's name is the one conceivable_actions keeps unused.
+            action = replace(action, name=fresh_system_name(tip.state))
         tip = tip.copy()
-        tip.apply(rng.choice(options))
+        tip.apply(action)
 
 
 def replay_cooked_positions(path: Path, rules: str = "strict"
