@@ -36,6 +36,7 @@ fuzz: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info

@@ -17,9 +17,7 @@ import time
 from dataclasses import dataclass
 
 from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer, render
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Piece, preset
 from homeworlds.table.layout import builtin_layout
 
 

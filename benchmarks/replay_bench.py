@@ -7,7 +7,7 @@ from pathlib import Path
 
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.replay import replay_game
-from homeworlds.rules.presets import preset
+from homeworlds.rules import preset
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -17,12 +17,15 @@ import time
 from pathlib import Path
 
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.actions import Trade
-from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import count_successors, successors
-from homeworlds.rules.winning import find_winning_turn
+from homeworlds.rules import (
+    GameState,
+    IllegalAction,
+    Trade,
+    count_successors,
+    find_winning_turn,
+    preset,
+    successors,
+)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CXX_SECONDS = {"perf-27635-moves.txt": 0.43, "perf-33332-moves.txt": 0.65}

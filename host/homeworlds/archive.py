@@ -14,9 +14,7 @@ from pathlib import Path
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.replay import ReplayResult, replay_game
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, preset
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 from homeworlds.link import SerialTransport, TableLink
 from homeworlds.notation.sdg import SdgGame, read_sdg, sdg_game, write_sdg
 from homeworlds.replay import rules_for_game, setup_relative_numbering
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction
-from homeworlds.rules.inference import board_key
-from homeworlds.rules.presets import Rules
-from homeworlds.rules.state import GameState
+from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, Rules, canonical_key
 from homeworlds.session import TableSession
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
@@ -153,7 +150,7 @@ def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = 
                 except (IllegalAction, AmbiguousAction) as exc:
                     result.stopped = f"turn {number(turn)} is illegal in the transcript: {exc}"
                     break
-                references.append(board_key(reference))
+                references.append(canonical_key(reference))
                 driver.begin_turn()
                 for action in turn.actions:
                     driver.act(action)
@@ -170,7 +167,7 @@ def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = 
                     result.stopped = f"turn {number(turn)} refused: {session.status.message}"
                     break
                 result.inferred += 1
-                if board_key(session.tracker.state) == references[-1]:
+                if canonical_key(session.tracker.state) == references[-1]:
                     result.matched += 1
     except SettleTimeout as exc:
         result.stopped = str(exc)
@@ -193,6 +190,6 @@ def _record_replays_equal(session: TableSession, references: list, rules: Rules,
             state.apply_turn(turn.actions)
         except (IllegalAction, AmbiguousAction):
             return False
-        if board_key(state) != want:
+        if canonical_key(state) != want:
             return False
     return True

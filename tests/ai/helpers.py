@@ -6,18 +6,13 @@ import random
 
 from homeworlds.ai import random_legal_turn
 from homeworlds.ai.openings import OPENINGS, opening_homeworld
-from homeworlds.notation.cooked import read_cooked
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import DEFAULT_PRESET, GameState, preset
+from tests.positions import position
+
+__all__ = ["after", "opened", "position", "random_positions"]
 
 
-def position(text: str, rules: str = "looney", to_move: int = 0) -> GameState:
-    """``text``: one system per line in cooked form, ``Name (owner, stars) ships0-ships1``."""
-    lines = "\n".join(line.strip() for line in text.strip().splitlines())
-    return GameState.from_position(read_cooked(lines).systems, preset(rules), to_move)
-
-
-def opened(index: int = 0, rules: str = "looney") -> GameState:
+def opened(index: int = 0, rules: str = DEFAULT_PRESET) -> GameState:
     """A game right after one of the standard openings."""
     state = GameState(preset(rules))
     first, second = OPENINGS[index % len(OPENINGS)]
@@ -26,7 +21,7 @@ def opened(index: int = 0, rules: str = "looney") -> GameState:
     return state
 
 
-def random_positions(count: int, seed: int, rules: str = "looney",
+def random_positions(count: int, seed: int, rules: str = DEFAULT_PRESET,
                      max_plies: int = 24) -> list[GameState]:
     """Positions reached by random legal play (games that ended are skipped)."""
     rng = random.Random(seed)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator
-from homeworlds.rules import Capture, Piece
-from homeworlds.rules.fast import canonical_key
-from homeworlds.rules.presets import preset
+from homeworlds.rules import Capture, Piece, canonical_key, preset
 from tests.ai.helpers import after, opened, position
 
 RULES = preset("looney")

@@ -10,10 +10,7 @@ from homeworlds.ai import ComputerPlayer, GreedyPlayer, RandomPlayer, play_game
 from homeworlds.ai.candidates import candidate_successors
 from homeworlds.ai.match import play_match_game
 from homeworlds.ai.wins import opponent_threatens_win
-from homeworlds.rules.actions import Homeworld, SetupPick
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import count_successors
+from homeworlds.rules import GameState, Homeworld, SetupPick, count_successors, preset
 from tests.ai.helpers import after, opened, position, random_positions
 
 # Seat 0 to move. Its home holds three reds and three greens, and seat 1 already has a

@@ -17,6 +17,7 @@ from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.rules.presets import preset
 from homeworlds.rules.state import GameState
 from tests.ai.helpers import after, position, random_positions
+from tests.shared import shared_missing
 
 WIN_IN_ONE = Path(__file__).resolve().parents[2] / ".." / "shared" / "positions" / "win-in-one"
 
@@ -71,7 +72,7 @@ def test_no_win_is_claimed_in_the_shared_nowin_positions(path: Path):
 
 def test_shared_positions_are_present_or_skipped():
     if not WIN_IN_ONE.is_dir():
-        pytest.skip("../shared (win-in-one positions) is not present in this checkout")
+        shared_missing("../shared/positions/win-in-one")
     assert len(_shared_positions("win")) >= 40 and len(_shared_positions("nowin")) >= 10
 
 

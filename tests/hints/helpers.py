@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from homeworlds.hints import HintSettings, HintView
-from homeworlds.pixels.frame import Color, Frame
+from homeworlds.pixels.frame import RGB, Frame
 from homeworlds.rules.pieces import Piece
-from homeworlds.rules.presets import preset
+from homeworlds.rules.presets import DEFAULT_PRESET, preset
 from homeworlds.rules.state import GameState
 from homeworlds.table.layout import Layout, builtin_layout
 
 LAYOUT = builtin_layout("standard-2p")
 SETTINGS = HintSettings()
-OFF: Color = (0, 0, 0)
+OFF: RGB = (0, 0, 0)
 
 # Default colours written out, so that tests state what a user would see.
 SEAT0 = (0, 150, 255)
@@ -26,7 +26,7 @@ WHITE = (255, 255, 255)
 AMBER = (255, 100, 0)
 
 
-def lit(color: Color, level: float) -> Color:
+def lit(color: RGB, level: float) -> RGB:
     return tuple(round(c * level) for c in color)  # type: ignore[return-value]
 
 
@@ -50,7 +50,7 @@ def system(name: str, stars: str, *fleets: str, home_of: int | None = None) -> S
     return SystemSpec(name, home_of, pieces(stars), tuple(pieces(f) for f in fleets))
 
 
-def position(*specs: SystemSpec, rules: str = "looney", to_move: int = 0,
+def position(*specs: SystemSpec, rules: str = DEFAULT_PRESET, to_move: int = 0,
              players: int = 2) -> GameState:
     padded = [SystemSpec(s.name, s.home_of, s.stars,
                          s.ships + ((),) * (players - len(s.ships))) for s in specs]
@@ -60,11 +60,11 @@ def position(*specs: SystemSpec, rules: str = "looney", to_move: int = 0,
     return GameState.from_position(padded, preset(rules), to_move, players, alignments)
 
 
-def ring(frame: Frame, slot: int, layout: Layout = LAYOUT) -> tuple[Color, ...]:
+def ring(frame: Frame, slot: int, layout: Layout = LAYOUT) -> tuple[RGB, ...]:
     return tuple(frame[i] for i in layout.slots[slot].ring)
 
 
-def bar(frame: Frame, seat: int, layout: Layout = LAYOUT) -> tuple[Color, ...]:
+def bar(frame: Frame, seat: int, layout: Layout = LAYOUT) -> tuple[RGB, ...]:
     return tuple(frame[i] for i in layout.seats[seat].bar)
 
 
@@ -92,5 +92,5 @@ MIDGAME_SLOTS = {3: "Alice", 10: "Bob", 5: "Alpha", 1: "Beta", 12: "Gamma", 8: "
 EMPTY_SLOTS = tuple(s for s in range(14) if s not in MIDGAME_SLOTS)
 
 
-def midgame(rules: str = "looney") -> GameState:
+def midgame(rules: str = DEFAULT_PRESET) -> GameState:
     return position(*MIDGAME, rules=rules)

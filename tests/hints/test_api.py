@@ -20,8 +20,7 @@ from homeworlds.hints import (
     renderer_for,
     spinner_head,
 )
-from homeworlds.rules.actions import Sacrifice
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Piece, Sacrifice
 from homeworlds.table.layout import builtin_layout
 
 from .helpers import (

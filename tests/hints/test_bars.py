@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from homeworlds.hints import HintSettings, Outcome, render
-from homeworlds.rules.state import GameResult
+from homeworlds.rules import GameResult
 
 from .helpers import (
     AMBER,

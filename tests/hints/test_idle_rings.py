@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from homeworlds.hints import HintView, render
-from homeworlds.rules.actions import Move
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Move, Piece
 from homeworlds.table.layout import Layout
 
 from .helpers import (

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from homeworlds.hints import LiftedShip, render
-from homeworlds.rules.actions import Build, Sacrifice
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Build, Piece, Sacrifice
 
 from .helpers import (
     EMPTY_SLOTS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.notation.sdg import parse_sdg_action
-from homeworlds.rules.presets import preset
+from homeworlds.rules import preset
 from homeworlds.table_replay import SimulatedTableGame
 
 # Ann (seat 0): home y1 b2; Bob (seat 1): home r1 y2 — both homes have sizes 1 and 2, so

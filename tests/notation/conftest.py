@@ -7,15 +7,13 @@ from pathlib import Path
 import pytest
 
 from homeworlds.notation import read_cooked_file, read_sdg_file
-
-# <repo>/../shared, absent in a user's clone: the archive tests then skip.
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+from tests.shared import SHARED, shared_missing
 
 
 def _files(pattern: str) -> list[Path]:
     files = sorted(SHARED.glob(pattern))
     if not files:
-        pytest.skip(f"{SHARED} is not available")
+        shared_missing(f"../shared/{pattern}")
     return files
 
 

@@ -17,19 +17,20 @@ from homeworlds.notation import (
     write_position,
 )
 from homeworlds.notation.cooked import parse_pieces
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Homeworld,
+    InvalidNotation,
     Move,
     Pass,
+    Piece,
     Sacrifice,
     Trade,
 )
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import Color, Piece
 
 P = Piece.from_text
 

@@ -21,18 +21,20 @@ from homeworlds.notation import (
 )
 from homeworlds.notation.cooked import format_pieces, parse_pieces
 from homeworlds.notation.sdg import SEAT_LETTERS
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
+    PIECES,
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Homeworld,
     Move,
     Pass,
+    Piece,
     Sacrifice,
     Trade,
 )
-from homeworlds.rules.pieces import PIECES, Color, Piece
 
 pieces = st.sampled_from(PIECES)
 colors = st.sampled_from(list(Color))

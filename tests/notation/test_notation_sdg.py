@@ -14,19 +14,20 @@ from homeworlds.notation import (
     sdg_game,
     write_sdg,
 )
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Homeworld,
+    InvalidNotation,
     Move,
     Pass,
+    Piece,
     Sacrifice,
     Trade,
 )
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import Color, Piece
 
 P = Piece.from_text
 

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from homeworlds.notation.cooked import read_cooked
-from homeworlds.rules import Piece
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Piece
+from tests.positions import position
 
-
-def position(text: str, rules: str = "looney", to_move: int = 0) -> GameState:
-    """``text``: one system per line, ``Name (owner, stars) ships0-ships1``."""
-    lines = "\n".join(line.strip() for line in text.strip().splitlines())
-    return GameState.from_position(read_cooked(lines).systems, preset(rules), to_move)
+__all__ = ["P", "position", "ships"]
 
 
 def P(text: str) -> Piece:

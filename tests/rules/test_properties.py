@@ -7,10 +7,16 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from homeworlds.rules import PIECES, Homeworld, IllegalAction, Piece
-from homeworlds.rules.moves import legal_actions
-from homeworlds.rules.presets import PRESETS, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import (
+    PIECES,
+    PRESETS,
+    GameState,
+    Homeworld,
+    IllegalAction,
+    Piece,
+    legal_actions,
+    preset,
+)
 
 
 def _setup(rules: str, rng: random.Random) -> GameState:

@@ -8,11 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from homeworlds.notation.cooked import parse_cooked_turn, read_cooked
-from homeworlds.rules.actions import Homeworld, Pass
-from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.pieces import PIECES, Piece
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import PIECES, GameState, Homeworld, IllegalAction, Pass, Piece, preset
 from homeworlds.sim import (
     HAND,
     OFF_TABLE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Piece
 from homeworlds.sim import SimClock, SimError, SimulatedMcu, corrupt_line
 from tablefw import protocol as p
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import serial
 
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Piece
 from homeworlds.sim import PtyMcu, SimError
 from homeworlds.table.registry import Registry
 from tablefw import protocol as p

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, Piece
 from homeworlds.sim import (
     HAND,
     OFF_TABLE,

@@ -7,26 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.notation.cooked import read_cooked, read_cooked_file
-from homeworlds.rules.actions import Trade
-from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.rules import DEFAULT_PRESET, GameState, IllegalAction, Trade, preset
+from tests.positions import position, position_file
+from tests.shared import SHARED, shared_path
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-
-
-def position(text: str, rules: str = "strict", to_move: int = 0) -> GameState:
-    """A position from cooked system lines (indentation ignored)."""
-    lines = "\n".join(line.strip() for line in text.strip().splitlines())
-    return GameState.from_position(read_cooked(lines).systems, preset(rules), to_move)
+__all__ = ["SHARED", "position", "position_file", "replay_positions"]
 
 
-def position_file(path: Path, rules: str = "strict") -> GameState:
-    return GameState.from_position(read_cooked_file(path).systems, preset(rules), to_move=0)
-
-
-def replay_positions(game_path: Path, rules: str = "strict"):
+def replay_positions(game_path: Path, rules: str = DEFAULT_PRESET):
     """(index, state) before each turn after setup and after the last, until the game ends."""
     game = read_cooked_file(game_path)
     state = GameState.from_position(game.systems, preset(rules), to_move=0)
@@ -51,8 +40,7 @@ def replay_positions(game_path: Path, rules: str = "strict"):
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    if not (SHARED / "games").is_dir():
-        pytest.skip("../shared (the game archive) is not present in this checkout")
+    shared_path("games")
     return SHARED
 
 

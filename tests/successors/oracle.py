@@ -1,68 +1,65 @@
 """A slow, independent successor oracle: every action sequence through ``TurnInProgress``.
 
-It proposes a superset of candidate actions at every step and lets the rules
-engine (``TurnInProgress.apply`` / ``finish``) decide what is legal, so it shares
-no logic with ``homeworlds.rules.successors`` beyond the rules themselves.
-Intermediate positions are merged by (canonical key, turn progress) to keep it
-usable on small positions.
+At every step it proposes a superset of the legal actions that knows no rule beyond
+"an action names pieces that are there": every action of every kind with each of the
+mover's ships and each enemy ship on the board, every piece to build, every colour to
+trade to (any size, the same colour too), every star to discover (bank or not), every
+destination (the same system too), every catastrophe colour, the pass and Brain
+Transference. The rules engine (``TurnInProgress.apply`` / ``finish``) decides what is
+legal, so the oracle shares no logic with ``homeworlds.rules.successors`` or
+``moves.legal_actions``; ``tests/legality`` checks on many positions that these
+candidates contain every action the authority accepts out of all conceivable ones.
+Intermediate positions are merged by (canonical key, turn progress) to keep it usable on
+small positions.
 """
 
 from __future__ import annotations
 
-from homeworlds.rules.actions import (
+from collections.abc import Iterator
+
+from homeworlds.rules import (
+    PIECES,
+    Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
+    GameState,
+    HomeworldsError,
     Move,
     Pass,
     Sacrifice,
     Trade,
+    TurnInProgress,
+    canonical_key,
 )
-from homeworlds.rules.errors import HomeworldsError
-from homeworlds.rules.fast import canonical_key
-from homeworlds.rules.pieces import PIECES, Color
-from homeworlds.rules.state import GameState, TurnInProgress
 
 
-def _clone(tip: TurnInProgress) -> TurnInProgress:
-    new = TurnInProgress.__new__(TurnInProgress)
-    new.start = tip.start
-    new.state = tip.state.copy()
-    new.seat = tip.seat
-    new.actions = list(tip.actions)
-    new.free_action_used = tip.free_action_used
-    new.sacrifice_color = tip.sacrifice_color
-    new.sacrifice_left = tip.sacrifice_left
-    new.closed_by_catastrophe = tip.closed_by_catastrophe
-    new.passed = tip.passed
-    return new
-
-
-def _candidates(tip: TurnInProgress, fresh: str):
+def oracle_candidates(tip: TurnInProgress, fresh: str = "Zz-new") -> Iterator[Action]:
+    """Every action naming pieces that are on the board (``fresh``: a discovery's name)."""
     st = tip.state
     seat = tip.seat
     yield Pass()
+    yield BrainTransference()
     for s in st.systems:
-        for c in range(4):
-            yield Catastrophe(s.name, Color(c))
-        mine = [k for k in range(12) if s.ships[seat][k]]
-        for k in mine:
-            yield Sacrifice(PIECES[k], s.name)
-            for q in range(k % 3, 12, 3):
-                if q != k:
-                    yield Trade(PIECES[k], PIECES[q], s.name)
-            for d in st.systems:
-                if d is not s:
-                    yield Move(PIECES[k], s.name, d.name)
-            for star in range(12):
-                if st.bank[star]:
-                    yield Discover(PIECES[k], s.name, PIECES[star], fresh)
+        for c in Color:
+            yield Catastrophe(s.name, c)
         for k in range(12):
             yield Build(PIECES[k], s.name)
             for owner in range(st.players):
-                if owner != seat and s.ships[owner][k]:
-                    yield Capture(PIECES[k], s.name, owner if st.players > 2 else None)
+                if s.ships[owner][k]:
+                    yield Capture(PIECES[k], s.name, None)
+                    yield Capture(PIECES[k], s.name, owner)
+            if not s.ships[seat][k]:
+                continue
+            yield Sacrifice(PIECES[k], s.name)
+            for q in range(12):
+                yield Trade(PIECES[k], PIECES[q], s.name)
+                yield Discover(PIECES[k], s.name, PIECES[q], fresh)
+            for d in st.systems:
+                yield Move(PIECES[k], s.name, d.name)
 
 
 def oracle_successor_keys(state: GameState) -> dict[tuple, tuple]:
@@ -75,22 +72,20 @@ def oracle_successor_keys(state: GameState) -> dict[tuple, tuple]:
         st = tip.state
         return (canonical_key(st), tip.free_action_used, tip.sacrifice_color,
                 tip.sacrifice_left, tip.closed_by_catastrophe, tip.passed,
-                tuple(st.eliminated), st.result is not None)
+                tuple(st.eliminated), st.result is not None, st.brain_transference_used)
 
     def visit(tip):
         if tip.actions:
             try:
-                done = _clone(tip).finish()
+                done = tip.copy().finish()
             except HomeworldsError:
                 done = None
             if done is not None:
                 results.setdefault(canonical_key(done), tuple(tip.actions))
         counter[0] += 1
         fresh = f"Zz{counter[0]}"
-        for action in _candidates(tip, fresh):
-            if isinstance(action, Pass) and (tip.free_action_used or tip.actions):
-                continue  # giving up sacrifice actions = stopping; later passes change nothing
-            child = _clone(tip)
+        for action in oracle_candidates(tip, fresh):
+            child = tip.copy()
             try:
                 child.apply(action)
             except HomeworldsError:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from homeworlds.rules import count_successors, successors
 from homeworlds.rules.fast import Snapshot, canonical_key, state_key
-from homeworlds.rules.successors import count_successors, successors
 
 from .conftest import position_file, replay_positions
 
@@ -20,7 +20,7 @@ CORPUS_LIMIT = 100_000
 @pytest.mark.parametrize("name, count", [("perf-27635-moves.txt", 27_635),
                                          ("perf-33332-moves.txt", 33_332)])
 def test_perf_positions_exact(shared, name, count):
-    state = position_file(shared / "positions" / "perf" / name)
+    state = position_file(shared / "positions" / "perf" / name, rules="strict")
     assert count_successors(state) == count
 
 
@@ -30,7 +30,7 @@ def _mismatches(shared, branching_factors, games, limit):
     for game in games:
         want = branching_factors[game]
         seen = 0
-        for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked"):
+        for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked", rules="strict"):
             seen += 1
             if want[index] > limit:
                 continue
@@ -63,9 +63,9 @@ def test_generated_turns_apply_and_reach_their_keys(shared, branching_factors):
     """Sampled successors of sampled archive positions, through GameState.apply_turn."""
     rng = random.Random(SAMPLE_SEED + 1)
     games = rng.sample(sorted(branching_factors), 12)
-    states = [position_file(shared / "positions" / "perf" / "perf-27635-moves.txt")]
+    states = [position_file(shared / "positions" / "perf" / "perf-27635-moves.txt", rules="strict")]
     for game in games:
-        positions = list(replay_positions(shared / "games" / "cooked" / f"{game}.cooked"))
+        positions = list(replay_positions(shared / "games" / "cooked" / f"{game}.cooked", rules="strict"))
         states += [s for _, s in rng.sample(positions, min(3, len(positions)))]
     applied = 0
     for state in states:

@@ -7,9 +7,8 @@ from dataclasses import replace
 
 import pytest
 
+from homeworlds.rules import count_successors, preset, successors
 from homeworlds.rules.fast import Snapshot, canonical_key, state_key
-from homeworlds.rules.presets import preset
-from homeworlds.rules.successors import count_successors, successors
 
 from .oracle import oracle_successor_keys
 from .randompos import random_position

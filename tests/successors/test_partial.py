@@ -5,10 +5,20 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.actions import Build, Capture, Catastrophe, Discover, Move, Sacrifice
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction, InvalidNotation
-from homeworlds.rules.partial import match_partial_turn, parse_partial_turn
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import (
+    AmbiguousAction,
+    Build,
+    Capture,
+    Catastrophe,
+    Discover,
+    IllegalAction,
+    InvalidNotation,
+    Move,
+    Piece,
+    Sacrifice,
+    match_partial_turn,
+    parse_partial_turn,
+)
 
 from .conftest import SHARED, position, position_file
 
@@ -56,7 +66,7 @@ def test_completions_fill_in_the_position():
         Alpha (g3) g2-r2r2y2b2
         Beta (g1) g2-y2b2
         Gamma (b1) g2-b2
-    """)
+    """, rules="strict")
     turn = match_partial_turn(state, "sacrifice r3; capture y2y2")
     assert turn[0] == Sacrifice(turn[0].piece, "Player1")
     assert sorted(a.system for a in turn[1:]) == ["Alpha", "Beta"]
@@ -70,7 +80,7 @@ def test_moves_discoveries_and_builds():
         Player1 (0, r2r3) r1r1r1-
         Alpha (r2) y2-
         Player2 (1, g3) b2-y1y1y1y2g1g1g1b1b1b1
-    """)
+    """, rules="strict")
     turn = match_partial_turn(state, "catastrophe green; sacrifice y2; move r1r1 to Elsewhere (y1)")
     assert isinstance(turn[0], Catastrophe)
     assert isinstance(turn[2], Discover) and turn[2].name == "Elsewhere"
@@ -91,7 +101,7 @@ def test_illegal_names_the_reason():
     state = position("""
         Home0 (0, y1b2) g3-
         Home1 (1, y3b1) -g3
-    """)
+    """, rules="strict")
     with pytest.raises(IllegalAction, match="no legal turn matches"):
         match_partial_turn(state, "capture g3")
     with pytest.raises(IllegalAction):

@@ -44,7 +44,7 @@ def test_lone_ships_count_by_hand():
     state = position("""
         Home0 (0, y1b2) g3-
         Home1 (1, y3b1) -g3
-    """)
+    """, rules="strict")
     got = {tuple(map(str, s.turn)) for s in successors(state)}
     texts = {"; ".join(t) for t in got}
     assert "pass" in texts
@@ -74,7 +74,7 @@ def test_identical_ships_and_names_give_one_successor():
         Home1 (1, y3b1) -g3
         Alpha (b3) r1-
         Beta (b3) r1-
-    """)
+    """, rules="strict")
     keys = successor_keys(state)
     assert count_successors(state) == len(keys)
     turns = [s.turn for s in successors(state, first_kind=Trade)]
@@ -90,7 +90,7 @@ def test_every_turn_applies_and_matches_its_key():
         Home1 (1, y3b1) r1-g3y1
         Alpha (g2) y1-b1
         Beta (r3) b2-
-    """)
+    """, rules="strict")
     succs = list(successors(state))
     assert len(succs) == count_successors(state) > 100
     assert len({s.key for s in succs}) == len(succs)
@@ -102,7 +102,7 @@ def test_pass_is_one_successor_and_equal_results_merge():
     state = position("""
         Home0 (0, y1b2) g1g1-
         Home1 (1, y3b1) -g3
-    """)
+    """, rules="strict")
     keys = [s.key for s in successors(state)]
     assert keys.count(canonical_key(state)) == 1
 
@@ -112,7 +112,7 @@ def test_filters_select_by_first_action():
         Home0 (0, y1b2) g3r2y2-b1
         Home1 (1, y3b1) r1-g3y1
         Alpha (g2) y1-b1
-    """)
+    """, rules="strict")
     everything = successor_keys(state)
     by_kind = {}
     for kind in (Pass, Sacrifice, Capture, Move, Discover, Build, Trade, Catastrophe):
@@ -138,7 +138,7 @@ def test_successors_is_lazy():
     state = position("""
         Home0 (0, y1b2) g3r2y2-b1
         Home1 (1, y3b1) r1-g3y1
-    """)
+    """, rules="strict")
     gen = successors(state)
     assert inspect.isgenerator(gen)
     first = next(gen)
@@ -149,7 +149,7 @@ def test_bad_filter_and_finished_game_are_refused():
     state = position("""
         Home0 (0, y1b2) g3-
         Home1 (1, y3b1) -g3
-    """)
+    """, rules="strict")
     with pytest.raises(ValueError, match="no system named"):
         list(successors(state, system="Nowhere"))
     with pytest.raises(ValueError, match="first_kind"):
@@ -157,7 +157,7 @@ def test_bad_filter_and_finished_game_are_refused():
     done = position("""
         Home0 (0, y1b2) r3-
         Home1 (1, y3r1) r3-y1
-    """)
+    """, rules="strict")
     (win,) = [s for s in successors(done, first_kind=Capture)]
     done.apply_turn(win.turn)
     assert done.is_over
@@ -194,7 +194,7 @@ def test_builds_take_the_smallest_and_trades_change_colour():
     state = position("""
         Home0 (0, g1b2) g3y3-
         Home1 (1, y3b1) -g2
-    """)
+    """, rules="strict")
     for s in successors(state):
         for a in s.turn:
             if isinstance(a, Build):

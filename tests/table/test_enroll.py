@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, Piece
 from homeworlds.table.enroll import EnrollError, copies_for_players, enroll
 from homeworlds.table.layout import Layout, Reader, builtin_layout
 from homeworlds.table.registry import Registry, TagInfo

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from homeworlds.rules.pieces import PIECES, Color, Piece, Size
+from homeworlds.rules import PIECES, Color, Piece, Size
 from homeworlds.table.layout import (
     BUILTIN_LAYOUTS_DIR,
     Layout,

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, Piece
 from homeworlds.table.registry import (
     Registry,
     RegistryError,

@@ -16,18 +16,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
     Build,
     Capture,
     Catastrophe,
     Discover,
+    GameState,
     Move,
     Pass,
     Sacrifice,
+    Successor,
     Trade,
+    successors,
 )
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import Successor, successors
 
 #: Turn kinds by first non-catastrophe action, cheapest first; sacrifices come after.
 FREE_KINDS = (Pass, Catastrophe, Capture, Build, Trade, Move, Discover)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from homeworlds.ai.openings import OPENINGS, opening_homeworld
 from homeworlds.ai.players import ComputerPlayer, GreedyPlayer, RandomPlayer
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 
 OPPONENTS = ("random", "greedy")
 NAMES = ("Player1", "Player2")

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import random
 
-from homeworlds.rules.actions import Homeworld, SetupPick
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Homeworld, Piece, SetupPick
 
 #: (star colours, ship colour) the computer likes, best first.
 _COLOR_PLANS = (("y", "b", "g"), ("b", "y", "g"), ("g", "b", "y"), ("y", "g", "b"))

@@ -10,10 +10,7 @@ from pathlib import Path
 from homeworlds.commands.successors import add_rules_option
 from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.errors import HomeworldsError
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import count_successors
+from homeworlds.rules import GameState, HomeworldsError, count_successors, preset
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -19,8 +19,7 @@ from homeworlds.commands.table_replay import finite_number, miss_rate_option
 from homeworlds.display.printable import printable
 from homeworlds.display.table_screen import record_lines, render_table
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
-from homeworlds.rules.errors import HomeworldsError, IllegalAction
-from homeworlds.rules.presets import PRESETS, preset
+from homeworlds.rules import PRESETS, HomeworldsError, IllegalAction, preset
 
 BUNDLED_GAME = "demo-game.raw"
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from homeworlds.config import ConfigError, TableConfig, load_config
+from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.table.tracker import Commit
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     from homeworlds.store import GameRecorder, StoreRefused
     from homeworlds.store.export import remove_stale_temporaries
 
-    red_alert = _red_alert_function() if config.rules.handicaps.red_alert else None
+    red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert,
                            alignments=deal_alignments_for(config))
@@ -480,14 +481,6 @@ def _chain(first, second):
             first(commit)
         second(commit)
     return both
-
-
-def _red_alert_function():
-    try:
-        from homeworlds.rules.winning import red_alert
-    except ImportError:
-        return None
-    return red_alert
 
 
 def _stop_on_signals() -> threading.Event:

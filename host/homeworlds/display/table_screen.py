@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from homeworlds.notation.sdg import format_sdg_action
-from homeworlds.rules.pieces import PIECES
+from homeworlds.rules import PIECES
 from homeworlds.table.layout import Layout
 from homeworlds.table.view import Observation
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.rules.pieces import PIECES
-from homeworlds.rules.state import GameState
+from homeworlds.rules import PIECES, GameState
 
 _ANSI = {0: "\x1b[31m", 1: "\x1b[33m", 2: "\x1b[32m", 3: "\x1b[34m"}
 _RESET = "\x1b[0m"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import colorsys
 import math
 
-from homeworlds.pixels.frame import Color
+from homeworlds.pixels.frame import RGB
 
 
 def phase(now: float, period: float) -> float:
@@ -47,7 +47,7 @@ def spinner_head(now: float, period: float, length: int) -> int:
     return int(phase(now, period) * length) % length
 
 
-def rainbow(now: float, period: float, length: int, level: float) -> tuple[Color, ...]:
+def rainbow(now: float, period: float, length: int, level: float) -> tuple[RGB, ...]:
     """A rainbow along ``length`` pixels that runs one whole hue cycle per period."""
     start = phase(now, period)
     out = []
@@ -57,6 +57,6 @@ def rainbow(now: float, period: float, length: int, level: float) -> tuple[Color
     return tuple(out)
 
 
-def scale(color: Color, level: float) -> Color:
+def scale(color: RGB, level: float) -> RGB:
     """``color`` at ``level`` (0..1) of its brightness."""
     return (round(color[0] * level), round(color[1] * level), round(color[2] * level))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from homeworlds.hints.animation import scale
-from homeworlds.pixels.frame import BLACK, Color
+from homeworlds.pixels.frame import BLACK, RGB
 
 
 def arc_length(section: int, size: int) -> int:
@@ -19,8 +19,8 @@ def arc_length(section: int, size: int) -> int:
     return max(1, min(section, round(section * size / 3)))
 
 
-def star_arcs(length: int, stars: Sequence[int], star_colors: Sequence[Color],
-              home_mark: Color | None) -> tuple[Color, ...]:
+def star_arcs(length: int, stars: Sequence[int], star_colors: Sequence[RGB],
+              home_mark: RGB | None) -> tuple[RGB, ...]:
     """The idle ring of a system with ``stars`` (piece indices, shown in the order given).
 
     An ordinary system: one arc from position 0. A home (``home_mark`` is its
@@ -46,25 +46,25 @@ def star_arcs(length: int, stars: Sequence[int], star_colors: Sequence[Color],
     return tuple(out)
 
 
-def solid(length: int, color: Color) -> tuple[Color, ...]:
+def solid(length: int, color: RGB) -> tuple[RGB, ...]:
     return (color,) * length
 
 
-def dashed(length: int, color: Color) -> tuple[Color, ...]:
+def dashed(length: int, color: RGB) -> tuple[RGB, ...]:
     """Every other pixel lit, starting at position 0."""
     return tuple(color if i % 2 == 0 else BLACK for i in range(length))
 
 
-def split(length: int, colors: Sequence[Color]) -> tuple[Color, ...]:
+def split(length: int, colors: Sequence[RGB]) -> tuple[RGB, ...]:
     """The ring cut into equal arcs, one per colour in order (the last takes any rest)."""
     width = length // len(colors)
-    out: list[Color] = []
+    out: list[RGB] = []
     for k, color in enumerate(colors):
         out += [color] * (width if k < len(colors) - 1 else length - width * k)
     return tuple(out)
 
 
-def spinner(length: int, head: int, color: Color, level: float) -> tuple[Color, ...]:
+def spinner(length: int, head: int, color: RGB, level: float) -> tuple[RGB, ...]:
     """A comet a quarter of the ring long: the head at ``level``, the tail fading
     behind it (head at ``head``, tail at ``head - 1``, ``head - 2`` ...)."""
     tail = max(1, length // 4)

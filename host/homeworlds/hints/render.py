@@ -30,7 +30,7 @@ from homeworlds.hints.animation import (
 from homeworlds.hints.patterns import dashed, solid, spinner, split, star_arcs
 from homeworlds.hints.settings import HintSettings
 from homeworlds.hints.view import HintView
-from homeworlds.pixels.frame import BLACK, Color, Frame
+from homeworlds.pixels.frame import BLACK, RGB, Frame
 from homeworlds.rules.actions import Discover, Move
 from homeworlds.rules.moves import legal_actions
 from homeworlds.rules.state import GameState, System
@@ -57,7 +57,7 @@ class _Run:
         else:
             self.mode, self.start, self.stop = 0, 0, 0
 
-    def write(self, px: list[Color], pattern: Sequence[Color]) -> None:
+    def write(self, px: list[RGB], pattern: Sequence[RGB]) -> None:
         if self.mode == 1:
             px[self.start:self.stop] = pattern
         elif self.mode == -1:
@@ -81,8 +81,8 @@ class Renderer:
         self._hint_dim = scale(s.hint_color, s.dim)
         self._mistake = scale(s.mistake_color, s.bright)
         self._alert = scale(s.alert_color, s.bright)
-        self._idle_cache: dict[tuple, tuple[Color, ...]] = {}
-        self._fixed_cache: dict[tuple, tuple[Color, ...]] = {}
+        self._idle_cache: dict[tuple, tuple[RGB, ...]] = {}
+        self._fixed_cache: dict[tuple, tuple[RGB, ...]] = {}
 
     # ------------------------------------------------------------------ frame
 
@@ -103,7 +103,7 @@ class Renderer:
                 px[run.pixels[0]] = mark
         return tuple(px)
 
-    def _seat_colors(self, view: HintView) -> tuple[Color, ...]:
+    def _seat_colors(self, view: HintView) -> tuple[RGB, ...]:
         s = self.settings
         own = view.seat_colors or ()
         return tuple(own[seat] if seat < len(own) else s.seat_color(seat)
@@ -111,8 +111,8 @@ class Renderer:
 
     # ------------------------------------------------------------------ rings
 
-    def _render_rings(self, px: list[Color], view: HintView, now: float,
-                      seat_colors: tuple[Color, ...]) -> None:
+    def _render_rings(self, px: list[RGB], view: HintView, now: float,
+                      seat_colors: tuple[RGB, ...]) -> None:
         s = self.settings
         rings = self._rings
         mistakes = view.mistake_slots
@@ -152,8 +152,8 @@ class Renderer:
             if system is not None:
                 run.write(px, self._idle(run.length, system, seat_colors))
 
-    def _idle(self, length: int, system: System, seat_colors: tuple[Color, ...]
-              ) -> tuple[Color, ...]:
+    def _idle(self, length: int, system: System, seat_colors: tuple[RGB, ...]
+              ) -> tuple[RGB, ...]:
         # Smaller star first, so a home reads the same however its stars were listed.
         stars = tuple(sorted(system.stars, key=lambda i: (i % 3, i)))
         owner = system.home_of
@@ -168,7 +168,7 @@ class Renderer:
             self._idle_cache[key] = pattern
         return pattern
 
-    def _fixed(self, kind: str, length: int, color: Color) -> tuple[Color, ...]:
+    def _fixed(self, kind: str, length: int, color: RGB) -> tuple[RGB, ...]:
         key = (kind, length, color)
         pattern = self._fixed_cache.get(key)
         if pattern is None:
@@ -180,7 +180,7 @@ class Renderer:
 
     def _move_hints(self, view: HintView, position: GameState,
                     slot_system: list[System | None], occupied: list[bool], now: float
-                    ) -> dict[int, tuple[Color, ...]]:
+                    ) -> dict[int, tuple[RGB, ...]]:
         """Patterns of the slots the lifted ship concerns: origin, destinations, empty slots."""
         s = self.settings
         lifted = view.lifted
@@ -240,8 +240,8 @@ class Renderer:
 
     # ------------------------------------------------------------------ bars
 
-    def _render_bars(self, px: list[Color], view: HintView, now: float,
-                     seat_colors: tuple[Color, ...]) -> None:
+    def _render_bars(self, px: list[RGB], view: HintView, now: float,
+                     seat_colors: tuple[RGB, ...]) -> None:
         s = self.settings
         bars = self._bars
         if view.link_down:

@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from homeworlds.pixels.frame import Color
+from homeworlds.pixels.frame import RGB
 
 #: Player colours for the seat bars, seat 0 first. Chosen away from the warning
 #: colours (mistake red, link-down amber) and from each other in brightness as
 #: well as hue, so that they stay apart for colour-blind players too.
-DEFAULT_SEAT_COLORS: tuple[Color, ...] = (
+DEFAULT_SEAT_COLORS: tuple[RGB, ...] = (
     (0, 150, 255),    # seat 0: sky blue
     (170, 0, 255),    # seat 1: violet
     (255, 255, 255),  # seat 2: white
@@ -40,7 +40,7 @@ DEFAULT_SEAT_COLORS: tuple[Color, ...] = (
 #: red, yellow, a *bluish* green (pure green and red look alike to most
 #: colour-blind players; bluish green differs from red in brightness and in
 #: its blue part), blue.
-DEFAULT_STAR_COLORS: tuple[Color, Color, Color, Color] = (
+DEFAULT_STAR_COLORS: tuple[RGB, RGB, RGB, RGB] = (
     (255, 0, 0),
     (255, 170, 0),
     (0, 255, 140),
@@ -69,17 +69,17 @@ _MAX_PERIOD = 60.0
 class HintSettings:
     """Every look-and-feel setting of the hint lights; see docs/leds.md for the legend."""
 
-    seat_colors: tuple[Color, ...] = DEFAULT_SEAT_COLORS
+    seat_colors: tuple[RGB, ...] = DEFAULT_SEAT_COLORS
     """Bar colour of each seat (seat 0 first); a view may override them per game."""
-    star_colors: tuple[Color, Color, Color, Color] = DEFAULT_STAR_COLORS
+    star_colors: tuple[RGB, RGB, RGB, RGB] = DEFAULT_STAR_COLORS
     """Red, yellow, green and blue as the rings show them."""
-    mistake_color: Color = (255, 0, 0)
+    mistake_color: RGB = (255, 0, 0)
     """Mistakes and refused hand-overs (always blinking, never steady)."""
-    link_down_color: Color = (255, 100, 0)
+    link_down_color: RGB = (255, 100, 0)
     """Amber on every bar while the table's sensor link is down."""
-    alert_color: Color = (255, 0, 0)
+    alert_color: RGB = (255, 0, 0)
     """Red Alert flashes on the endangered player's bar."""
-    hint_color: Color = (255, 255, 255)
+    hint_color: RGB = (255, 255, 255)
     """Move hints: connected systems (whole ring) and empty slots (every other pixel)."""
     bright: float = 1.0
     """Move hints the player can use now, mistakes, the lifted ship's origin."""
@@ -180,12 +180,12 @@ class HintSettings:
     def with_changes(self, **changes: Any) -> HintSettings:
         return replace(self, **changes)
 
-    def seat_color(self, seat: int) -> Color:
+    def seat_color(self, seat: int) -> RGB:
         """The bar colour of ``seat``; seats past the list reuse it from the start."""
         return self.seat_colors[seat % len(self.seat_colors)]
 
 
-def parse_color(value: object, key: str = "color") -> Color:
+def parse_color(value: object, key: str = "color") -> RGB:
     """``"#rrggbb"``, ``"rrggbb"`` or an ``(r, g, b)`` sequence of ints 0..255 -> a triple."""
     if isinstance(value, str):
         text = value.strip().removeprefix("#")
@@ -203,5 +203,5 @@ def parse_color(value: object, key: str = "color") -> Color:
                             "each part 0-255)", key=key)
 
 
-def color_text(color: Color) -> str:
+def color_text(color: RGB) -> str:
     return "#{:02x}{:02x}{:02x}".format(*color)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from homeworlds.hints.settings import HintSettingsError, parse_color
-from homeworlds.pixels.frame import Color
+from homeworlds.pixels.frame import RGB
 from homeworlds.rules.pieces import Piece
 from homeworlds.rules.state import GameResult, GameState, TurnInProgress
 from homeworlds.table.layout import Layout
@@ -88,7 +88,7 @@ class HintView:
     link_down: bool = False
     result: Outcome | None = None
     red_alert_seat: int | None = None
-    seat_colors: tuple[Color, ...] | None = None
+    seat_colors: tuple[RGB, ...] | None = None
     #: The game store cannot be written: turns are kept in memory only (docs/store.md).
     store_fault: bool = False
 

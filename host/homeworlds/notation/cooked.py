@@ -229,7 +229,7 @@ def format_cooked_turn(actions: Sequence[Action]) -> str:
     sacrifice action, as SDG writes it) is left out: the engine has no word for it."""
     if not actions:
         raise InvalidNotation("a turn needs at least one action (a pass is (Pass(),))")
-    kept = [a for a in actions if not isinstance(a, Pass)] or [Pass()]
+    kept: list[Action] = [a for a in actions if not isinstance(a, Pass)] or [Pass()]
     return "; ".join(format_cooked_action(a) for a in kept)
 
 

@@ -87,13 +87,13 @@ _ARITY = {"build": 2, "construct": 2, "move": 3, "discover": 4, "trade": 3, "sac
           "attack": 2, "catastrophe": 2, "homeworld": 3, "pass": 0, "star": 1, "ship": 1}
 
 _PIECE_BY_TEXT: dict[str, Piece] = {}
-for _piece in PIECES:
-    _PIECE_BY_TEXT[_piece.to_text()] = _piece
-    _PIECE_BY_TEXT[f"{int(_piece.size)}{_piece.color.letter}"] = _piece
+for _each_piece in PIECES:
+    _PIECE_BY_TEXT[_each_piece.to_text()] = _each_piece
+    _PIECE_BY_TEXT[f"{int(_each_piece.size)}{_each_piece.color.letter}"] = _each_piece
 _COLOR_BY_TEXT: dict[str, Color] = {}
-for _color in Color:
-    _COLOR_BY_TEXT[_color.letter] = _color
-    _COLOR_BY_TEXT[_color.name.lower()] = _color
+for _each_color in Color:
+    _COLOR_BY_TEXT[_each_color.letter] = _each_color
+    _COLOR_BY_TEXT[_each_color.name.lower()] = _each_color
 _COLOR_WORD = {c: c.name.capitalize() for c in Color}
 
 _TITLE = re.compile(r"Homeworlds Online(?: \(SDG# ?(\d+)\))?\s*")

@@ -39,7 +39,7 @@ from homeworlds.pixels.factory import (
 )
 from homeworlds.pixels.frame import (
     BLACK,
-    Color,
+    RGB,
     Frame,
     FrameError,
     blank,
@@ -61,7 +61,7 @@ __all__ = [
     "PIXEL_ORDERS",
     "SINK_KINDS",
     "BackgroundPixelOutput",
-    "Color",
+    "RGB",
     "ColorCorrection",
     "Frame",
     "FrameError",

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
-Color = tuple[int, int, int]
+RGB = tuple[int, int, int]
 """One pixel: red, green, blue, each 0..255."""
 
-Frame = tuple[Color, ...]
+Frame = tuple[RGB, ...]
 """One colour per pixel index of the chain."""
 
-BLACK: Color = (0, 0, 0)
+BLACK: RGB = (0, 0, 0)
 
 
 class FrameError(ValueError):
@@ -30,7 +30,7 @@ def blank(pixel_count: int) -> Frame:
     return solid(pixel_count, BLACK)
 
 
-def solid(pixel_count: int, color: Color) -> Frame:
+def solid(pixel_count: int, color: RGB) -> Frame:
     """Every pixel the same colour."""
     if pixel_count < 0:
         raise FrameError(f"pixel count must be 0 or more, not {pixel_count}")
@@ -39,7 +39,7 @@ def solid(pixel_count: int, color: Color) -> Frame:
     return (color,) * pixel_count
 
 
-def frame_to_bytes(frame: Sequence[Color], pixel_count: int | None = None) -> bytes:
+def frame_to_bytes(frame: Sequence[RGB], pixel_count: int | None = None) -> bytes:
     """The frame as ``r g b r g b ...`` bytes, checked.
 
     Raises :class:`FrameError` naming the first bad pixel (or the length
@@ -66,7 +66,7 @@ def frame_from_bytes(data: bytes | bytearray | memoryview) -> Frame:
     return tuple(zip(values, values, values, strict=True))
 
 
-def check_frame(frame: Iterable[Color], pixel_count: int | None = None) -> Frame:
+def check_frame(frame: Iterable[RGB], pixel_count: int | None = None) -> Frame:
     """``frame`` as a checked :data:`Frame` (converted if it was lists)."""
     if not isinstance(frame, Sequence):
         frame = tuple(frame)

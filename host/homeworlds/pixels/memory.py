@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from homeworlds.pixels.frame import Color, Frame, check_frame
+from homeworlds.pixels.frame import RGB, Frame, check_frame
 from homeworlds.pixels.sink import PixelSink
 
 
@@ -52,7 +52,7 @@ class MemorySink(PixelSink):
         """The frame the pixels show now (None if nothing was ever shown)."""
         return self._history[-1].frame if self._history else None
 
-    def pixel(self, index: int) -> Color:
+    def pixel(self, index: int) -> RGB:
         """What pixel ``index`` shows now."""
         if not self._history:
             raise LookupError("nothing has been shown on this sink yet")

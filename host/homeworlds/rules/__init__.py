@@ -1,7 +1,26 @@
-"""The pure rules engine (no I/O). See docs/rules.md."""
+"""The pure rules engine (no I/O). See docs/rules.md.
+
+Everything a caller outside the engine needs is importable from here::
+
+    from homeworlds.rules import GameState, TurnInProgress, preset, legal_actions
+
+The submodules are the engine's own layout: ``pieces``, ``actions``, ``errors``
+(value types), ``presets`` (rule flags), ``state`` (``GameState`` and
+``TurnInProgress``, the one authority on legality), and what is derived from it:
+``moves`` (the next legal actions), ``successors`` and ``winning`` (whole-turn
+search), ``inference`` (which turn explains a board), ``partial`` (turns with
+parts left out). ``fast`` is the search's internal position encoding.
+
+One key says whether two positions are the same whatever their systems are called:
+``canonical_key`` (each seat's home as that seat's, the other systems as a multiset).
+Inference keeps a cheaper board key of its own for comparing with what the table sees,
+which knows no homes (``rules.inference``).
+"""
 
 from homeworlds.rules.actions import (
+    POWER_OF,
     Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -10,6 +29,7 @@ from homeworlds.rules.actions import (
     Move,
     Pass,
     Sacrifice,
+    SetupPick,
     Trade,
     Turn,
 )
@@ -20,10 +40,45 @@ from homeworlds.rules.errors import (
     IllegalTurn,
     InvalidNotation,
 )
+from homeworlds.rules.fast import canonical_key
+from homeworlds.rules.inference import (
+    InferenceResult,
+    ObservedSystem,
+    PartialResult,
+    SystemDifference,
+    explain_partial,
+    infer_turn,
+)
+from homeworlds.rules.moves import fresh_system_name, legal_actions
+from homeworlds.rules.partial import ActionPattern, match_partial_turn, parse_partial_turn
 from homeworlds.rules.pieces import PIECES, Color, Piece, Size
+from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, Handicaps, Rules, preset
+from homeworlds.rules.state import GameResult, GameState, System, TurnInProgress
+from homeworlds.rules.successors import (
+    FIRST_KINDS,
+    Successor,
+    count_successors,
+    successor_keys,
+    successors,
+)
+from homeworlds.rules.winning import find_winning_turn, has_winning_turn, red_alert
 
 __all__ = [
-    "Action", "AmbiguousAction", "Build", "Capture", "Catastrophe", "Color", "Discover",
-    "HomeworldsError", "Homeworld", "IllegalAction", "IllegalTurn", "InvalidNotation", "Move",
-    "PIECES", "Pass", "Piece", "Sacrifice", "Size", "Trade", "Turn",
+    # value types
+    "Action", "BrainTransference", "Build", "Capture", "Catastrophe", "Color", "Discover",
+    "Homeworld", "Move", "PIECES", "POWER_OF", "Pass", "Piece", "Sacrifice", "SetupPick",
+    "Size", "Trade", "Turn",
+    # errors
+    "AmbiguousAction", "HomeworldsError", "IllegalAction", "IllegalTurn", "InvalidNotation",
+    # rule flags and presets
+    "DEFAULT_PRESET", "Handicaps", "PRESETS", "Rules", "preset",
+    # positions and the legality authority
+    "GameResult", "GameState", "System", "TurnInProgress", "canonical_key",
+    # derived from the authority
+    "fresh_system_name", "legal_actions",
+    "FIRST_KINDS", "Successor", "count_successors", "successor_keys", "successors",
+    "find_winning_turn", "has_winning_turn", "red_alert",
+    "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
+    "explain_partial", "infer_turn",
+    "ActionPattern", "match_partial_turn", "parse_partial_turn",
 ]

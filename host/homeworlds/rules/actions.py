@@ -137,7 +137,3 @@ Turn = tuple[Action, ...]
 #: Which colour's power an action uses (None: no power, e.g. a catastrophe).
 POWER_OF = {Capture: Color.RED, Move: Color.YELLOW, Discover: Color.YELLOW,
             Build: Color.GREEN, Trade: Color.BLUE}
-
-
-def turn_to_text(turn: Turn) -> str:
-    return "; ".join(str(a) for a in turn)

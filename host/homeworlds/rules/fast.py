@@ -24,7 +24,6 @@ one in) and is unique by unique factorisation.
 
 from __future__ import annotations
 
-from homeworlds.rules.pieces import PIECES
 from homeworlds.rules.state import GameState
 
 # ---- primes for the exact product keys ------------------------------------
@@ -245,17 +244,6 @@ def key_of(sigs, homes, seats: int) -> tuple:
             others.append(sig)
     others.sort()
     return (tuple(home_sigs), tuple(others))
-
-
-def describe_signature(layout: Layout, sig: int) -> str:
-    """``stars ships0-ships1`` in cooked style (for messages and debugging)."""
-    i = layout.info(sig)
-    stars = "".join(PIECES[k].to_text() for k in i.stars)
-    fleets = []
-    for s in range(layout.seats):
-        fleets.append("".join(PIECES[k].to_text() * layout.ship_count(sig, s, k)
-                              for k in i.kinds[s]))
-    return f"({stars}) " + "-".join(fleets)
 
 
 def state_key(key: tuple, layout: Layout) -> tuple:

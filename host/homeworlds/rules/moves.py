@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from homeworlds.rules.actions import (
     Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -55,6 +56,15 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
 
     systems = [s for s in st.systems if key is None or s.key == key]
 
+    whole_turn = key is None and color is None
+    if wanted(Pass) and whole_turn and (tip.free_action_used or rules.whole_turn_pass):
+        # At the start: a whole-turn pass. Later: giving up what is left of a sacrifice,
+        # or a closing pass that changes nothing (SDG transcripts record those).
+        yield Pass()
+    if wanted(BrainTransference) and whole_turn and not tip.actions \
+            and _may_transfer_brains(tip):
+        yield BrainTransference()
+
     # Catastrophes: allowed unless the timing forbids one before the turn's action.
     cat_ok = not (rules.catastrophe_timing == "after" and not tip.free_action_used)
     if wanted(Catastrophe) and cat_ok:
@@ -67,9 +77,6 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
         return
 
     if not tip.free_action_used:
-        if wanted(Pass) and not tip.actions and rules.whole_turn_pass and key is None \
-                and color is None:
-            yield Pass()
         if wanted(Sacrifice):
             for s in systems:
                 fleet = s.ships[seat]
@@ -81,11 +88,11 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
             for c in range(4):
                 if (color is None or c == color) and s.has_access(seat, c):
                     yield from _power_actions(tip, s, c, wanted)
-    elif tip.sacrifice_left > 0:
-        c = tip.sacrifice_color
-        if color is None or c == color:
+    elif tip.sacrifice_left > 0 and tip.sacrifice_color is not None:
+        sacrificed = tip.sacrifice_color
+        if color is None or sacrificed == color:
             for s in systems:
-                yield from _power_actions(tip, s, c, wanted)
+                yield from _power_actions(tip, s, sacrificed, wanted)
 
 
 def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:
@@ -127,6 +134,13 @@ def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:
                 for j in range(i % 3, 12, 3):
                     if j // 3 != i // 3 and st.bank[j]:
                         yield Trade(PIECES[i], PIECES[j], s.name)
+
+
+def _may_transfer_brains(tip: TurnInProgress) -> bool:
+    st = tip.state
+    handicaps = st.rules.handicaps
+    return (handicaps.brain_transference and st.players == 2
+            and tip.seat == handicaps.junior_seat and not st.brain_transference_used)
 
 
 def _empties_own_home(tip: TurnInProgress, s) -> bool:

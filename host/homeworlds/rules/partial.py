@@ -51,6 +51,7 @@ from homeworlds.rules.errors import (
     InvalidNotation,
 )
 from homeworlds.rules.fast import canonical_key
+from homeworlds.rules.moves import fresh_system_name
 from homeworlds.rules.pieces import PIECES, Color
 from homeworlds.rules.state import GameState, TurnInProgress
 
@@ -180,10 +181,10 @@ def _parse_one(text: str) -> list[ActionPattern]:  # noqa: C901 — one case per
         raise InvalidNotation(f"expected 'catastrophe [COLOUR] [at SYSTEM]': {text!r}", text)
     if head in ("sacrifice", "sac", "capture", "attack", "build"):
         kind = {"sac": "sacrifice", "attack": "capture"}.get(head, head)
-        if rest and kind != "sacrifice" and _multi(rest[0]):
+        multi = _multi(rest[0]) if rest and kind != "sacrifice" else None
+        if multi:
             where = _where(rest[1:], text)
-            return [ActionPattern(kind, color=c, size=s, where=where)
-                    for c, s in _multi(rest[0])]
+            return [ActionPattern(kind, color=c, size=s, where=where) for c, s in multi]
         color = size = None
         if rest and _is_piece(rest[0]):
             color, size = _piece(rest[0], text)
@@ -194,7 +195,9 @@ def _parse_one(text: str) -> list[ActionPattern]:  # noqa: C901 — one case per
     if head == "move":
         if not rest:
             raise InvalidNotation(f"a move needs a piece: {text!r}", text)
-        pieces = _multi(rest[0]) or [_piece(rest[0], text)]
+        multi = _multi(rest[0])
+        pieces: list[tuple[int | None, int | None]] = (list(multi) if multi
+                                                        else [_piece(rest[0], text)])
         rest = rest[1:]
         where = whither = None
         star = None
@@ -316,27 +319,14 @@ def _candidates(tip: TurnInProgress, pattern: ActionPattern):
         elif k == "move":
             for i in mine:
                 if pattern.discovers:
+                    name = pattern.whither or fresh_system_name(st)
                     for star in range(12):
                         if st.bank[star]:
-                            yield Discover(PIECES[i], s.name, PIECES[star], pattern.whither)
+                            yield Discover(PIECES[i], s.name, PIECES[star], name)
                 else:
                     for d in st.systems:
                         if d is not s:
                             yield Move(PIECES[i], s.name, d.name)
-
-
-def _clone(tip: TurnInProgress) -> TurnInProgress:
-    new = TurnInProgress.__new__(TurnInProgress)
-    new.start = tip.start
-    new.state = tip.state.copy()
-    new.seat = tip.seat
-    new.actions = list(tip.actions)
-    new.free_action_used = tip.free_action_used
-    new.sacrifice_color = tip.sacrifice_color
-    new.sacrifice_left = tip.sacrifice_left
-    new.closed_by_catastrophe = tip.closed_by_catastrophe
-    new.passed = tip.passed
-    return new
 
 
 def match_partial_turn(state: GameState, text: str) -> Turn:
@@ -353,7 +343,7 @@ def match_partial_turn(state: GameState, text: str) -> Turn:
     def walk(tip: TurnInProgress, index: int) -> None:
         if index == len(patterns):
             try:
-                after = _clone(tip).finish()
+                after = tip.copy().finish()
             except HomeworldsError as error:
                 reasons.append(str(error))
                 return
@@ -362,7 +352,7 @@ def match_partial_turn(state: GameState, text: str) -> Turn:
         for action in _candidates(tip, patterns[index]):
             if not patterns[index].matches(action):
                 continue
-            child = _clone(tip)
+            child = tip.copy()
             try:
                 child.apply(action)
             except AmbiguousAction:

@@ -50,8 +50,10 @@ class Piece(NamedTuple):
     color: Color
     size: Size
 
+    # Shadows tuple.index (a piece is never searched as a sequence): the dense index
+    # 0..11 is what the engine keeps its counts by.
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]
         return self.color * 3 + self.size - 1
 
     @classmethod
@@ -82,12 +84,3 @@ class Piece(NamedTuple):
 
 
 PIECES: tuple[Piece, ...] = tuple(Piece(c, s) for c in Color for s in Size)
-NUM_PIECE_KINDS = 12
-
-
-def color_of(index: int) -> int:
-    return index // 3
-
-
-def size_of(index: int) -> int:
-    return index % 3 + 1

@@ -8,6 +8,7 @@ with ``dataclasses.replace``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Rules:
         """Pieces of each colour-size: three for two players, one more per extra player."""
         return 3 if players <= 2 else players + 1
 
-    def with_handicaps(self, **options: object) -> Rules:
+    def with_handicaps(self, **options: Any) -> Rules:
         return replace(self, handicaps=replace(self.handicaps, **options))
 
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from homeworlds.rules.actions import (
+    POWER_OF,
     Action,
     BrainTransference,
     Build,
@@ -34,8 +36,6 @@ from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignm
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
-
-_POWER_OF = {Capture: 0, Move: 1, Discover: 1, Build: 2, Trade: 3}
 
 
 class System:
@@ -337,6 +337,20 @@ class GameState:
                     self._remove_system(home)
         return newly
 
+    def _overpopulation(self, system: System, color: int) -> None:
+        """A catastrophe's effect: every piece of ``color`` in ``system`` returns to the
+        bank; a system left without a star leaves the board."""
+        lo = color * 3
+        for i in [i for i in system.stars if lo <= i < lo + 3]:
+            system.stars.remove(i)
+            self.bank[i] += 1
+        for fleet in system.ships:
+            for i in range(lo, lo + 3):
+                self.bank[i] += fleet[i]
+                fleet[i] = 0
+        if not system.stars:
+            self._remove_system(system)
+
     def _remove_system(self, system: System) -> None:
         for i in system.stars:
             self.bank[i] += 1
@@ -466,7 +480,7 @@ class TurnInProgress:
 
     # ---- helpers ----
 
-    def _fail(self, message: str, action: Action | None) -> None:
+    def _fail(self, message: str, action: Action | None) -> NoReturn:
         prefix = f"{action}: " if action is not None else ""
         raise IllegalAction(prefix + message, action, self.start)
 
@@ -523,17 +537,16 @@ class TurnInProgress:
             self._apply_setup(action)
             self.actions.append(action)
             return
-        kind = type(action)
-        if kind is BrainTransference:
+        if isinstance(action, BrainTransference):
             self._brain_transference(action)
-        elif kind is Catastrophe:
+        elif isinstance(action, Catastrophe):
             self._catastrophe(action)
-        elif kind is Sacrifice:
+        elif isinstance(action, Sacrifice):
             self._sacrifice(action)
-        elif kind is Pass:
+        elif isinstance(action, Pass):
             self._pass(action)
-        elif kind in _POWER_OF:
-            self._power_action(action, _POWER_OF[kind])
+        elif isinstance(action, (Build, Move, Discover, Trade, Capture)):
+            self._power_action(action, POWER_OF[type(action)])
         else:
             self._fail(f"unknown action {action!r}", action)
         self.actions.append(action)
@@ -589,23 +602,13 @@ class TurnInProgress:
         if system.count_color(color) < 4:
             self._fail(f"{system.name} is not overpopulated in {action.color.to_text()} "
                        f"({system.count_color(color)} pieces)", action)
-        lo = color * 3
         if timing == "ends" and self.free_action_used:
             self.closed_by_catastrophe = True
         elif timing == "after" and self.free_action_used:
             self.closed_by_catastrophe = True
-        removed_stars = [i for i in system.stars if lo <= i < lo + 3]
-        for i in removed_stars:
-            system.stars.remove(i)
-            st.bank[i] += 1
-        for fleet in system.ships:
-            for i in range(lo, lo + 3):
-                st.bank[i] += fleet[i]
-                fleet[i] = 0
-        if not system.stars:
-            st._remove_system(system)
-            return
-        self._after_action(system, action)
+        st._overpopulation(system, color)
+        if system in st.systems:
+            self._after_action(system, action)
 
     def _declarer(self, action: Catastrophe) -> int:
         st = self.state
@@ -640,7 +643,8 @@ class TurnInProgress:
         self.sacrifice_left = i % 3 + 1
         self._after_action(system, action)
 
-    def _power_action(self, action: Action, color: int) -> None:
+    def _power_action(self, action: Build | Move | Discover | Trade | Capture,
+                      color: int) -> None:
         self._timing_check(action)
         where_name = action.origin if isinstance(action, (Move, Discover)) else action.system
         where = self._system(where_name, action)
@@ -661,14 +665,13 @@ class TurnInProgress:
                            f"{Color(color).to_text()} star or one of your own "
                            f"{Color(color).to_text()} ships there)", action)
             self.free_action_used = True
-        kind = type(action)
-        if kind is Build:
+        if isinstance(action, Build):
             self._build(action, where)
-        elif kind is Move:
+        elif isinstance(action, Move):
             self._move(action, where)
-        elif kind is Discover:
+        elif isinstance(action, Discover):
             self._discover(action, where)
-        elif kind is Trade:
+        elif isinstance(action, Trade):
             self._trade(action, where)
         else:
             self._capture(action, where)
@@ -846,6 +849,7 @@ class TurnInProgress:
             if not all_stars_done:
                 self._fail("every player picks both home stars before any ship", action)
             self._check_setup_ship(action.piece, action)
+            assert home is not None  # every seat has its two stars by now
             home.ships[seat][action.piece.index] += 1
             st.set_up[seat] = True
         else:
@@ -896,15 +900,8 @@ class TurnInProgress:
         trial = st.copy()
         for system in list(trial.systems):
             for color in system.overpopulated_colors():
-                lo = color * 3
-                for i in [i for i in system.stars if lo <= i < lo + 3]:
-                    system.stars.remove(i)
-                    trial.bank[i] += 1
-                for fleet in system.ships:
-                    for i in range(lo, lo + 3):
-                        trial.bank[i] += fleet[i]
-                        fleet[i] = 0
-            if not system.stars or not system.has_ships():
+                trial._overpopulation(system, color)
+            if system in trial.systems and not system.has_ships():
                 trial._remove_system(system)
         if trial.has_lost_home(self.seat):
             raise IllegalTurn("this win leaves an overpopulation that would destroy your own "

@@ -31,9 +31,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from homeworlds.rules.actions import Action, Discover
-from homeworlds.rules.pieces import PIECES, Piece
-from homeworlds.rules.state import GameState, System, TurnInProgress
+from homeworlds.rules import PIECES, Action, Discover, GameState, Piece, System, TurnInProgress
 from homeworlds.sim.table import SimError, TableEvent, VirtualTable, pieces_text
 from homeworlds.table.layout import Layout
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, Piece
 from homeworlds.table.enroll import copies_for_players
 from homeworlds.table.layout import Layout, ZoneKind
 from homeworlds.table.registry import COPY_LETTERS, Registry, TagInfo, normalize_uid

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, InvalidNotation, Piece
 
 REGISTRY_FORMAT = 1
 COPY_LETTERS = "abcdefghijklmnopqrstuvwxyz"

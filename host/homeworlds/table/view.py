@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Piece
 from homeworlds.table.layout import Layout, ZoneKind
 from homeworlds.table.registry import Registry, TagKind
 
