@@ -73,6 +73,9 @@ def test_catastrophe_declared_by_a_named_player():
         parse_sdg_action("Catastrophe Pop Red by Carol", players=players)
     with pytest.raises(InvalidNotation, match="no players are known"):
         parse_sdg_action("Catastrophe Pop Red by Bob")
+    # The mover naming themselves is their own declaration: one way to write each action.
+    assert parse_sdg_action("Catastrophe Pop Red by Alice", players=players,
+                            player="alice") == Catastrophe("Pop", Color.RED)
 
 
 def test_sdg_game_records_rules_and_alignments_and_refuses_a_bad_deal():

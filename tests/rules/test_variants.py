@@ -149,7 +149,10 @@ def test_only_the_player_to_move_declares_a_catastrophe_elsewhere():
         state = position(OVERPOPULATED, rules=rules)
         with pytest.raises(IllegalAction, match="only the player to move"):
             state.apply_turn([Build(P("g1"), "Home"), Catastrophe("Pop", Color.RED, declarer=1)])
-        state.apply_turn([Build(P("g1"), "Home"), Catastrophe("Pop", Color.RED, declarer=0)])
+        with pytest.raises(IllegalAction, match="names no declarer"):
+            state.copy().apply_turn([Build(P("g1"), "Home"),
+                                     Catastrophe("Pop", Color.RED, declarer=0)])
+        state.apply_turn([Build(P("g1"), "Home"), Catastrophe("Pop", Color.RED)])
 
 
 def test_a_declaration_by_the_player_not_to_move_can_end_the_game_for_the_mover():

@@ -46,6 +46,8 @@ def oracle_candidates(tip: TurnInProgress, fresh: str = "Zz-new") -> Iterator[Ac
     for s in st.systems:
         for c in Color:
             yield Catastrophe(s.name, c)
+            for declarer in range(st.players):
+                yield Catastrophe(s.name, c, declarer)
         for k in range(12):
             yield Build(PIECES[k], s.name)
             for owner in range(st.players):

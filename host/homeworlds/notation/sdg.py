@@ -253,6 +253,9 @@ def parse_sdg_action(text: str, *, player: str | None = None,
         declarer = None
         if len(args) > 3 and args[2].lower() == "by":
             declarer = _declarer(args[3], players, text)
+            if player is not None and players is not None \
+                    and players[declarer].lower() == player.lower():
+                declarer = None  # the mover's own declaration, written with its name
             used += 2
         action = Catastrophe(args[0], _color(args[1], text), declarer)
     elif keyword in ("star", "ship"):

@@ -23,6 +23,7 @@ from homeworlds.rules.actions import (
     Sacrifice,
     Trade,
 )
+from homeworlds.rules.errors import HomeworldsError
 from homeworlds.rules.pieces import PIECES, Color
 from homeworlds.rules.state import GameState, TurnInProgress
 
@@ -72,6 +73,8 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
             for c in s.overpopulated_colors():
                 if (color is None or c == color) and not _catastrophe_empties_own_home(tip, s, c):
                     yield Catastrophe(s.name, Color(c))
+    if wanted(Catastrophe) and rules.catastrophe_by_any_player:
+        yield from _declared_by_others(tip, systems, color)
 
     if tip.passed or tip.closed_by_catastrophe:
         return
@@ -158,3 +161,23 @@ def _catastrophe_empties_own_home(tip: TurnInProgress, s, color: int) -> bool:
     star_left = any(not lo <= i < lo + 3 for i in s.stars)
     ships_left = any(fleet[i] for fleet in s.ships for i in range(12) if not lo <= i < lo + 3)
     return star_left and not ships_left
+
+
+def _declared_by_others(tip: TurnInProgress, systems, color: Color | None
+                        ) -> Iterator[Catastrophe]:
+    """Overpopulations a player not to move may declare (rulebooks/003, Overpopulation:
+    "can be declared by either player"). Rare and cheap, so the authority decides."""
+    st = tip.state
+    for s in systems:
+        for c in s.overpopulated_colors():
+            if color is not None and c != color:
+                continue
+            for seat in range(st.players):
+                if seat == tip.seat or st.eliminated[seat]:
+                    continue
+                action = Catastrophe(s.name, Color(c), seat)
+                try:
+                    tip.copy().apply(action)
+                except HomeworldsError:
+                    continue
+                yield action

@@ -612,9 +612,12 @@ class TurnInProgress:
 
     def _declarer(self, action: Catastrophe) -> int:
         st = self.state
-        declarer = self.seat if action.declarer is None else action.declarer
+        if action.declarer is None:
+            return self.seat
+        declarer = action.declarer
         if declarer == self.seat:
-            return declarer
+            # One way to write each action: the mover's own declaration names nobody.
+            self._fail("a catastrophe of the player to move names no declarer", action)
         if not st.rules.catastrophe_by_any_player:
             self._fail(f"only the player to move may declare a catastrophe under the "
                        f"{st.rules.name} rules", action)
