@@ -212,6 +212,13 @@ class _Target:
         return True
 
 
+def _star_colors(stars) -> list[int]:
+    counts = [0, 0, 0, 0]
+    for i in stars:
+        counts[i // 3] += 1
+    return counts
+
+
 def _need(want: _Want | None, seat: int, piece: int) -> int:
     """The most ships of ``piece`` the table may want of ``seat`` here."""
     return 0 if want is None else want.hi[seat][piece]
@@ -278,8 +285,13 @@ class _InferenceSearch:
         if self._hopeless(tip, wants, unmatched):
             return
         if not tip.free_action_used:
-            # Any ship may be sacrificed (its actions may even bring an equal one back:
-            # the Factory); those the target no longer has come first.
+            # The free action first (one action deep), then any ship may be sacrificed
+            # (its actions may even bring an equal one back: the Factory); those the
+            # target no longer has come first.
+            for s in st.systems:
+                for c in range(4):
+                    if s.has_access(seat, c):
+                        yield from self._power(tip, s, c, wants, remaining=0)
             likely, others = [], []
             for s in st.systems:
                 fleet = s.ships[seat]
@@ -291,10 +303,6 @@ class _InferenceSearch:
                         (likely if gone else others).append(Sacrifice(PIECES[i], s.name))
             yield from likely
             yield from others
-            for s in st.systems:
-                for c in range(4):
-                    if s.has_access(seat, c):
-                        yield from self._power(tip, s, c, wants, remaining=0)
         elif tip.sacrifice_left > 0:
             for s in st.systems:
                 yield from self._power(tip, s, tip.sacrifice_color, wants,
@@ -428,54 +436,98 @@ class _InferenceSearch:
         # Pareto set of (ships to take away, ships to bring) over the catastrophe choices.
         base_e = base_d = 0
         options: list[list[tuple[int, int]]] = []
+        # Moves only (a yellow sacrifice under way) never change a ship's kind: each ship
+        # the table wants somewhere must come from a place with one to spare (a
+        # catastrophe there changes nothing to this: it takes the spare ship away, and
+        # what the table shows there afterwards must come from elsewhere).
+        moves_only = tip.free_action_used and color == 1
+        can_capture = not tip.free_action_used or color == 0
+        spare = [0] * 12
+        short = [0] * 12
         for s in st.systems:
             want = wants[s.key]
-            fleet = s.ships[seat]
+            if want is not None and want.lo is want.hi and s.ships == want.lo \
+                    and sorted(s.stars) == want.stars:
+                continue  # already as the table shows it
             counts = self._counts_now.get(s.key)
             if counts is None:
                 counts = self._counts_now[s.key] = s.color_counts()
             per_color = []
-            for c in range(4):
-                e = d = 0
-                for i in range(c * 3, c * 3 + 3):
-                    have = fleet[i]
-                    hi = _need(want, seat, i)
-                    lo = _keep(want, seat, i)
-                    if have > hi:
-                        e += have - hi
-                    elif lo > have:
-                        d += lo - have
-                droppable = counts[c] > (0 if want is None else want.colors[c])
-                per_color.append((e, d, droppable))
             if want is None:
-                star_colors = {i // 3 for i in s.stars}
-                plain = [(e, d) for e, d, _ in per_color]
-                choices = []
-                for c in star_colors:
-                    choices.append((0, max(0, 4 - counts[c])))
-                drops = [c for c in range(4) if per_color[c][2] and c not in star_colors]
+                kept = hi_all = lo_all = None
+            else:
+                kept = _star_colors(want.stars)
+                hi_all, lo_all = want.hi, want.lo
+            stars_now = _star_colors(s.stars)
+            ships = s.ships
+            for c in range(4):
+                e = d = others_gone = others_kept = 0
+                for i in range(c * 3, c * 3 + 3):
+                    for owner in range(len(ships)):
+                        have = ships[owner][i]
+                        hi = 0 if hi_all is None else hi_all[owner][i]
+                        if owner == seat:
+                            lo = 0 if lo_all is None else lo_all[owner][i]
+                            if have > hi:
+                                e += have - hi
+                                spare[i] += have - hi
+                            elif lo > have:
+                                d += lo - have
+                                short[i] += lo - have
+                        else:
+                            if have > hi:
+                                others_gone += have - hi
+                            if lo_all is not None:
+                                others_kept += lo_all[owner][i]
+                # Other seats' ships leave only by capture (red) or catastrophe, stars
+                # only by catastrophe; and nothing brings either back.
+                forced = (kept is not None and stars_now[c] > kept[c]
+                          or others_gone and not can_capture)
+                possible = (counts[c] > (0 if want is None else want.colors[c])
+                            and not (kept and kept[c]) and not others_kept)
+                if forced and not possible:
+                    return True
+                fuel = max(0, 4 - counts[c])
+                per_color.append((e, d, forced, possible, fuel))
+            if want is None:
+                # The system goes: all its ships leave (and it fades), or a catastrophe of
+                # a star colour takes it whole.
+                choices = [(0, per_color[c][4]) for c in range(4) if stars_now[c]]
+                drops = [c for c in range(4) if per_color[c][3] and not stars_now[c]]
                 for mask in range(1 << len(drops)):
                     e = d = 0
                     for c in range(4):
                         if c in drops and mask >> drops.index(c) & 1:
-                            d += max(0, 4 - counts[c])
+                            d += per_color[c][4]
+                        elif per_color[c][2]:
+                            break  # this colour cannot leave without a catastrophe
                         else:
-                            e += plain[c][0]
-                            d += plain[c][1]
-                    choices.append((e, d))
+                            e += per_color[c][0]
+                            d += per_color[c][1]
+                    else:
+                        choices.append((e, d))
+                if not choices:
+                    return True
                 options.append(choices)
                 continue
             for c in range(4):
-                e, d, droppable = per_color[c]
-                if droppable:
-                    cat_d = max(0, 4 - counts[c]) + sum(want.lo[seat][c * 3:c * 3 + 3])
-                    options.append([(e, d), (0, cat_d)])
+                e, d, forced, possible, fuel = per_color[c]
+                if possible:
+                    # With a catastrophe: the colour must first reach four pieces, and
+                    # what the table shows of it here afterwards must be brought.
+                    cat = (0, fuel + sum(want.lo[seat][c * 3:c * 3 + 3]))
+                    options.append([cat] if forced else [(e, d), cat])
                 else:
                     base_e += e
                     base_d += d
         for want in unmatched:
             base_d += sum(want.lo[seat])
+            if moves_only:
+                for i, n in enumerate(want.lo[seat]):
+                    short[i] += n
         if base_e > removals or base_d > arrivals:
+            return True
+        if moves_only and any(short[i] > spare[i] for i in range(12)):
             return True
         front = {(base_e, base_d)}
         for choices in options:
