@@ -112,7 +112,7 @@ class _Filter:
                 and (self.color is None or color == self.color))
 
 
-class _Search:
+class SuccessorSearch:
     """One successor enumeration from one position.
 
     ``results`` maps the exact product key of each distinct successor to the path
@@ -986,14 +986,14 @@ def _filter(state: GameState, first_kind: type | None, system: str | None,
 
 def count_successors(state: GameState) -> int:
     """How many distinct positions one legal turn of the player to move reaches."""
-    search = _Search(state, keep_paths=False)
+    search = SuccessorSearch(state, keep_paths=False)
     search.run()
     return len(search.results)
 
 
 def successor_keys(state: GameState) -> set[tuple]:
     """The canonical keys of every successor."""
-    search = _Search(state, keep_paths=True)
+    search = SuccessorSearch(state, keep_paths=True)
     search.run()
     return {key for _, key in search.fresh}
 
@@ -1010,8 +1010,8 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
 
     The search runs lazily, one group of first actions (a kind at a system) at a time.
     """
-    search = _Search(state, keep_paths=True)
-    writer = _TurnWriter(search)
+    search = SuccessorSearch(state, keep_paths=True)
+    writer = TurnWriter(search)
     wanted = _filter(state, first_kind, system, color)
     for group in _groups(state, wanted):
         search.run(group)
@@ -1037,10 +1037,10 @@ def _groups(state: GameState, wanted: _Filter | None) -> Iterator[_Filter]:
             yield _Filter(frozenset({code}), slot, color)
 
 
-class _TurnWriter:
+class TurnWriter:
     """Internal paths to actions with names; discoveries get fresh names."""
 
-    def __init__(self, search: _Search):
+    def __init__(self, search: SuccessorSearch):
         snap = search.snap
         self.names = list(snap.names)
         taken = {n.casefold() for n in snap.names}
@@ -1080,13 +1080,3 @@ class _TurnWriter:
                 out.append(Pass())
         return tuple(out)
 
-
-def __getattr__(name: str):
-    """``find_winning_turn``, ``has_winning_turn`` and ``red_alert`` live in
-    ``homeworlds.rules.winning`` (which builds on this module); they are reachable from
-    here too."""
-    if name in ("find_winning_turn", "has_winning_turn", "red_alert"):
-        from homeworlds.rules import winning
-
-        return getattr(winning, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
