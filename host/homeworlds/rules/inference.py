@@ -168,9 +168,13 @@ class _Target:
         created: dict[tuple, list[str]] = {}
         present = set()
         for s in st.systems:
-            present.add(s.key)
             if s.key in start_names:
-                wants[s.key] = self.named.get(s.key)
+                want = self.named.get(s.key)
+                if want is not None and not _may_become(s.stars, want.stars):
+                    want = None  # that name went to a system created in its place
+                else:
+                    present.add(s.key)
+                wants[s.key] = want
             else:
                 created.setdefault(tuple(sorted(s.stars)), []).append(s.key)
         pool: dict[tuple, list[_Want]] = {}
@@ -194,10 +198,13 @@ class _Target:
                      for w in options]
         return wants, unmatched
 
-    def new_star_kinds(self, present: set[str]) -> set[int]:
+    def new_star_kinds(self, st: GameState) -> set[int]:
+        present = {s.key: s for s in st.systems}
         kinds = {i for want in self.new for i in want.stars}
-        kinds.update(i for key, want in self.named.items() if key not in present
-                     for i in want.stars)
+        for key, want in self.named.items():
+            s = present.get(key)
+            if s is None or not _may_become(s.stars, want.stars):
+                kinds.update(want.stars)
         return kinds
 
     def matches(self, st: GameState, start_names: set[str]) -> bool:
@@ -210,6 +217,17 @@ class _Target:
                     s.stars, s.ships):
                 return False
         return True
+
+
+def _may_become(stars: list[int], later: list[int]) -> bool:
+    """Whether a system with these stars can still have ``later`` (sorted) as its stars:
+    a system only loses stars (to catastrophes), it never gains any."""
+    rest = list(stars)
+    for i in later:
+        if i not in rest:
+            return False
+        rest.remove(i)
+    return True
 
 
 def _star_colors(stars) -> list[int]:
@@ -375,7 +393,7 @@ class _InferenceSearch:
                     self._hops.add(hop)  # tried after the moves that go straight there
                     yield hop
         name = fresh_system_name(st)
-        new_stars = self.target.new_star_kinds({x.key for x in st.systems})
+        new_stars = self.target.new_star_kinds(st)
         for star in range(12):
             if not st.bank[star] or star % 3 in sizes:
                 continue
@@ -400,10 +418,11 @@ class _InferenceSearch:
             if (_need(want, seat, piece) > other.ships[seat][piece]
                     or self._color_drop(other, want, piece // 3)):
                 return True
-        present = {x.key for x in st.systems}
+        present = {x.key: x for x in st.systems}
         return any(want.stars and want.stars[0] % 3 not in sizes and want.hi[seat][piece]
-                   for want in self.target.new + [w for k, w in self.target.named.items()
-                                                  if k not in present])
+                   for want in self.target.new + [
+                       w for k, w in self.target.named.items()
+                       if k not in present or not _may_become(present[k].stars, w.stars)])
 
     # ---- the bound ----
 
@@ -441,9 +460,17 @@ class _InferenceSearch:
         # catastrophe there changes nothing to this: it takes the spare ship away, and
         # what the table shows there afterwards must come from elsewhere).
         moves_only = tip.free_action_used and color == 1
+        # Trades only keep every ship where it is and as large as it is.
+        trades_only = tip.free_action_used and color == 3
         can_capture = not tip.free_action_used or color == 0
         spare = [0] * 12
         short = [0] * 12
+        # Under moves only, a ship of a kind the table shows fewer of must meet a
+        # catastrophe: of its colour (``sink_colors``) or of a star of a system that goes.
+        total_now = [0] * 12
+        total_hi = [0] * 12
+        sink_colors = [False] * 4
+        sink_all = False
         for s in st.systems:
             want = wants[s.key]
             if want is not None and want.lo is want.hi and s.ships == want.lo \
@@ -460,6 +487,10 @@ class _InferenceSearch:
                 hi_all, lo_all = want.hi, want.lo
             stars_now = _star_colors(s.stars)
             ships = s.ships
+            if trades_only:
+                for z in range(3):
+                    if sum(ships[seat][z::3]) < (0 if lo_all is None else sum(lo_all[seat][z::3])):
+                        return True
             for c in range(4):
                 e = d = others_gone = others_kept = 0
                 for i in range(c * 3, c * 3 + 3):
@@ -467,6 +498,8 @@ class _InferenceSearch:
                         have = ships[owner][i]
                         hi = 0 if hi_all is None else hi_all[owner][i]
                         if owner == seat:
+                            total_now[i] += have
+                            total_hi[i] += hi
                             lo = 0 if lo_all is None else lo_all[owner][i]
                             if have > hi:
                                 e += have - hi
@@ -480,19 +513,24 @@ class _InferenceSearch:
                             if lo_all is not None:
                                 others_kept += lo_all[owner][i]
                 # Other seats' ships leave only by capture (red) or catastrophe, stars
-                # only by catastrophe; and nothing brings either back.
+                # only by catastrophe; and nothing brings either back. A catastrophe
+                # needs four pieces of its colour, each action adding at most one.
                 forced = (kept is not None and stars_now[c] > kept[c]
                           or others_gone and not can_capture)
-                possible = (counts[c] > (0 if want is None else want.colors[c])
-                            and not (kept and kept[c]) and not others_kept)
-                if forced and not possible:
-                    return True
                 fuel = max(0, 4 - counts[c])
+                possible = (fuel <= arrivals and not (kept and kept[c]) and not others_kept)
+                if forced and not possible and want is not None:
+                    return True  # (a system that goes may go whole: see below)
+                if possible:
+                    sink_colors[c] = True
+                    if want is None and stars_now[c]:
+                        sink_all = True
                 per_color.append((e, d, forced, possible, fuel))
             if want is None:
                 # The system goes: all its ships leave (and it fades), or a catastrophe of
                 # a star colour takes it whole.
-                choices = [(0, per_color[c][4]) for c in range(4) if stars_now[c]]
+                choices = [(0, per_color[c][4]) for c in range(4)
+                           if stars_now[c] and per_color[c][3]]
                 drops = [c for c in range(4) if per_color[c][3] and not stars_now[c]]
                 for mask in range(1 << len(drops)):
                     e = d = 0
@@ -512,7 +550,7 @@ class _InferenceSearch:
                 continue
             for c in range(4):
                 e, d, forced, possible, fuel = per_color[c]
-                if possible:
+                if possible and (e or forced):
                     # With a catastrophe: the colour must first reach four pieces, and
                     # what the table shows of it here afterwards must be brought.
                     cat = (0, fuel + sum(want.lo[seat][c * 3:c * 3 + 3]))
@@ -522,13 +560,20 @@ class _InferenceSearch:
                     base_d += d
         for want in unmatched:
             base_d += sum(want.lo[seat])
+            if trades_only and any(want.lo[seat]):
+                return True
             if moves_only:
                 for i, n in enumerate(want.lo[seat]):
                     short[i] += n
+                    total_hi[i] += want.hi[seat][i]
         if base_e > removals or base_d > arrivals:
             return True
-        if moves_only and any(short[i] > spare[i] for i in range(12)):
-            return True
+        if moves_only:
+            for i in range(12):
+                if short[i] > spare[i]:
+                    return True
+                if total_now[i] > total_hi[i] and not sink_all and not sink_colors[i // 3]:
+                    return True
         front = {(base_e, base_d)}
         for choices in options:
             grown = set()
