@@ -155,9 +155,11 @@ class _Target:
                 self.new.append(want)
 
     def wants_for(self, st: GameState, start_names: set[str]
-                  ) -> tuple[dict[str, _Want | None], list[_Want]]:
+                  ) -> tuple[dict[str, _Want | None], list[_Want], list[_Want]]:
         """Per system of the search state, the table's version of it (None: it must
-        vanish), and the table's systems that nothing in the search state stands for.
+        vanish); the table's systems that nothing in the search state stands for; and
+        those that may or may not be stood for (more new systems of the table than
+        created ones with the same stars).
 
         A system of the start position is the table's system of that name. A system
         created during the turn is one of the table's new systems with the same stars —
@@ -183,6 +185,7 @@ class _Target:
         for name, want in self.named.items():
             if name not in present:
                 pool.setdefault(tuple(want.stars), []).append(want)
+        maybe: list[_Want] = []
         for stars, keys in created.items():
             options = pool.get(stars)
             if not options:
@@ -194,9 +197,11 @@ class _Target:
                 merged = _Want.merged(options, may_vanish=len(keys) > len(options))
                 for k in keys:
                     wants[k] = merged
+                if len(options) > len(keys):
+                    maybe.extend(options)
         unmatched = [w for stars, options in pool.items() if stars not in created
                      for w in options]
-        return wants, unmatched
+        return wants, unmatched, maybe
 
     def new_star_kinds(self, st: GameState) -> set[int]:
         present = {s.key: s for s in st.systems}
@@ -289,7 +294,7 @@ class _InferenceSearch:
         self._counts_now = {}
         self._hops = set()
         seat = tip.seat
-        wants, unmatched = self.target.wants_for(st, self.start_names)
+        wants, unmatched, maybe = self.target.wants_for(st, self.start_names)
         rules = st.rules
         # Catastrophes where the target holds fewer pieces of that colour.
         if not (rules.catastrophe_timing == "after" and not tip.free_action_used):
@@ -300,7 +305,7 @@ class _InferenceSearch:
                         yield Catastrophe(s.name, Color(c))
         if tip.passed or tip.closed_by_catastrophe:
             return
-        if self._hopeless(tip, wants, unmatched):
+        if self._hopeless(tip, wants, unmatched, maybe):
             return
         if not tip.free_action_used:
             # The free action first (one action deep), then any ship may be sacrificed
@@ -426,7 +431,8 @@ class _InferenceSearch:
 
     # ---- the bound ----
 
-    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want]) -> bool:
+    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want],
+                  maybe: list[_Want]) -> bool:
         """Whether the actions left cannot turn this board into the table's.
 
         Every power action takes at most one of the mover's ships off a place that has
@@ -569,6 +575,9 @@ class _InferenceSearch:
         if base_e > removals or base_d > arrivals:
             return True
         if moves_only:
+            for want in maybe:
+                for i, n in enumerate(want.hi[seat]):
+                    total_hi[i] += n
             for i in range(12):
                 if short[i] > spare[i]:
                     return True
