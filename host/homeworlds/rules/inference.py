@@ -670,14 +670,27 @@ def _finish_copy(tip: TurnInProgress) -> GameState:
     return tip.copy().finish()
 
 
-def infer_turn(start: GameState, observed: Iterable, *, max_nodes: int = 200_000
-               ) -> InferenceResult:
-    """Find a legal turn of the player to move that leads from ``start`` to ``observed``."""
+#: Search nodes an inference may visit before it gives up (``exhausted``). Every turn of
+#: the archive needs far fewer (docs/performance.md); at roughly 0.1 ms a node here and
+#: 0.5 ms on a Raspberry Pi 4 this caps a hand-over at about a second there.
+NODE_BUDGET = 2_000
+
+
+def infer_turn(start: GameState, observed: Iterable, *, max_nodes: int | None = None,
+               progress: TurnInProgress | None = None) -> InferenceResult:
+    """Find a legal turn of the player to move that leads from ``start`` to ``observed``.
+
+    ``progress``: a turn in progress from ``start`` that is known to have happened (the
+    table saw the board in that state mid-turn); the search then only looks at its
+    continuations. ``max_nodes`` defaults to ``NODE_BUDGET``; ``exhausted`` in the result:
+    it ran out before an answer.
+    """
     target = _Target(observed, start.players)
-    if start.rules.whole_turn_pass and target.matches(start, {s.key for s in start.systems}):
+    if progress is None and start.rules.whole_turn_pass and target.matches(
+            start, {s.key for s in start.systems}):
         return InferenceResult((Pass(),), 1)
-    search = _InferenceSearch(start, target, max_nodes)
-    turn = search.run(start.begin_turn())
+    search = _InferenceSearch(start, target, NODE_BUDGET if max_nodes is None else max_nodes)
+    turn = search.run(start.begin_turn() if progress is None else progress.copy())
     if turn is not None:
         return InferenceResult(turn, search.nodes)
     nearest = search.best[1] if search.best is not None else start
@@ -700,13 +713,15 @@ class PartialResult:
     exhausted: bool = False
 
 
-def explain_partial(start: GameState, observed: Iterable, *, max_nodes: int = 50_000
-                    ) -> PartialResult:
+def explain_partial(start: GameState, observed: Iterable, *, max_nodes: int | None = None,
+                    progress: TurnInProgress | None = None) -> PartialResult:
     """Find the start of a legal turn that leaves the board as observed (no action at all
-    counts: an untouched board is fine)."""
+    counts: an untouched board is fine). ``progress``: only continuations of that turn in
+    progress (see ``infer_turn``)."""
     target = _Target(observed, start.players)
-    search = _InferenceSearch(start, target, max_nodes, prefix=True)
-    actions = search.run(start.begin_turn())
+    search = _InferenceSearch(start, target, NODE_BUDGET if max_nodes is None else max_nodes,
+                              prefix=True)
+    actions = search.run(start.begin_turn() if progress is None else progress.copy())
     if actions is not None:
         return PartialResult(True, actions, search.matched, search.nodes)
     nearest = search.best[1] if search.best is not None else start
