@@ -190,8 +190,7 @@ class _Context:
         "no_reorder",
         # parts
         "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
-        "won", "final", "can_win", "node", "after_action", "power", "catastrophes",
-        "post_cats", "sacrifice",
+        "won", "final", "can_win", "node", "after_action",
     )
 
     def __init__(self, search: SuccessorSearch):
@@ -262,12 +261,11 @@ def _assemble(c: _Context):
     _bookkeeping(c)
     _endings(c)
     _win_bound(c)
-    # The tree first: each action calls ``after_action`` (bound directly below); the
-    # tree reaches the actions through the context (once per partial turn).
-    node = _turn_tree(c)
-    c.power = _power_actions(c)
-    c.catastrophes, c.post_cats = _catastrophes(c)
-    c.sacrifice = _sacrifice(c)
+    # The tree first (each action continues the turn through its ``after_action``),
+    # then the parts it calls, connected to it afterwards.
+    node, connect = _turn_tree(c)
+    catastrophes, post_cats = _catastrophes(c)
+    connect(_power_actions(c), catastrophes, post_cats, _sacrifice(c))
     return node
 
 
@@ -947,6 +945,7 @@ def _catastrophes(c: _Context):
     sigs, bank, uids, path = c.sigs, c.bank, c.uids, c.path
     info, apply_cat, final, game_ended, node = (c.info, c.apply_cat, c.final, c.game_ended,
                                                 c.node)
+    restore = c.restore
     immediate, cats_close, no_reorder = c.immediate, c.cats_close, c.no_reorder
 
     def catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first):
@@ -973,7 +972,7 @@ def _catastrophes(c: _Context):
                         node(free_used, sac_color, sac_left,
                                closed or (cats_close and free_used), passed, seq_start, first)
                     path.pop()
-                c.restore(i, sig, k0, nv0)
+                restore(i, sig, k0, nv0)
                 bank[:] = b0
 
     def cats_match(first):
@@ -1015,7 +1014,7 @@ def _catastrophes(c: _Context):
                 final()
                 cat_subsets(pairs, j + 1)
                 path.pop()
-            c.restore(i, sig, k0, nv0)
+            restore(i, sig, k0, nv0)
             bank[:] = b0
 
     return catastrophes, post_cats
@@ -1026,6 +1025,7 @@ def _sacrifice(c: _Context):
     info, setsig, fade_rule, final = c.info, c.setsig, c.fade_rule, c.final
     me, W, my_home, prune_home = c.me, c.my_weight, c.my_home, c.prune_home
     immediate, game_ended, no_reorder, node = c.immediate, c.game_ended, c.no_reorder, c.node
+    restore = c.restore
 
     def sacrifice(i, sig, p):
         color = p // 3
@@ -1049,7 +1049,7 @@ def _sacrifice(c: _Context):
             for k in ni.stars:
                 bank[k] -= 1
         bank[p] -= 1
-        c.restore(i, sig, k0, nv0)
+        restore(i, sig, k0, nv0)
 
     return sacrifice
 
@@ -1064,6 +1064,13 @@ def _turn_tree(c: _Context):
     me, timing, cats_close, immediate = c.me, c.timing, c.cats_close, c.immediate
     whole_pass, prune_home, win_mode = c.whole_pass, c.prune_home, c.win_mode
     bank_settled, no_reorder = c.bank_settled, c.no_reorder
+    power = catastrophes = post_cats = sacrifice = None  # see ``connect``
+
+    def connect(power_part, catastrophes_part, post_cats_part, sacrifice_part):
+        """Give the tree the parts it calls (built after it, as they continue it)."""
+        nonlocal power, catastrophes, post_cats, sacrifice
+        power, catastrophes, post_cats = power_part, catastrophes_part, post_cats_part
+        sacrifice = sacrifice_part
 
     def node(free_used, sac_color, sac_left, closed, passed, seq_start, first):
         """Explore every continuation of the current partial turn.
@@ -1078,9 +1085,9 @@ def _turn_tree(c: _Context):
                 return
         if c.nover and (timing != "after" or free_used or passed):
             if cats_close and free_used and not passed and not immediate:
-                c.post_cats()
+                post_cats()
             else:
-                c.catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first)
+                catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first)
         if passed or closed:
             return
         if not free_used:
@@ -1088,11 +1095,10 @@ def _turn_tree(c: _Context):
         elif sac_left > 0:
             if prune_home and sac_color != 1 and need_home():
                 return  # only a yellow action could still bring a ship home
-            c.power(sac_color, -1, sac_left, seq_start, 3)
+            power(sac_color, -1, sac_left, seq_start, 3)
 
     def first_action(first):
         """The turn's action: a whole-turn pass, a free action, or a sacrifice."""
-        power, sacrifice = c.power, c.sacrifice
         if not path and whole_pass and (first is None or PAS in first.codes
                                         or CAT in first.codes and timing == "after"):
             path.append((PAS, 0))
@@ -1161,7 +1167,7 @@ def _turn_tree(c: _Context):
 
     c.node = node
     c.after_action = after_action
-    return node
+    return node, connect
 
 
 def _filter(state: GameState, first_kind: type | None, system: str | None,
