@@ -8,8 +8,8 @@ import pytest
 
 from homeworlds.ai import ComputerPlayer
 from homeworlds.ai.wins import (
-    find_winning_turn,
     home_out_of_reach,
+    immediate_win,
     scan_for_winning_turn,
     wins_for_mover,
 )
@@ -67,7 +67,7 @@ def test_level_one_wins_every_shared_win_in_one_position(path: Path):
 
 @pytest.mark.parametrize("path", _shared_positions("nowin"), ids=lambda p: p.stem)
 def test_no_win_is_claimed_in_the_shared_nowin_positions(path: Path):
-    assert find_winning_turn(_strict(path)) is None
+    assert immediate_win(_strict(path)) is None
 
 
 def test_shared_positions_are_present_or_skipped():
@@ -108,7 +108,7 @@ MID_TURN_CATASTROPHES = """
 
 def test_a_win_through_mid_turn_catastrophes_is_not_missed():
     state = position(MID_TURN_CATASTROPHES)
-    turn = find_winning_turn(state)
+    turn = immediate_win(state)
     assert turn is not None and wins_for_mover(state, after(state, turn))
     played = ComputerPlayer(level=1, seed=0).choose_turn(state)
     assert wins_for_mover(state, after(state, played))
@@ -116,15 +116,11 @@ def test_a_win_through_mid_turn_catastrophes_is_not_missed():
 
 def test_under_strict_rules_that_position_has_no_win():
     # Strict rules allow catastrophes only at the ends of a turn.
-    assert find_winning_turn(position(MID_TURN_CATASTROPHES, rules="strict")) is None
+    assert immediate_win(position(MID_TURN_CATASTROPHES, rules="strict")) is None
 
 
-def test_without_the_engine_search_the_scan_finds_the_same(monkeypatch):
-    import homeworlds.ai.wins as wins
-
-    monkeypatch.setattr(wins, "_ENGINE", None)
+def test_the_exhaustive_scan_agrees_with_the_engine_on_mid_turn_catastrophes():
     state = position(MID_TURN_CATASTROPHES)
-    turn = wins.find_winning_turn(state)
+    turn = scan_for_winning_turn(state)
     assert turn is not None and wins_for_mover(state, after(state, turn))
-    for path in _shared_positions("nowin")[:5]:
-        assert wins.find_winning_turn(_strict(path)) is None
+    assert scan_for_winning_turn(position(MID_TURN_CATASTROPHES, rules="strict")) is None

@@ -150,3 +150,76 @@ def test_systems_discovered_twice_in_one_turn_get_consistent_names():
     renamed = tracker._rename_discoveries(turn)
     assert renamed[1].name == renamed[2].origin != "New1"
     assert renamed[2].name not in ("New1", "New2", renamed[1].name)
+
+
+def _build_turns(table: Table, tracker: TurnTracker) -> None:
+    """After setup: Ann and Bob each build a g1 at home."""
+    table.ship(3, 0, "g1", "a")
+    table.token(1)
+    tracker.update(table.observe())
+    table.ship(10, 1, "g1", "b")
+    table.token(0)
+    status = tracker.update(table.observe())
+    assert status.phase == "playing" and status.active_seat == 0 and len(tracker.record) == 4
+
+
+def _sacrifice_and_three_builds(table: Table, tracker: TurnTracker, *, steps: bool) -> object:
+    """Ann sacrifices her g3 and builds g1, g2, g2 at home; with ``steps`` the table
+    settles after each action."""
+    actions = [lambda: table.put(uid("g3"), LAYOUT.bank_zone(Piece.from_text("g3"))),
+               lambda: table.ship(3, 0, "g1", "c"),
+               lambda: table.ship(3, 0, "g2", "a"),
+               lambda: table.ship(3, 0, "g2", "b")]
+    for act in actions:
+        act()
+        if steps:
+            status = tracker.update(table.observe())
+            assert status.mistake_slots == frozenset(), status
+    table.token(1)
+    return tracker.update(table.observe())
+
+
+def test_a_turn_beyond_the_search_budget_is_refused_asking_for_steps(monkeypatch):
+    from homeworlds.rules import inference
+    from homeworlds.table.tracker import TOO_INTRICATE
+
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    _build_turns(table, tracker)
+    monkeypatch.setattr(inference, "NODE_BUDGET", 1)
+    status = _sacrifice_and_three_builds(table, tracker, steps=False)
+    assert status.phase == "handover-refused" and status.message == TOO_INTRICATE
+    assert status.mistake_slots == frozenset() and len(tracker.record) == 4
+    # With the budget back the same table commits (nothing was lost meanwhile).
+    monkeypatch.setattr(inference, "NODE_BUDGET", 2_000)
+    status = tracker.update(table.observe())
+    assert status.phase == "playing" and status.active_seat == 1
+    assert [type(a).__name__ for a in tracker.record[-1][1]] == ["Sacrifice"] + ["Build"] * 3
+
+
+def test_played_in_steps_the_same_turn_fits_the_budget(monkeypatch):
+    from homeworlds.rules import inference
+
+    table = Table()
+    tracker = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    _set_up(table, tracker)
+    _build_turns(table, tracker)
+    # A budget below what the whole turn needs from its start ...
+    trial = Table()
+    trial.zones = {z: set(tags) for z, tags in table.zones.items()}
+    probe = TurnTracker(LAYOUT, preset("looney"), ("Ann", "Bob"))
+    probe.resume(tracker.record)
+    probe.update(trial.observe())
+    for act in (lambda: trial.put(uid("g3"), LAYOUT.bank_zone(Piece.from_text("g3"))),
+                lambda: trial.ship(3, 0, "g1", "c"), lambda: trial.ship(3, 0, "g2", "a"),
+                lambda: trial.ship(3, 0, "g2", "b")):
+        act()
+    whole = inference.infer_turn(probe.state, probe._observed_systems(
+        trial.observe(), restore_in_hand=False))
+    assert whole.found
+    monkeypatch.setattr(inference, "NODE_BUDGET", whole.nodes - 1)
+    # ... is enough when the table settles after each action.
+    status = _sacrifice_and_three_builds(table, tracker, steps=True)
+    assert status.phase == "playing" and status.active_seat == 1, status
+    assert [type(a).__name__ for a in tracker.record[-1][1]] == ["Sacrifice"] + ["Build"] * 3

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from homeworlds.rules.fast import Layout, canonical_key, layout_for
+from homeworlds.rules.fast import SignatureLayout, canonical_key, layout_for
 from homeworlds.rules.state import GameState
 
 WIN = 10_000.0
@@ -71,7 +71,7 @@ class _Sys:
                  "ships", "count", "largest", "colors", "value", "by_size", "red_ships",
                  "color_value", "color_stars")
 
-    def __init__(self, layout: Layout, sig: int, weights: Weights):
+    def __init__(self, layout: SignatureLayout, sig: int, weights: Weights):
         info = layout.info(sig)
         seats = layout.seats
         self.stars = info.stars

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from homeworlds.ai.candidates import candidate_successors
 from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, outcome_score
 from homeworlds.ai.openings import choose_homeworld, choose_setup_pick
-from homeworlds.ai.wins import find_winning_turn, opponent_threatens_win
+from homeworlds.ai.wins import immediate_win, opponent_threatens_win
 from homeworlds.rules.actions import Homeworld, Turn
 from homeworlds.rules.errors import HomeworldsError
 from homeworlds.rules.moves import legal_actions
@@ -187,7 +187,7 @@ class ComputerPlayer:
         self.last_stats = {}
         if state.in_setup:
             return _setup_turn(state, self.rng, self.names)
-        win = find_winning_turn(state)
+        win = immediate_win(state)
         if win is not None:
             self.last_stats = {"win_in_one": 1.0, "seconds": time.perf_counter() - started}
             return win

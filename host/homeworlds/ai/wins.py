@@ -1,42 +1,19 @@
 """Win-in-one, seen from the computer opponent.
 
-The rules engine owns the real search (``homeworlds.rules.winning``); this
-module is the one place the opponent asks it. Two things are added around it:
-a cheap proof that the opponent's home is out of reach this turn (most
-positions), and a slow but exact scan of the successors for one that
-eliminates the opponent — used when the engine's search is not available, and
-to re-check its "no" in the narrow case where it is known to miss wins (see
-``engine_may_miss``).
+The rules engine owns the search (``homeworlds.rules.winning.find_winning_turn``);
+this module is the one place the opponent asks it (``immediate_win``), after a
+cheap proof that the opponent's home is out of reach this turn (most positions).
+``scan_for_winning_turn`` is the slow but exact reference the tests hold that
+proof to: it looks through every successor.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-
-from homeworlds.rules.actions import Sacrifice, Turn
-from homeworlds.rules.fast import Layout, layout_for
-from homeworlds.rules.pieces import Color
+from homeworlds.rules.actions import Turn
+from homeworlds.rules.fast import SignatureLayout, layout_for
 from homeworlds.rules.state import GameState
 from homeworlds.rules.successors import successors
-
-
-def _engine_search() -> Callable[[GameState], Turn | None] | None:
-    """The engine's ``find_winning_turn``, wherever it lives (None: not available)."""
-    for name in ("homeworlds.rules.winning", "homeworlds.rules.successors"):
-        try:
-            found = getattr(importlib.import_module(name), "find_winning_turn", None)
-        except ImportError:
-            continue
-        if found is not None:
-            return found
-    return None
-
-
-_ENGINE = _engine_search()
-
-#: True when the engine's own win-in-one search is used (False: the successor scan).
-USES_ENGINE_SEARCH = _ENGINE is not None
+from homeworlds.rules.winning import find_winning_turn
 
 
 def wins_for_mover(state: GameState, after: GameState) -> bool:
@@ -46,7 +23,7 @@ def wins_for_mover(state: GameState, after: GameState) -> bool:
             and state.to_move in result.winners)
 
 
-def lost_homes(key: tuple, layout: Layout) -> list[bool]:
+def lost_homes(key: tuple, layout: SignatureLayout) -> list[bool]:
     """Per seat, from a successor's canonical key: has that seat lost its home?
 
     Lost means gone (``None``), or a signature without a star or without a ship of its
@@ -146,67 +123,15 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     return True
 
 
-def engine_may_miss(state: GameState) -> bool:
-    """Whether the engine's pruned search could miss a win here (see below).
-
-    Its bound counts a ship that is not adjacent to the target home as two moves away.
-    When catastrophes may come at any point of a turn, one at the target home can remove
-    one of its two stars mid-turn, which changes the home's star sizes and so makes such
-    a ship adjacent: the bound then overestimates and a win is pruned away. That needs a
-    yellow sacrifice of two or more moves, a home with stars of two sizes, and a home
-    colour the moves can bring to four. Outside that, the engine's "no" is trusted.
-    Drop this once ``homeworlds.rules.winning`` accounts for it.
-    """
-    if state.rules.catastrophe_timing != "anytime" or state.players != 2:
-        return False
-    me = state.to_move
-    target = 1 - me
-    home = state.home_of(target)
-    if home is None or len({i % 3 for i in home.stars}) < 2:
-        return False
-    moves = 0
-    own = [0, 0, 0, 0]
-    for s in state.systems:
-        fleet = s.ships[me]
-        for k in range(12):
-            if fleet[k]:
-                own[k // 3] += fleet[k]
-                if k // 3 == 1:
-                    moves = max(moves, k % 3 + 1)
-    if moves < 2:
-        return False
-    counts = [home.count_color(c) for c in range(4)]
-
-    def cost(colors: set[int]) -> int:
-        need = 0
-        for c in colors:
-            deficit = max(0, 4 - counts[c])
-            if deficit > own[c]:
-                return 99
-            need += deficit
-        return need
-
-    star_colors = {i // 3 for i in home.stars}
-    if min(cost({c}) for c in star_colors) > moves - 1:
-        return False  # no star can fall early enough to leave a move after it
-    defenders = {k // 3 for k in range(12) if home.ships[target][k]}
-    return cost(star_colors) <= moves or cost(defenders) <= moves
-
-
-def find_winning_turn(state: GameState) -> Turn | None:
+def immediate_win(state: GameState) -> Turn | None:
     """A turn that wins the game at once for the player to move, or None."""
     if state.result is not None or state.in_setup:
         return None
     if state.players == 2 and home_out_of_reach(state, 1 - state.to_move):
         return None
-    if _ENGINE is None:
-        return scan_for_winning_turn(state)
-    turn = _ENGINE(state)
-    if turn is None and engine_may_miss(state):
-        turn = scan_for_winning_turn(state, first_kind=Sacrifice, color=Color.YELLOW)
-    return turn
+    return find_winning_turn(state)
 
 
 def opponent_threatens_win(after: GameState) -> bool:
     """After one's own turn: can the player now to move win at once? (Red Alert.)"""
-    return find_winning_turn(after) is not None
+    return immediate_win(after) is not None

@@ -12,7 +12,7 @@ with ``w`` = 2 bits while at most three copies of a piece exist (two players)
 and 3 bits beyond. A system's identity for the search is a small integer
 *uid*; its home marker is kept beside the signature. Everything a search asks
 about a system (its star sizes, a seat's ships, overpopulated colours ...) is
-computed once per signature and cached (``Layout.info``).
+computed once per signature and cached (``SignatureLayout.info``).
 
 Positions compare *without names*: the canonical key of a position is the
 homes' signatures (seat order) and the sorted signatures of the other
@@ -97,7 +97,7 @@ class SigInfo:
     color_totals: tuple[int, ...]
 
 
-class Layout:
+class SignatureLayout:
     """Bit layout of signatures for a number of seats and piece copies, and the info cache."""
 
     def __init__(self, seats: int, copies: int):
@@ -187,14 +187,14 @@ class Layout:
         return sig
 
 
-_LAYOUTS: dict[tuple[int, int], Layout] = {}
+_LAYOUTS: dict[tuple[int, int], SignatureLayout] = {}
 
 
-def layout_for(seats: int, copies: int) -> Layout:
+def layout_for(seats: int, copies: int) -> SignatureLayout:
     key = (seats, 2 if copies <= 3 else 3)
     got = _LAYOUTS.get(key)
     if got is None:
-        got = _LAYOUTS[key] = Layout(seats, copies)
+        got = _LAYOUTS[key] = SignatureLayout(seats, copies)
     return got
 
 
@@ -246,7 +246,7 @@ def key_of(sigs, homes, seats: int) -> tuple:
     return (tuple(home_sigs), tuple(others))
 
 
-def state_key(key: tuple, layout: Layout) -> tuple:
+def state_key(key: tuple, layout: SignatureLayout) -> tuple:
     """The key of the ``GameState`` a successor key describes once the turn is over.
 
     A successor key keeps a home marked even when its seat has just lost it (no ship

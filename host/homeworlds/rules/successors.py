@@ -18,6 +18,13 @@ are enumerated in a *canonical order* — of two adjacent actions that commute
 systems and bank pieces, catastrophes in different systems) only one order is
 tried — so most orderings that must lead to the same position are never
 generated. A set of keys removes the remaining coincidences.
+
+The search (``SuccessorSearch``) is assembled from named parts over one
+``_Context``: bookkeeping (change a system, undo it, fade, catastrophe effects),
+the endings of a turn, the win-mode bound, one part per power (captures, moves
+and discoveries, builds, trades), catastrophes, the sacrifice, and the tree of
+partial turns that calls them; canonical order has one helper per kind of
+action. ``TurnWriter`` turns a search path into a ``Turn``.
 """
 
 from __future__ import annotations
@@ -60,6 +67,9 @@ __all__ = [
 #   (TRD, order, slot, old kind, new kind)
 #   (PAS, 0)
 CAT, SAC, CAP, MOV, DIS, BLD, TRD, PAS = range(8)
+# Fields of MOV and DIS entries that canonical order compares.
+MOV_STARS, MOV_FROM, MOV_TO = 5, 6, 7
+DIS_STAR, DIS_STARS, DIS_FROM, DIS_NEW = 4, 6, 7, 8
 
 #: What ``first_kind`` accepts: the class of a turn's first non-catastrophe action;
 #: ``Catastrophe`` selects turns of catastrophes only, ``Pass`` the whole-turn pass.
@@ -112,12 +122,13 @@ class _Filter:
                 and (self.color is None or color == self.color))
 
 
-class _Search:
-    """One successor enumeration from one position.
+class SuccessorSearch:
+    """One successor enumeration from one position (``winning`` runs it in win mode).
 
-    ``results`` holds the exact product key of each distinct successor (as dict keys,
-    values None); ``fresh`` lists the
-    (path, canonical key) of results not yet handed out.
+    ``results`` maps the exact product key of each distinct successor to the path
+    that first reached it (None when paths are not kept); ``fresh`` lists the
+    (path, canonical key) of results not yet handed out. ``TurnWriter`` turns a path
+    into a ``Turn``.
     """
 
     def __init__(self, state: GameState, keep_paths: bool = True,
@@ -135,14 +146,14 @@ class _Search:
         self.state = state
         self.snap = Snapshot(state)
         self.keep_paths = keep_paths
-        self.results: dict[int, tuple | None] = {}
+        self.results: dict[int, None] = {}
         self.fresh: list[tuple[tuple, tuple]] = []
         #: Win mode: look only for a turn eliminating one of these seats, stop at the first.
         self.win_targets = win_targets
         #: Called with (path, canonical key) of each new result instead of keeping it in
         #: ``fresh``, so that a listing holds nothing but the keys.
         self.on_found = on_found
-        self._build()
+        self._node = _assemble(_Context(self))
 
     def run(self, first: _Filter | None = None) -> None:
         self._node(False, -1, 0, False, False, 0, first)
@@ -155,813 +166,1017 @@ class _Search:
             return found.path
         return None
 
-    # The search is one set of closures over local state: in CPython, local and
-    # closure variables are much faster than attribute access in the hot loops.
-    def _build(self) -> None:
-        state = self.state
+
+# ---- the parts of a search ---------------------------------------------------------
+#
+# A search is a set of closures, one group per part below, over one ``_Context``: in
+# CPython, closure variables are much faster than attribute access in the hot loops, so
+# each part binds what it uses to locals of its own factory. The position is changed in
+# place and restored on the way back; only the exact key and the overpopulation count
+# (``_Context.key``, ``.nover``) are shared scalars, the rest are lists changed in place.
+# Parts that call a part built after them (an action continues the turn: ``node``) go
+# through the context.
+
+
+class _Context:
+    """What the parts of one search share: facts about the position and the rules, the
+    position being walked (signatures, homes, bank, system ids, the path of actions so
+    far, the key), and the parts that others call back."""
+
+    __slots__ = (
+        # the position walked, changed in place
+        "sigs", "homes", "bank", "uids", "path", "newuid", "key", "nover",
+        # facts
+        "layout", "info", "analyse", "cache", "me", "seats", "my_weight", "weights",
+        "star_weight", "primes", "n0", "timing", "cats_close", "may_empty", "immediate",
+        "self_elim_ok", "post_check", "whole_pass", "prune_home", "home_slot", "my_home",
+        "others", "results", "fresh", "keep", "on_found", "win_mode", "bank_settled", "targets",
+        "no_reorder",
+        # parts
+        "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
+        "won", "final", "can_win", "node", "after_action",
+    )
+
+    def __init__(self, search: SuccessorSearch):
+        state = search.state
         rules = state.rules
-        snap = self.snap
-        L = snap.layout
-        cache = L._cache
-        analyse = L.info
-        without_color = L.without_color
-        ship_count = L.ship_count
-        me = state.to_move
-        seats = snap.seats
-        W = L.ship_weight[me]
-        WALL = L.ship_weight
-        SW = L.star_weight
-        sigs = snap.sigs
-        homes = snap.homes
-        bank = snap.bank
-        n0 = len(sigs)
-        uids = list(range(n0))
-        P = PrimeTable()
-        eliminated = snap.eliminated
-        timing = rules.catastrophe_timing
-        cats_close = timing != "anytime"
-        may_empty = rules.home_may_be_empty_midturn
-        immediate = rules.elimination_check == "immediate"
-        # Under immediate elimination a lost home ends the game on the spot, so the
-        # end-of-turn checks (no suicide, the strict post-catastrophe check) never apply.
-        self_elim_ok = rules.self_elimination_allowed or immediate
-        post_check = rules.post_catastrophe_suicide_check and not immediate
-        whole_pass = rules.whole_turn_pass
-        prune_home = not self_elim_ok
-        home_slot = [homes.index(s) if s in homes else -1 for s in range(seats)]
-        my_home = home_slot[me]
-        others = [s for s in range(seats)
-                  if s != me and not eliminated[s] and home_slot[s] >= 0]
-        results = self.results
-        win_mode = self.win_targets is not None
-        # Inside a sacrifice's run of builds the bank only shrinks, unless catastrophes
-        # may happen mid-turn.
-        bank_settled = rules.catastrophe_timing != "anytime"
-        targets = [t for t in (self.win_targets or ()) if t in others]
-        fresh = self.fresh
-        keep = self.keep_paths
-        on_found = self.on_found
-        path: list[tuple] = []
-        newuid: dict[tuple, int] = {}
-        # Under immediate elimination an action can end the game, so that actions which
-        # otherwise commute cannot be reordered: the canonical order is switched off by
-        # starting every run of commuting actions beyond the end of any path.
-        no_reorder = 1 << 30 if immediate else 0
+        snap = search.snap
+        layout = snap.layout
+        self.layout = layout
+        self.cache = layout._cache
+        self.analyse = layout.info
+        cache, analyse = self.cache, self.analyse
 
         def info(sig):
             got = cache.get(sig)
             return got if got is not None else analyse(sig)
 
+        self.info = info
+        self.me = me = state.to_move
+        self.seats = seats = snap.seats
+        self.my_weight = layout.ship_weight[me]
+        self.weights = layout.ship_weight
+        self.star_weight = layout.star_weight
+        self.sigs = snap.sigs
+        self.homes = homes = snap.homes
+        self.bank = snap.bank
+        self.n0 = len(snap.sigs)
+        self.uids = list(range(self.n0))
+        self.path = []
+        self.newuid = {}
+        self.primes = primes = PrimeTable()
+        self.timing = rules.catastrophe_timing
+        self.cats_close = self.timing != "anytime"
+        self.may_empty = rules.home_may_be_empty_midturn
+        self.immediate = immediate = rules.elimination_check == "immediate"
+        # Under immediate elimination a lost home ends the game on the spot, so the
+        # end-of-turn checks (no suicide, the strict post-catastrophe check) never apply.
+        self.self_elim_ok = rules.self_elimination_allowed or immediate
+        self.post_check = rules.post_catastrophe_suicide_check and not immediate
+        self.whole_pass = rules.whole_turn_pass
+        self.prune_home = not self.self_elim_ok
+        self.home_slot = [homes.index(s) if s in homes else -1 for s in range(seats)]
+        self.my_home = self.home_slot[me]
+        self.others = [s for s in range(seats) if s != me and not snap.eliminated[s]
+                       and self.home_slot[s] >= 0]
+        self.results = search.results
+        self.fresh = search.fresh
+        self.keep = search.keep_paths
+        self.on_found = search.on_found
+        self.win_mode = search.win_targets is not None
+        # Inside a sacrifice's run of builds the bank only shrinks, unless catastrophes
+        # may happen mid-turn.
+        self.bank_settled = self.timing != "anytime"
+        self.targets = [t for t in (search.win_targets or ()) if t in self.others]
+        # Under immediate elimination an action can end the game, so that actions which
+        # otherwise commute cannot be reordered: the canonical order is switched off by
+        # starting every run of commuting actions beyond the end of any path.
+        self.no_reorder = 1 << 30 if immediate else 0
         key = 1
         nover = 0
-        for sig, home in zip(sigs, homes, strict=True):
-            key *= P[home_tag(sig, home)]
+        for sig, home in zip(self.sigs, homes, strict=True):
+            key *= primes[home_tag(sig, home)]
             nover += len(info(sig).overpop)
+        self.key = key
+        self.nover = nover
 
-        # ---- ending a turn -------------------------------------------------
 
-        def final():
-            """The current position as the end of the turn: record it if new and legal.
+def _assemble(c: _Context):
+    """Build the parts in dependency order; returns the root of the tree of partial turns."""
+    _bookkeeping(c)
+    _endings(c)
+    _win_bound(c)
+    # The tree first (each action continues the turn through its ``after_action``),
+    # then the parts it calls, connected to it afterwards.
+    node, connect = _turn_tree(c)
+    catastrophes, post_cats = _catastrophes(c)
+    connect(_power_actions(c), catastrophes, post_cats, _sacrifice(c))
+    return node
 
-            The key is the board as the turn leaves it, homes still marked as homes even
-            when their seat has just lost them (as the reference engine counts): two
-            winning turns that leave different systems as the loser's former home are
-            different successors."""
-            k = key
-            if my_home < 0:
-                lost_me = True
-            else:
-                hs = sigs[my_home]
-                lost_me = not hs or not (cache.get(hs) or analyse(hs)).count[me]
-            if lost_me:
-                if not self_elim_ok:
-                    return
-            elif post_check:
-                inf = info(sigs[my_home])
-                if inf.overpop and won():
-                    # The strict engine refuses a win after which performing the pending
-                    # overpopulations would also destroy the winner's home.
-                    bad = 0
-                    for c in inf.overpop:
-                        bad |= 1 << c
-                    if not (inf.star_colors & ~bad) or not (inf.colors[me] & ~bad):
-                        return
-            if k in results:
-                return
-            # Only the key is kept for the whole search: a path is handed out once, through
-            # ``fresh``, so that listing successors holds each turn only until it is printed.
-            results[k] = None
-            if on_found is not None:
-                on_found(tuple(path), portable_key())
-            elif keep:
-                fresh.append((tuple(path), portable_key()))
 
-        def final_win():
-            """Win mode: stop the search if the current position ends a winning turn."""
-            if my_home < 0:
-                return
-            hs = sigs[my_home]
-            if not hs or not info(hs).count[me]:
-                return  # eliminating yourself (even in a draw) is not a win
-            for t in targets:
-                ts = sigs[home_slot[t]]
-                if not ts or not info(ts).count[t]:
-                    break
-            else:
-                return
-            if post_check:
-                inf = info(hs)
-                if inf.overpop:
-                    bad = 0
-                    for c in inf.overpop:
-                        bad |= 1 << c
-                    if not (inf.star_colors & ~bad) or not (inf.colors[me] & ~bad):
-                        return
-            raise _Found(tuple(path))
+# ---- canonical order ---------------------------------------------------------------
+#
+# Of two adjacent actions that commute, only the order with the smaller rank first is
+# explored (docs/successors.md, "Canonical order"). Each helper looks back over the run
+# of actions since ``start`` that the new action commutes with and says whether the new
+# action, of rank ``order``, may come after them.
 
-        def can_win(c, r, exact=False):
-            """Could ``r`` more actions of colour ``c`` (-1: none) and catastrophes still
-            eliminate a target? An optimistic bound, so pruning with it loses no win:
-            every action adds at most one piece of one colour to a system, captures
-            need red, and a catastrophe needs four pieces of its colour there."""
-            for t in targets:
-                hs = home_slot[t]
-                sig = sigs[hs]
-                if not sig:
-                    return True
-                inf = info(sig)
-                if not inf.count[t]:
-                    return True
-                tot = inf.color_totals
-                theirs = inf.colors[t]
-                stars = inf.star_colors
-                ready = 0
-                for x in range(4):
-                    if tot[x] >= 4:
-                        ready |= 1 << x
-                if ready and (not stars & ~ready or not theirs & ~ready):
-                    return True
-                if r <= 0 or c < 0:
-                    continue
-                if c == 0:
-                    n = 0
-                    big = 0
-                    for k in inf.kinds[t]:
-                        if not ready >> (k // 3) & 1:
-                            n += ship_count(sig, t, k)
-                            if k % 3 + 1 > big:
-                                big = k % 3 + 1
-                    if n <= r and inf.largest[me] >= big:
-                        return True
-                    continue
-                for need_colors in (theirs, stars):
-                    cost = 0
-                    for x in range(4):
-                        if need_colors >> x & 1 and tot[x] < 4:
-                            cost += supply_cost(c, x, 4 - tot[x], hs, inf, exact)
-                            if cost > r:
-                                break
-                    if cost <= r:
-                        return True
+
+def _captures_in_order(path: list, start: int, order: int) -> bool:
+    """Captures always commute: keep them in non-decreasing order."""
+    return not (len(path) > start and path[-1][0] == CAP and order < path[-1][1])
+
+
+def _builds_in_order(path: list, start: int, order: int, color: int) -> bool:
+    """Builds of different colours commute."""
+    j = len(path) - 1
+    while j >= start:
+        a = path[j]
+        if a[0] != BLD or a[3] // 3 == color:
+            return True
+        if order < a[1]:
             return False
+        j -= 1
+    return True
 
-        def supply_cost(c, x, d, hs, inf, exact_bank):
-            """Fewest actions of colour c that can add d pieces of colour x at system hs."""
-            lo = 3 * x
-            if c == 2:
-                # Builds need a ship of that colour there already; the bank only counts
-                # once the sacrifice is made and when no catastrophe can refill it.
-                if not inf.colors[me] >> x & 1:
-                    return 99
-                if exact_bank and bank[lo] + bank[lo + 1] + bank[lo + 2] < d:
-                    return 99
-                return d
-            if c == 3:
-                # Trades recolour ships already there (the bank may be refilled by
-                # trading that colour away elsewhere, so it is not counted).
-                others_here = inf.count[me] - sum(
-                    ship_count(sigs[hs], me, k) for k in (lo, lo + 1, lo + 2))
-                return d if others_here >= d else 99
-            near = far = 0
-            hmask = inf.size_mask
-            for j in range(len(sigs)):
-                sj = sigs[j]
-                if not sj or j == hs:
-                    continue
-                ij = info(sj)
-                if not ij.colors[me] >> x & 1:
-                    continue
-                n = ship_count(sj, me, lo) + ship_count(sj, me, lo + 1) + ship_count(sj, me, lo + 2)
-                # Two moves from a system that shares a star size with the target, unless a
-                # catastrophe mid-turn can still take a star from either system away.
-                if cats_close and ij.size_mask & hmask:
-                    far += n
-                else:
-                    near += n
-            if near + far < d:
-                return 99
-            return d + max(0, d - near)
 
-        def won():
-            for s in others:
-                hs = sigs[home_slot[s]]
-                if not hs or not info(hs).count[s]:
-                    return True
+def _trades_in_order(path: list, start: int, order: int, old: int, new: int) -> bool:
+    """Trades that share no piece kind commute."""
+    j = len(path) - 1
+    while j >= start:
+        a = path[j]
+        if a[0] != TRD or a[3] == old or a[3] == new or a[4] == old or a[4] == new:
+            return True
+        if order < a[1]:
             return False
+        j -= 1
+    return True
 
-        def portable_key():
-            home_sigs = [None] * seats
-            rest = []
-            for i in range(len(sigs)):
-                sig = sigs[i]
-                if sig:
-                    if homes[i] >= 0:
-                        home_sigs[homes[i]] = sig
-                    else:
-                        rest.append(sig)
-            rest.sort()
-            return (tuple(home_sigs), tuple(rest))
 
-        def game_ended():
-            """Immediate elimination: has a seat lost its home at this moment?"""
-            if my_home < 0:
-                return True
-            hs = sigs[my_home]
-            if not hs or not info(hs).count[me]:
-                return True
-            for s in others:
-                hs = sigs[home_slot[s]]
-                if not hs or not info(hs).count[s]:
-                    return True
+def _yellow_run(path: list, start: int, origin: int, origin_stars: int) -> list:
+    """The moves and discoveries just before a move or discovery from system id
+    ``origin`` that it may commute with (latest first): up to one that entered
+    ``origin``, discovered a system ``origin`` is, or discovered a star kind that
+    ``origin`` could return to the bank by fading. Canonical order then compares the new
+    action with each of them in turn, up to the first that conflicts with its other end:
+    a move's destination (an earlier move out of it, a discovery of it or from it) or a
+    discovery's star kind (an earlier move or discovery whose origin could return it)."""
+    run = []
+    j = len(path) - 1
+    while j >= start:
+        a = path[j]
+        code = a[0]
+        if code == MOV:
+            if a[MOV_TO] == origin:
+                break
+        elif code == DIS:
+            if a[DIS_NEW] == origin or (1 << a[DIS_STAR]) & origin_stars:
+                break
+        else:
+            break
+        run.append(a)
+        j -= 1
+    return run
+
+
+def _catastrophes_in_order(path: list, start: int, order: int, slot: int) -> bool:
+    """Catastrophes in different systems commute."""
+    j = len(path) - 1
+    while j >= start:
+        a = path[j]
+        if a[0] != CAT or a[2] == slot:
+            return True
+        if order < a[1]:
             return False
+        j -= 1
+    return True
 
-        def need_home():
-            """Strict rules: your home has lost its last ship of yours (so far)."""
-            if my_home < 0:
-                return True
-            hs = sigs[my_home]
-            return not hs or not info(hs).count[me]
 
-        # ---- system bookkeeping -------------------------------------------
+# ---- bookkeeping: changing the position and undoing it ---------------------------
 
-        def kill(i):
-            """System i leaves the board: everything in it returns to the bank."""
-            nonlocal key, nover
-            sig = sigs[i]
+
+def _bookkeeping(c: _Context) -> None:
+    sigs, homes, bank = c.sigs, c.homes, c.bank
+    info = c.info
+    ship_count = c.layout.ship_count
+    without_color = c.layout.without_color
+    P = c.primes
+    me, seats, my_home, home_slot, others = c.me, c.seats, c.my_home, c.home_slot, c.others
+    may_empty = c.may_empty
+
+    def setsig(i, new):
+        """System i now has signature ``new`` (key and overpopulation count follow)."""
+        old = sigs[i]
+        h = homes[i] + 1
+        c.key = c.key // P[old * 8 + h] * P[new * 8 + h]
+        c.nover += len(info(new).overpop) - len(info(old).overpop)
+        sigs[i] = new
+
+    def restore(i, sig, key, nover):
+        """Undo a change of system i: its signature, the key and the count as saved."""
+        sigs[i] = sig
+        c.key = key
+        c.nover = nover
+
+    def kill(i):
+        """System i leaves the board: everything in it returns to the bank."""
+        sig = sigs[i]
+        inf = info(sig)
+        for k in inf.stars:
+            bank[k] += 1
+        if inf.ships:
+            for s in range(seats):
+                for k in inf.kinds[s]:
+                    bank[k] += ship_count(sig, s, k)
+        c.key //= P[sig * 8 + homes[i] + 1]
+        c.nover -= len(inf.overpop)
+        sigs[i] = 0
+
+    def fade_rule(i):
+        """System i has no ship left: it fades (or, for a home, what the rules say).
+        Returns False when that makes the action illegal."""
+        h = homes[i]
+        if h < 0:
+            kill(i)
+        elif may_empty:
+            pass  # an empty home stays until the end of the turn
+        elif h == me:
+            return False  # emptying your own home is suicide under these rules
+        else:
+            kill(i)
+        return True
+
+    cat_cache: dict[int, tuple] = {}
+
+    def cat_effect(sig, color):
+        """A catastrophe of ``color`` at a system: (new signature, pieces returned to the
+        bank as (kind, count) pairs, stars left?, ships left?)."""
+        got = cat_cache.get(sig * 4 + color)
+        if got is None:
             inf = info(sig)
+            back: dict[int, int] = {}
             for k in inf.stars:
-                bank[k] += 1
-            if inf.ships:
-                for s in range(seats):
-                    for k in inf.kinds[s]:
-                        bank[k] += ship_count(sig, s, k)
-            key //= P[sig * 8 + homes[i] + 1]
-            nover -= len(inf.overpop)
-            sigs[i] = 0
-
-        def fade_rule(i):
-            """System i has no ship left: it fades (or, for a home, what the rules say).
-            Returns False when that makes the action illegal."""
-            h = homes[i]
-            if h < 0:
-                kill(i)
-            elif may_empty:
-                pass  # an empty home stays until the end of the turn
-            elif h == me:
-                return False  # emptying your own home is suicide under these rules
-            else:
-                kill(i)
-            return True
-
-        cat_cache: dict[int, tuple] = {}
-
-        def cat_effect(sig, c):
-            """A catastrophe of colour c at a system: (new signature, pieces returned to
-            the bank as (kind, count) pairs, stars left?, ships left?)."""
-            got = cat_cache.get(sig * 4 + c)
-            if got is None:
-                inf = info(sig)
-                back: dict[int, int] = {}
-                for k in inf.stars:
-                    if k // 3 == c:
-                        back[k] = back.get(k, 0) + 1
-                for s in range(seats):
-                    for k in inf.kinds[s]:
-                        if k // 3 == c:
-                            back[k] = back.get(k, 0) + ship_count(sig, s, k)
-                new = without_color(sig, c)
-                ni = info(new)
-                got = (new, tuple(back.items()), bool(ni.stars), bool(ni.ships))
-                cat_cache[sig * 4 + c] = got
-            return got
-
-        def apply_cat(i, c):
-            """Perform a catastrophe; False if the rules forbid it (the caller undoes)."""
-            new, back, stars_left, ships_left = cat_effect(sigs[i], c)
-            for k, n in back:
-                bank[k] += n
-            setsig(i, new)
-            if not stars_left:
-                kill(i)  # the star is gone: the ships go with it
-                return True
-            if not ships_left:
-                return fade_rule(i)
-            return True
-
-        # After the turn's actions (and under "ends"/"after" timing, after any
-        # catastrophe once the turn's action is taken) only catastrophes remain, and
-        # which positions they reach depends on the position alone: each position's
-        # catastrophes are enumerated once.
-        expanded: set[int] = set()
-
-        def post_cats():
-            if not nover or key in expanded:
-                return
-            expanded.add(key)
-            pairs = []
-            for i in range(len(sigs)):
-                sig = sigs[i]
-                if sig:
-                    for c in info(sig).overpop:
-                        pairs.append((i, c))
-            cat_subsets(pairs, 0)
-
-        def cat_subsets(pairs, start):
-            nonlocal key, nover
-            for j in range(start, len(pairs)):
-                i, c = pairs[j]
-                sig = sigs[i]
-                if not sig:
-                    continue  # an earlier catastrophe destroyed the system
-                k0, nv0, b0 = key, nover, bank[:]
-                if apply_cat(i, c):
-                    path.append((CAT, uids[i] * 4 + c, i, c))
-                    final()
-                    cat_subsets(pairs, j + 1)
-                    path.pop()
-                sigs[i] = sig
-                key, nover = k0, nv0
-                bank[:] = b0
-
-        def setsig(i, new):
-            nonlocal key, nover
-            old = sigs[i]
-            h = homes[i] + 1
-            key = key // P[old * 8 + h] * P[new * 8 + h]
-            nover += len(info(new).overpop) - len(info(old).overpop)
-            sigs[i] = new
-
-        # ---- the tree of partial turns ------------------------------------
-
-        def node(free_used, sac_color, sac_left, closed, passed, seq_start, first):
-            """Explore every continuation of the current partial turn.
-
-            ``seq_start``: index in ``path`` where the current run of possibly commuting
-            actions begins. ``first``: a filter on the turn's first non-catastrophe action
-            (only before that action is taken).
-            """
-            nonlocal key, nover
-            if win_mode and free_used:
-                left = 0 if closed or passed else sac_left
-                if not can_win(sac_color if left else -1, left, bank_settled):
-                    return
-            if nover and (timing != "after" or free_used or passed):
-                if cats_close and free_used and not passed and not immediate:
-                    post_cats()
-                else:
-                    catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start,
-                                 first)
-            if passed or closed:
-                return
-            if not free_used:
-                if not path and whole_pass and (first is None or PAS in first.codes
-                                                or CAT in first.codes and timing == "after"):
-                    path.append((PAS, 0))
-                    if first is None or PAS in first.codes:
-                        final()
-                    if timing == "after" and nover:
-                        # Under "after" timing, a pass is what allows catastrophes alone.
-                        node(True, -1, 0, False, True, len(path), first)
-                    path.pop()
-                home_needed = prune_home and need_home()
-                base = len(path) + no_reorder
-                if win_mode:
-                    hopeful = [can_win(c, 1) for c in range(4)]
-                    largest = [0, 0, 0, 0]
-                    for sig in sigs:
-                        if sig:
-                            for p in info(sig).kinds[me]:
-                                largest[p // 3] = max(largest[p // 3], p % 3 + 1)
-                    sac_hopeful = [largest[c] and can_win(c, largest[c]) for c in range(4)]
-                for i in range(len(sigs)):
-                    sig = sigs[i]
-                    if not sig:
-                        continue
-                    inf = info(sig)
-                    if not inf.count[me]:
-                        continue
-                    access = inf.star_colors | inf.colors[me]
-                    for c in ((1,) if home_needed else (0, 1, 2, 3)):
-                        if not access >> c & 1 or win_mode and not hopeful[c]:
-                            continue
-                        if first is None:
-                            power(c, i, 0, base, 3)
-                        elif c == 1:
-                            allow = ((1 if first.wants(MOV, i, 1) else 0)
-                                     | (2 if first.wants(DIS, i, 1) else 0))
-                            if allow:
-                                power(1, i, 0, base, allow)
-                        elif first.wants(_FREE_CODES[c][0], i, c):
-                            power(c, i, 0, base, 3)
-                for i in range(len(sigs)):
-                    sig = sigs[i]
-                    if not sig:
-                        continue
-                    inf = info(sig)
-                    if not inf.count[me]:
-                        continue
-                    for p in inf.kinds[me]:
-                        c = p // 3
-                        if first is not None and not first.wants(SAC, i, c):
-                            continue
-                        if home_needed and c != 1 or win_mode and not sac_hopeful[c]:
-                            continue
-                        sacrifice(i, sig, p)
-            elif sac_left > 0:
-                if prune_home and sac_color != 1 and need_home():
-                    return  # only a yellow action could still bring a ship home
-                power(sac_color, -1, sac_left, seq_start, 3)
-
-        def catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first):
-            nonlocal key, nover
-            cats_only = not free_used or (passed and path[0][0] == PAS)
-            for i in range(len(sigs)):
-                sig = sigs[i]
-                if not sig:
-                    continue
-                inf = info(sig)
-                if not inf.overpop:
-                    continue
-                for c in inf.overpop:
-                    order = uids[i] * 4 + c
-                    # Catastrophes in different systems commute: one order only.
-                    ok = True
-                    j = len(path) - 1
-                    while j >= no_reorder:
-                        a = path[j]
-                        if a[0] != CAT or a[2] == i:
-                            break
-                        if order < a[1]:
-                            ok = False
-                            break
-                        j -= 1
-                    if not ok:
-                        continue
-                    k0, nv0, b0 = key, nover, bank[:]
-                    if apply_cat(i, c):
-                        path.append((CAT, order, i, c))
-                        # A turn of catastrophes only is kept unless the filter wants other turns.
-                        if not (cats_only and first is not None and not cats_match(first)) \
-                                and (free_used or whole_pass or immediate and game_ended()):
-                            final()  # without a pass, catastrophes alone are no turn
-                        if not (immediate and game_ended()):
-                            node(free_used, sac_color, sac_left,
-                                 closed or (cats_close and free_used), passed, seq_start, first)
-                        path.pop()
-                    sigs[i] = sig
-                    key, nover = k0, nv0
-                    bank[:] = b0
-
-        def cats_match(first):
-            if CAT not in first.codes:
-                return False
-            for a in path:
-                if a[0] == CAT and (first.slot is None or a[2] == first.slot) and (
-                        first.color is None or a[3] == first.color):
-                    return True
-            return False
-
-        def sacrifice(i, sig, p):
-            nonlocal key, nover
-            c = p // 3
-            new = sig - W[p]
+                if k // 3 == color:
+                    back[k] = back.get(k, 0) + 1
+            for s in range(seats):
+                for k in inf.kinds[s]:
+                    if k // 3 == color:
+                        back[k] = back.get(k, 0) + ship_count(sig, s, k)
+            new = without_color(sig, color)
             ni = info(new)
-            if prune_home and i == my_home and not ni.count[me] and c != 1:
-                return  # your home would lose its last ship and only yellow brings one back
-            k0, nv0 = key, nover
-            setsig(i, new)
-            bank[p] += 1
-            legal = True
-            if not ni.ships:
-                legal = fade_rule(i)
-            if legal:
-                path.append((SAC, 0, i, p))
-                if immediate and game_ended():
-                    final()
+            got = (new, tuple(back.items()), bool(ni.stars), bool(ni.ships))
+            cat_cache[sig * 4 + color] = got
+        return got
+
+    def apply_cat(i, color):
+        """Perform a catastrophe; False if the rules forbid it (the caller undoes)."""
+        new, back, stars_left, ships_left = cat_effect(sigs[i], color)
+        for k, n in back:
+            bank[k] += n
+        setsig(i, new)
+        if not stars_left:
+            kill(i)  # the star is gone: the ships go with it
+            return True
+        if not ships_left:
+            return fade_rule(i)
+        return True
+
+    def need_home():
+        """Strict rules: your home has lost its last ship of yours (so far)."""
+        if my_home < 0:
+            return True
+        hs = sigs[my_home]
+        return not hs or not info(hs).count[me]
+
+    def won():
+        for s in others:
+            hs = sigs[home_slot[s]]
+            if not hs or not info(hs).count[s]:
+                return True
+        return False
+
+    def game_ended():
+        """Immediate elimination: has a seat lost its home at this moment?"""
+        return need_home() or won()
+
+    c.setsig, c.restore, c.kill, c.fade_rule, c.apply_cat = (setsig, restore, kill,
+                                                              fade_rule, apply_cat)
+    c.need_home, c.won, c.game_ended = need_home, won, game_ended
+
+
+# ---- ending a turn -----------------------------------------------------------------
+
+
+def _endings(c: _Context) -> None:
+    """``c.final``: the current position as the end of a turn — recorded if new and legal,
+    or (win mode) the search stopped if the turn wins."""
+    sigs, homes, path = c.sigs, c.homes, c.path
+    info, cache, analyse = c.info, c.cache, c.analyse
+    me, seats, my_home, home_slot = c.me, c.seats, c.my_home, c.home_slot
+    self_elim_ok, post_check, won = c.self_elim_ok, c.post_check, c.won
+    results, fresh, keep, targets = c.results, c.fresh, c.keep, c.targets
+    on_found = c.on_found
+
+    def portable_key():
+        home_sigs = [None] * seats
+        rest = []
+        for i in range(len(sigs)):
+            sig = sigs[i]
+            if sig:
+                if homes[i] >= 0:
+                    home_sigs[homes[i]] = sig
                 else:
-                    final()
-                    node(True, c, p % 3 + 1, False, False, len(path) + no_reorder, None)
+                    rest.append(sig)
+        rest.sort()
+        return (tuple(home_sigs), tuple(rest))
+
+    def leaves_own_home_to_overpopulation(inf) -> bool:
+        """The strict engine refuses a win after which performing the pending
+        overpopulations would also destroy the winner's home."""
+        bad = 0
+        for color in inf.overpop:
+            bad |= 1 << color
+        return not (inf.star_colors & ~bad) or not (inf.colors[me] & ~bad)
+
+    def final():
+        """The key is the board as the turn leaves it, homes still marked as homes even
+        when their seat has just lost them (as the reference engine counts): two winning
+        turns that leave different systems as the loser's former home are different
+        successors."""
+        k = c.key
+        if my_home < 0:
+            lost_me = True
+        else:
+            hs = sigs[my_home]
+            lost_me = not hs or not (cache.get(hs) or analyse(hs)).count[me]
+        if lost_me:
+            if not self_elim_ok:
+                return
+        elif post_check:
+            inf = info(sigs[my_home])
+            if inf.overpop and won() and leaves_own_home_to_overpopulation(inf):
+                return
+        if k in results:
+            return
+        # Only the key is kept for the whole search: a path is handed out once, through
+        # ``fresh``, so that listing successors holds each turn only until it is printed.
+        results[k] = None
+        if on_found is not None:
+            on_found(tuple(path), portable_key())
+        elif keep:
+            fresh.append((tuple(path), portable_key()))
+
+    def final_win():
+        if my_home < 0:
+            return
+        hs = sigs[my_home]
+        if not hs or not info(hs).count[me]:
+            return  # eliminating yourself (even in a draw) is not a win
+        for t in targets:
+            ts = sigs[home_slot[t]]
+            if not ts or not info(ts).count[t]:
+                break
+        else:
+            return
+        if post_check:
+            inf = info(hs)
+            if inf.overpop and leaves_own_home_to_overpopulation(inf):
+                return
+        raise _Found(tuple(path))
+
+    c.final = final_win if c.win_mode else final
+
+
+# ---- win mode: the bound that prunes -----------------------------------------------
+
+
+def _win_bound(c: _Context) -> None:
+    sigs, bank = c.sigs, c.bank
+    info, ship_count = c.info, c.layout.ship_count
+    me, home_slot, targets, cats_close = c.me, c.home_slot, c.targets, c.cats_close
+
+    def can_win(color, left, exact=False):
+        """Could ``left`` more actions of ``color`` (-1: none) and catastrophes still
+        eliminate a target? An optimistic bound, so pruning with it loses no win: every
+        action adds at most one piece of one colour to a system, captures need red, and
+        a catastrophe needs four pieces of its colour there."""
+        for t in targets:
+            hs = home_slot[t]
+            sig = sigs[hs]
+            if not sig:
+                return True
+            inf = info(sig)
+            if not inf.count[t]:
+                return True
+            tot = inf.color_totals
+            theirs = inf.colors[t]
+            stars = inf.star_colors
+            ready = 0
+            for x in range(4):
+                if tot[x] >= 4:
+                    ready |= 1 << x
+            if ready and (not stars & ~ready or not theirs & ~ready):
+                return True
+            if left <= 0 or color < 0:
+                continue
+            if color == 0:
+                n = 0
+                big = 0
+                for k in inf.kinds[t]:
+                    if not ready >> (k // 3) & 1:
+                        n += ship_count(sig, t, k)
+                        if k % 3 + 1 > big:
+                            big = k % 3 + 1
+                if n <= left and inf.largest[me] >= big:
+                    return True
+                continue
+            for need_colors in (theirs, stars):
+                cost = 0
+                for x in range(4):
+                    if need_colors >> x & 1 and tot[x] < 4:
+                        cost += supply_cost(color, x, 4 - tot[x], hs, inf, exact)
+                        if cost > left:
+                            break
+                if cost <= left:
+                    return True
+        return False
+
+    def supply_cost(color, x, d, hs, inf, exact_bank):
+        """Fewest actions of ``color`` that can add ``d`` pieces of colour x at system hs."""
+        lo = 3 * x
+        if color == 2:
+            # Builds need a ship of that colour there already; the bank only counts
+            # once the sacrifice is made and when no catastrophe can refill it.
+            if not inf.colors[me] >> x & 1:
+                return 99
+            if exact_bank and bank[lo] + bank[lo + 1] + bank[lo + 2] < d:
+                return 99
+            return d
+        if color == 3:
+            # Trades recolour ships already there (the bank may be refilled by
+            # trading that colour away elsewhere, so it is not counted).
+            others_here = inf.count[me] - sum(
+                ship_count(sigs[hs], me, k) for k in (lo, lo + 1, lo + 2))
+            return d if others_here >= d else 99
+        near = far = 0
+        hmask = inf.size_mask
+        for j in range(len(sigs)):
+            sj = sigs[j]
+            if not sj or j == hs:
+                continue
+            ij = info(sj)
+            if not ij.colors[me] >> x & 1:
+                continue
+            n = ship_count(sj, me, lo) + ship_count(sj, me, lo + 1) + ship_count(sj, me, lo + 2)
+            # Two moves from a system that shares a star size with the target, unless a
+            # catastrophe mid-turn can still take a star from either system away.
+            if cats_close and ij.size_mask & hmask:
+                far += n
+            else:
+                near += n
+        if near + far < d:
+            return 99
+        return d + max(0, d - near)
+
+    c.can_win = can_win
+
+
+# ---- the four powers ---------------------------------------------------------------
+
+
+def _power_actions(c: _Context):
+    """``power(color, where, sac_left, seq_start, allow)``: every action of ``color`` at
+    system ``where`` (a free action) or anywhere (-1: a sacrifice's)."""
+    red = _captures(c)
+    yellow = _moves(c)
+    green = _builds(c)
+    blue = _trades(c)
+
+    def power(color, where, sac_left, seq_start, allow):
+        if color == 1:
+            yellow(where, sac_left, seq_start, allow)
+        elif color == 0:
+            red(where, sac_left, seq_start)
+        elif color == 2:
+            green(where, sac_left, seq_start)
+        else:
+            blue(where, sac_left, seq_start)
+
+    return power
+
+
+def _captures(c: _Context):
+    sigs, uids, path = c.sigs, c.uids, c.path
+    info, setsig, restore, after_action = c.info, c.setsig, c.restore, c.after_action
+    me, seats, W, WALL = c.me, c.seats, c.my_weight, c.weights
+
+    def red(where, sac_left, seq_start):
+        for i in (range(len(sigs)) if where < 0 else (where,)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            inf = info(sig)
+            big = inf.largest[me]
+            if not big:
+                continue
+            uid = uids[i]
+            for v in range(seats):
+                if v == me or not inf.count[v]:
+                    continue
+                wv = WALL[v]
+                for p in inf.kinds[v]:
+                    if p % 3 + 1 > big:
+                        continue
+                    order = (uid * 12 + p) * 8 + v
+                    if len(path) > seq_start and not _captures_in_order(path, seq_start, order):
+                        continue
+                    k0, nv0 = c.key, c.nover
+                    setsig(i, sig - wv[p] + W[p])
+                    path.append((CAP, order, i, p, v))
+                    after_action(0, sac_left, seq_start)
+                    path.pop()
+                    restore(i, sig, k0, nv0)
+
+    return red
+
+
+def _builds(c: _Context):
+    sigs, bank, uids, path = c.sigs, c.bank, c.uids, c.path
+    info, setsig, restore, after_action = c.info, c.setsig, c.restore, c.after_action
+    me, W = c.me, c.my_weight
+
+    def green(where, sac_left, seq_start):
+        for i in (range(len(sigs)) if where < 0 else (where,)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            cm = info(sig).colors[me]
+            if not cm:
+                continue
+            uid = uids[i]
+            for color in range(4):
+                if not cm >> color & 1:
+                    continue
+                lo = color * 3
+                if bank[lo]:
+                    p = lo
+                elif bank[lo + 1]:
+                    p = lo + 1
+                elif bank[lo + 2]:
+                    p = lo + 2
+                else:
+                    continue
+                order = uid * 4 + color
+                if len(path) > seq_start and not _builds_in_order(path, seq_start, order,
+                                                                         color):
+                    continue
+                k0, nv0 = c.key, c.nover
+                setsig(i, sig + W[p])
+                bank[p] -= 1
+                path.append((BLD, order, i, p))
+                after_action(2, sac_left, seq_start)
                 path.pop()
-            if not sigs[i]:
+                bank[p] += 1
+                restore(i, sig, k0, nv0)
+
+    return green
+
+
+def _trades(c: _Context):
+    sigs, bank, uids, path = c.sigs, c.bank, c.uids, c.path
+    info, setsig, restore, after_action = c.info, c.setsig, c.restore, c.after_action
+    me, W = c.me, c.my_weight
+
+    def blue(where, sac_left, seq_start):
+        for i in (range(len(sigs)) if where < 0 else (where,)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            kinds = info(sig).kinds[me]
+            if not kinds:
+                continue
+            uid = uids[i]
+            for p in kinds:
+                for q in range(p % 3, 12, 3):
+                    if q // 3 == p // 3 or not bank[q]:
+                        continue
+                    order = (uid * 12 + p) * 12 + q
+                    if len(path) > seq_start and not _trades_in_order(path, seq_start, order,
+                                                                             p, q):
+                        continue
+                    k0, nv0 = c.key, c.nover
+                    setsig(i, sig - W[p] + W[q])
+                    bank[p] += 1
+                    bank[q] -= 1
+                    path.append((TRD, order, i, p, q))
+                    after_action(3, sac_left, seq_start)
+                    path.pop()
+                    bank[p] -= 1
+                    bank[q] += 1
+                    restore(i, sig, k0, nv0)
+
+    return blue
+
+
+def _moves(c: _Context):
+    """Moves and discoveries. Two of them commute unless one's destination is the
+    other's origin, one creates the system the other enters, or one may return to the
+    bank (by fading its origin) a star kind the other discovers."""
+    sigs, homes, bank, uids, path, newuid = c.sigs, c.homes, c.bank, c.uids, c.path, c.newuid
+    cache, analyse = c.cache, c.analyse
+    me, W, SW, P, n0 = c.me, c.my_weight, c.star_weight, c.primes, c.n0
+    prune_home, may_empty, my_home, need_home = c.prune_home, c.may_empty, c.my_home, c.need_home
+    after_action = c.after_action
+
+    def yellow(where, sac_left, seq_start, allow):
+        only_home = prune_home and sac_left <= 1 and need_home()
+        in_run = len(path) > seq_start
+        n = len(sigs)
+        dests = []
+        for j in range(n):
+            sj = sigs[j]
+            if sj:
+                dests.append((j, (cache.get(sj) or analyse(sj)).size_mask))
+        for i in (range(n) if where < 0 else (where,)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            inf = cache.get(sig) or analyse(sig)
+            kinds = inf.kinds[me]
+            if not kinds:
+                continue
+            run = _yellow_run(path, seq_start, uids[i], inf.star_mask) if in_run else ()
+            for p in kinds:
+                new = sig - W[p]
+                ni = cache.get(new) or analyse(new)
+                empties = not ni.ships
+                if empties and not may_empty and homes[i] == me:
+                    continue  # emptying your own home is suicide under these rules
+                fades = empties and (homes[i] < 0 or not may_empty)
+                if allow & 1:
+                    moves(i, p, sig, inf, new, ni, fades, dests,
+                          my_home if only_home else -1, run, sac_left, seq_start)
+                if allow & 2 and not only_home:
+                    discoveries(i, p, sig, inf, new, ni, fades, run, sac_left, seq_start)
+
+    def moves(i, p, sig, inf, new, ni, fades, dests, only_to, run, sac_left, seq_start):
+        """Ship ``p`` from system i to each connected system (``only_to``, if not -1).
+        ``new``: i without it; ``fades``: i then goes, its stars back to the bank;
+        ``run``: see ``_yellow_run``."""
+        ui = uids[i]
+        prod = inf.star_mask
+        smask = inf.size_mask
+        hi = homes[i] + 1
+        base_order = (ui * 16 + p) << 24
+        for j, dmask in dests:
+            if dmask & smask or j == i or only_to >= 0 and j != only_to:
+                continue
+            uj = uids[j]
+            order = base_order | uj
+            out_of_order = False
+            for a in run:
+                if a[0] == MOV:
+                    if a[MOV_FROM] == uj:
+                        break
+                elif a[DIS_NEW] == uj or a[DIS_FROM] == uj:
+                    break
+                if order < a[1]:
+                    out_of_order = True
+                    break
+            if out_of_order:
+                continue
+            k0, nv0 = c.key, c.nover
+            sj = sigs[j]
+            hj = homes[j] + 1
+            nj = sj + W[p]
+            over_j = len((cache.get(nj) or analyse(nj)).overpop) - len(
+                (cache.get(sj) or analyse(sj)).overpop)
+            if fades:
+                c.key = k0 // P[sig * 8 + hi] // P[sj * 8 + hj] * P[nj * 8 + hj]
+                c.nover = nv0 + over_j - len(inf.overpop)
+                sigs[i] = 0
+                for k in ni.stars:
+                    bank[k] += 1
+            else:
+                c.key = k0 // P[sig * 8 + hi] // P[sj * 8 + hj] * P[new * 8 + hi] * P[nj * 8 + hj]
+                c.nover = nv0 + over_j + len(ni.overpop) - len(inf.overpop)
+                sigs[i] = new
+            sigs[j] = nj
+            path.append((MOV, order, i, p, j, prod, ui, uj))
+            after_action(1, sac_left, seq_start)
+            path.pop()
+            sigs[j] = sj
+            if fades:
                 for k in ni.stars:
                     bank[k] -= 1
-            sigs[i] = sig
-            bank[p] -= 1
-            key, nover = k0, nv0
+            sigs[i] = sig  # restore(i, sig, k0, nv0), inline: the hottest loop
+            c.key = k0
+            c.nover = nv0
 
-        def after_action(color, sac_left, seq_start):
-            """The current position ends the turn, or the turn goes on."""
-            if immediate and game_ended():
-                final()
-                return
-            final()
-            if sac_left > 1:
-                node(True, color, sac_left - 1, False, False, seq_start, None)
-            elif nover:
-                node(True, color, 0, False, False, seq_start, None)
-
-        def power(color, where, sac_left, seq_start, allow):
-            """Every action of ``color`` at ``where`` (free) or anywhere (sacrifice, -1)."""
-            if color == 1:
-                yellow(where, sac_left, seq_start, allow)
-            elif color == 0:
-                red(where, sac_left, seq_start)
-            elif color == 2:
-                green(where, sac_left, seq_start)
+    def discoveries(i, p, sig, inf, new, ni, fades, run, sac_left, seq_start):
+        """Ship ``p`` from system i to a new system, for each star kind in the bank that
+        connects to i (``run``: see ``_yellow_run``)."""
+        ui = uids[i]
+        prod = inf.star_mask
+        smask = inf.size_mask
+        hi = homes[i] + 1
+        base_order = (ui * 16 + p) << 24 | (1 << 23)
+        for k in range(12):
+            if not bank[k] or smask >> (k % 3) & 1:
+                continue
+            order = base_order | k
+            wanted = 1 << k
+            out_of_order = False
+            for a in run:
+                if a[0] == MOV:
+                    if a[MOV_STARS] & wanted:
+                        break
+                elif a[DIS_STARS] & wanted:
+                    break
+                if order < a[1]:
+                    out_of_order = True
+                    break
+            if out_of_order:
+                continue
+            # The new system's id: the same for the same discovery at the same place of
+            # the turn, whatever came before it (so that canonical order compares alike).
+            occ = 0
+            for a in path:
+                if a[1] == order and a[0] == DIS:
+                    occ += 1
+            label = (order, occ)
+            nu = newuid.get(label)
+            if nu is None:
+                nu = newuid[label] = n0 + len(newuid)
+            k0, nv0 = c.key, c.nover
+            nsig = SW[k] + W[p]
+            bank[k] -= 1
+            if fades:
+                c.key = k0 // P[sig * 8 + hi] * P[nsig * 8]
+                c.nover = nv0 - len(inf.overpop)
+                sigs[i] = 0
+                for s in ni.stars:
+                    bank[s] += 1
             else:
-                blue(where, sac_left, seq_start)
+                c.key = k0 // P[sig * 8 + hi] * P[new * 8 + hi] * P[nsig * 8]
+                c.nover = nv0 + len(ni.overpop) - len(inf.overpop)
+                sigs[i] = new
+            j = len(sigs)
+            sigs.append(nsig)
+            homes.append(-1)
+            uids.append(nu)
+            path.append((DIS, order, i, p, k, j, prod, ui, nu))
+            after_action(1, sac_left, seq_start)
+            path.pop()
+            sigs.pop()
+            homes.pop()
+            uids.pop()
+            if fades:
+                for s in ni.stars:
+                    bank[s] -= 1
+            bank[k] += 1
+            sigs[i] = sig  # restore(i, sig, k0, nv0), inline: the hottest loop
+            c.key = k0
+            c.nover = nv0
 
-        def red(where, sac_left, seq_start):
-            nonlocal key, nover
-            for i in (range(len(sigs)) if where < 0 else (where,)):
-                sig = sigs[i]
-                if not sig:
-                    continue
-                inf = info(sig)
-                big = inf.largest[me]
-                if not big:
-                    continue
-                uid = uids[i]
-                for v in range(seats):
-                    if v == me or not inf.count[v]:
-                        continue
-                    wv = WALL[v]
-                    for p in inf.kinds[v]:
-                        if p % 3 + 1 > big:
-                            continue
-                        order = (uid * 12 + p) * 8 + v
-                        # Captures always commute: keep them in non-decreasing order.
-                        if len(path) > seq_start and path[-1][0] == CAP and order < path[-1][1]:
-                            continue
-                        k0, nv0 = key, nover
-                        setsig(i, sig - wv[p] + W[p])
-                        path.append((CAP, order, i, p, v))
-                        after_action(0, sac_left, seq_start)
-                        path.pop()
-                        sigs[i] = sig
-                        key, nover = k0, nv0
+    return yellow
 
-        def green(where, sac_left, seq_start):
-            nonlocal key, nover
-            for i in (range(len(sigs)) if where < 0 else (where,)):
-                sig = sigs[i]
-                if not sig:
+
+# ---- catastrophes and sacrifices ---------------------------------------------------
+
+
+def _catastrophes(c: _Context):
+    """``catastrophes(...)``: every catastrophe now, each followed by the rest of the
+    turn; ``post_cats()``: every subset of the catastrophes left once only catastrophes
+    may follow (each position's subsets enumerated once)."""
+    sigs, bank, uids, path = c.sigs, c.bank, c.uids, c.path
+    info, apply_cat, final, game_ended, node = (c.info, c.apply_cat, c.final, c.game_ended,
+                                                c.node)
+    restore = c.restore
+    immediate, cats_close, no_reorder = c.immediate, c.cats_close, c.no_reorder
+    whole_pass = c.whole_pass
+
+    def catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first):
+        cats_only = not free_used or (passed and path[0][0] == PAS)
+        for i in range(len(sigs)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            inf = info(sig)
+            if not inf.overpop:
+                continue
+            for color in inf.overpop:
+                order = uids[i] * 4 + color
+                if len(path) > no_reorder and not _catastrophes_in_order(path, no_reorder,
+                                                                         order, i):
                     continue
-                cm = info(sig).colors[me]
-                if not cm:
-                    continue
-                uid = uids[i]
-                for c in range(4):
-                    if not cm >> c & 1:
-                        continue
-                    lo = c * 3
-                    if bank[lo]:
-                        p = lo
-                    elif bank[lo + 1]:
-                        p = lo + 1
-                    elif bank[lo + 2]:
-                        p = lo + 2
-                    else:
-                        continue
-                    order = uid * 4 + c
-                    # Builds of different colours commute.
-                    ok = True
-                    j = len(path) - 1
-                    while j >= seq_start:
-                        a = path[j]
-                        if a[0] != BLD or a[3] // 3 == c:
-                            break
-                        if order < a[1]:
-                            ok = False
-                            break
-                        j -= 1
-                    if not ok:
-                        continue
-                    k0, nv0 = key, nover
-                    setsig(i, sig + W[p])
-                    bank[p] -= 1
-                    path.append((BLD, order, i, p))
-                    after_action(2, sac_left, seq_start)
+                k0, nv0, b0 = c.key, c.nover, bank[:]
+                if apply_cat(i, color):
+                    path.append((CAT, order, i, color))
+                    # A turn of catastrophes only is kept unless the filter wants other turns.
+                    if not (cats_only and first is not None and not cats_match(first)) \
+                            and (free_used or whole_pass or immediate and game_ended()):
+                        final()  # without a pass, catastrophes alone are no turn
+                    if not (immediate and game_ended()):
+                        node(free_used, sac_color, sac_left,
+                               closed or (cats_close and free_used), passed, seq_start, first)
                     path.pop()
-                    bank[p] += 1
-                    sigs[i] = sig
-                    key, nover = k0, nv0
+                restore(i, sig, k0, nv0)
+                bank[:] = b0
 
-        def blue(where, sac_left, seq_start):
-            nonlocal key, nover
-            for i in (range(len(sigs)) if where < 0 else (where,)):
-                sig = sigs[i]
-                if not sig:
-                    continue
-                kinds = info(sig).kinds[me]
-                if not kinds:
-                    continue
-                uid = uids[i]
-                for p in kinds:
-                    for q in range(p % 3, 12, 3):
-                        if q // 3 == p // 3 or not bank[q]:
-                            continue
-                        order = (uid * 12 + p) * 12 + q
-                        # Trades that share no piece kind commute.
-                        ok = True
-                        j = len(path) - 1
-                        while j >= seq_start:
-                            a = path[j]
-                            if a[0] != TRD or a[3] == p or a[3] == q or a[4] == p or a[4] == q:
-                                break
-                            if order < a[1]:
-                                ok = False
-                                break
-                            j -= 1
-                        if not ok:
-                            continue
-                        k0, nv0 = key, nover
-                        setsig(i, sig - W[p] + W[q])
-                        bank[p] += 1
-                        bank[q] -= 1
-                        path.append((TRD, order, i, p, q))
-                        after_action(3, sac_left, seq_start)
-                        path.pop()
-                        bank[p] -= 1
-                        bank[q] += 1
-                        sigs[i] = sig
-                        key, nover = k0, nv0
+    def cats_match(first):
+        if CAT not in first.codes:
+            return False
+        for a in path:
+            if a[0] == CAT and (first.slot is None or a[2] == first.slot) and (
+                    first.color is None or a[3] == first.color):
+                return True
+        return False
 
-        def yellow(where, sac_left, seq_start, allow):
-            """Moves and discoveries. Two of them commute unless one's destination is
-            the other's origin, one creates the system the other enters, or one may
-            return to the bank (by fading its origin) a star kind the other discovers."""
-            nonlocal key, nover
-            only_home = prune_home and sac_left <= 1 and need_home()
-            n = len(sigs)
-            dests = []
-            for j in range(n):
-                sj = sigs[j]
-                if sj:
-                    dests.append((j, (cache.get(sj) or analyse(sj)).size_mask))
-            for i in (range(n) if where < 0 else (where,)):
-                sig = sigs[i]
-                if not sig:
-                    continue
-                inf = (cache.get(sig) or analyse(sig))
-                kinds = inf.kinds[me]
-                if not kinds:
-                    continue
-                smask = inf.size_mask
-                prod = inf.star_mask
-                ui = uids[i]
-                hi = homes[i] + 1
-                for p in kinds:
-                    new = sig - W[p]
-                    ni = (cache.get(new) or analyse(new))
-                    empties = not ni.ships
-                    if empties and not may_empty and homes[i] == me:
-                        continue  # emptying your own home is suicide under these rules
-                    fades = empties and (hi == 0 or not may_empty)
-                    base_order = (ui * 16 + p) << 24
-                    # -- to an existing system --
-                    for j, dmask in (dests if allow & 1 else ()):
-                        if dmask & smask or j == i:
-                            continue
-                        if only_home and j != my_home:
-                            continue
-                        uj = uids[j]
-                        order = base_order | uj
-                        ok = True
-                        q = len(path) - 1
-                        while q >= seq_start:
-                            a = path[q]
-                            code = a[0]
-                            if code == MOV:
-                                if a[7] == ui or a[6] == uj:
-                                    break
-                            elif code == DIS:
-                                if (a[8] == ui or a[8] == uj or a[7] == uj
-                                        or (1 << a[4]) & prod):
-                                    break
-                            else:
-                                break
-                            if order < a[1]:
-                                ok = False
-                                break
-                            q -= 1
-                        if not ok:
-                            continue
-                        k0, nv0 = key, nover
-                        sj = sigs[j]
-                        hj = homes[j] + 1
-                        nj = sj + W[p]
-                        if fades:
-                            key = key // P[sig * 8 + hi] // P[sj * 8 + hj] * P[nj * 8 + hj]
-                            nover += (len((cache.get(nj) or analyse(nj)).overpop) - len((cache.get(sj) or analyse(sj)).overpop)
-                                      - len(inf.overpop))
-                            sigs[i] = 0
-                            for k in ni.stars:
-                                bank[k] += 1
-                        else:
-                            key = (key // P[sig * 8 + hi] // P[sj * 8 + hj]
-                                   * P[new * 8 + hi] * P[nj * 8 + hj])
-                            nover += (len((cache.get(nj) or analyse(nj)).overpop) - len((cache.get(sj) or analyse(sj)).overpop)
-                                      + len(ni.overpop) - len(inf.overpop))
-                            sigs[i] = new
-                        sigs[j] = nj
-                        path.append((MOV, order, i, p, j, prod, ui, uj))
-                        after_action(1, sac_left, seq_start)
-                        path.pop()
-                        sigs[i] = sig
-                        sigs[j] = sj
-                        if fades:
-                            for k in ni.stars:
-                                bank[k] -= 1
-                        key, nover = k0, nv0
-                    if only_home or not allow & 2:
-                        continue
-                    # -- to a new system, its star from the bank --
-                    for k in range(12):
-                        if not bank[k] or smask >> (k % 3) & 1:
-                            continue
-                        cons = 1 << k
-                        order = base_order | (1 << 23) | k
-                        ok = True
-                        q = len(path) - 1
-                        while q >= seq_start:
-                            a = path[q]
-                            code = a[0]
-                            if code == MOV:
-                                if a[7] == ui or a[5] & cons:
-                                    break
-                            elif code == DIS:
-                                if a[8] == ui or a[6] & cons or (1 << a[4]) & prod:
-                                    break
-                            else:
-                                break
-                            if order < a[1]:
-                                ok = False
-                                break
-                            q -= 1
-                        if not ok:
-                            continue
-                        occ = 0
-                        for a in path:
-                            if a[1] == order and a[0] == DIS:
-                                occ += 1
-                        label = (order, occ)
-                        nu = newuid.get(label)
-                        if nu is None:
-                            nu = newuid[label] = n0 + len(newuid)
-                        k0, nv0 = key, nover
-                        nsig = SW[k] + W[p]
-                        bank[k] -= 1
-                        if fades:
-                            key = key // P[sig * 8 + hi] * P[nsig * 8]
-                            nover -= len(inf.overpop)
-                            sigs[i] = 0
-                            for s in ni.stars:
-                                bank[s] += 1
-                        else:
-                            key = key // P[sig * 8 + hi] * P[new * 8 + hi] * P[nsig * 8]
-                            nover += len(ni.overpop) - len(inf.overpop)
-                            sigs[i] = new
-                        j = len(sigs)
-                        sigs.append(nsig)
-                        homes.append(-1)
-                        uids.append(nu)
-                        path.append((DIS, order, i, p, k, j, prod, ui, nu))
-                        after_action(1, sac_left, seq_start)
-                        path.pop()
-                        sigs.pop()
-                        homes.pop()
-                        uids.pop()
-                        sigs[i] = sig
-                        if fades:
-                            for s in ni.stars:
-                                bank[s] -= 1
-                        bank[k] += 1
-                        key, nover = k0, nv0
+    # After the turn's actions (and under "ends"/"after" timing, after any catastrophe
+    # once the turn's action is taken) only catastrophes remain, and which positions they
+    # reach depends on the position alone: each position's catastrophes are enumerated
+    # once.
+    expanded: set[int] = set()
 
+    def post_cats():
+        if not c.nover or c.key in expanded:
+            return
+        expanded.add(c.key)
+        pairs = []
+        for i in range(len(sigs)):
+            sig = sigs[i]
+            if sig:
+                for color in info(sig).overpop:
+                    pairs.append((i, color))
+        cat_subsets(pairs, 0)
+
+    def cat_subsets(pairs, start):
+        for j in range(start, len(pairs)):
+            i, color = pairs[j]
+            sig = sigs[i]
+            if not sig:
+                continue  # an earlier catastrophe destroyed the system
+            k0, nv0, b0 = c.key, c.nover, bank[:]
+            if apply_cat(i, color):
+                path.append((CAT, uids[i] * 4 + color, i, color))
+                final()
+                cat_subsets(pairs, j + 1)
+                path.pop()
+            restore(i, sig, k0, nv0)
+            bank[:] = b0
+
+    return catastrophes, post_cats
+
+
+def _sacrifice(c: _Context):
+    sigs, bank, path = c.sigs, c.bank, c.path
+    info, setsig, fade_rule, final = c.info, c.setsig, c.fade_rule, c.final
+    me, W, my_home, prune_home = c.me, c.my_weight, c.my_home, c.prune_home
+    immediate, game_ended, no_reorder, node = c.immediate, c.game_ended, c.no_reorder, c.node
+    restore = c.restore
+
+    def sacrifice(i, sig, p):
+        color = p // 3
+        new = sig - W[p]
+        ni = info(new)
+        if prune_home and i == my_home and not ni.count[me] and color != 1:
+            return  # your home would lose its last ship and only yellow brings one back
+        k0, nv0 = c.key, c.nover
+        setsig(i, new)
+        bank[p] += 1
+        legal = True
+        if not ni.ships:
+            legal = fade_rule(i)
+        if legal:
+            path.append((SAC, 0, i, p))
+            final()
+            if not (immediate and game_ended()):
+                node(True, color, p % 3 + 1, False, False, len(path) + no_reorder, None)
+            path.pop()
+        if not sigs[i]:
+            for k in ni.stars:
+                bank[k] -= 1
+        bank[p] -= 1
+        restore(i, sig, k0, nv0)
+
+    return sacrifice
+
+
+# ---- the tree of partial turns -----------------------------------------------------
+
+
+def _turn_tree(c: _Context):
+    sigs, path = c.sigs, c.path
+    info, final, can_win, need_home, game_ended = (c.info, c.final, c.can_win, c.need_home,
+                                                   c.game_ended)
+    me, timing, cats_close, immediate = c.me, c.timing, c.cats_close, c.immediate
+    whole_pass, prune_home, win_mode = c.whole_pass, c.prune_home, c.win_mode
+    bank_settled, no_reorder = c.bank_settled, c.no_reorder
+    power = catastrophes = post_cats = sacrifice = None  # see ``connect``
+
+    def connect(power_part, catastrophes_part, post_cats_part, sacrifice_part):
+        """Give the tree the parts it calls (built after it, as they continue it)."""
+        nonlocal power, catastrophes, post_cats, sacrifice
+        power, catastrophes, post_cats = power_part, catastrophes_part, post_cats_part
+        sacrifice = sacrifice_part
+
+    def node(free_used, sac_color, sac_left, closed, passed, seq_start, first):
+        """Explore every continuation of the current partial turn.
+
+        ``seq_start``: index in ``path`` where the current run of possibly commuting
+        actions begins. ``first``: a filter on the turn's first non-catastrophe action
+        (only before that action is taken).
+        """
+        if win_mode and free_used:
+            left = 0 if closed or passed else sac_left
+            if not can_win(sac_color if left else -1, left, bank_settled):
+                return
+        if c.nover and (timing != "after" or free_used or passed):
+            if cats_close and free_used and not passed and not immediate:
+                post_cats()
+            else:
+                catastrophes(free_used, sac_color, sac_left, closed, passed, seq_start, first)
+        if passed or closed:
+            return
+        if not free_used:
+            first_action(first)
+        elif sac_left > 0:
+            if prune_home and sac_color != 1 and need_home():
+                return  # only a yellow action could still bring a ship home
+            power(sac_color, -1, sac_left, seq_start, 3)
+
+    def first_action(first):
+        """The turn's action: a whole-turn pass, a free action, or a sacrifice."""
+        if not path and whole_pass and (first is None or PAS in first.codes
+                                        or CAT in first.codes and timing == "after"):
+            path.append((PAS, 0))
+            if first is None or PAS in first.codes:
+                final()
+            if timing == "after" and c.nover:
+                # Under "after" timing, a pass is what allows catastrophes alone.
+                node(True, -1, 0, False, True, len(path), first)
+            path.pop()
+        home_needed = prune_home and need_home()
+        base = len(path) + no_reorder
         if win_mode:
-            final = final_win  # noqa: F841 — the closures above call it by this name
-        self._node = node
+            hopeful = [can_win(color, 1) for color in range(4)]
+            largest = [0, 0, 0, 0]
+            for sig in sigs:
+                if sig:
+                    for p in info(sig).kinds[me]:
+                        largest[p // 3] = max(largest[p // 3], p % 3 + 1)
+            sac_hopeful = [largest[color] and can_win(color, largest[color])
+                           for color in range(4)]
+        for i in range(len(sigs)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            inf = info(sig)
+            if not inf.count[me]:
+                continue
+            access = inf.star_colors | inf.colors[me]
+            for color in ((1,) if home_needed else (0, 1, 2, 3)):
+                if not access >> color & 1 or win_mode and not hopeful[color]:
+                    continue
+                if first is None:
+                    power(color, i, 0, base, 3)
+                elif color == 1:
+                    allow = ((1 if first.wants(MOV, i, 1) else 0)
+                             | (2 if first.wants(DIS, i, 1) else 0))
+                    if allow:
+                        power(1, i, 0, base, allow)
+                elif first.wants(_FREE_CODES[color][0], i, color):
+                    power(color, i, 0, base, 3)
+        for i in range(len(sigs)):
+            sig = sigs[i]
+            if not sig:
+                continue
+            inf = info(sig)
+            if not inf.count[me]:
+                continue
+            for p in inf.kinds[me]:
+                color = p // 3
+                if first is not None and not first.wants(SAC, i, color):
+                    continue
+                if home_needed and color != 1 or win_mode and not sac_hopeful[color]:
+                    continue
+                sacrifice(i, sig, p)
+
+    def after_action(color, sac_left, seq_start):
+        """The current position ends the turn, or the turn goes on."""
+        if immediate and game_ended():
+            final()
+            return
+        final()
+        if sac_left > 1:
+            node(True, color, sac_left - 1, False, False, seq_start, None)
+        elif c.nover:
+            node(True, color, 0, False, False, seq_start, None)
+
+    c.node = node
+    c.after_action = after_action
+    return node, connect
 
 
 def _filter(state: GameState, first_kind: type | None, system: str | None,
@@ -993,14 +1208,14 @@ def _filter(state: GameState, first_kind: type | None, system: str | None,
 
 def count_successors(state: GameState) -> int:
     """How many distinct positions one legal turn of the player to move reaches."""
-    search = _Search(state, keep_paths=False)
+    search = SuccessorSearch(state, keep_paths=False)
     search.run()
     return len(search.results)
 
 
 def successor_keys(state: GameState) -> set[tuple]:
     """The canonical keys of every successor."""
-    search = _Search(state, keep_paths=True)
+    search = SuccessorSearch(state, keep_paths=True)
     search.run()
     return {key for _, key in search.fresh}
 
@@ -1017,8 +1232,8 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
 
     The search runs lazily, one group of first actions (a kind at a system) at a time.
     """
-    search = _Search(state, keep_paths=True)
-    writer = _TurnWriter(search)
+    search = SuccessorSearch(state, keep_paths=True)
+    writer = TurnWriter(search)
     wanted = _filter(state, first_kind, system, color)
     for group in _groups(state, wanted):
         search.run(group)
@@ -1038,16 +1253,17 @@ def each_successor(state: GameState, emit: Callable[[Successor], bool | None]) -
     positions' keys are held meanwhile, so a listing of a million turns prints them as it
     goes in bounded memory. Returns how many were emitted."""
     emitted = 0
-    writer: _TurnWriter | None = None
+    writer: TurnWriter | None = None
 
     def found(path: tuple, key: tuple) -> None:
         nonlocal emitted
         emitted += 1
+        assert writer is not None
         if emit(Successor(writer.turn(path), key)):
             raise _Stop
 
-    search = _Search(state, keep_paths=True, on_found=found)
-    writer = _TurnWriter(search)
+    search = SuccessorSearch(state, keep_paths=True, on_found=found)
+    writer = TurnWriter(search)
     try:
         for group in _groups(state, None):
             search.run(group)
@@ -1072,10 +1288,10 @@ def _groups(state: GameState, wanted: _Filter | None) -> Iterator[_Filter]:
             yield _Filter(frozenset({code}), slot, color)
 
 
-class _TurnWriter:
+class TurnWriter:
     """Internal paths to actions with names; discoveries get fresh names."""
 
-    def __init__(self, search: _Search):
+    def __init__(self, search: SuccessorSearch):
         snap = search.snap
         self.names = list(snap.names)
         taken = {n.casefold() for n in snap.names}
@@ -1115,13 +1331,3 @@ class _TurnWriter:
                 out.append(Pass())
         return tuple(out)
 
-
-def __getattr__(name: str):
-    """``find_winning_turn``, ``has_winning_turn`` and ``red_alert`` live in
-    ``homeworlds.rules.winning`` (which builds on this module); they are reachable from
-    here too."""
-    if name in ("find_winning_turn", "has_winning_turn", "red_alert"):
-        from homeworlds.rules import winning
-
-        return getattr(winning, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from homeworlds.rules.actions import Turn
 from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import _Search, _TurnWriter
+from homeworlds.rules.successors import SuccessorSearch, TurnWriter
 
 __all__ = ["find_winning_turn", "has_winning_turn", "red_alert"]
 
@@ -43,11 +43,11 @@ def find_winning_turn(state: GameState, *, target: int | None = None) -> Turn | 
         if state.eliminated[target]:
             return None
         targets = (target,)
-    search = _Search(state, keep_paths=False, win_targets=targets)
+    search = SuccessorSearch(state, keep_paths=False, win_targets=targets)
     path = search.find_win()
     if path is None:
         return None
-    return _TurnWriter(search).turn(path)
+    return TurnWriter(search).turn(path)
 
 
 def has_winning_turn(state: GameState) -> bool:

@@ -36,6 +36,11 @@ from homeworlds.table.view import Anomaly, Observation, SlotContents
 BLOCKING = {"duplicate", "too-many-stars", "ships-without-star", "unknown-tag", "not-a-piece",
             "in-hand", "piece-on-token-zone"}
 
+#: What the hand-over says when inference gives up at its node budget (the players then
+#: show the turn in steps: each settled step is read on from the one before).
+TOO_INTRICATE = ("too many ways to read this turn at once: undo it, then play it again one "
+                 "action at a time, letting the table settle after each, and hand over again")
+
 #: Names given to discovered systems, in order (then "Star 1", "Star 2", ...).
 STAR_NAMES = ("Altair", "Betelgeuse", "Capella", "Deneb", "Electra", "Fomalhaut", "Gemma",
               "Hadar", "Izar", "Jabbah", "Kochab", "Lesath", "Mira", "Nashira", "Polaris",
@@ -95,6 +100,8 @@ class TurnTracker:
 
     def __post_init__(self) -> None:
         self._partial_cache = None
+        #: (record length, turn in progress) of the last partial explanation found
+        self._progress: tuple[int, TurnInProgress | None] | None = None
         self._resumed = False
         self._journal_tags: dict[str, frozenset[str]] = {}
         self.new_game()
@@ -106,6 +113,7 @@ class TurnTracker:
                                alignments=self.alignments)
         self.record = []
         self.star_tags = {}
+        self._progress = None
         self._names_used = 0
         self._resumed = False
         self.ended_by = None
@@ -269,11 +277,23 @@ class TurnTracker:
         if self._partial_cache is not None and self._partial_cache[0] == key:
             result = self._partial_cache[1]  # lifting a piece changes nothing to judge
         else:
-            result = explain_partial(self.state, observed)
+            result = None
+            earlier = self._last_progress()
+            if earlier is not None:
+                # Most changes continue what the table saw last: try that first (it is
+                # also how a turn too intricate to read at once is read in steps).
+                result = explain_partial(self.state, observed, progress=earlier)
+            if result is None or not result.ok:
+                result = explain_partial(self.state, observed)
             self._partial_cache = (key, result)
+            if result.ok:
+                self._progress = (len(self.record), result.progress)
         if result.ok:
             return Status(phase, seat, "", anomalies=tuple(obs.anomalies),
                           partial=result.progress)
+        if result.exhausted:
+            # Too intricate to judge at once: no mistake is claimed (the hand-over says more).
+            return Status(phase, seat, "", anomalies=tuple(obs.anomalies))
         return Status(phase, seat, "no legal turn leads here", self._slots_for(
             result.differences, obs), tuple(obs.anomalies), result.differences)
 
@@ -302,12 +322,27 @@ class TurnTracker:
     def _infer(self, obs: Observation) -> Turn:
         observed = self._observed_systems(obs, restore_in_hand=False)
         result = infer_turn(self.state, observed)
+        earlier = self._last_progress()
+        if result.exhausted and earlier is not None:
+            # Too many readings from the start of the turn: continue from what the table
+            # saw mid-turn instead.
+            result = infer_turn(self.state, observed, progress=earlier)
         if result.found:
             if result.turn == (Pass(),):
                 self._refuse_swaps(obs)
             return self._rename_discoveries(result.turn)
+        if result.exhausted:
+            raise _Refusal(TOO_INTRICATE, frozenset())
         raise _Refusal("no legal turn leads to this table", self._slots_for(
             result.differences, obs), result.differences)
+
+    def _last_progress(self) -> TurnInProgress | None:
+        """The turn in progress that explained the table at its last settled change during
+        this turn (None: none yet, or nothing done yet)."""
+        if self._progress is None or self._progress[0] != len(self.record):
+            return None
+        progress = self._progress[1]
+        return progress if progress is not None and progress.actions else None
 
     def _refuse_swaps(self, obs: Observation) -> None:
         """A board that looks untouched although ships were exchanged for other copies of
