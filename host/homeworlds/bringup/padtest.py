@@ -26,14 +26,14 @@ from homeworlds.link import (
     SnapshotReceived,
     ZoneChanged,
 )
-from homeworlds.pixels import Color, Frame, blank
+from homeworlds.pixels import RGB, Frame, blank
 from homeworlds.table.layout import Layout, ZoneKind
 
 GOOD_RATE = 0.95
 FAIR_RATE = 0.70
-GREEN: Color = (0, 255, 0)
-AMBER: Color = (255, 140, 0)
-RED: Color = (255, 0, 0)
+GREEN: RGB = (0, 255, 0)
+AMBER: RGB = (255, 140, 0)
+RED: RGB = (255, 0, 0)
 
 RAW_READS = {"debounce_on": 1, "debounce_off": 1}
 """Firmware settings that make every ZONE line a single read (tablefw/settings.py)."""
