@@ -153,17 +153,18 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "", *,
         replayed += 1
         if state.is_over and end_turn is None:
             end_turn = number(turn)
-    board_end, winner = "none", None
-    winners: tuple[int, ...] = ()
-    if state.result is not None and state.result.kind in (
-            "opponent-eliminated", "self-eliminated", "draw"):
-        board_end = state.result.kind
-        winners = state.result.winners
-        winner = winners[0] if len(winners) == 1 else None
-    else:
-        end_turn = None
-    return ReplayResult(file, game.number, players, error, board_end, end_turn, winner,
-                        replayed, state, winners)
+    return _result(file, game.number, players, error, end_turn, replayed, state)
+
+
+def _result(file: str, number: int | None, players, error: ReplayError | None,
+            end_turn: int | None, replayed: int, state: GameState) -> ReplayResult:
+    """The outcome on the board: an elimination or a draw; anything else is "none"."""
+    result = state.result
+    if result is None or result.kind not in ("opponent-eliminated", "self-eliminated", "draw"):
+        return ReplayResult(file, number, players, error, "none", None, None, replayed, state)
+    winners = result.winners
+    return ReplayResult(file, number, players, error, result.kind, end_turn,
+                        winners[0] if len(winners) == 1 else None, replayed, state, winners)
 
 
 def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
@@ -195,17 +196,7 @@ def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
         replayed += 1
         if state.is_over and end_turn is None:
             end_turn = number
-    board_end, winner = "none", None
-    winners: tuple[int, ...] = ()
-    if state.result is not None and state.result.kind in (
-            "opponent-eliminated", "self-eliminated", "draw"):
-        board_end = state.result.kind
-        winners = state.result.winners
-        winner = winners[0] if len(winners) == 1 else None
-    else:
-        end_turn = None
-    return ReplayResult(file, None, players, error, board_end, end_turn, winner, replayed,
-                        state, winners)
+    return _result(file, None, players, error, end_turn, replayed, state)
 
 
 def _infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:
