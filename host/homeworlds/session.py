@@ -56,6 +56,10 @@ class SessionLog:
         self.totals[kind] += 1
 
 
+#: Seconds a seat's bar shows its Good/Evil alignment after the button press.
+ALIGNMENT_SHOWN_S = 3.0
+
+
 class TableSession:
     def __init__(self, layout: Layout, registry: Registry, rules: Rules,
                  players: tuple[str, ...], *, output: PixelOutput | None = None,
@@ -82,6 +86,8 @@ class TableSession:
         self.settle_s = settle_s
         self._dirty_since: float | None = None
         self._button_seat: int | None = None
+        #: Good/Evil: the seat whose alignment its bar shows, and until when.
+        self._alignment_shown: tuple[int, float] | None = None
         #: Seconds each judgement of a settled table took (for benchmarks).
         self.evaluation_seconds: list[float] = []
         #: Set by the host while the game store cannot be written (an LED mark shows it).
@@ -100,6 +106,8 @@ class TableSession:
             self._changed()
         elif isinstance(event, ButtonPressed):
             seat = next((s.index for s in self.layout.seats if s.button == event.button), None)
+            if seat is not None and self._shows_alignment(seat):
+                return
             if seat is not None:
                 self._button_seat = seat
                 self._changed()
@@ -111,6 +119,16 @@ class TableSession:
             self.log.note("link_events", event)
         elif isinstance(event, ReaderFault):
             self.log.note("reader_faults", event)
+
+    def _shows_alignment(self, seat: int) -> bool:
+        """Good/Evil: a player learns their secret alignment by pressing their seat's
+        button while it is not their turn (pressed on their turn, it hands over): their
+        own bar alone shows it for ``ALIGNMENT_SHOWN_S`` (docs/leds.md)."""
+        state = self.tracker.state
+        if self.tracker.alignments is None or state.is_over or seat == state.to_move:
+            return False
+        self._alignment_shown = (seat, self.clock() + ALIGNMENT_SHOWN_S)
+        return True
 
     def _changed(self) -> None:
         self.changes += 1
@@ -161,6 +179,13 @@ class TableSession:
                     lifted = LiftedShip(seat, piece.piece, slot)
                     break
         status = self.status
+        shown = None
+        if self._alignment_shown is not None and self.tracker.alignments is not None:
+            seat, until = self._alignment_shown
+            if self.clock() < until:
+                shown = (seat, self.tracker.alignments[seat])
+            else:
+                self._alignment_shown = None
         return HintView(
             layout=self.layout,
             game=state,
@@ -173,6 +198,7 @@ class TableSession:
             link_down=not self.link_up,
             red_alert_seat=self.red_alert_seat,
             store_fault=self.store_fault,
+            alignment_shown=shown,
         )
 
     def render(self, now: float | None = None):

@@ -252,6 +252,11 @@ class Renderer:
             return
         outcome = view.outcome
         for seat, run in enumerate(bars):
+            if view.alignment_shown is not None and seat == view.alignment_shown[0]:
+                run.write(px, self._fixed("solid", run.length,
+                                          scale(ALIGNMENT_COLORS[view.alignment_shown[1]],
+                                                s.bar)))
+                continue
             if seat == view.refused_handover_seat:
                 if blink_on(now, s.blink_period):
                     run.write(px, self._fixed("solid", run.length, self._mistake))
@@ -265,6 +270,11 @@ class Renderer:
                 continue
             if seat == view.active_seat:
                 run.write(px, self._fixed("solid", run.length, scale(seat_colors[seat], s.bar)))
+
+
+#: A seat's secret Good/Evil alignment on its own bar (docs/leds.md): white for Good,
+#: violet for Evil — neither is a player colour, nor the mistake or alert red.
+ALIGNMENT_COLORS: dict[str, RGB] = {"good": (255, 255, 255), "evil": (150, 0, 255)}
 
 
 _RENDERERS: dict[tuple[int, HintSettings], tuple[Layout, Renderer]] = {}

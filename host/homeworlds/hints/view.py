@@ -73,7 +73,8 @@ class HintView:
     star, or a yellow ship of their own there). ``result`` None falls back to
     ``game.result``. ``red_alert_seat`` is the seat that can be eliminated by
     the opponent's next turn. ``seat_colors`` overrides the settings' player
-    colours for this game (seats past it use the settings).
+    colours for this game (seats past it use the settings). ``alignment_shown``
+    (Good/Evil): a seat and its secret alignment, shown on that seat's bar alone.
     """
 
     layout: Layout
@@ -91,6 +92,7 @@ class HintView:
     seat_colors: tuple[RGB, ...] | None = None
     #: The game store cannot be written: turns are kept in memory only (docs/store.md).
     store_fault: bool = False
+    alignment_shown: tuple[int, str] | None = None
 
     def __post_init__(self) -> None:
         # Cheap checks only (a handful of ints): a wrong index here is a bug in the
@@ -112,6 +114,8 @@ class HintView:
                 _check_index(seat, seats, "seat", "result.winners", layout)
         for slot in self.mistake_slots:
             _check_index(slot, slots, "slot", "mistake_slots", layout)
+        if self.alignment_shown is not None:
+            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
         if self.seat_colors is not None:
             try:
                 colors = tuple(parse_color(c, f"seat_colors[{i}]")
