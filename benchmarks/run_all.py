@@ -11,7 +11,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: Benchmarks that must run in a process of their own (they set up their own environment).
 AS_SCRIPT = {"pixels_output.py"}
-SKIP = {"run_all.py", "corpus_check.py"}
+#: Not figures of their own: the full archive check (`make corpus`) and the long input fuzz
+#: (`make fuzz`; kill_fuzz has a short form here and its long one there).
+SKIP = {"run_all.py", "corpus_check.py", "input_fuzz.py"}
 
 
 def main() -> int:
