@@ -19,9 +19,8 @@ import time
 from pathlib import Path
 
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.inference import ObservedSystem, infer_turn, system_signature
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, ObservedSystem, infer_turn, preset
+from homeworlds.rules.inference import system_signature
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -26,7 +26,7 @@ import random
 import statistics
 import sys
 
-from homeworlds.rules.pieces import PIECES
+from homeworlds.rules import PIECES
 from homeworlds.sim import SimulatedMcu
 from homeworlds.sim.scan_timing import CIRCUITPYTHON_FACTOR, FRAME_OVERHEAD_US
 from homeworlds.sim.table import VirtualTable, make_registry

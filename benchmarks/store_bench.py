@@ -10,8 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 from homeworlds.store import GameRecorder
 from homeworlds.store.records import position_to_json
 

@@ -111,7 +111,7 @@ def test_huge_config_is_refused_without_reading_it_whole(tmp_path):
 
 
 def test_four_seat_registry_on_a_two_seat_layout(tmp_path):
-    from homeworlds.rules.pieces import PIECES
+    from homeworlds.rules import PIECES
     from homeworlds.table.registry import Registry, TagInfo
 
     tags = {f"E004{n:012X}": TagInfo.for_piece(piece, letter)
@@ -154,8 +154,7 @@ def test_play_exits_2_with_the_message_never_a_traceback(tmp_path, capsys):
 def test_every_name_the_configuration_accepts_the_record_can_write(names):
     """What ``check_player_name`` lets through, SDG notation writes and reads back."""
     from homeworlds.notation.sdg import read_sdg, sdg_game, write_sdg
-    from homeworlds.rules.actions import Homeworld
-    from homeworlds.rules.pieces import PIECES
+    from homeworlds.rules import PIECES, Homeworld
 
     assume(names[0].casefold() != names[1].casefold())
     if any(check_player_name(n) is not None for n in names):

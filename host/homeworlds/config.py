@@ -15,7 +15,7 @@ from typing import Any
 from homeworlds.hints.settings import HintSettings, HintSettingsError
 from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.settings import PixelSettings
-from homeworlds.rules.presets import PRESETS, Rules, preset
+from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
 from tablefw.settings import SETTINGS as SCANNER_SETTINGS

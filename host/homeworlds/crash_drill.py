@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeworlds.notation.sdg import SdgGame
+from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store.records import position_to_json, turn_from_sdg
 from homeworlds.table.layout import builtin_layout

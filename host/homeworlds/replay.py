@@ -11,11 +11,17 @@ from dataclasses import dataclass
 
 from homeworlds.notation.cooked import CookedGame, format_cooked_turn
 from homeworlds.notation.sdg import SdgGame
-from homeworlds.rules.actions import Homeworld, SetupPick
-from homeworlds.rules.alignments import Alignments, alignments_to_text
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction
-from homeworlds.rules.presets import Rules, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import (
+    Alignments,
+    AmbiguousAction,
+    GameState,
+    Homeworld,
+    IllegalAction,
+    Rules,
+    SetupPick,
+    alignments_to_text,
+    preset,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from homeworlds.link import (
     ZoneChanged,
 )
 from homeworlds.pixels import PixelOutput
-from homeworlds.rules.presets import Rules
+from homeworlds.rules import Rules
 from homeworlds.table.layout import Layout
 from homeworlds.table.registry import Registry
 from homeworlds.table.tracker import Commit, Status, TurnTracker

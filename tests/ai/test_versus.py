@@ -107,7 +107,7 @@ def test_a_bad_name_is_refused(capsys):
 def test_good_evil_deals_secret_alignments_and_reveals_them_at_the_end():
     """002 (Good and Evil): "Mix up the cards and give one to each player." and "You may look
     at your own alignment card" — the human is told theirs; both are shown when it ends."""
-    from homeworlds.rules.alignments import deal_alignments
+    from homeworlds.rules import deal_alignments
 
     status, out = play(["--rules", "good-evil", "--human-first", "--seed", "3"],
                        "Homeworld Y1 B2 G3\nquit\n")

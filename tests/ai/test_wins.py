@@ -14,8 +14,7 @@ from homeworlds.ai.wins import (
     wins_for_mover,
 )
 from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 from tests.ai.helpers import after, position, random_positions
 from tests.shared import shared_missing
 

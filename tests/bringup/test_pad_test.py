@@ -13,7 +13,7 @@ from homeworlds.commands import pad_test
 from homeworlds.config import load_config
 from homeworlds.link import SerialTransport, SnapshotReceived, TableLink, ZoneChanged
 from homeworlds.pixels import ColorCorrection, MemorySink, PixelOutput
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Piece
 from homeworlds.sim import PtyMcu
 from tablefw.settings import SETTINGS
 

@@ -9,9 +9,7 @@ import pytest
 from homeworlds.commands import play
 from homeworlds.config import ConfigError, config_from_mapping
 from homeworlds.notation.sdg import read_sdg
-from homeworlds.rules.alignments import deal_alignments
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, deal_alignments, preset
 from homeworlds.store import GameRecorder
 from homeworlds.store.export import record_sdg
 from tests.store.helpers import OPENING, turns_of

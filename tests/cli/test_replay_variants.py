@@ -8,8 +8,7 @@ import pytest
 
 from homeworlds.cli import main
 from homeworlds.notation.sdg import read_sdg, write_sdg
-from homeworlds.rules.actions import Catastrophe, SetupPick
-from homeworlds.rules.pieces import Color
+from homeworlds.rules import Catastrophe, Color, SetupPick
 
 ALTERNATING = """Homeworlds Online
 Participants: Alice (N), Bob (S)

@@ -219,8 +219,7 @@ class CommittedTable:
 
     def __init__(self, turns: int = 8):
         from homeworlds.notation.sdg import read_sdg
-        from homeworlds.rules.presets import preset
-        from homeworlds.rules.state import GameState
+        from homeworlds.rules import GameState, preset
         from homeworlds.session import TableSession
         from homeworlds.sim import TableDriver, VirtualTable, make_registry
         from homeworlds.table.layout import builtin_layout

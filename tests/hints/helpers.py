@@ -6,9 +6,7 @@ from dataclasses import dataclass
 
 from homeworlds.hints import HintSettings, HintView
 from homeworlds.pixels.frame import RGB, Frame
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.presets import DEFAULT_PRESET, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import DEFAULT_PRESET, GameState, Piece, preset
 from homeworlds.table.layout import Layout, builtin_layout
 
 LAYOUT = builtin_layout("standard-2p")
@@ -54,7 +52,7 @@ def position(*specs: SystemSpec, rules: str = DEFAULT_PRESET, to_move: int = 0,
              players: int = 2) -> GameState:
     padded = [SystemSpec(s.name, s.home_of, s.stars,
                          s.ships + ((),) * (players - len(s.ships))) for s in specs]
-    from homeworlds.rules.alignments import deal_alignments
+    from homeworlds.rules import deal_alignments
 
     alignments = deal_alignments(players, seed=0) if rules == "good-evil" else None
     return GameState.from_position(padded, preset(rules), to_move, players, alignments)

@@ -6,9 +6,7 @@ from __future__ import annotations
 import time
 
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.rules.alignments import deal_alignments
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, deal_alignments, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 from tests.integration.test_play_command import _Host, _turn, _turns_in, _wait_for

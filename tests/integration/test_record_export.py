@@ -12,8 +12,7 @@ import time
 
 from homeworlds.commands import play
 from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 

@@ -16,8 +16,7 @@ import pytest
 from homeworlds.commands import play
 from homeworlds.config import load_config
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store import GameStore
 from homeworlds.table.layout import builtin_layout

@@ -14,9 +14,8 @@ import pytest
 
 from homeworlds.commands import play
 from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 

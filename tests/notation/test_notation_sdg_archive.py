@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 from homeworlds.notation import read_sdg, write_sdg
-from homeworlds.rules.actions import Capture, Homeworld, Pass
-from homeworlds.rules.pieces import Piece
+from homeworlds.rules import Capture, Homeworld, Pass, Piece
 
 P = Piece.from_text
 

@@ -6,10 +6,16 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.notation.sdg import parse_sdg_action, read_sdg, sdg_game, write_sdg
-from homeworlds.rules.actions import Build, Catastrophe, Homeworld, SetupPick
-from homeworlds.rules.alignments import Alignment
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import Color, Piece
+from homeworlds.rules import (
+    Alignment,
+    Build,
+    Catastrophe,
+    Color,
+    Homeworld,
+    InvalidNotation,
+    Piece,
+    SetupPick,
+)
 
 THREE = """Homeworlds Online
 Rules: good-evil

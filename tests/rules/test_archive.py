@@ -34,7 +34,7 @@ def test_sdg_sample_agrees_with_expected(shared_dir):
 def test_known_bad_records_fail_at_the_right_turn(shared_dir):
     from homeworlds.notation.sdg import read_sdg_file
     from homeworlds.replay import replay_game
-    from homeworlds.rules.presets import preset
+    from homeworlds.rules import preset
 
     game = read_sdg_file(shared_dir / "games" / "sdg" / "32225.raw")
     result = replay_game(game, preset("sdg"))

@@ -6,15 +6,19 @@ import random
 
 import pytest
 
-from homeworlds.rules import Build, Catastrophe, Color, Discover, Move, Sacrifice
-from homeworlds.rules.inference import (
+from homeworlds.rules import (
+    Build,
+    Catastrophe,
+    Color,
+    Discover,
+    GameState,
+    Move,
     ObservedSystem,
-    board_key,
+    Sacrifice,
     explain_partial,
     infer_turn,
-    system_signature,
 )
-from homeworlds.rules.state import GameState
+from homeworlds.rules.inference import board_key, system_signature
 from tests.rules.helpers import P, position
 
 
@@ -234,7 +238,7 @@ def test_an_illegal_board_is_refused_not_exhausted():
 
 def _archive_turns(shared_dir, games: list):
     from homeworlds.notation.cooked import read_cooked_file
-    from homeworlds.rules.presets import preset
+    from homeworlds.rules import preset
 
     for path in games:
         game = read_cooked_file(path)

@@ -10,6 +10,7 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     Discover,
+    GameState,
     Homeworld,
     IllegalAction,
     IllegalTurn,
@@ -17,9 +18,8 @@ from homeworlds.rules import (
     Pass,
     Sacrifice,
     Trade,
+    preset,
 )
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
 from tests.rules.helpers import P, position, ships
 
 

@@ -9,16 +9,22 @@ from typing import NamedTuple
 
 import pytest
 
-from homeworlds.rules import Build, Capture, Catastrophe, Color, IllegalAction, Pass, Piece
-from homeworlds.rules.alignments import (
+from homeworlds.rules import (
     Alignment,
     AlignmentError,
+    Build,
+    Capture,
+    Catastrophe,
+    Color,
+    GameState,
+    IllegalAction,
+    Pass,
+    Piece,
     alignments_from_text,
     alignments_to_text,
     deal_alignments,
+    preset,
 )
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
 from tests.rules.helpers import P, position
 
 
@@ -177,8 +183,7 @@ def test_a_declarer_must_be_a_player_of_the_game():
 def test_alternating_setup_catastrophes_alone_are_no_turn():
     """003 (Normal Turns): "the active player must choose exactly one of the following:"
     a Basic Action or a Sacrifice Action; an overpopulation "is not a turn action"."""
-    from homeworlds.rules import IllegalTurn
-    from homeworlds.rules.successors import successors
+    from homeworlds.rules import IllegalTurn, successors
 
     state = position(OVERPOPULATED, rules="alternating-setup")
     with pytest.raises(IllegalTurn, match="do not allow passing"):

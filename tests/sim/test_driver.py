@@ -222,7 +222,7 @@ def test_a_table_without_a_tray_takes_pieces_from_off_the_table(trayless_layout,
 
 
 def test_alternating_setup_picks_build_the_home_star_by_star(layout, registry, table):
-    from homeworlds.rules.actions import SetupPick
+    from homeworlds.rules import SetupPick
 
     driver = TableDriver(table, GameState(preset("alternating-setup")), {})
     driver.play_turn((SetupPick(pc("r1"), "star", "Alice"),))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from homeworlds.notation.sdg import parse_sdg_action
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, preset
 from homeworlds.store import GameStore
 
 PLAYERS = ("Ann", "Bob")

@@ -11,7 +11,7 @@ import pytest
 from homeworlds.cli import main
 from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import read_sdg
-from homeworlds.rules.presets import preset
+from homeworlds.rules import preset
 from homeworlds.store import GameRecorder
 from homeworlds.store.export import (
     TEMP_PREFIX,

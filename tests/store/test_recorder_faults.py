@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.rules.presets import preset
+from homeworlds.rules import preset
 from homeworlds.store import GameRecorder, GameStore, StoreUnavailable
 
 from .helpers import OPENING, PLAYERS, FaultyStore, disk_full, positions, turns_of

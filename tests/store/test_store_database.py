@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from homeworlds.rules.presets import preset
+from homeworlds.rules import preset
 from homeworlds.store import GameStore, StoredResult, StoreRefused
 from homeworlds.store import database as db_module
 from homeworlds.store.database import StoreConflict
@@ -196,9 +196,7 @@ def test_resume_point_has_the_record_and_the_last_star_tags(tmp_path):
 
 def test_alternating_setup_picks_are_stored_and_read_back(tmp_path, capsys):
     from homeworlds.cli import main
-    from homeworlds.rules.actions import SetupPick
-    from homeworlds.rules.pieces import Piece
-    from homeworlds.rules.state import GameState
+    from homeworlds.rules import GameState, Piece, SetupPick
 
     rules = preset("alternating-setup")
     picks = [("star", "y1"), ("star", "r1"), ("star", "b2"), ("star", "y2"), ("ship", "g3"),

@@ -5,10 +5,7 @@ from __future__ import annotations
 import random
 
 from homeworlds.notation.cooked import CookedSystem
-from homeworlds.rules.alignments import deal_alignments
-from homeworlds.rules.pieces import PIECES
-from homeworlds.rules.presets import Rules
-from homeworlds.rules.state import GameState
+from homeworlds.rules import PIECES, GameState, Rules, deal_alignments
 
 
 def random_position(rng: random.Random, rules: Rules, players: int = 2, *,

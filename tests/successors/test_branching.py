@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from homeworlds.rules import count_successors, successors
-from homeworlds.rules.fast import Snapshot, canonical_key, state_key
+from homeworlds.rules import canonical_key, count_successors, successors
+from homeworlds.rules.fast import Snapshot, state_key
 
 from .conftest import position_file, replay_positions
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from homeworlds.rules import count_successors, preset, successors
-from homeworlds.rules.fast import Snapshot, canonical_key, state_key
+from homeworlds.rules import canonical_key, count_successors, preset, successors
+from homeworlds.rules.fast import Snapshot, state_key
 
 from .oracle import oracle_successor_keys
 from .randompos import random_position

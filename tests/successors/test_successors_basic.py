@@ -6,23 +6,22 @@ import inspect
 
 import pytest
 
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Move,
     Pass,
     Sacrifice,
     Trade,
-)
-from homeworlds.rules.fast import Snapshot, canonical_key, state_key
-from homeworlds.rules.pieces import Color
-from homeworlds.rules.successors import (
+    canonical_key,
     count_successors,
     successor_keys,
     successors,
 )
+from homeworlds.rules.fast import Snapshot, state_key
 
 from .conftest import position
 

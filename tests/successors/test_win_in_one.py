@@ -136,8 +136,7 @@ def test_targets_and_red_alert():
 
 def test_three_players_target_choice():
     from homeworlds.notation.cooked import CookedSystem
-    from homeworlds.rules.pieces import Piece
-    from homeworlds.rules.state import GameState
+    from homeworlds.rules import GameState, Piece
     p = Piece.from_text
     systems = [CookedSystem("Home0", 0, (p("y1"), p("b2")), ((p("g1"),), (), ())),
                CookedSystem("Home1", 1, (p("y3"), p("r1")), ((), (p("g3"),), ())),

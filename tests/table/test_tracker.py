@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.rules import Build, Homeworld, Piece
-from homeworlds.rules.presets import preset
+from homeworlds.rules import Build, Homeworld, Piece, preset
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table.registry import Registry, TagInfo
 from homeworlds.table.tracker import TurnTracker
@@ -138,9 +137,8 @@ def test_piece_in_hand_blocks_the_hand_over():
 
 
 def test_systems_discovered_twice_in_one_turn_get_consistent_names():
-    from homeworlds.rules import Discover, Sacrifice
-    from homeworlds.rules.presets import preset as _preset
-    from homeworlds.rules.state import GameState
+    from homeworlds.rules import Discover, GameState, Sacrifice
+    from homeworlds.rules import preset as _preset
 
     tracker = TurnTracker(LAYOUT, _preset("looney"), ("Ann", "Bob"))
     tracker.state = GameState(_preset("looney"))

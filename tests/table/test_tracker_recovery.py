@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.rules import Discover, Piece
-from homeworlds.rules.errors import IllegalAction
-from homeworlds.rules.presets import preset
+from homeworlds.rules import Discover, IllegalAction, Piece, preset
 from homeworlds.table.tracker import TurnTracker
 
 from .test_tracker import LAYOUT, REGISTRY, Table, _set_up, uid

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from homeworlds.rules.fast import SignatureLayout, canonical_key, layout_for
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, SignatureLayout, canonical_key, layout_for
 
 WIN = 10_000.0
 

@@ -28,12 +28,17 @@ from homeworlds.ai.candidates import candidate_successors
 from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, outcome_score
 from homeworlds.ai.openings import choose_homeworld, choose_setup_pick
 from homeworlds.ai.wins import immediate_win, opponent_threatens_win
-from homeworlds.rules.actions import Homeworld, Turn
-from homeworlds.rules.errors import HomeworldsError
-from homeworlds.rules.moves import legal_actions
-from homeworlds.rules.presets import Rules, preset
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import Successor, successors
+from homeworlds.rules import (
+    GameState,
+    Homeworld,
+    HomeworldsError,
+    Rules,
+    Successor,
+    Turn,
+    legal_actions,
+    preset,
+    successors,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,14 @@ proof to: it looks through every successor.
 
 from __future__ import annotations
 
-from homeworlds.rules.actions import Turn
-from homeworlds.rules.fast import SignatureLayout, layout_for
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import successors
-from homeworlds.rules.winning import find_winning_turn
+from homeworlds.rules import (
+    GameState,
+    SignatureLayout,
+    Turn,
+    find_winning_turn,
+    layout_for,
+    successors,
+)
 
 
 def wins_for_mover(state: GameState, after: GameState) -> bool:

@@ -26,7 +26,7 @@ from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.table.tracker import Commit
 
 if TYPE_CHECKING:
-    from homeworlds.rules.alignments import Alignments
+    from homeworlds.rules import Alignments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -193,7 +193,7 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
     from an SDG export of an unfinished game: a store started anew); else start a game.
     Returns the observation journalled at a hand-over that was not committed, if any."""
     from homeworlds.notation.sdg import read_sdg_file
-    from homeworlds.rules.errors import HomeworldsError
+    from homeworlds.rules import HomeworldsError
     from homeworlds.store.records import position_to_json
 
     tracker = session.tracker
@@ -261,7 +261,7 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
     if record:
         # The store holds no unfinished game of this table, the export does: a new store
         # (beside a refused one) or a table that recorded to files only. Keep it.
-        from homeworlds.rules.state import GameState
+        from homeworlds.rules import GameState
 
         replay = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat,
                            alignments=tracker.alignments)
@@ -282,7 +282,7 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
     """Turns the SDG export holds beyond the store's (the store had a fault when the host
     stopped) are the same game's: they are resumed and written to the store."""
     from homeworlds.notation.sdg import read_sdg_file
-    from homeworlds.rules.errors import HomeworldsError
+    from homeworlds.rules import HomeworldsError
 
     stored = list(point.record)
     try:
@@ -301,7 +301,7 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
               file=sys.stderr, flush=True)
         tracker.resume(stored, point.star_tags)
         return
-    from homeworlds.rules.state import GameState
+    from homeworlds.rules import GameState
 
     state = GameState(config.rules, len(config.players), first_to_move=tracker.first_seat,
                       alignments=tracker.alignments)
@@ -419,7 +419,7 @@ def _run_commands(lines: queue.Queue, session, recorder, config: TableConfig) ->
 
 def run_command(line: str, session, recorder, players) -> str:
     """Apply one terminal command to the running game; returns what to show."""
-    from homeworlds.rules.errors import IllegalAction
+    from homeworlds.rules import IllegalAction
 
     tracker = session.tracker
     words = line.split()
@@ -451,7 +451,7 @@ def run_command(line: str, session, recorder, players) -> str:
 def deal_alignments_for(config: TableConfig) -> Alignments | None:
     """Good/Evil: a new secret deal, seeded by ``table.alignment_seed`` or, without it, at
     random; None under other rules."""
-    from homeworlds.rules.alignments import deal_alignments
+    from homeworlds.rules import deal_alignments
 
     if config.rules.goal != "good-evil":
         return None

@@ -13,9 +13,7 @@ from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.notation.textfile import read_notation_text
 from homeworlds.replay import ReplayResult, ReplaySetupError, replay_cooked_game, replay_game
-from homeworlds.rules.alignments import AlignmentError, alignments_from_text
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.presets import PRESETS, preset
+from homeworlds.rules import PRESETS, AlignmentError, InvalidNotation, alignments_from_text, preset
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,14 +9,15 @@ from pathlib import Path
 from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import format_sdg_action
-from homeworlds.rules.actions import Turn
-from homeworlds.rules.errors import HomeworldsError
-from homeworlds.rules.presets import PRESETS, preset
-from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import (
+from homeworlds.rules import (
+    PRESETS,
+    GameState,
+    HomeworldsError,
     Successor,
+    Turn,
     count_successors,
     each_successor,
+    preset,
     successors,
 )
 

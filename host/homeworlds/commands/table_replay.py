@@ -10,8 +10,7 @@ from pathlib import Path
 
 from homeworlds.display.printable import printable
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.presets import PRESETS, preset
+from homeworlds.rules import PRESETS, InvalidNotation, preset
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -16,12 +16,19 @@ from homeworlds.ai import ComputerPlayer
 from homeworlds.ai.players import LEVELS
 from homeworlds.display.terminal import render_position
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action
-from homeworlds.rules.actions import Action, SetupPick, Turn
-from homeworlds.rules.alignments import deal_alignments
-from homeworlds.rules.errors import HomeworldsError, InvalidNotation
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import (
+    DEFAULT_PRESET,
+    PRESETS,
+    Action,
+    GameState,
+    HomeworldsError,
+    InvalidNotation,
+    Piece,
+    SetupPick,
+    Turn,
+    deal_alignments,
+    preset,
+)
 
 COMPUTER_NAME = "Computer"
 

@@ -7,7 +7,7 @@ import sys
 
 from homeworlds.commands.successors import CommandError, add_rules_option, load_position, sdg_turn
 from homeworlds.display.printable import printable
-from homeworlds.rules.winning import find_winning_turn
+from homeworlds.rules import find_winning_turn
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -31,9 +31,7 @@ from homeworlds.hints.patterns import dashed, solid, spinner, split, star_arcs
 from homeworlds.hints.settings import HintSettings
 from homeworlds.hints.view import HintView
 from homeworlds.pixels.frame import BLACK, RGB, Frame
-from homeworlds.rules.actions import Discover, Move
-from homeworlds.rules.moves import legal_actions
-from homeworlds.rules.state import GameState, System
+from homeworlds.rules import Discover, GameState, Move, System, legal_actions
 from homeworlds.table.layout import Layout
 
 _YELLOW = 1

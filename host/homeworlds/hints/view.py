@@ -15,8 +15,7 @@ from types import MappingProxyType
 
 from homeworlds.hints.settings import HintSettingsError, parse_color
 from homeworlds.pixels.frame import RGB
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.state import GameResult, GameState, TurnInProgress
+from homeworlds.rules import GameResult, GameState, Piece, TurnInProgress
 from homeworlds.table.layout import Layout
 
 _NO_SYSTEMS: Mapping[int, str] = MappingProxyType({})

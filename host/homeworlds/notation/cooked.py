@@ -27,20 +27,22 @@ from os import PathLike
 from pathlib import Path
 
 from homeworlds.notation.textfile import read_notation_text, small_number
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
+    PIECES,
     Action,
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Homeworld,
+    InvalidNotation,
     Move,
     Pass,
+    Piece,
     Sacrifice,
     Trade,
 )
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import PIECES, Color, Piece
 
 __all__ = [
     "VERDICTS",

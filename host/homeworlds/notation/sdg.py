@@ -41,22 +41,27 @@ from os import PathLike
 from pathlib import Path
 
 from homeworlds.notation.textfile import read_notation_text, small_number
-from homeworlds.rules.actions import (
+from homeworlds.rules import (
+    PIECES,
+    PRESETS,
     Action,
+    AlignmentError,
+    Alignments,
     Build,
     Capture,
     Catastrophe,
+    Color,
     Discover,
     Homeworld,
+    InvalidNotation,
     Move,
     Pass,
+    Piece,
     Sacrifice,
     SetupPick,
     Trade,
+    check_alignments,
 )
-from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import PIECES, Color, Piece
 
 __all__ = [
     "SEAT_LETTERS",
@@ -461,8 +466,6 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
 
 
 def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
-    from homeworlds.rules.presets import PRESETS
-
     if "rules" not in headers:
         return None
     value, line = headers["rules"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-from homeworlds.rules.errors import InvalidNotation
+from homeworlds.rules import InvalidNotation
 
 #: 1 MiB: thirty times the longest game in the archive.
 MAX_NOTATION_BYTES = 1 << 20

@@ -9,7 +9,9 @@ The submodules are the engine's own layout: ``pieces``, ``actions``, ``errors``
 ``TurnInProgress``, the one authority on legality), and what is derived from it:
 ``moves`` (the next legal actions), ``successors`` and ``winning`` (whole-turn
 search), ``inference`` (which turn explains a board), ``partial`` (turns with
-parts left out). ``fast`` is the search's internal position encoding.
+parts left out). ``alignments`` deals and checks the Good/Evil variant's secret roles.
+``fast`` is the search's internal position encoding; of it only ``SignatureLayout`` and
+``layout_for`` are public, to read the system signatures in a ``Successor``'s key.
 
 One key says whether two positions are the same whatever their systems are called:
 ``canonical_key`` (each seat's home as that seat's, the other systems as a multiset).
@@ -33,6 +35,15 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
+from homeworlds.rules.alignments import (
+    Alignment,
+    AlignmentError,
+    Alignments,
+    alignments_from_text,
+    alignments_to_text,
+    check_alignments,
+    deal_alignments,
+)
 from homeworlds.rules.errors import (
     AmbiguousAction,
     HomeworldsError,
@@ -40,7 +51,7 @@ from homeworlds.rules.errors import (
     IllegalTurn,
     InvalidNotation,
 )
-from homeworlds.rules.fast import canonical_key
+from homeworlds.rules.fast import SignatureLayout, canonical_key, layout_for
 from homeworlds.rules.inference import (
     InferenceResult,
     ObservedSystem,
@@ -58,6 +69,7 @@ from homeworlds.rules.successors import (
     FIRST_KINDS,
     Successor,
     count_successors,
+    each_successor,
     successor_keys,
     successors,
 )
@@ -72,11 +84,16 @@ __all__ = [
     "AmbiguousAction", "HomeworldsError", "IllegalAction", "IllegalTurn", "InvalidNotation",
     # rule flags and presets
     "DEFAULT_PRESET", "Handicaps", "PRESETS", "Rules", "preset",
+    # Good/Evil alignments (secret per-seat roles dealt at setup)
+    "Alignment", "AlignmentError", "Alignments", "alignments_from_text", "alignments_to_text",
+    "check_alignments", "deal_alignments",
     # positions and the legality authority
     "GameResult", "GameState", "System", "TurnInProgress", "canonical_key",
+    # reading the system signatures in a Successor's key (the AI's evaluation)
+    "SignatureLayout", "layout_for",
     # derived from the authority
     "fresh_system_name", "legal_actions",
-    "FIRST_KINDS", "Successor", "count_successors", "successor_keys", "successors",
+    "FIRST_KINDS", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
     "find_winning_turn", "has_winning_turn", "red_alert",
     "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
     "explain_partial", "infer_turn",

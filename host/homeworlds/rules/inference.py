@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from homeworlds.rules.actions import (
     Action,
@@ -315,7 +316,8 @@ class _InferenceSearch:
                 for c in range(4):
                     if s.has_access(seat, c):
                         yield from self._power(tip, s, c, wants, remaining=0)
-            likely, others = [], []
+            likely: list[Sacrifice] = []
+            others: list[Sacrifice] = []
             for s in st.systems:
                 fleet = s.ships[seat]
                 want = wants[s.key]
@@ -328,7 +330,8 @@ class _InferenceSearch:
             yield from others
         elif tip.sacrifice_left > 0:
             for s in st.systems:
-                yield from self._power(tip, s, tip.sacrifice_color, wants,
+                # sacrifice_color is set whenever sacrifice_left is.
+                yield from self._power(tip, s, cast(int, tip.sacrifice_color), wants,
                                        remaining=tip.sacrifice_left - 1)
 
     def _power(self, tip: TurnInProgress, s: System, c: int, wants,
@@ -394,7 +397,7 @@ class _InferenceSearch:
                     yield Move(PIECES[i], s.name, dest.name)
                 elif remaining > 0 and self._hop_useful(st, dest.star_sizes(), dest, i,
                                                         wants):
-                    hop = Move(PIECES[i], s.name, dest.name)
+                    hop: Action = Move(PIECES[i], s.name, dest.name)
                     self._hops.add(hop)  # tried after the moves that go straight there
                     yield hop
         name = fresh_system_name(st)

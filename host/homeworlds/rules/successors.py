@@ -196,6 +196,19 @@ class _Context:
         "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
         "won", "final", "can_win", "node", "after_action",
     )
+    # The parts, set by the builders in ``_assemble`` once the facts are known.
+    setsig: Callable[[int, int], None]
+    restore: Callable[[int, int, int, int], None]
+    kill: Callable[[int], None]
+    fade_rule: Callable[[int], bool]
+    apply_cat: Callable[[int, int], bool]
+    need_home: Callable[[], bool]
+    won: Callable[[], bool]
+    game_ended: Callable[[], bool]
+    final: Callable[[], None]
+    can_win: Callable[..., bool]
+    node: Callable[..., None]
+    after_action: Callable[[int, int, int], None]
 
     def __init__(self, search: SuccessorSearch):
         state = search.state
@@ -222,8 +235,8 @@ class _Context:
         self.bank = snap.bank
         self.n0 = len(snap.sigs)
         self.uids = list(range(self.n0))
-        self.path = []
-        self.newuid = {}
+        self.path: list[tuple] = []
+        self.newuid: dict[tuple[int, int], int] = {}
         self.primes = primes = PrimeTable()
         self.timing = rules.catastrophe_timing
         self.cats_close = self.timing != "anytime"
@@ -478,7 +491,7 @@ def _endings(c: _Context) -> None:
     on_found = c.on_found
 
     def portable_key():
-        home_sigs = [None] * seats
+        home_sigs: list[int | None] = [None] * seats
         rest = []
         for i in range(len(sigs)):
             sig = sigs[i]
@@ -1073,7 +1086,11 @@ def _turn_tree(c: _Context):
     me, timing, cats_close, immediate = c.me, c.timing, c.cats_close, c.immediate
     whole_pass, prune_home, win_mode = c.whole_pass, c.prune_home, c.win_mode
     bank_settled, no_reorder = c.bank_settled, c.no_reorder
-    power = catastrophes = post_cats = sacrifice = None  # see ``connect``
+    # The parts the tree calls, given by ``connect``.
+    power: Callable[..., None]
+    catastrophes: Callable[..., None]
+    post_cats: Callable[[], None]
+    sacrifice: Callable[[int, int, int], None]
 
     def connect(power_part, catastrophes_part, post_cats_part, sacrifice_part):
         """Give the tree the parts it calls (built after it, as they continue it)."""

@@ -18,10 +18,7 @@ from pathlib import Path
 
 from homeworlds.notation.cooked import CookedGame, CookedSystem, parse_pieces, write_cooked
 from homeworlds.notation.sdg import sdg_game, write_sdg
-from homeworlds.rules.actions import Homeworld, SetupPick
-from homeworlds.rules.pieces import PIECES
-from homeworlds.rules.presets import preset
-from homeworlds.rules.state import GameState
+from homeworlds.rules import PIECES, GameState, Homeworld, SetupPick, preset
 from homeworlds.store.database import GameStore, StoredGame, StoredResult
 from homeworlds.store.records import turn_from_sdg
 

@@ -17,9 +17,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeworlds.rules.actions import Turn
-from homeworlds.rules.presets import Rules
-from homeworlds.rules.state import GameState
+from homeworlds.rules import GameState, Rules, Turn
 from homeworlds.store.database import (
     GameStore,
     StoredGame,

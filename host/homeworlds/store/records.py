@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action, sdg_game
-from homeworlds.rules.actions import SetupPick, Turn
-from homeworlds.rules.pieces import PIECES, Piece
-from homeworlds.rules.state import GameState
+from homeworlds.rules import PIECES, GameState, Piece, SetupPick, Turn
 
 
 def _letters(players: Sequence[str]) -> dict[int, str] | None:

@@ -23,8 +23,7 @@ from enum import Enum
 from itertools import permutations
 from pathlib import Path
 
-from homeworlds.rules.errors import InvalidNotation
-from homeworlds.rules.pieces import PIECES, Piece
+from homeworlds.rules import PIECES, InvalidNotation, Piece
 from homeworlds.table import wiring as _wiring
 from homeworlds.table.wiring import McuPins, ReaderPins, WiringError
 

@@ -17,18 +17,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
-from homeworlds.rules.actions import Discover, Homeworld, Pass, SetupPick, Turn
-from homeworlds.rules.errors import AmbiguousAction, IllegalAction
-from homeworlds.rules.inference import (
+from homeworlds.rules import (
+    AmbiguousAction,
+    Discover,
+    GameState,
+    Homeworld,
+    IllegalAction,
     ObservedSystem,
+    Pass,
+    Piece,
+    Rules,
+    SetupPick,
     SystemDifference,
+    Turn,
+    TurnInProgress,
     explain_partial,
     infer_turn,
-    observed_key,
 )
-from homeworlds.rules.pieces import Piece
-from homeworlds.rules.presets import Rules
-from homeworlds.rules.state import GameState, TurnInProgress
+from homeworlds.rules.inference import observed_key
 from homeworlds.table.layout import Layout
 from homeworlds.table.view import Anomaly, Observation, SlotContents
 
