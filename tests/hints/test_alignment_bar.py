@@ -5,8 +5,7 @@ not their turn; pressed on their own turn, the button still hands over."""
 from __future__ import annotations
 
 from homeworlds.link.events import ButtonPressed
-from homeworlds.rules import preset
-from homeworlds.rules.alignments import deal_alignments
+from homeworlds.rules import deal_alignments, preset
 from homeworlds.session import ALIGNMENT_SHOWN_S, TableSession
 from homeworlds.sim import make_registry
 
