@@ -279,12 +279,9 @@ def _assemble(c: _Context):
     _bookkeeping(c)
     _endings(c)
     _win_bound(c)
-    # The tree first (each action continues the turn through its ``after_action``),
-    # then the parts it calls, connected to it afterwards.
-    node, connect = _turn_tree(c)
-    catastrophes, post_cats = _catastrophes(c)
-    connect(_power_actions(c), catastrophes, post_cats, _sacrifice(c))
-    return node
+    # The tree builds the parts it calls (powers, catastrophes, the sacrifice) itself,
+    # when it first needs them (see ``_turn_tree``).
+    return _turn_tree(c)
 
 
 # ---- canonical order ---------------------------------------------------------------
@@ -1086,17 +1083,41 @@ def _turn_tree(c: _Context):
     me, timing, cats_close, immediate = c.me, c.timing, c.cats_close, c.immediate
     whole_pass, prune_home, win_mode = c.whole_pass, c.prune_home, c.win_mode
     bank_settled, no_reorder = c.bank_settled, c.no_reorder
-    # The parts the tree calls, given by ``connect``.
+
+    # The parts the tree calls continue the turn through ``c.node`` and
+    # ``c.after_action``, so they are built after the tree; and only on first need,
+    # because the win bound cuts most win searches before any of them is called
+    # (building them would cost more than such a search). Until then each name below is
+    # a stand-in that builds them all, rebinding the names, and passes its call on.
     power: Callable[..., None]
     catastrophes: Callable[..., None]
     post_cats: Callable[[], None]
     sacrifice: Callable[[int, int, int], None]
 
-    def connect(power_part, catastrophes_part, post_cats_part, sacrifice_part):
-        """Give the tree the parts it calls (built after it, as they continue it)."""
+    def build_callees():
         nonlocal power, catastrophes, post_cats, sacrifice
-        power, catastrophes, post_cats = power_part, catastrophes_part, post_cats_part
-        sacrifice = sacrifice_part
+        power = _power_actions(c)
+        catastrophes, post_cats = _catastrophes(c)
+        sacrifice = _sacrifice(c)
+
+    def power_stand_in(*args):
+        build_callees()
+        power(*args)
+
+    def catastrophes_stand_in(*args):
+        build_callees()
+        catastrophes(*args)
+
+    def post_cats_stand_in():
+        build_callees()
+        post_cats()
+
+    def sacrifice_stand_in(i, sig, p):
+        build_callees()
+        sacrifice(i, sig, p)
+
+    power, catastrophes = power_stand_in, catastrophes_stand_in
+    post_cats, sacrifice = post_cats_stand_in, sacrifice_stand_in
 
     def node(free_used, sac_color, sac_left, closed, passed, seq_start, first):
         """Explore every continuation of the current partial turn.
@@ -1193,7 +1214,7 @@ def _turn_tree(c: _Context):
 
     c.node = node
     c.after_action = after_action
-    return node, connect
+    return node
 
 
 def _filter(state: GameState, first_kind: type | None, system: str | None,
