@@ -252,3 +252,12 @@ def test_a_pad_known_to_hold_several_tags_skips_the_probe():
         pass
     assert reader.found == [T1, T2]
     assert chip.requests == [(d.FLAGS_16_SLOTS, 0, 0)]
+
+
+@pytest.mark.parametrize("flags", [0x24, 0x27])  # low data rate; two subcarriers
+def test_chip_receives_no_answer_to_a_request_for_another_answer_form(flags):
+    chip = chip_in_transceive({0: [T1]})
+    chip.execute(bytes([d.SEND_DATA, 0, flags, d.CMD_INVENTORY, 0]))
+    chip.clock.advance_us(6000)
+    assert not irq(chip) & (d.IRQ_RX | d.IRQ_RX_SOF)
+    assert chip.violations and "answer is not one subcarrier" in chip.violations[0]

@@ -36,6 +36,9 @@ ISO/IEC 15693-2/-3, high data rate, one subcarrier:
 - tag -> reader: 37.76 us per bit, SOF and EOF 56.64 us each; a 12-byte
   Inventory answer (flags, DSFID, UID, CRC) is 3.74 ms.
 - tag response delay t1 = 4352/fc = 320.9 us after the reader's EOF.
+- request flags: bit 0 two subcarriers, bit 1 high data rate. RF configuration
+  0x8D receives one subcarrier at the high data rate only; a request asking
+  for another answer form gets nothing the chip can decode.
 - a tag is ready 1 ms after the field reaches it (field on, or the antenna
   multiplexer switched to its pad).
 
@@ -77,6 +80,10 @@ IRQ_GENERAL_ERROR = 1 << 17
 RX_CRC_ERROR = 1 << 16
 RX_PROTOCOL_ERROR = 1 << 17
 RX_COLLISION = 1 << 18
+
+# ISO/IEC 15693-3 request flags
+REQ_TWO_SUBCARRIERS = 1 << 0
+REQ_HIGH_DATA_RATE = 1 << 1
 
 EEPROM_FIRMWARE_VERSION = 0x12
 RF_ISO15693 = (0x0D, 0x8D)
@@ -392,6 +399,13 @@ class Pn5180Chip:
         else:
             if len(payload) < 3 or payload[1] != 0x01 or not payload[0] & 0x04:
                 self.violations.append(f"not an Inventory request: {payload.hex()}")
+                self._round = None
+                return []
+            if payload[0] & REQ_TWO_SUBCARRIERS or not payload[0] & REQ_HIGH_DATA_RATE:
+                # The tags answer, but not in the form RF configuration 0x8D receives
+                # (one subcarrier, high data rate): the chip decodes no frame.
+                self.violations.append(f"Inventory flags {payload[0]:02X}: the answer is not "
+                                       "one subcarrier at the high data rate")
                 self._round = None
                 return []
             flags, mask_bits = payload[0], payload[2]
