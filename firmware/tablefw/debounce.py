@@ -68,6 +68,11 @@ class ZoneDebouncer:
                 return True
         return False
 
+    def several(self):
+        """True when two or more tags count as present or were seen recently
+        (what ``present`` and ``candidates()`` together hold, without building them)."""
+        return len(self._tracks) >= 2
+
     def candidates(self):
         """UIDs seen recently that do not count as present yet."""
         result = [uid for uid in self._tracks if not self._tracks[uid][_PRESENT]]

@@ -446,8 +446,7 @@ class Scanner:
                     reader.select(channel)
                     self._record(index, zone, reader.inventory(channel), now)
                     continue
-                debouncer = self.debouncers[zone]
-                several = len(debouncer.present) + len(debouncer.candidates()) >= 2
+                several = self.debouncers[zone].several()
                 running.append((index, zone, reader.scan_steps(channel, several)))
             except Exception as exc:  # any driver failure is a reader fault
                 self._fault(index, zone, exc, now)

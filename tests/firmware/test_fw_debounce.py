@@ -75,3 +75,13 @@ def test_off_counts_consecutive_misses(off):
         assert debouncer.present == (A,)
     debouncer.update([])
     assert debouncer.present == ()
+
+
+def test_several_counts_present_and_candidate_tags_together():
+    debouncer = ZoneDebouncer(on=2, off=3)
+    answers = []
+    for seen in [[A], [A], [A, B], [A], [], [], [], []]:
+        debouncer.update(seen)
+        answers.append((debouncer.several(), len(debouncer.present) + len(debouncer.candidates()) >= 2))
+    assert [mine for mine, _ in answers] == [reference for _, reference in answers]
+    assert [mine for mine, _ in answers] == [False, False, True, True, True, False, False, False]
