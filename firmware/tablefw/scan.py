@@ -155,6 +155,11 @@ class Scanner:
             else:
                 for entry in batch:
                     self._schedule.append([entry])
+        # The wiring does not change: each zone's route is worked out once, not every batch.
+        self._routes = {}
+        for index in range(len(self.readers)):
+            for channel in range(len(self.readers[index].zones)):
+                self._routes[(index, channel)] = _route(self.readers[index], channel)
         self._next = 0
         self._priority = None  # batch to repeat at once
         self._repeats = 0
@@ -408,7 +413,7 @@ class Scanner:
             later = []
             routes = {}
             for entry in entries:
-                route = _route(self.readers[entry[0]], entry[1])
+                route = self._routes[entry]
                 if route is not None and routes.get(route[0], route[1]) != route[1]:
                     later.append(entry)
                     continue
