@@ -4,6 +4,7 @@ priority rescans, slow zones, the heartbeat's round time, shared resets."""
 from __future__ import annotations
 
 from tablefw import protocol as p
+from tablefw.chipselect import ChannelMap
 from tablefw.readers.mux import GpioMux
 from tablefw.scan import Scanner
 from tablefw.settings import Settings
@@ -140,27 +141,14 @@ def test_a_reader_recovering_on_the_shared_reset_does_not_empty_the_others():
     assert all(chip.violations == [] for chip in table.chips)
 
 
-class RemappedMux:
-    """A mux whose zones sit on other switch positions (as with unconnected
-    channels): ``map[i]`` is the position of zone index ``i``."""
-
-    def __init__(self, mux, positions):
-        self.mux = mux
-        self.map = tuple(positions)
-        self.channels = mux.channels
-
-    def select(self, index):
-        self.mux.select(self.map[index])
-
-
 def test_readers_whose_channels_map_to_other_positions_are_not_on_air_together():
     clock = SimClock()
     pins = [FakePin(), FakePin()]
     mux = GpioMux(pins)
     chips = [Pn5180Chip({0: [T1], 1: [], 2: [], 3: []}, mux_pins=pins, clock=clock),
              Pn5180Chip({0: [], 1: [], 2: [], 3: [T2]}, mux_pins=pins, clock=clock)]
-    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=RemappedMux(mux, [0, 1])),
-               EmulatedPN5180(chips[1], zones=[2, 3], mux=RemappedMux(mux, [3, 2]))]
+    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=ChannelMap(mux, [0, 1])),
+               EmulatedPN5180(chips[1], zones=[2, 3], mux=ChannelMap(mux, [3, 2]))]
     scanner = Scanner(readers, lambda data: None, clock, Settings({"snap_ms": 0}))
     for _ in range(16):
         scanner.step()
