@@ -18,7 +18,7 @@ from homeworlds.config import load_config
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
-from homeworlds.store import GameStore
+from homeworlds.store import GameStore, StoreUnavailable
 from homeworlds.table.layout import builtin_layout
 
 from ..store.helpers import OPENING, FaultyStore, disk_full, turns_of
@@ -256,3 +256,33 @@ def test_turns_the_store_missed_when_the_host_stopped_are_taken_from_the_export(
         host.close()
     assert [t.sdg for t in GameStore.open(store).turns(1)] == OPENING
 
+
+def test_a_store_that_cannot_be_opened_at_start_does_not_start_a_second_game(
+        tmp_path, table_setup, capsys):
+    """The store holds an unfinished game but is locked when the host starts: the host
+    must not begin another game beside it (the unfinished one would no longer be the
+    table's latest); it says so and exits 2, the store unchanged."""
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+    finally:
+        host.close()
+    opens = []
+
+    def locked_once(path):
+        opens.append(path)
+        if len(opens) == 1:
+            raise StoreUnavailable(str(path), "database is locked")
+        return GameStore.open(path)
+
+    cfg = load_config(config)
+    stop = threading.Event()
+    stop.set()
+    rc = play.serve(cfg, None, record, stop, store_path=store, store_opener=locked_once)
+    assert rc == 2
+    assert "locked" in capsys.readouterr().err
+    assert _query(store, "SELECT id, status FROM games") == [(1, "playing")]
+    assert _turns(store, 1) == 2
