@@ -18,10 +18,11 @@ from homeworlds.config import load_config
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
-from homeworlds.store import GameStore
+from homeworlds.store import GameStore, StoreUnavailable
 from homeworlds.table.layout import builtin_layout
 
 from ..store.helpers import OPENING, FaultyStore, disk_full, turns_of
+from ..store.helpers import wait_for as _wait_for
 
 LAYOUT = builtin_layout("standard-2p")
 
@@ -42,13 +43,14 @@ class _Host:
         self.thread.join(10)
 
 
-def _wait_for(predicate, timeout=20.0, what="the host"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+def _play_on_a_full_disk(driver, record):
+    """Turns 3 and 4 of OPENING while the store's disk is full: each reaches the export."""
+    FaultyStore.fault = disk_full()
+    for k, turn in enumerate(turns_of(OPENING)[2:4], start=3):
+        time.sleep(0.2)
+        driver.play_turn(turn)
+        _wait_for(lambda n=k: record.exists() and len(read_sdg_file(record).turns) == n,
+                  what=f"turn {k} in the export")
 
 
 def _query(store, sql, params=()):
@@ -154,12 +156,7 @@ def test_a_store_fault_keeps_the_game_going_and_nothing_is_lost(tmp_path, table_
     try:
         driver = TableDriver(table, GameState(preset("looney")))
         _play(driver, store, OPENING[:2])
-        FaultyStore.fault = disk_full()
-        for k, turn in enumerate(turns_of(OPENING)[2:4], start=3):
-            time.sleep(0.2)
-            driver.play_turn(turn)
-            _wait_for(lambda n=k: record.exists() and len(read_sdg_file(record).turns) == n,
-                      what=f"turn {k} in the export")
+        _play_on_a_full_disk(driver, record)
         assert _turns(store) == 2
         FaultyStore.fault = None
         _wait_for(lambda: _turns(store) == 4, timeout=10, what="the retried writes")
@@ -245,12 +242,7 @@ def test_turns_the_store_missed_when_the_host_stopped_are_taken_from_the_export(
     try:
         driver = TableDriver(table, GameState(preset("looney")))
         _play(driver, store, OPENING[:2])
-        FaultyStore.fault = disk_full()
-        for k, turn in enumerate(turns_of(OPENING)[2:4], start=3):
-            time.sleep(0.2)
-            driver.play_turn(turn)
-            _wait_for(lambda n=k: record.exists() and len(read_sdg_file(record).turns) == n,
-                      what=f"turn {k} in the export")
+        _play_on_a_full_disk(driver, record)
     finally:
         host.close()
         FaultyStore.fault = None
@@ -263,3 +255,34 @@ def test_turns_the_store_missed_when_the_host_stopped_are_taken_from_the_export(
     finally:
         host.close()
     assert [t.sdg for t in GameStore.open(store).turns(1)] == OPENING
+
+
+def test_a_store_that_cannot_be_opened_at_start_does_not_start_a_second_game(
+        tmp_path, table_setup, capsys):
+    """The store holds an unfinished game but is locked when the host starts: the host
+    must not begin another game beside it (the unfinished one would no longer be the
+    table's latest); it says so and exits 2, the store unchanged."""
+    table, config = table_setup
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+    finally:
+        host.close()
+    opens = []
+
+    def locked_once(path):
+        opens.append(path)
+        if len(opens) == 1:
+            raise StoreUnavailable(str(path), "database is locked")
+        return GameStore.open(path)
+
+    cfg = load_config(config)
+    stop = threading.Event()
+    stop.set()
+    rc = play.serve(cfg, None, record, stop, store_path=store, store_opener=locked_once)
+    assert rc == 2
+    assert "locked" in capsys.readouterr().err
+    assert _query(store, "SELECT id, status FROM games") == [(1, "playing")]
+    assert _turns(store, 1) == 2

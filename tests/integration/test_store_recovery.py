@@ -19,6 +19,8 @@ from homeworlds.rules.inference import board_key
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 
+from ..store.helpers import wait_for
+
 LAYOUT = builtin_layout("standard-2p")
 
 
@@ -35,12 +37,7 @@ class _Host:
 
 
 def _wait_for(predicate, timeout=20.0, what="the host to catch up"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    wait_for(predicate, timeout, what)
 
 
 def _turns_in(record):

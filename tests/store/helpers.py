@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
@@ -45,3 +46,13 @@ class FaultyStore(GameStore):
 
 def disk_full() -> sqlite3.OperationalError:
     return sqlite3.OperationalError("database or disk is full")
+
+
+def wait_for(predicate, timeout=20.0, what="the host"):
+    """Poll ``predicate`` until it holds; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -105,6 +105,14 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         if output is not None:
             output.close()
         return _fail(str(exc))
+    if recorder.store is None and _holds_data(store_path):
+        # It may hold this table's unfinished game: starting another one beside it would
+        # hide that game on the next start (the latest game is resumed).
+        if output is not None:
+            output.close()
+        return _fail(f"{recorder.fault}; it may hold the table's unfinished game, so no new "
+                     "game is started: fix it (another program holding it? permissions?) "
+                     "and start again")
     remove_stale_temporaries(record_path)
     exporter = _Exporter(record_path, config.players, config.rules.name, tracker)
     try:
@@ -271,6 +279,13 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
         print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
               f"the store {recorder.path})", flush=True)
     return None
+
+
+def _holds_data(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _same_players(stored, configured) -> bool:
