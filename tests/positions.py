@@ -6,10 +6,11 @@ compare with the C++ engine name its rules (``"strict"``) where they build posit
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from homeworlds.notation.cooked import read_cooked, read_cooked_file
-from homeworlds.rules import DEFAULT_PRESET, GameState, preset
+from homeworlds.rules import DEFAULT_PRESET, Action, GameState, IllegalAction, Trade, preset
 
 
 def position(text: str, rules: str = DEFAULT_PRESET, to_move: int = 0) -> GameState:
@@ -21,3 +22,29 @@ def position(text: str, rules: str = DEFAULT_PRESET, to_move: int = 0) -> GameSt
 
 def position_file(path: Path, rules: str = DEFAULT_PRESET) -> GameState:
     return GameState.from_position(read_cooked_file(path).systems, preset(rules), to_move=0)
+
+
+def replay_cooked(path: Path, rules: str = DEFAULT_PRESET
+                  ) -> Iterator[tuple[int, GameState, tuple[Action, ...] | None]]:
+    """(index, position, the turn recorded there) before each turn of a cooked game and
+    (with turn None) after the last, until the game ends."""
+    game = read_cooked_file(path)
+    state = GameState.from_position(game.systems, preset(rules), to_move=0)
+    turns = [tuple(turn) for turn in game.turns]
+    for index in range(len(turns) + 1):
+        if state.is_over:
+            return
+        turn = turns[index] if index < len(turns) else None
+        yield index, state, turn
+        if turn is None:
+            return
+        state = state.copy()
+        try:
+            state.apply_turn(turn)
+        except IllegalAction:
+            # Game 32225 records "convert b1 to b1", which the C++ engine applied as a no-op
+            # (its counts go on after it); our rules refuse it, so replay it as the no-op.
+            kept = tuple(a for a in turn if not (isinstance(a, Trade) and a.old == a.new))
+            if len(kept) == len(turn):
+                raise
+            state.apply_turn(kept)

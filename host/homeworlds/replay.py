@@ -43,15 +43,19 @@ class ReplayResult:
     #: "opponent-eliminated", "self-eliminated", "draw" or "none"
     board_end: str
     end_turn: int | None
-    board_winner: int | None
+    #: Every winner (a Good/Evil game may have several); empty for a draw or no result.
+    board_winners: tuple[int, ...]
     turns_replayed: int
     final_state: GameState
-    #: Every winner (a Good/Evil game may have several); empty for a draw or no result.
-    board_winners: tuple[int, ...] = ()
 
     @property
     def legal(self) -> bool:
         return self.error is None
+
+    @property
+    def board_winner(self) -> int | None:
+        """The one winner, if the game has exactly one."""
+        return self.board_winners[0] if len(self.board_winners) == 1 else None
 
     def to_json(self) -> dict:
         return {
@@ -167,10 +171,9 @@ def _result(file: str, number: int | None, players, error: ReplayError | None,
     """The outcome on the board: an elimination or a draw; anything else is "none"."""
     result = state.result
     if result is None or result.kind not in ("opponent-eliminated", "self-eliminated", "draw"):
-        return ReplayResult(file, number, players, error, "none", None, None, replayed, state)
-    winners = result.winners
+        return ReplayResult(file, number, players, error, "none", None, (), replayed, state)
     return ReplayResult(file, number, players, error, result.kind, end_turn,
-                        winners[0] if len(winners) == 1 else None, replayed, state, winners)
+                        tuple(result.winners), replayed, state)
 
 
 def replay_cooked_game(game: CookedGame, rules: Rules | None = None,

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.rules import (
     PRESETS,
     Action,
@@ -15,12 +14,12 @@ from homeworlds.rules import (
     GameState,
     IllegalAction,
     Rules,
-    Trade,
     TurnInProgress,
     fresh_system_name,
     preset,
 )
 from tests.legality.conceivable import accepted_actions
+from tests.positions import replay_cooked
 from tests.shared import DATA
 from tests.successors.randompos import random_position
 
@@ -76,21 +75,9 @@ def random_walk(state: GameState, rng: random.Random, steps: int,
 def replay_cooked_positions(path: Path, rules: str = "strict"
                             ) -> Iterator[tuple[int, GameState, tuple]]:
     """(index, position, the turn recorded there) for each turn of a cooked game."""
-    game = read_cooked_file(path)
-    state = GameState.from_position(game.systems, preset(rules), to_move=0)
-    for index, turn in enumerate(game.turns):
-        if state.is_over:
-            return
-        yield index, state, tuple(turn)
-        state = state.copy()
-        try:
-            state.apply_turn(turn)
-        except IllegalAction:
-            # Game 32225 records "convert b1 to b1", which the C++ engine applied as a no-op.
-            kept = tuple(a for a in turn if not (isinstance(a, Trade) and a.old == a.new))
-            if len(kept) == len(turn):
-                raise
-            state.apply_turn(kept)
+    for index, state, turn in replay_cooked(path, rules):
+        if turn is not None:
+            yield index, state, turn
 
 
 def recorded_tips(state: GameState, turn: tuple) -> Iterator[TurnInProgress]:

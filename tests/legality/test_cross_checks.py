@@ -32,6 +32,7 @@ from homeworlds.rules import (
     Catastrophe,
     Discover,
     GameState,
+    HomeworldsError,
     Move,
     ObservedSystem,
     Pass,
@@ -205,7 +206,7 @@ def _one_action_turns(state: GameState) -> list[tuple]:
         child.apply(action)
         try:
             child.copy().finish()
-        except Exception:  # noqa: BLE001 — an illegal ending: not a turn
+        except HomeworldsError:  # an illegal ending: not a turn
             continue
         turns.append((action,))
     return turns
@@ -217,7 +218,7 @@ def _random_turns(state: GameState, rng: random.Random, count: int) -> list[tupl
         tips = list(random_walk(state, rng, rng.randint(2, 4)))
         try:
             tips[-1].copy().finish()
-        except Exception:  # noqa: BLE001
+        except HomeworldsError:  # an illegal ending: not a turn
             continue
         if tips[-1].actions:
             turns.append(tuple(tips[-1].actions))

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.rules import DEFAULT_PRESET, GameState, IllegalAction, Trade, preset
-from tests.positions import position, position_file
+from homeworlds.rules import DEFAULT_PRESET
+from tests.positions import position, position_file, replay_cooked
 from tests.shared import SHARED, shared_path
 
 __all__ = ["SHARED", "position", "position_file", "replay_positions"]
@@ -17,25 +16,8 @@ __all__ = ["SHARED", "position", "position_file", "replay_positions"]
 
 def replay_positions(game_path: Path, rules: str = DEFAULT_PRESET):
     """(index, state) before each turn after setup and after the last, until the game ends."""
-    game = read_cooked_file(game_path)
-    state = GameState.from_position(game.systems, preset(rules), to_move=0)
-    turns = list(game.turns)
-    for index in range(len(turns) + 1):
-        if state.is_over:
-            return
+    for index, state, _ in replay_cooked(game_path, rules):
         yield index, state
-        if index == len(turns):
-            return
-        state = state.copy()
-        try:
-            state.apply_turn(turns[index])
-        except IllegalAction:
-            # Game 32225 records "convert b1 to b1", which the C++ engine applied as a no-op
-            # (its counts go on after it); our rules refuse it, so replay it as the no-op.
-            kept = tuple(a for a in turns[index] if not (isinstance(a, Trade) and a.old == a.new))
-            if len(kept) == len(turns[index]):
-                raise
-            state.apply_turn(kept)
 
 
 @pytest.fixture(scope="session")

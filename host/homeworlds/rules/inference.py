@@ -113,9 +113,7 @@ class _Want:
         self.stars = stars
         self.lo = lo
         self.hi = hi
-        colors = [0, 0, 0, 0]
-        for i in stars:
-            colors[i // 3] += 1
+        colors = _star_colors(stars)
         for fleet in lo:
             for i, n in enumerate(fleet):
                 if n:

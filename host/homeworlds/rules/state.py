@@ -607,8 +607,7 @@ class TurnInProgress:
         elif timing == "after" and self.free_action_used:
             self.closed_by_catastrophe = True
         st._overpopulation(system, color)
-        if system in st.systems:
-            self._after_action(system, action)
+        self._after_action(system, action)  # (nothing to do if the system went with its stars)
 
     def _declarer(self, action: Catastrophe) -> int:
         st = self.state
