@@ -229,10 +229,13 @@ def _random_turns(state: GameState, rng: random.Random, count: int) -> list[tupl
 
 @pytest.mark.parametrize("rules", sorted(ALL_RULES))
 def test_inference_finds_every_legal_one_action_turn(rules):
+    tried = 0
     for state in _random_states(rules, range(4)):
         turns = [t for t in _one_action_turns(state) if t != (BrainTransference(),)]
+        tried += len(turns)
         missed = _inference_misses(state, turns)
         assert not missed, (state.describe(), missed[:5])
+    assert tried > 0, "no turn was tried: the check tested nothing"
 
 
 @pytest.mark.xfail(strict=True, reason="inference never proposes the Brain Transference "
@@ -245,10 +248,14 @@ def test_inference_finds_brain_transference():
 
 @pytest.mark.parametrize("rules", ["strict", "looney", "sdg", "good-evil"])
 def test_inference_finds_random_legal_turns(rules):
+    tried = 0
     for state in _random_states(rules):
         rng = random.Random(state.ply + 1)
-        missed = _inference_misses(state, _random_turns(state, rng, 2))
+        turns = _random_turns(state, rng, 2)
+        tried += len(turns)
+        missed = _inference_misses(state, turns)
         assert not missed, (state.describe(), missed[:5])
+    assert tried > 0, "no turn was tried: the check tested nothing"
 
 
 def test_inference_on_archive_positions():
