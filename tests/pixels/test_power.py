@@ -56,6 +56,16 @@ def test_an_explicit_max_current_lower_than_the_supply_wins():
     assert PixelSettings(max_current_ma=50_000).current_cap_ma == pytest.approx(7000)
 
 
+def test_the_cap_holds_for_many_dim_pixels():
+    # 1000 pixels at (1, 1, 1) draw 1235 mA; keeping every lit channel at 1 would break a
+    # 1100 mA cap, so the cap wins over keeping them lit.
+    correction = ColorCorrection(max_current_ma=1100)
+    shown = correction.apply(((1, 1, 1),) * 1000)
+    assert ColorCorrection().estimate_current_ma(shown) <= 1100
+    # A cap dim pixels fit under keeps them lit.
+    assert ColorCorrection(max_current_ma=1300).apply(((1, 1, 1),) * 1000) == ((1, 1, 1),) * 1000
+
+
 @pytest.mark.parametrize(("values", "message"), [
     ({"supply_amps": 0}, "pixels.supply_amps: must be a number of amperes above 0, not 0"),
     ({"supply_amps": "10A"}, "pixels.supply_amps: must be a number of amperes above 0"),
