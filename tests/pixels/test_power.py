@@ -141,3 +141,19 @@ def test_play_warns_about_the_pi5_chain_limit_at_start_up(tmp_path, capsys, monk
     assert first.startswith("homeworlds play: warning: 352 pixels on one neopixel-spi chain "
                             "of a Raspberry Pi 5")
     assert "cannot open the 'neopixel-spi' LED sink" in err
+
+
+def test_doctor_weighs_an_uncapped_strip_against_what_the_supply_leaves_the_leds():
+    from homeworlds.bringup.checks import Status
+    from homeworlds.bringup.system import check_power
+
+    # At brightness 0.5, 240 white pixels draw about 7.5 A: under 80 % of the 10 A supply,
+    # over the 7 A it leaves once the readers' 1 A is reserved.
+    half = PixelSettings(brightness=0.5, gamma=1.0, current_limit=False)
+    [check] = check_power(half, 240)
+    assert check.status is Status.WARN
+    assert "draws 7.5 A, the 10 A supply leaves the LEDs 7.0 A" in check.detail
+    [check] = check_power(PixelSettings(brightness=0.3, gamma=1.0, current_limit=False), 240)
+    assert check.status is Status.OK and "draws 4.5 A" in check.detail
+    [check] = check_power(PixelSettings(), 240)
+    assert check.status is Status.OK and "dimmed to at most 7.0 A" in check.detail
