@@ -59,7 +59,7 @@ def test_a_missing_port_fails_and_names_the_udev_rule(capsys, tmp_path, fake_roo
     assert code == 1
     assert "/dev/homeworlds-table does not exist (serial ports present: /dev/ttyACM0)" in \
         line(out, "FAIL  serial port:")
-    assert "hardware/pi/install.sh" in out
+    assert "make install-pi CONFIG=/path/to/table.toml" in out  # install.sh needs --config
     assert line(out, "skip  firmware:")
 
 

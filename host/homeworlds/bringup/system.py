@@ -24,7 +24,8 @@ STABLE_PORT = "/dev/homeworlds-table"
 
 SPIDEV_BUFSIZ = Path("sys/module/spidev/parameters/bufsiz")
 
-INSTALL_PI = "run `sudo hardware/pi/install.sh` (or `make install-pi`) on the Pi, then replug the board"
+INSTALL_PI = ("run `make install-pi CONFIG=/path/to/table.toml` (= `sudo hardware/pi/install.sh "
+              "--config ...`) on the Pi, then replug the board")
 
 _ENABLE_SPI = ("enable SPI: `sudo raspi-config nonint do_spi 0` (or dtparam=spi=on in "
                "/boot/firmware/config.txt) and reboot")
