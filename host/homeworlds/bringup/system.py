@@ -14,7 +14,7 @@ from pathlib import Path
 from homeworlds.bringup.checks import Check
 from homeworlds.pixels.blinka import spi_transfer_size
 from homeworlds.pixels.frame import solid
-from homeworlds.pixels.limits import board_model, chain_advice, full_white_current_ma
+from homeworlds.pixels.limits import board_model, chain_problem, full_white_current_ma
 from homeworlds.pixels.settings import SUPPLY_LOAD_FACTOR, PixelSettings
 
 WHITE = (255, 255, 255)
@@ -85,10 +85,9 @@ def check_led_platform(settings: PixelSettings, pixel_count: int, *,
                                  if settings.spi_bus == 1 else "")
             checks.append(Check.fail("SPI", f"{device} does not exist: SPI is not enabled", fix))
         checks.append(_check_bufsiz(settings, pixel_count, root))
-    advice = chain_advice(pixel_count, kind, board_model(root))
-    if advice:
-        checks.append(Check.warn("LED chain length", advice.split(". Fix: ")[0],
-                                 advice.split(". Fix: ")[-1]))
+    problem = chain_problem(pixel_count, kind, board_model(root))
+    if problem:
+        checks.append(Check.warn("LED chain length", *problem))
     return checks
 
 
