@@ -59,7 +59,7 @@ def test_a_missing_port_fails_and_names_the_udev_rule(capsys, tmp_path, fake_roo
     assert code == 1
     assert "/dev/homeworlds-table does not exist (serial ports present: /dev/ttyACM0)" in \
         line(out, "FAIL  serial port:")
-    assert "hardware/pi/install.sh" in out
+    assert "make install-pi CONFIG=/path/to/table.toml" in out  # install.sh needs --config
     assert line(out, "skip  firmware:")
 
 
@@ -161,3 +161,22 @@ def test_a_bad_config_exits_2(capsys, tmp_path):
     path.write_text("[serial]\nprot = 1\n")
     assert main(["doctor", "--config", str(path)]) == 2
     assert "serial.prot: unknown key" in capsys.readouterr().err
+
+
+def test_old_firmware_and_a_reader_count_mismatch_fail_with_their_fixes(layout):
+    from homeworlds.bringup.probe import TableReport, table_checks
+    from homeworlds.link import HandshakeRefused, McuInfo
+    from tablefw import protocol
+
+    old = McuInfo("0.0.1", protocol.PROTOCOL_VERSION - 1, layout.zone_count,
+                  len(layout.readers) + 1, 2)
+    refused = HandshakeRefused("the table's firmware 0.0.1 speaks an older protocol", 15.0, old,
+                               at=0)
+    checks = {c.subject: c for c in table_checks(TableReport(hello=old, refused=refused),
+                                                 layout, None, "/dev/ttyACM1")}
+    assert checks["firmware"].status is Status.FAIL
+    assert checks["firmware"].detail == refused.reason
+    assert "make flash" in checks["firmware"].fix
+    assert checks["readers"].status is Status.FAIL
+    assert f"drives {len(layout.readers) + 1} readers" in checks["readers"].detail
+    assert "snapshot" not in checks  # a refused table sends none: not a second failure

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 
@@ -141,3 +142,32 @@ def test_a_malformed_zone_list_is_a_usage_error(capsys, config_file):
 def test_a_zone_the_layout_lacks_is_refused(capsys, config_file):
     assert main(["pad-test", "--config", str(config_file), "--once", "--zones", "999"]) == 2
     assert "layout 'standard-2p' has no zone 999 (zones 0-55)" in capsys.readouterr().err
+
+
+def test_raw_reads_are_asked_for_again_after_the_firmware_restarts(tmp_path, mcu, registry):
+    config = load_config(write_config(tmp_path, mcu.device_path, registry))
+    scanner_settings = lambda: mcu.mcu.scanner.settings  # noqa: E731  (replaced on a reset)
+    link = TableLink(lambda: SerialTransport(mcu.device_path))
+    stop = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def restart_then_watch():
+        deadline = time.monotonic() + 10
+        while scanner_settings().debounce_on != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.append((scanner_settings().debounce_on, scanner_settings().debounce_off))
+        mcu.mcu.reset()  # back at the firmware's own debounce
+        while scanner_settings().debounce_on != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.append((scanner_settings().debounce_on, scanner_settings().debounce_off))
+        stop.set()
+
+    helper = threading.Thread(target=restart_then_watch)
+    helper.start()
+    try:
+        code = pad_test.serve(config, link, None, duration=12, interval=100, stop=stop)
+    finally:
+        stop.set()
+        helper.join()
+    assert code == 0
+    assert seen == [(1, 1), (1, 1)]

@@ -56,6 +56,16 @@ def test_an_explicit_max_current_lower_than_the_supply_wins():
     assert PixelSettings(max_current_ma=50_000).current_cap_ma == pytest.approx(7000)
 
 
+def test_the_cap_holds_for_many_dim_pixels():
+    # 1000 pixels at (1, 1, 1) draw 1235 mA; keeping every lit channel at 1 would break a
+    # 1100 mA cap, so the cap wins over keeping them lit.
+    correction = ColorCorrection(max_current_ma=1100)
+    shown = correction.apply(((1, 1, 1),) * 1000)
+    assert ColorCorrection().estimate_current_ma(shown) <= 1100
+    # A cap dim pixels fit under keeps them lit.
+    assert ColorCorrection(max_current_ma=1300).apply(((1, 1, 1),) * 1000) == ((1, 1, 1),) * 1000
+
+
 @pytest.mark.parametrize(("values", "message"), [
     ({"supply_amps": 0}, "pixels.supply_amps: must be a number of amperes above 0, not 0"),
     ({"supply_amps": "10A"}, "pixels.supply_amps: must be a number of amperes above 0"),
@@ -131,3 +141,19 @@ def test_play_warns_about_the_pi5_chain_limit_at_start_up(tmp_path, capsys, monk
     assert first.startswith("homeworlds play: warning: 352 pixels on one neopixel-spi chain "
                             "of a Raspberry Pi 5")
     assert "cannot open the 'neopixel-spi' LED sink" in err
+
+
+def test_doctor_weighs_an_uncapped_strip_against_what_the_supply_leaves_the_leds():
+    from homeworlds.bringup.checks import Status
+    from homeworlds.bringup.system import check_power
+
+    # At brightness 0.5, 240 white pixels draw about 7.5 A: under 80 % of the 10 A supply,
+    # over the 7 A it leaves once the readers' 1 A is reserved.
+    half = PixelSettings(brightness=0.5, gamma=1.0, current_limit=False)
+    [check] = check_power(half, 240)
+    assert check.status is Status.WARN
+    assert "draws 7.5 A, the 10 A supply leaves the LEDs 7.0 A" in check.detail
+    [check] = check_power(PixelSettings(brightness=0.3, gamma=1.0, current_limit=False), 240)
+    assert check.status is Status.OK and "draws 4.5 A" in check.detail
+    [check] = check_power(PixelSettings(), 240)
+    assert check.status is Status.OK and "dimmed to at most 7.0 A" in check.detail

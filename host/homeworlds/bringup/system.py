@@ -13,15 +13,19 @@ from pathlib import Path
 
 from homeworlds.bringup.checks import Check
 from homeworlds.pixels.blinka import spi_transfer_size
-from homeworlds.pixels.limits import board_model, chain_advice, full_white_current_ma
+from homeworlds.pixels.frame import solid
+from homeworlds.pixels.limits import board_model, chain_problem, full_white_current_ma
 from homeworlds.pixels.settings import SUPPLY_LOAD_FACTOR, PixelSettings
+
+WHITE = (255, 255, 255)
 
 STABLE_PORT = "/dev/homeworlds-table"
 """The symlink the udev rule in hardware/pi/ makes for the table's data port."""
 
 SPIDEV_BUFSIZ = Path("sys/module/spidev/parameters/bufsiz")
 
-INSTALL_PI = "run `sudo hardware/pi/install.sh` (or `make install-pi`) on the Pi, then replug the board"
+INSTALL_PI = ("run `make install-pi CONFIG=/path/to/table.toml` (= `sudo hardware/pi/install.sh "
+              "--config ...`) on the Pi, then replug the board")
 
 _ENABLE_SPI = ("enable SPI: `sudo raspi-config nonint do_spi 0` (or dtparam=spi=on in "
                "/boot/firmware/config.txt) and reboot")
@@ -81,10 +85,9 @@ def check_led_platform(settings: PixelSettings, pixel_count: int, *,
                                  if settings.spi_bus == 1 else "")
             checks.append(Check.fail("SPI", f"{device} does not exist: SPI is not enabled", fix))
         checks.append(_check_bufsiz(settings, pixel_count, root))
-    advice = chain_advice(pixel_count, kind, board_model(root))
-    if advice:
-        checks.append(Check.warn("LED chain length", advice.split(". Fix: ")[0],
-                                 advice.split(". Fix: ")[-1]))
+    problem = chain_problem(pixel_count, kind, board_model(root))
+    if problem:
+        checks.append(Check.warn("LED chain length", *problem))
     return checks
 
 
@@ -115,13 +118,18 @@ def check_power(settings: PixelSettings, pixel_count: int) -> list[Check]:
     subject = "LED power"
     worst = f"a full-white frame on {pixel_count} pixels would draw {full / 1000:.1f} A"
     if cap is None:
-        budget = 1000 * SUPPLY_LOAD_FACTOR * settings.supply_amps
-        if full * settings.brightness > budget:
-            return [Check.warn(subject, f"current cap off (pixels.current_limit = false): {worst}"
-                                        f" at brightness 1 from a {settings.supply_amps:g} A "
-                                        f"supply", "remove current_limit = false, or set "
-                                                   "pixels.max_current_ma")]
-        return [Check.ok(subject, f"no cap, but {worst}: within the supply")]
+        # What the strip really draws for full white after brightness and gamma, against what
+        # the supply leaves the LEDs once the readers have theirs.
+        correction = settings.correction()
+        drawn = correction.estimate_current_ma(correction.apply(solid(pixel_count, WHITE)))
+        budget = settings.supply_cap_ma()
+        at = (f"a full-white frame at brightness {settings.brightness:g} draws "
+              f"{drawn / 1000:.1f} A, the {settings.supply_amps:g} A supply leaves the LEDs "
+              f"{budget / 1000:.1f} A")
+        if drawn > budget:
+            return [Check.warn(subject, f"current cap off (pixels.current_limit = false): {at}",
+                               "remove current_limit = false, or set pixels.max_current_ma")]
+        return [Check.ok(subject, f"no cap, but {at}: within the supply")]
     source = ("pixels.max_current_ma" if settings.max_current_ma is not None
               and cap == settings.max_current_ma else
               f"{SUPPLY_LOAD_FACTOR:.0%} of the {settings.supply_amps:g} A supply minus "

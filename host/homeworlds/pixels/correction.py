@@ -10,7 +10,8 @@ duty glare and draw amps. :class:`ColorCorrection` applies, in this order,
    non-zero channel never becomes 0 while brightness is above 0, so a dim hint
    stays visible instead of vanishing;
 2. an optional estimated-current cap: if the frame would draw more than
-   ``max_current_ma``, every channel is scaled down by the same factor.
+   ``max_current_ma``, every channel is scaled down by the same factor (a lit
+   channel stays at 1 unless that alone would break the cap: the cap wins).
 
 The pixel byte order on the wire (GRB, RGB...) is not colour maths and belongs
 to the strip: the strip sinks take it as their ``order`` setting.
@@ -69,7 +70,11 @@ class ColorCorrection:
         scale = self._current_scale(corrected)
         if scale >= 1.0:
             return corrected
-        return corrected.translate(_scale_table(scale))
+        scaled = corrected.translate(_scale_table(scale))
+        if self._idle(scaled) + self._active(scaled) <= self.max_current_ma:
+            return scaled
+        # Many dim channels each held at 1 still draw more than the cap: the cap wins.
+        return corrected.translate(_scale_table(scale, keep_lit=False))
 
     def estimate_current_ma(self, corrected: Frame | bytes) -> float:
         """Estimated strip current for an already-corrected frame (or its bytes)."""
@@ -99,10 +104,12 @@ def _lookup_table(brightness: float, gamma: float) -> bytes:
     return bytes(table)
 
 
-def _scale_table(scale: float) -> bytes:
+def _scale_table(scale: float, *, keep_lit: bool = True) -> bytes:
+    """Every value times ``scale``, rounded down; ``keep_lit`` keeps a lit channel at 1."""
     if scale <= 0.0:
         return bytes(256)
-    return bytes([0] + [max(1, int(value * scale)) for value in range(1, 256)])
+    floor = 1 if keep_lit else 0
+    return bytes([0] + [max(floor, int(value * scale)) for value in range(1, 256)])
 
 
 def _check_number(name: str, value: object, *, low: float, high: float | None = None,

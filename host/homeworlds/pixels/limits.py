@@ -49,8 +49,8 @@ def is_pi5(model: str | None) -> bool:
     return model is not None and model.startswith("Raspberry Pi 5")
 
 
-def chain_advice(pixel_count: int, sink_kind: str, model: str | None) -> str | None:
-    """Why this chain may not work on this machine and what to do; None when nothing is known
+def chain_problem(pixel_count: int, sink_kind: str, model: str | None) -> tuple[str, str] | None:
+    """(why this chain may not work on this machine, what to do); None when nothing is known
     against it."""
     if sink_kind != "neopixel-spi" or not is_pi5(model):
         return None
@@ -58,7 +58,14 @@ def chain_advice(pixel_count: int, sink_kind: str, model: str | None) -> str | N
         return None
     return (f"{pixel_count} pixels on one neopixel-spi chain of a Raspberry Pi 5: chains longer "
             f"than {PI5_NEOPIXEL_SPI_TESTED_PIXELS} pixels are reported failing there "
-            f"({PI5_CHAIN_ISSUE}). Fix: drive the chain with the Pi 5's PIO backend "
-            f"(pixels.sink = \"neopixel\", any GPIO, pip install "
-            f"Adafruit-Blinka-Raspberry-Pi5-Neopixel, wire the data line to GPIO 18) - see "
-            f"docs/leds.md, \"Long chains on a Raspberry Pi 5\"")
+            f"({PI5_CHAIN_ISSUE})",
+            "drive the chain with the Pi 5's PIO backend "
+            "(pixels.sink = \"neopixel\", any GPIO, pip install "
+            "Adafruit-Blinka-Raspberry-Pi5-Neopixel, wire the data line to GPIO 18) - see "
+            "docs/leds.md, \"Long chains on a Raspberry Pi 5\"")
+
+
+def chain_advice(pixel_count: int, sink_kind: str, model: str | None) -> str | None:
+    """:func:`chain_problem` as one sentence; None when nothing is known against it."""
+    problem = chain_problem(pixel_count, sink_kind, model)
+    return None if problem is None else f"{problem[0]}. Fix: {problem[1]}"
