@@ -16,6 +16,16 @@ AS_SCRIPT = {"pixels_output.py"}
 SKIP = {"run_all.py", "corpus_check.py", "input_fuzz.py"}
 
 
+def load(path: Path):
+    """Import a benchmark script as a module, registered first as an import would be
+    (dataclasses look their module up in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> int:
     status = 0
     for path in sorted(HERE.glob("*.py")):
@@ -26,9 +36,7 @@ def main() -> int:
         if path.name in AS_SCRIPT:
             status |= subprocess.call([sys.executable, str(path)])
         else:
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            module = load(path)
             if hasattr(module, "run"):
                 for key, value in module.run().items():
                     print(f"  {key}: {value}")
