@@ -17,7 +17,6 @@ from pathlib import Path
 
 from homeworlds.commands.table_replay import finite_number, miss_rate_option
 from homeworlds.display.printable import printable
-from homeworlds.display.table_screen import record_lines, render_table
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
 from homeworlds.rules import PRESETS, HomeworldsError, IllegalAction, preset
 
@@ -72,47 +71,58 @@ def run(args: argparse.Namespace) -> int:
                         "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
-    tty = sys.stdout.isatty()
-    color = tty and not args.no_color
+    from homeworlds.display.picture import picture_of_session
+    from homeworlds.display.screen import TerminalScreen
+
+    players = game.players
+    screen = TerminalScreen(color=not args.no_color)
+    live = screen.live
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
     title = f"SDG game #{game.number}" if game.number is not None else "recorded game"
-    players = game.players
+    title = f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules"
     first = game.turns[0].seat if game.turns else 0
     sim = SimulatedTableGame(preset(args.rules), players, first_seat=first,
                              miss_rate=args.miss_rate, seed=1)
-    screen = _Screen(sim, players, color, tty, f"{title}: {' vs '.join(players)} — simulated "
-                     f"table, {args.rules} rules")
+
+    def draw(message: str) -> None:
+        screen.show(picture_of_session(sim.session, sim.layout, players, title=title,
+                                       message=message))
+
+    # Errors are printed once the terminal has its screen back, so they stay readable.
+    failure = None
     try:
-        with sim:
-            screen.draw("the table is ready")
+        with screen, sim:
+            draw("the table is ready")
             for turn in game.turns:
                 sim.driver.begin_turn()
                 try:
                     for action in turn.actions:
                         sim.driver.act(action)
                         sim.settle()
-                        if delay and tty:
-                            screen.draw(f"{turn.player} plays… {action}")
+                        if delay and live:
+                            draw(f"{turn.player} plays… {action}")
                             time.sleep(delay / max(1, len(turn.actions)))
                     after = sim.driver.end_turn(hand_over=False)
                 except IllegalAction as exc:
-                    screen.draw(f"the record has an illegal turn here: {exc}")
-                    return 1
+                    draw(f"the record has an illegal turn here: {exc}")
+                    failure = f"turn {turn.number}: the record has an illegal turn: {exc}"
+                    break
                 sim.settle()
                 following = after.to_move if not after.is_over else 1 - turn.seat
                 committed = sim.hand_over_and_wait(following)
                 status = sim.session.status
-                screen.draw(status.message or f"{turn.player} hands over the turn token")
+                draw(status.message or f"{turn.player} hands over the turn token")
                 if not committed:
-                    print(f"homeworlds demo: the table refused turn {turn.number}: "
-                          f"{status.message}", file=sys.stderr)
-                    return 1
+                    failure = f"the table refused turn {turn.number}: {status.message}"
+                    break
                 if delay:
                     time.sleep(delay)
                 if sim.session.tracker.state.is_over:
                     break
     except SettleTimeout as exc:
-        print(f"homeworlds demo: {exc}", file=sys.stderr)
+        failure = str(exc)
+    if failure is not None:
+        print(printable(f"homeworlds demo: {failure}"), file=sys.stderr)
         return 1
     state = sim.session.tracker.state
     if state.is_over:
@@ -123,31 +133,3 @@ def run(args: argparse.Namespace) -> int:
               f"{game.winner or 'unknown'}")
     return 0
 
-
-class _Screen:
-    def __init__(self, sim, players, color: bool, tty: bool, header: str):
-        self.sim = sim
-        self.players = players
-        self.color = color
-        self.tty = tty
-        self.header = header
-
-    def draw(self, message: str) -> None:
-        session = self.sim.session
-        obs = session.observation
-        tracker = session.tracker
-        names = {slot: name for name, slot in tracker.slot_of_system(obs).items()} \
-            if obs is not None else {}
-        frame = session.render()
-        state = tracker.state
-        turn_text = ("game over" if state.is_over else
-                     f"turn {len(tracker.record) + 1}: {self.players[state.to_move]} to play")
-        text = render_table(self.sim.layout, obs, frame, names=names, players=self.players,
-                            header=f"{self.header}\n  {turn_text}",
-                            record=record_lines(tracker.record, self.players),
-                            message=message, color=self.color)
-        if self.tty:
-            sys.stdout.write("\x1b[H\x1b[2J" + text + "\n")
-        else:
-            sys.stdout.write(text + "\n\n")
-        sys.stdout.flush()

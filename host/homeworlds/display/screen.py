@@ -1,0 +1,189 @@
+"""The terminal view: table pictures drawn to fit the terminal, redrawn in place.
+
+On a terminal (and with rich installed: the ``term`` extra) the view is a rich ``Live``
+display on the alternate screen: every refresh lays the latest picture out for the
+terminal's size at that moment (``display.fit``), so a resized window is redrawn to fit
+within a quarter of a second, and each redraw overwrites the last one whole, without
+clearing it first (no flicker). When the view closes the terminal gets its screen back and
+the last picture is printed once, fitted to its width, so it stays in the scroll-back.
+
+Anywhere else (a pipe, a file, a test's capture) the view is plain text: each picture is
+appended, no escape codes at all, laid out for ``$COLUMNS`` when set and unlimited
+otherwise.
+
+Status lines (the seam for a computer's thinking indicator, LED guidance, game clocks):
+``screen.add_status(source)`` registers a callable returning a line of text or None; each
+picture shown gets one line per source that has something to say, between the bank and the
+record. Sources are called on the thread that calls ``show``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from homeworlds.display.fit import Fitted, fit
+from homeworlds.display.picture import TablePicture
+
+StatusSource = Callable[[], "str | None"]
+
+#: the least time between two redraws asked for by ``show`` (the periodic refresh that
+#: follows resizes picks up whatever was skipped)
+MIN_REDRAW_S = 1 / 30
+REFRESH_PER_SECOND = 4
+
+RICH_MISSING = ("the live terminal view needs rich: pip install 'homeworlds-table[term]'; "
+                "showing plain frames instead")
+
+
+def rich_available() -> bool:
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def plain_width() -> int | None:
+    """The width plain frames are laid out for: ``$COLUMNS`` when it is a number, else
+    unlimited (a log file does not wrap)."""
+    try:
+        value = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+class TerminalScreen:
+    """Shows ``TablePicture``s on ``stream`` (standard output by default).
+
+    ``live``: None decides by the stream (a terminal and rich installed); True or False
+    forces it (a test may pass a rich ``Console`` of fixed size as ``console``).
+    Use as a context manager, or call ``close()``: the terminal gets its screen back.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, color: bool = True,
+                 live: bool | None = None, console=None, notes: TextIO | None = None):
+        self.stream = stream if stream is not None else sys.stdout
+        tty = _isatty(self.stream) if console is None else True
+        if live is None:
+            live = tty and rich_available()
+            if tty and not live:
+                print(f"homeworlds: {RICH_MISSING}", file=notes or sys.stderr)
+        self.live = live
+        self.color = color and tty
+        self._status: list[StatusSource] = []
+        self._picture: TablePicture | None = None
+        self._lock = threading.Lock()
+        self._last_redraw = 0.0
+        self._live = None
+        self._console = console
+        if live:
+            self._start_live()
+
+    # ------------------------------------------------------------------ status seam
+    def add_status(self, source: StatusSource) -> None:
+        """Register a status line source: called for every picture shown; its text (if
+        not None or empty) is one line of the status region."""
+        self._status.append(source)
+
+    def _status_lines(self) -> list[str]:
+        out = []
+        for source in self._status:
+            text = source()
+            if text:
+                out.append(text)
+        return out
+
+    # ------------------------------------------------------------------ drawing
+    def show(self, picture: TablePicture) -> None:
+        picture = picture.with_status(self._status_lines())
+        with self._lock:
+            self._picture = picture
+        if self._live is not None:
+            now = time.monotonic()
+            if now - self._last_redraw >= MIN_REDRAW_S:
+                self._last_redraw = now
+                self._live.refresh()
+            return
+        self.stream.write(fit(picture, plain_width(), None).plain() + "\n\n")
+        self.stream.flush()
+
+    def fitted(self, width: int | None, height: int | None) -> Fitted | None:
+        """The latest picture laid out for ``width`` × ``height`` (what a redraw shows)."""
+        with self._lock:
+            picture = self._picture
+        if picture is None:
+            return None
+        return fit(picture, width, height, color=self.color)
+
+    def close(self) -> None:
+        """Give the terminal its screen back and print the last picture once."""
+        live, self._live = self._live, None
+        if live is None:
+            return
+        live.stop()
+        final = self.fitted(self._console.size.width, None)
+        if final is not None:
+            self._console.print(_rich_lines(final), soft_wrap=False, crop=True)
+
+    def __enter__(self) -> TerminalScreen:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def print(self, text: str) -> None:
+        """A line outside the view (after it closed, or in plain mode)."""
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def _start_live(self) -> None:
+        from rich.console import Console
+        from rich.live import Live
+
+        if self._console is None:
+            self._console = Console(file=self.stream, no_color=not self.color,
+                                    highlight=False, emoji=False, markup=False)
+        self._live = Live(_Renderable(self), console=self._console, screen=True,
+                          auto_refresh=True, refresh_per_second=REFRESH_PER_SECOND,
+                          redirect_stdout=False, redirect_stderr=False, transient=False)
+        self._live.start()
+
+
+class _Renderable:
+    """Laid out anew at every refresh for the size rich measures then (so a resize is
+    followed)."""
+
+    def __init__(self, screen: TerminalScreen):
+        self.screen = screen
+
+    def __rich_console__(self, console, options):
+        width = options.max_width
+        height = options.height if options.height is not None else console.size.height
+        fitted = self.screen.fitted(width, height)
+        if fitted is not None:
+            yield _rich_lines(fitted)
+
+
+def _rich_lines(fitted: Fitted):
+    from rich.text import Text
+
+    text = Text(no_wrap=True, overflow="crop", end="")
+    for k, line in enumerate(fitted.lines):
+        if k:
+            text.append("\n")
+        for segment, style in line:
+            text.append(segment, style=style)
+    return text
