@@ -48,7 +48,6 @@ UNLIMITED_RECORD = 4
 MESSAGE_LINES = 3
 
 _PIECE_STYLE = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}
-_DARK = (50, 50, 50)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,11 +228,17 @@ def leds(pixels: Sequence[RGB], width: int, color: bool) -> Line:
         if not color:
             return (("".join("#" if all(map(_lit, pair)) else "+" if any(map(_lit, pair))
                              else "." for pair in pairs), None),)
-        out = []
+        out: list[Segment] = []
         for pair in pairs:
-            left = pair[0] if sum(pair[0]) else _DARK
-            right = pair[-1] if len(pair) > 1 and sum(pair[-1]) else _DARK
-            out.append(("▌", f"{_rgb_style(left)} on {_rgb_style(right)}"))
+            left, right = pair[0], pair[-1] if len(pair) > 1 else (0, 0, 0)
+            if sum(left) and sum(right):
+                out.append(("▌", f"{_rgb_style(left)} on {_rgb_style(right)}"))
+            elif sum(left):
+                out.append(("▌", _rgb_style(left)))
+            elif sum(right):
+                out.append(("▐", _rgb_style(right)))
+            else:
+                out.append(("·", _rgb_style((60, 60, 60))))
         return tuple(out)
     return truncate(plain(f"{sum(map(_lit, pixels))}/{len(pixels)}"), width)
 
@@ -294,7 +299,9 @@ def _slot_lines(slot: SlotPicture, cell: int, seat_order: Sequence[int], color: 
     """The slot's lines in groups: title, ring, then one group per seat order entry (a
     fleet or the stars: one line, or more when the pieces do not fit the cell)."""
     inner = cell - 1  # a space between slots
-    title = plain(f"{slot.index:>2} {slot.name}")
+    # Narrow slots show the system's name alone (the slot number when it has none).
+    title = plain(f"{slot.index:>2} {slot.name}" if cell == FULL_CELL or not slot.name
+                  else slot.name)
     groups = [[truncate(title, inner)], [leds(slot.ring, inner, color)]]
     wide = cell >= 14
     for seat in seat_order:

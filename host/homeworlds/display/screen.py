@@ -108,7 +108,9 @@ class TerminalScreen:
 
     # ------------------------------------------------------------------ drawing
     def show(self, picture: TablePicture) -> None:
-        picture = picture.with_status(self._status_lines())
+        sources = self._status_lines()
+        if sources:
+            picture = picture.with_status(picture.status + tuple(sources))
         with self._lock:
             self._picture = picture
         if self._live is not None:
