@@ -14,7 +14,7 @@ from typing import TextIO
 
 from homeworlds.ai import ComputerPlayer
 from homeworlds.ai.players import LEVELS
-from homeworlds.display.terminal import render_position
+from homeworlds.display.terminal import render_position, terminal_width
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action
 from homeworlds.rules import (
     DEFAULT_PRESET,
@@ -38,15 +38,15 @@ case does not matter, keywords may be abbreviated: b, m, d, t, s, a, c, h):
   Homeworld Y1 B2 G3                  setup: two stars, then your ship
   Build G1 {me}                       build at a system
   Move G3 {me} Alpha                  move a ship to an existing system
-  Discover G3 {me} B3 Alpha           move to a new system with star B3 named Alpha
+  Discover G3 {me} B3 Alpha           move to a new system Alpha, star B3
   Trade G1 B1 {me}                    trade (change colour) a ship
   Attack Y2 {me}                      capture an enemy ship
   Sacrifice Y2 {me}; Move G1 {me} Alpha; Move G1 Alpha {cpu}
   Catastrophe {me} Green              clear an overpopulated colour
   Pass                                pass the whole turn
 Your home is called {me}, the computer's {cpu}. Other commands:
-  show    print the position again     hint    what the computer would play for you
-  help    this text                    quit    leave the game (end of input also quits)"""
+  show    print the position again     hint    what the computer would play
+  help    this text                    quit    leave the game (or end of input)"""
 
 _ALTERNATING_HELP = """\
 Alternating setup: each pick is a turn of its own: 'star Y1' (twice) then 'ship G3'."""
@@ -153,7 +153,8 @@ class _Game:
 
     def show(self) -> None:
         if self.state.systems:
-            self.say(render_position(self.state, self.names, color=self.color))
+            self.say(render_position(self.state, self.names, color=self.color,
+                                     width=terminal_width(self.out)))
             self.say()
 
     def result_text(self) -> str:
