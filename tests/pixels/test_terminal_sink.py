@@ -55,3 +55,43 @@ def test_close_draws_the_blank_frame():
 def test_columns_must_be_positive():
     with pytest.raises(ValueError, match="columns must be a whole number of at least 1, not 0"):
         TerminalSink(3, stream=io.StringIO(), columns=0)
+
+
+class _Pty(io.StringIO):
+    """Captured output that reports itself as the terminal ``fd`` (for its size)."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self.fd = fd
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+
+def test_on_a_terminal_the_rows_are_as_wide_as_the_terminal_and_follow_a_resize():
+    import fcntl
+    import os
+    import struct
+    import termios
+
+    master, slave = os.openpty()
+    try:
+        def size(columns):
+            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+
+        size(81)
+        stream = _Pty(slave)
+        sink = TerminalSink(240, stream=stream)
+        sink.show((RED,) * 240)
+        first = stream.getvalue()
+        assert first == (RED_BLOCK * 80 + END) * 3  # 240 LEDs in three rows of 80
+        size(61)
+        sink.show((GREEN,) * 240)
+        second = stream.getvalue()[len(first):]
+        assert second == "\x1b[3F" + (GREEN_BLOCK * 60 + END) * 4
+    finally:
+        os.close(master)
+        os.close(slave)

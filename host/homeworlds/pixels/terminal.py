@@ -1,13 +1,17 @@
 """A preview of the LED chain in a terminal, as ANSI true-colour blocks.
 
 Layout-agnostic: the chain is drawn in pixel-index order, as one row or
-wrapped every ``columns`` pixels. Dark pixels are drawn as a grey dot so the
+wrapped every ``columns`` pixels; without ``columns``, on a terminal, the rows are
+as wide as the terminal (measured at every frame, so a resized window is followed)
+rather than one row that the terminal would wrap (and the in-place redraw would then
+climb too few lines). Dark pixels are drawn as a grey dot so the
 length of the chain stays visible. On a terminal each frame redraws the
 previous one in place; on a file or pipe every frame is appended.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TextIO
 
@@ -34,6 +38,7 @@ class TerminalSink(PixelSink):
                              f"not {columns!r}")
         self._stream = stream if stream is not None else sys.stdout
         self._columns = columns or pixel_count
+        self._fit_terminal = columns is None
         if in_place is None:
             isatty = getattr(self._stream, "isatty", None)
             in_place = bool(isatty and isatty())
@@ -48,7 +53,19 @@ class TerminalSink(PixelSink):
                 for start in range(0, len(cells), self._columns)]
         return "\n".join(rows) + "\n"
 
+    def _terminal_columns(self) -> int | None:
+        try:
+            return os.get_terminal_size(self._stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            return None
+
     def _write(self, frame: Frame) -> None:
+        if self._fit_terminal and self._in_place:
+            width = self._terminal_columns()
+            if width is not None:
+                # One column spare: a row that fills the last column leaves the cursor
+                # waiting to wrap, and the erase after it would take the last LED.
+                self._columns = max(1, min(self.pixel_count, width - 1))
         text = self.render(frame)
         if self._in_place and self._lines_drawn:
             # Cursor to the start of the first line of the previous frame.
