@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", metavar="FILE",
                    help="the game store (SQLite; default: [store] path of the configuration, "
                    "else games.sqlite next to it); see docs/store.md")
+    p.add_argument("--live", action="store_true",
+                   help="on a terminal: a live view of the table fitted to the terminal "
+                   "(docs/terminal.md), the messages in its scrolling log and the command "
+                   "being typed on its last line, instead of the messages line by line")
     p.set_defaults(func=run)
 
 
@@ -75,16 +79,74 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     record_path = Path(args.record) if args.record else here / "game-record.raw"
     store_path = Path(args.store) if getattr(args, "store", None) else (
         config.store_path or here / "games.sqlite")
+    if getattr(args, "live", False) and stop is None:
+        from homeworlds.display.screen import TerminalScreen
+
+        screen = TerminalScreen()
+        if screen.live:
+            return _serve_live(screen, config, output, record_path, store_path)
     commands = _terminal_commands() if stop is None else None
     return serve(config, output, record_path, stop or _stop_on_signals(),
                  store_path=store_path, commands=commands)
 
 
+def _serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path
+                ) -> int:
+    """``serve`` under the live view: what it prints goes to the view's log (and to the
+    terminal when the view closes); commands are typed on the view's last line."""
+    from homeworlds.display.line_input import LineInput
+
+    line_input = None
+    if sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+        line_input = LineInput(sys.stdin.fileno())
+    view = _LiveView(screen, config, line_input)
+    stop = _stop_on_signals()
+    try:
+        with screen, screen.capture_output():
+            return serve(config, output, record_path, stop, store_path=store_path,
+                         commands=line_input.lines if line_input else None, view=view)
+    finally:
+        if line_input is not None:
+            line_input.close()
+
+
+class _LiveView:
+    """Draws the running table on the live screen: at most ten times a second, and at once
+    when the typed command line changes."""
+
+    INTERVAL_S = 0.1
+
+    def __init__(self, screen, config: TableConfig, line_input):
+        self.screen = screen
+        self.config = config
+        self.line_input = line_input
+        self.title = (f"{config.layout.name} table: {' vs '.join(config.players)} — "
+                      f"{config.rules.name} rules")
+        self.drawn_at = 0.0
+        self.prompt: str | None = None
+
+    def tick(self, session) -> None:
+        import time
+        from dataclasses import replace
+
+        from homeworlds.display.picture import picture_of_session
+
+        prompt = self.line_input.text if self.line_input is not None else None
+        now = time.monotonic()
+        if now - self.drawn_at < self.INTERVAL_S and prompt == self.prompt:
+            return
+        self.drawn_at, self.prompt = now, prompt
+        picture = picture_of_session(session, self.config.layout, self.config.players,
+                                     title=self.title, message=session.status.message or "")
+        self.screen.show(replace(picture, record=self.screen.log_lines(), prompt=prompt))
+
+
 def serve(config: TableConfig, output, record_path: Path, stop: threading.Event, *,
           store_path: Path | None = None, commands: queue.Queue | None = None,
-          store_opener=None) -> int:
+          store_opener=None, view=None) -> int:
     """Run the table until ``stop``; ``store_opener`` (path -> GameStore) is the store's
-    seam for tests that inject faults."""
+    seam for tests that inject faults; ``view.tick(session)`` (the live terminal view) is
+    called on every pass."""
     from homeworlds.link import SerialTransport, TableLink
     from homeworlds.session import TableSession
     from homeworlds.store import GameRecorder, StoreRefused
@@ -179,6 +241,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if message and message != last_message:
                 print(message, flush=True)
             last_message = message
+            if view is not None:
+                view.tick(session)
     finally:
         link.close()
         recorder.flush()

@@ -360,6 +360,14 @@ def _footer_parts(picture: TablePicture, width: int, color: bool):
         last = last + plain("…") if line_len(last) < width else truncate(last + plain("…"),
                                                                           width)
         message = message[:MESSAGE_LINES - 1] + [last]
+    if picture.prompt is not None:
+        typed = picture.prompt
+        room = max(1, width - len(MARGIN) - 3)
+        if cell_len(typed) > room:  # the end of the line is where the typing is
+            while cell_len(typed) > room - 1:
+                typed = typed[1:]
+            typed = "…" + typed
+        message.append(truncate(plain(f"{MARGIN}> {typed}"), width))
     return bank + hand + status, message
 
 

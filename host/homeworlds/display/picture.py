@@ -48,7 +48,8 @@ class TablePicture:
     """Everything one frame of the terminal view shows.
 
     ``rows`` are the slots row by row as seen from above (seat 1's edge at the top);
-    ``status`` is the status-line region: one line each from the screen's status sources
+    ``record`` is the scrolling record, oldest first: the committed turns (the demo) or
+    the table's log (``play``); ``status`` is the status-line region: one line each from the screen's status sources
     (a computer's thinking indicator, LED guidance, game clocks), empty by default.
     """
 
@@ -61,6 +62,7 @@ class TablePicture:
     record: tuple[str, ...] = ()
     message: str = ""
     status: tuple[str, ...] = ()
+    prompt: str | None = None  # the command line being typed, shown last; None: no line
 
     def with_status(self, status: Sequence[str]) -> TablePicture:
         from dataclasses import replace

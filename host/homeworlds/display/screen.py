@@ -11,6 +11,12 @@ Anywhere else (a pipe, a file, a test's capture) the view is plain text: each pi
 appended, no escape codes at all, laid out for ``$COLUMNS`` when set and unlimited
 otherwise.
 
+A program that prints as it goes (``play``) calls ``capture_output()`` while the view is
+live: what it prints to standard output and error becomes the view's log
+(``log_lines()``, shown as its scrolling record) instead of being drawn over by the next
+redraw, and the whole log is printed to the terminal when the view closes, so nothing
+printed is lost.
+
 Status lines (the seam for a computer's thinking indicator, LED guidance, game clocks):
 ``screen.add_status(source)`` registers a callable returning a line of text or None; each
 picture shown gets one line per source that has something to say, between the bank and the
@@ -19,11 +25,14 @@ record. Sources are called on the thread that calls ``show``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from homeworlds.display.fit import Fitted, fit
@@ -35,6 +44,8 @@ StatusSource = Callable[[], "str | None"]
 #: follows resizes picks up whatever was skipped)
 MIN_REDRAW_S = 1 / 30
 REFRESH_PER_SECOND = 4
+#: log lines kept for the view (all of them are printed when it closes)
+LOG_SHOWN = 200
 
 RICH_MISSING = ("the live terminal view needs rich: pip install 'homeworlds-table[term]'; "
                 "showing plain frames instead")
@@ -89,6 +100,8 @@ class TerminalScreen:
         self._last_redraw = 0.0
         self._live = None
         self._console = console
+        self._log: list[str] = []
+        self._log_shown: deque[str] = deque(maxlen=LOG_SHOWN)
         if live:
             self._start_live()
 
@@ -105,6 +118,35 @@ class TerminalScreen:
             if text:
                 out.append(text)
         return out
+
+    # ------------------------------------------------------------------ the log
+    def log(self, text: str) -> None:
+        """Lines for the view's log (printed to the terminal as well when it closes)."""
+        from homeworlds.display.printable import printable
+
+        with self._lock:
+            for line in text.split("\n"):
+                self._log.append(printable(line.rstrip()))
+                self._log_shown.append(self._log[-1])
+
+    def log_lines(self) -> tuple[str, ...]:
+        """The newest lines of the log, oldest first, made printable."""
+        with self._lock:
+            return tuple(self._log_shown)
+
+    @contextlib.contextmanager
+    def capture_output(self) -> Iterator[None]:
+        """While the view is live, what is printed goes to its log."""
+        if self._live is None:
+            yield
+            return
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = _LogStream(self)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stdout, sys.stderr = saved
 
     # ------------------------------------------------------------------ drawing
     def show(self, picture: TablePicture) -> None:
@@ -139,6 +181,9 @@ class TerminalScreen:
         final = self.fitted(self._console.size.width, None)
         if final is not None:
             self._console.print(_rich_lines(final), soft_wrap=False, crop=True)
+        if self._log:
+            self.stream.write("\n".join(self._log) + "\n")
+            self.stream.flush()
 
     def __enter__(self) -> TerminalScreen:
         return self
@@ -189,3 +234,29 @@ def _rich_lines(fitted: Fitted):
         for segment, style in line:
             text.append(segment, style=style)
     return text
+
+
+class _LogStream(io.TextIOBase):
+    """Standard output and error while the view is live: whole lines go to its log."""
+
+    def __init__(self, screen: TerminalScreen):
+        self.screen = screen
+        self._partial = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        if lines:
+            self.screen.log("\n".join(lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._partial:
+            self.screen.log(self._partial)
+            self._partial = ""
+
+    def isatty(self) -> bool:
+        return False
