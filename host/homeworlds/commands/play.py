@@ -136,9 +136,13 @@ class _LiveView:
         if now - self.drawn_at < self.INTERVAL_S and prompt == self.prompt:
             return
         self.drawn_at, self.prompt = now, prompt
+        log = self.screen.log_lines()
+        message = session.status.message or ""
+        if log and message == log[-1]:
+            message = ""  # printed already: the log shows it
         picture = picture_of_session(session, self.config.layout, self.config.players,
-                                     title=self.title, message=session.status.message or "")
-        self.screen.show(replace(picture, record=self.screen.log_lines(), prompt=prompt))
+                                     title=self.title, message=message)
+        self.screen.show(replace(picture, record=log, prompt=prompt))
 
 
 def serve(config: TableConfig, output, record_path: Path, stop: threading.Event, *,
