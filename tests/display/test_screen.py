@@ -140,3 +140,45 @@ def test_status_lines_are_kept_at_80x24(game_in_progress):
     text = "\n".join(frame)
     assert "Aaron 4:31  MatrixFrog 3:02" in text and "shown in white to Electra" in text
     assert "30) MatrixFrog: Build R1 MatrixFrog" in text
+
+
+def test_a_dumb_terminal_gets_plain_frames(game_in_progress, monkeypatch):
+    picture, _, _ = game_in_progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("TERM", "dumb")
+    out = Tty()
+    with TerminalScreen(out) as screen:
+        assert not screen.live
+        screen.show(picture)
+    assert "\x1b" not in out.getvalue() and "turn 31: Aaron to play" in out.getvalue()
+
+
+def test_nothing_is_drawn_before_the_view_is_entered_or_shown():
+    console = _console(80, 24)
+    screen = TerminalScreen(console=console)
+    assert console.file.getvalue() == ""  # a failure before the first picture leaves the
+    screen.close()                         # terminal's screen alone
+    assert console.file.getvalue() == ""
+
+
+def test_printed_output_goes_to_the_log_and_to_the_terminal_at_the_end(game_in_progress):
+    import sys
+
+    picture, _, _ = game_in_progress
+    console = _console(80, 24)
+    before = sys.stdout, sys.stderr
+    with TerminalScreen(console=console) as screen, screen.capture_output():
+        print("turn 1: Ann: homeworld y1 b2 g3 Ann")
+        print("a control \x1b[2J character", file=sys.stderr, flush=True)
+        assert screen.log_lines() == ("turn 1: Ann: homeworld y1 b2 g3 Ann",
+                                      "a control \\x1b[2J character")
+        screen.show(picture)
+    raw = console.file.getvalue()
+    after = raw.split("\x1b[?1049l")[1]
+    assert after.endswith("turn 1: Ann: homeworld y1 b2 g3 Ann\n"
+                          "a control \\x1b[2J character\n")
+    assert (sys.stdout, sys.stderr) == before

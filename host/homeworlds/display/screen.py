@@ -66,6 +66,11 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+def _capable_terminal() -> bool:
+    """A terminal that can move its cursor (not TERM=dumb, as in an editor's shell)."""
+    return os.environ.get("TERM", "") not in ("dumb", "unknown")
+
+
 def plain_width() -> int | None:
     """The width plain frames are laid out for: ``$COLUMNS`` when it is a number, else
     unlimited (a log file does not wrap)."""
@@ -79,18 +84,21 @@ def plain_width() -> int | None:
 class TerminalScreen:
     """Shows ``TablePicture``s on ``stream`` (standard output by default).
 
-    ``live``: None decides by the stream (a terminal and rich installed); True or False
-    forces it (a test may pass a rich ``Console`` of fixed size as ``console``).
-    Use as a context manager, or call ``close()``: the terminal gets its screen back.
+    ``live``: None decides by the stream (a terminal that can move its cursor, and rich
+    installed); True or False forces it (a test may pass a rich ``Console`` of fixed size
+    as ``console``). The live view starts on entering the context (or at the first
+    ``show``); leaving it, or ``close()``, gives the terminal its screen back.
     """
 
     def __init__(self, stream: TextIO | None = None, *, color: bool = True,
                  live: bool | None = None, console=None, notes: TextIO | None = None):
-        self.stream = stream if stream is not None else sys.stdout
+        if stream is None:
+            stream = console.file if console is not None else sys.stdout
+        self.stream = stream
         tty = _isatty(self.stream) if console is None else True
         if live is None:
-            live = tty and rich_available()
-            if tty and not live:
+            live = tty and _capable_terminal() and rich_available()
+            if tty and _capable_terminal() and not live:
                 print(f"homeworlds: {RICH_MISSING}", file=notes or sys.stderr)
         self.live = live
         self.color = color and tty
@@ -102,8 +110,7 @@ class TerminalScreen:
         self._console = console
         self._log: list[str] = []
         self._log_shown: deque[str] = deque(maxlen=LOG_SHOWN)
-        if live:
-            self._start_live()
+        self._closed = False
 
     # ------------------------------------------------------------------ status seam
     def add_status(self, source: StatusSource) -> None:
@@ -155,6 +162,8 @@ class TerminalScreen:
             picture = picture.with_status(picture.status + tuple(sources))
         with self._lock:
             self._picture = picture
+        if self.live and self._live is None and not self._closed:
+            self.start()
         if self._live is not None:
             now = time.monotonic()
             if now - self._last_redraw >= MIN_REDRAW_S:
@@ -172,8 +181,14 @@ class TerminalScreen:
             return None
         return fit(picture, width, height, color=self.color)
 
+    def start(self) -> None:
+        """Switch to the live view (on the first ``show`` at the latest)."""
+        if self.live and self._live is None and not self._closed:
+            self._start_live()
+
     def close(self) -> None:
         """Give the terminal its screen back and print the last picture once."""
+        self._closed = True
         live, self._live = self._live, None
         if live is None:
             return
@@ -186,6 +201,7 @@ class TerminalScreen:
             self.stream.flush()
 
     def __enter__(self) -> TerminalScreen:
+        self.start()
         return self
 
     def __exit__(self, *exc_info) -> None:
