@@ -182,3 +182,19 @@ def test_printed_output_goes_to_the_log_and_to_the_terminal_at_the_end(game_in_p
     assert after.endswith("turn 1: Ann: homeworld y1 b2 g3 Ann\n"
                           "a control \\x1b[2J character\n")
     assert (sys.stdout, sys.stderr) == before
+
+
+def test_printed_lines_show_in_the_status_region_when_asked(game_in_progress):
+
+    picture, _, _ = game_in_progress
+    console = _console(80, 24)
+    with TerminalScreen(console=console, log_in_status=2) as screen, screen.capture_output():
+        print("live display: http://127.0.0.1:8080/")
+        print("first")
+        print("second")
+        screen.show(picture)
+    frame = "\n".join(line.rstrip() for line in _frames(console.file.getvalue())[-1])
+    assert "  first\n  second\n" in frame and "8080" not in frame  # the last two
+    assert len(_frames(console.file.getvalue())[-1]) <= 24
+    after = console.file.getvalue().split("\x1b[?1049l")[1]
+    assert after.endswith("live display: http://127.0.0.1:8080/\nfirst\nsecond\n")

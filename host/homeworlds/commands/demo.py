@@ -71,23 +71,16 @@ def run(args: argparse.Namespace) -> int:
                         "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
-    from homeworlds.display.picture import picture_of_session
-    from homeworlds.display.screen import TerminalScreen
-
     players = game.players
-    screen = TerminalScreen(color=not args.no_color)
-    live = screen.live
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
     title = f"SDG game #{game.number}" if game.number is not None else "recorded game"
-    title = f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules"
     first = game.turns[0].seat if game.turns else 0
     sim = SimulatedTableGame(preset(args.rules), players, first_seat=first,
                              miss_rate=args.miss_rate, seed=1)
-
-    def draw(message: str) -> None:
-        screen.show(picture_of_session(sim.session, sim.layout, players, title=title,
-                                       message=message))
-
+    screen = _Screen(sim, players, not args.no_color,
+                     f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules")
+    live = screen.live
+    draw = screen.draw
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
     try:
@@ -133,3 +126,38 @@ def run(args: argparse.Namespace) -> int:
               f"{game.winner or 'unknown'}")
     return 0
 
+
+
+class _Screen:
+    """The demo's view: a picture of the simulated table's session after every step, on the
+    terminal view (fitted to the terminal, redrawn in place; docs/terminal.md). Anything
+    printed while it is live shows in its last status lines and again after it closes."""
+
+    def __init__(self, sim, players, color: bool, header: str):
+        from homeworlds.display.screen import TerminalScreen
+
+        self.sim = sim
+        self.players = players
+        self.header = header
+        self.terminal = TerminalScreen(color=color, log_in_status=2)
+
+    @property
+    def live(self) -> bool:
+        return self.terminal.live
+
+    def add_status(self, source) -> None:
+        """A status line (game clocks, the computer thinking...): see TerminalScreen."""
+        self.terminal.add_status(source)
+
+    def draw(self, message: str) -> None:
+        from homeworlds.display.picture import picture_of_session
+
+        self.terminal.show(picture_of_session(self.sim.session, self.sim.layout, self.players,
+                                              title=self.header, message=message))
+
+    def __enter__(self) -> _Screen:
+        self.terminal.__enter__()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.terminal.close()

@@ -92,8 +92,8 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
 def _serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path
                 ) -> int:
-    """``serve`` under the live view: what it prints goes to the view's log (and to the
-    terminal when the view closes); commands are typed on the view's last line."""
+    """``serve`` under the live view: what it prints goes to the view's log, shown as its
+    record (and printed when the view closes); commands are typed on its last line."""
     from homeworlds.display.line_input import LineInput
 
     line_input = None
@@ -102,7 +102,7 @@ def _serve_live(screen, config: TableConfig, output, record_path: Path, store_pa
     view = _LiveView(screen, config, line_input)
     stop = _stop_on_signals()
     try:
-        with screen, screen.capture_output():
+        with screen:
             return serve(config, output, record_path, stop, store_path=store_path,
                          commands=line_input.lines if line_input else None, view=view)
     finally:

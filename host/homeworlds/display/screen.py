@@ -11,11 +11,11 @@ Anywhere else (a pipe, a file, a test's capture) the view is plain text: each pi
 appended, no escape codes at all, laid out for ``$COLUMNS`` when set and unlimited
 otherwise.
 
-A program that prints as it goes (``play``) calls ``capture_output()`` while the view is
-live: what it prints to standard output and error becomes the view's log
-(``log_lines()``, shown as its scrolling record) instead of being drawn over by the next
-redraw, and the whole log is printed to the terminal when the view closes, so nothing
-printed is lost.
+While the view is live, what the program prints to standard output and error becomes the
+view's log instead of being drawn over by the next redraw: ``play`` shows it as its
+scrolling record (``log_lines()``), the demo its last lines in the status region
+(``log_in_status``); the whole log is printed to the terminal when the view closes, so
+nothing printed is lost. A view left open is closed when the program exits.
 
 Status lines (the seam for a computer's thinking indicator, LED guidance, game clocks):
 ``screen.add_status(source)`` registers a callable returning a line of text or None; each
@@ -25,6 +25,7 @@ record. Sources are called on the thread that calls ``show``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
@@ -91,7 +92,8 @@ class TerminalScreen:
     """
 
     def __init__(self, stream: TextIO | None = None, *, color: bool = True,
-                 live: bool | None = None, console=None, notes: TextIO | None = None):
+                 live: bool | None = None, console=None, notes: TextIO | None = None,
+                 log_in_status: int = 0):
         if stream is None:
             stream = console.file if console is not None else sys.stdout
         self.stream = stream
@@ -111,6 +113,8 @@ class TerminalScreen:
         self._log: list[str] = []
         self._log_shown: deque[str] = deque(maxlen=LOG_SHOWN)
         self._closed = False
+        self._captured: tuple | None = None
+        self.log_in_status = log_in_status
 
     # ------------------------------------------------------------------ status seam
     def add_status(self, source: StatusSource) -> None:
@@ -143,21 +147,29 @@ class TerminalScreen:
 
     @contextlib.contextmanager
     def capture_output(self) -> Iterator[None]:
-        """While the view is live, what is printed goes to its log."""
-        if self._live is None:
-            yield
+        """What is printed inside goes to the log while the view is live (it does from the
+        start of the live view to its close in any case; this makes it explicit)."""
+        self._capture()
+        yield
+
+    def _capture(self) -> None:
+        if self._live is None or self._captured is not None:
             return
-        saved = sys.stdout, sys.stderr
+        self._captured = (sys.stdout, sys.stderr)
         sys.stdout = sys.stderr = _LogStream(self)
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-            sys.stdout, sys.stderr = saved
+
+    def _release(self) -> None:
+        if self._captured is None:
+            return
+        sys.stdout.flush()
+        sys.stdout, sys.stderr = self._captured
+        self._captured = None
 
     # ------------------------------------------------------------------ drawing
     def show(self, picture: TablePicture) -> None:
         sources = self._status_lines()
+        if self.log_in_status:
+            sources += list(self.log_lines()[-self.log_in_status:])
         if sources:
             picture = picture.with_status(picture.status + tuple(sources))
         with self._lock:
@@ -192,6 +204,8 @@ class TerminalScreen:
         live, self._live = self._live, None
         if live is None:
             return
+        self._release()
+        atexit.unregister(self.close)
         live.stop()
         final = self.fitted(self._console.size.width, None)
         if final is not None:
@@ -223,6 +237,9 @@ class TerminalScreen:
                           auto_refresh=True, refresh_per_second=REFRESH_PER_SECOND,
                           redirect_stdout=False, redirect_stderr=False, transient=False)
         self._live.start()
+        atexit.register(self.close)
+        if self.stream is sys.stdout:
+            self._capture()
 
 
 class _Renderable:
