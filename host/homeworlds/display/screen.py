@@ -206,6 +206,7 @@ class TerminalScreen:
             return
         self._release()
         atexit.unregister(self.close)
+        live.refresh()  # the last picture, had its redraw been skipped as too soon
         live.stop()
         final = self.fitted(self._console.size.width, None)
         if final is not None:
