@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 from rich.console import Console
 
@@ -66,12 +67,24 @@ def test_live_view_at_120x40(game_in_progress):
 def test_live_view_follows_a_resize(game_in_progress):
     picture, _, _ = game_in_progress
     console = _console(120, 40)
+    def last_width():
+        frames = _frames(console.file.getvalue())
+        return max(len(line) for line in frames[-1]) if frames else None
+
+    def wait_until(condition):
+        deadline = time.monotonic() + 20
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     with TerminalScreen(console=console) as screen:
         screen.show(picture)
+        wait_until(lambda: last_width() is not None)
+        assert last_width() > 50
         console.size = (50, 16)
-        screen._last_redraw = 0.0
-        screen.show(picture)
-    frame = _frames(console.file.getvalue())[-1]
+        # The redraw thread notices the new size by itself, without another picture.
+        wait_until(lambda: last_width() <= 50)
+        frames_before_close = _frames(console.file.getvalue())
+    frame = frames_before_close[-1]
     assert len(frame) <= 16 and all(len(line) <= 50 for line in frame)
     assert "turn 31: Aaron to play" in "\n".join(frame)
 

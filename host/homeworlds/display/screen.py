@@ -1,11 +1,14 @@
 """The terminal view: table pictures drawn to fit the terminal, redrawn in place.
 
 On a terminal (and with rich installed: the ``term`` extra) the view is a rich ``Live``
-display on the alternate screen: every refresh lays the latest picture out for the
-terminal's size at that moment (``display.fit``), so a resized window is redrawn to fit
-within a quarter of a second, and each redraw overwrites the last one whole, without
-clearing it first (no flicker). When the view closes the terminal gets its screen back and
-the last picture is printed once, fitted to its width, so it stays in the scroll-back.
+display on the alternate screen, redrawn by a thread of its own ``REDRAWS_PER_SECOND``
+times a second at most, and only when the picture or the terminal's size changed: each
+redraw lays the latest picture out for the size the terminal has then (``display.fit``), so
+a resized window is redrawn to fit within a tenth of a second, and overwrites the last one
+whole, without clearing it first (no flicker). ``show`` only hands the picture over, so the
+caller's loop (the table's, under ``play --live``) never waits for a redraw. When the view
+closes the terminal gets its screen back and the last picture is printed once, fitted to
+its width, so it stays in the scroll-back.
 
 Anywhere else (a pipe, a file, a test's capture) the view is plain text: each picture is
 appended, no escape codes at all, laid out for ``$COLUMNS`` when set and unlimited
@@ -31,7 +34,6 @@ import io
 import os
 import sys
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import TextIO
@@ -41,10 +43,8 @@ from homeworlds.display.picture import TablePicture
 
 StatusSource = Callable[[], "str | None"]
 
-#: the least time between two redraws asked for by ``show`` (the periodic refresh that
-#: follows resizes picks up whatever was skipped)
-MIN_REDRAW_S = 1 / 30
-REFRESH_PER_SECOND = 4
+#: how often the redraw thread looks for a new picture or a new terminal size
+REDRAWS_PER_SECOND = 10
 #: log lines kept for the view (all of them are printed when it closes)
 LOG_SHOWN = 200
 
@@ -107,8 +107,9 @@ class TerminalScreen:
         self._status: list[StatusSource] = []
         self._picture: TablePicture | None = None
         self._lock = threading.Lock()
-        self._last_redraw = 0.0
         self._live = None
+        self._redrawer: threading.Thread | None = None
+        self._stop_redrawing = threading.Event()
         self._console = console
         self._log: list[str] = []
         self._log_shown: deque[str] = deque(maxlen=LOG_SHOWN)
@@ -177,11 +178,7 @@ class TerminalScreen:
         if self.live and self._live is None and not self._closed:
             self.start()
         if self._live is not None:
-            now = time.monotonic()
-            if now - self._last_redraw >= MIN_REDRAW_S:
-                self._last_redraw = now
-                self._live.refresh()
-            return
+            return  # the redraw thread draws it
         self.stream.write(fit(picture, plain_width(), None).plain() + "\n\n")
         self.stream.flush()
 
@@ -206,7 +203,10 @@ class TerminalScreen:
             return
         self._release()
         atexit.unregister(self.close)
-        live.refresh()  # the last picture, had its redraw been skipped as too soon
+        self._stop_redrawing.set()
+        if self._redrawer is not None:
+            self._redrawer.join()
+        live.refresh()  # the last picture, however soon after the one before
         live.stop()
         final = self.fitted(self._console.size.width, None)
         if final is not None:
@@ -235,12 +235,31 @@ class TerminalScreen:
             self._console = Console(file=self.stream, no_color=not self.color,
                                     highlight=False, emoji=False, markup=False)
         self._live = Live(_Renderable(self), console=self._console, screen=True,
-                          auto_refresh=True, refresh_per_second=REFRESH_PER_SECOND,
-                          redirect_stdout=False, redirect_stderr=False, transient=False)
+                          auto_refresh=False, redirect_stdout=False, redirect_stderr=False,
+                          transient=False)
         self._live.start()
         atexit.register(self.close)
+        self._redrawer = threading.Thread(target=self._redraw, args=(self._live,),
+                                          name="terminal-view", daemon=True)
+        self._redrawer.start()
         if self.stream is sys.stdout:
             self._capture()
+
+
+    def _redraw(self, live) -> None:
+        drawn: tuple | None = None
+        while not self._stop_redrawing.wait(1 / REDRAWS_PER_SECOND):
+            with self._lock:
+                picture = self._picture
+            size = self._console.size
+            if picture is None or (picture, size) == drawn:
+                continue
+            drawn = (picture, size)
+            try:
+                live.refresh()
+            except Exception as exc:  # a view that cannot draw must not stop the table
+                self.log(f"homeworlds: the terminal view stopped drawing: {exc!r}")
+                return
 
 
 class _Renderable:
