@@ -79,32 +79,30 @@ def run(args: argparse.Namespace) -> int:
                              miss_rate=args.miss_rate, seed=1)
     screen = _Screen(sim, players, not args.no_color,
                      f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules")
-    live = screen.live
-    draw = screen.draw
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
     try:
         with screen, sim:
-            draw("the table is ready")
+            screen.draw("the table is ready")
             for turn in game.turns:
                 sim.driver.begin_turn()
                 try:
                     for action in turn.actions:
                         sim.driver.act(action)
                         sim.settle()
-                        if delay and live:
-                            draw(f"{turn.player} plays… {action}")
+                        if delay and screen.live:
+                            screen.draw(f"{turn.player} plays… {action}")
                             time.sleep(delay / max(1, len(turn.actions)))
                     after = sim.driver.end_turn(hand_over=False)
                 except IllegalAction as exc:
-                    draw(f"the record has an illegal turn here: {exc}")
+                    screen.draw(f"the record has an illegal turn here: {exc}")
                     failure = f"turn {turn.number}: the record has an illegal turn: {exc}"
                     break
                 sim.settle()
                 following = after.to_move if not after.is_over else 1 - turn.seat
                 committed = sim.hand_over_and_wait(following)
                 status = sim.session.status
-                draw(status.message or f"{turn.player} hands over the turn token")
+                screen.draw(status.message or f"{turn.player} hands over the turn token")
                 if not committed:
                     failure = f"the table refused turn {turn.number}: {status.message}"
                     break
@@ -125,7 +123,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"the record ends here (resigned or unfinished); recorded winner: "
               f"{game.winner or 'unknown'}")
     return 0
-
 
 
 class _Screen:
