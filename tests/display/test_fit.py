@@ -155,3 +155,16 @@ def test_text_from_files_is_escaped_before_it_reaches_the_screen():
     TerminalScreen(out).show(picture)
     assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
     assert "clock \\x1b]0;pwned\\x07" in out.getvalue()
+
+
+@pytest.mark.parametrize("width", [36, 12])
+def test_without_a_height_a_narrow_width_gets_the_record_cut_to_it(game_in_progress, width):
+    """The last picture printed to a tiny terminal's scroll-back is the game, not a
+    complaint."""
+    picture, _, _ = game_in_progress
+    fitted = fit(picture, width, None)
+    assert fitted.form == "record"
+    assert all(line_len(line) <= width for line in fitted.lines)
+    assert "too small" not in fitted.plain()
+    if width == 36:
+        assert "turn 31: Aaron to play" in fitted.plain()

@@ -76,6 +76,10 @@ def test_demo_on_a_tiny_terminal_says_how_big_it_must_be(tmp_path):
     assert term.finish() == 0
     text = " ".join(" ".join(screens(term.output)[-1]).split())
     assert "Terminal too small: 36×8. The table view needs at least 40×10" in text
+    after = after_live(term.output)  # the game itself stays in the scroll-back
+    assert "turn 6: bob to play" in after and "too small" not in after
+    picture = after.rstrip().split("\n")[:-1]  # the last line is the demo's own sentence
+    assert all(len(line) <= 36 for line in picture)
 
 
 def test_demo_piped_is_plain_text(tmp_path):

@@ -15,7 +15,8 @@
     no slot picture: one line per star system, then the turns of the record, newest at
     the bottom (scrolls as turns are played);
 ``too-small``
-    below ``MIN_WIDTH`` × ``MIN_HEIGHT``: a message naming the minimum and the current size.
+    below ``MIN_WIDTH`` × ``MIN_HEIGHT``: a message naming the minimum and the current size
+    (only with a height: a log or the scroll-back gets the ``record`` form cut to the width).
 
 Every line of the result is at most ``width`` cells wide and there are at most ``height``
 lines (``None``: no limit, as for a log file). Lines are tuples of ``(text, style)``
@@ -247,7 +248,12 @@ def leds(pixels: Sequence[RGB], width: int, color: bool) -> Line:
 
 def fit(picture: TablePicture, width: int | None, height: int | None, *,
         color: bool = False) -> Fitted:
-    """The richest form of ``picture`` that fits ``width`` × ``height`` cells."""
+    """The richest form of ``picture`` that fits ``width`` × ``height`` cells.
+
+    Without a height (a log, the scroll-back after the live view) nothing is too small: a
+    narrow width gets the ``record`` form, its lines cut to the width."""
+    if height is None and width is not None and width < MIN_WIDTH:
+        return Fitted("record", tuple(_record_form(picture, max(1, width), None, color)))
     if (width is not None and width < MIN_WIDTH) or (height is not None and height < MIN_HEIGHT):
         return too_small(width, height)
     columns = max(len(row) for row in picture.rows) if picture.rows else 1
