@@ -216,6 +216,8 @@ class GameClocks:
     paused: frozenset[str] = frozenset()
     #: seats whose flag fell, in the order they fell
     flagged: tuple[int, ...] = ()
+    #: the game is over: the clocks stopped for good
+    ended: bool = False
 
     @classmethod
     def new(cls, spec: ClockSpec, seats: int) -> GameClocks:
@@ -336,7 +338,7 @@ class GameClocks:
 
     def stop(self, now: float) -> GameClocks:
         """The game is over: every clock stops as it stands at ``now``."""
-        return replace(self.at(now), to_move=None, grace=0.0)
+        return replace(self.at(now), to_move=None, grace=0.0, ended=True)
 
     def pause(self, reason: str, now: float) -> GameClocks:
         if reason in self.paused:
