@@ -138,13 +138,16 @@ class TableSession:
         elif isinstance(event, LinkUp):
             self.link_up = True
             self.log.note("link_events", event)
+            self.update_clocks()
         elif isinstance(event, LinkDown):
             self.link_up = False
             self.log.note("link_events", event)
+            self.update_clocks()  # paused from this moment, not from the next tick
         elif isinstance(event, ReaderFault):
             self.log.note("reader_faults", event)
             if event.reader is not None:  # None: a request the firmware rejected
                 self._reader_fault_at = self.clock()
+                self.update_clocks()
 
     def _shows_alignment(self, seat: int) -> bool:
         """Good/Evil: a player learns their secret alignment by pressing their seat's
@@ -208,6 +211,7 @@ class TableSession:
         main time is whole). ``spec``: the time control the game began with (default the
         table's). Time the host was down is not charged; the clock of the seat to move
         starts again once the table is laid out as recorded."""
+        spec = self.clock_spec if spec is None else spec
         spec = spec if spec is not None and spec.timed else None
         self._game_clock_spec = spec
         self.clocks = GameClocks.restored(spec, remaining_ms) if spec else None
@@ -273,7 +277,10 @@ class TableSession:
             clocks = clocks.start(self.tracker.state.to_move, now)
         wanted = self.pause_reasons(now)
         for reason in clocks.paused - wanted:
-            clocks = clocks.resume(reason, now)
+            when = now
+            if reason == "reader-fault" and self._reader_fault_at is not None:
+                when = min(now, self._reader_fault_at + READER_FAULT_HOLD_S)  # exact end
+            clocks = clocks.resume(reason, when)
         for reason in wanted - clocks.paused:
             clocks = clocks.pause(reason, now)
         # While a change waits to settle it may be the hand-over that stops this clock in
