@@ -40,6 +40,5 @@ def clocks_text(clocks: GameClocks | None, players: Sequence[str], now: float) -
     elif clocks.ended:
         line += "  (stopped: the game is over)"
     elif not clocks.started:
-        line += "  (not started: the clocks start with the first turn after setup)" \
-            if not clocks.spec.timed_setup else "  (not started)"
+        line += "  (not running yet)"
     return line
