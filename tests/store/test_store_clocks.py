@@ -121,3 +121,20 @@ def test_a_version_1_store_is_migrated_and_its_game_goes_on_timed(tmp_path):
     again = GameStore.open(path)
     assert len(again.turns(game.id)) == 4
     again.close()
+
+
+def test_games_shows_the_time_control_each_turns_time_and_the_flag(tmp_path, capsys):
+    from homeworlds.cli import main
+
+    path = tmp_path / "games.sqlite"
+    recorder = _record(path, times=TIMES)
+    recorder.finish("flag", (0,), 1, 6)
+    recorder.close()
+    assert main(["games", "--store", str(path), "list"]) == 0
+    assert "Bob's flag fell (Ann wins)" in capsys.readouterr().out
+    assert main(["games", "--store", str(path), "show", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "clock: 5:00 + 5 s a turn (Fischer)" in out
+    assert "3) Ann: Build G1 Ann  [0:12, clock 4:53]" in out
+    assert "6) Bob: Build G2 Bob  [5:01, clock 0.0]" in out
+    assert "2) Bob: Homeworld R1 Y2 G3\n" in out
