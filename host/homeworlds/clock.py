@@ -147,21 +147,25 @@ class ClockSpec:
     def parse(cls, text: str) -> ClockSpec:
         """A compact time control for command lines: ``none``, ``600`` (sudden death, ten
         minutes), ``300+5`` (Fischer: five minutes, 5 s a turn), ``300d5`` (delay 5 s)."""
-        text = text.strip().lower()
+        forms = "forms: none, 600, 300+5, 300d5"
+        words = text.strip().lower()
+        if words == "none":
+            return cls()
+        for mark, mode, key in (("+", "fischer", "increment_s"), ("d", "delay", "delay_s")):
+            if mark in words:
+                main, _, per_turn = words.partition(mark)
+                data = {"mode": mode, "initial_s": main, key: per_turn}
+                break
+        else:
+            data = {"mode": "sudden-death", "initial_s": words}
         try:
-            if text == "none":
-                return cls.from_dict({"mode": "none"})
-            if "+" in text:
-                main, inc = text.split("+", 1)
-                return cls.from_dict({"mode": "fischer", "initial_s": float(main),
-                                      "increment_s": float(inc)})
-            if "d" in text:
-                main, delay = text.split("d", 1)
-                return cls.from_dict({"mode": "delay", "initial_s": float(main),
-                                      "delay_s": float(delay)})
-            return cls.from_dict({"mode": "sudden-death", "initial_s": float(text)})
-        except ValueError as exc:
-            raise ClockSpecError(f"{text!r}: {exc} (forms: none, 600, 300+5, 300d5)") from None
+            numbers = {k: float(v) if k != "mode" else v for k, v in data.items()}
+        except ValueError:
+            raise ClockSpecError(f"{text!r} is not a time control ({forms})") from None
+        try:
+            return cls.from_dict(numbers)
+        except ClockSpecError as exc:
+            raise ClockSpecError(f"{text!r}: {exc} ({forms})") from None
 
     def describe(self) -> str:
         if not self.timed:

@@ -164,8 +164,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             result = tracker.state.result
             recorder.finish("flag", tuple(result.winners) if result else (), seat,
                             len(tracker.record))
-            print(f"{tracker.status.message}; the game is in the store {store_path}",
-                  flush=True)
+            # The status line ("game over: NAME's flag fell") is printed by the loop.
+            print(f"{name} is out of time; the game is in the store {store_path}", flush=True)
         else:
             print(f"{name}'s flag fell (out of time); casual play: the game goes on",
                   flush=True)
