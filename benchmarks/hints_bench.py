@@ -82,6 +82,9 @@ def run(seconds: float = 1.0, repeat: int = 3) -> dict:
     settings = HintSettings()
     renderer = Renderer(view.layout, settings)
     quiet = HintView(view.layout, game=view.game, system_at=view.system_at, active_seat=0)
+    # game clocks: the draining bar in its last minute, the other seat's flag
+    timed = HintView(view.layout, game=view.game, system_at=view.system_at, active_seat=0,
+                     clock_fraction=0.4, clock_low=True, flagged_seats=frozenset({1}))
     return {
         "layout": view.layout.name,
         "pixels": view.layout.pixel_count,
@@ -91,6 +94,8 @@ def run(seconds: float = 1.0, repeat: int = 3) -> dict:
             _rate(lambda t: renderer.render(view, t), seconds) for _ in range(repeat)),
         "idle_fps": statistics.median(
             _rate(lambda t: renderer.render(quiet, t), seconds) for _ in range(repeat)),
+        "clock_fps": statistics.median(
+            _rate(lambda t: renderer.render(timed, t), seconds) for _ in range(repeat)),
     }
 
 
@@ -108,6 +113,8 @@ def main() -> None:
           f"({1e6 / result['renderer_fps']:.0f} us/frame)")
     print(f"  same position, nothing lifted        {result['idle_fps']:10.0f} frames/s "
           f"({1e6 / result['idle_fps']:.0f} us/frame)")
+    print(f"  same, with game clocks (docs/clocks.md) {result['clock_fps']:7.0f} frames/s "
+          f"({1e6 / result['clock_fps']:.0f} us/frame)")
 
 
 if __name__ == "__main__":

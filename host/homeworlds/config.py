@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.hints.settings import HintSettings, HintSettingsError
 from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.settings import PixelSettings
@@ -37,6 +38,7 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
+    "clock": {},   # checked by ClockSpec (docs/clocks.md)
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
 }
@@ -82,6 +84,8 @@ class TableConfig:
     scanner: dict[str, int] = field(default_factory=dict)
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
     alignment_seed: int | None = None
+    #: the time control of this table's games (docs/clocks.md); mode "none" by default
+    clock: ClockSpec = field(default_factory=ClockSpec)
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -129,7 +133,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             raise ConfigError(source, section, "must be a table ([section])")
         for key, item in value.items():
             _check_magnitude(item, source, f"{section}.{key}")
-            if section in ("pixels", "hints"):
+            if section in ("pixels", "hints", "clock"):
                 continue
             if key not in _SECTIONS[section]:
                 raise ConfigError(source, f"{section}.{key}", "unknown key (keys: "
@@ -216,11 +220,27 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             ScannerSettings({key: value})
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
+    clock = _check_clock(data.get("clock", {}), seats, source)
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
-                       alignment_seed=table.get("alignment_seed"))
+                       alignment_seed=table.get("alignment_seed"), clock=clock)
+
+
+def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
+    try:
+        clock = ClockSpec.from_dict(section, source=source, prefix="clock.")
+    except ClockSpecError as exc:
+        raise ConfigError("", None, str(exc)) from None  # already names file and key
+    if clock.timed and clock.on_flag == "loss" and seats > 2:
+        # The record cannot hold an elimination off the board with three or more players
+        # (as with a resignation): the flag is shown and the game goes on.
+        raise ConfigError(source, "clock.on_flag", f"the layout seats {seats}, and with "
+                          "three or more players a flag fall cannot end the game (the "
+                          "record holds no elimination off the board): set on_flag = "
+                          "\"none\" (the flag is shown, the game goes on)")
+    return clock
 
 
 #: No setting needs a number this large; beyond it an integer cannot become a float.

@@ -4,6 +4,11 @@ One object owns the whole chain so that every entry point (``homeworlds play`` o
 hardware, ``table-replay`` and ``demo`` on the simulator) behaves the same. It is driven
 by events from ``homeworlds.link`` and by the clock (``tick`` renders the LEDs); it never
 reads bytes itself.
+
+With a time control (``clock_spec``) it also runs the game clocks (docs/clocks.md): the
+clock of the seat to move runs from the moment the turn was handed over, pauses while
+the link is down, a reader reports faults, or the table asks for a mistake to be
+corrected, and a flag fall ends the game when the time control says so.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from homeworlds.clock import LOW_TIME_S, ClockSpec, GameClocks, TurnTime
 from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
 from homeworlds.link import (
     ButtonPressed,
@@ -23,7 +29,7 @@ from homeworlds.link import (
     ZoneChanged,
 )
 from homeworlds.pixels import PixelOutput
-from homeworlds.rules import Rules
+from homeworlds.rules import IllegalAction, Rules
 from homeworlds.table.layout import Layout
 from homeworlds.table.registry import Registry
 from homeworlds.table.tracker import Commit, Status, TurnTracker
@@ -59,6 +65,10 @@ class SessionLog:
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
 
+#: Seconds the game clocks stay paused after the last reader fault report: a failing reader
+#: reports every scan (many a second), a recovered one falls silent.
+READER_FAULT_HOLD_S = 3.0
+
 
 class TableSession:
     def __init__(self, layout: Layout, registry: Registry, rules: Rules,
@@ -67,7 +77,7 @@ class TableSession:
                  clock: Callable[[], float] = time.monotonic,
                  red_alert: Callable | None = None, first_seat: int = 0,
                  alignments: tuple[str, ...] | None = None,
-                 settle_s: float = 0.1):
+                 settle_s: float = 0.1, clock_spec: ClockSpec | None = None):
         self.layout = layout
         self.view = TableView(layout, registry)
         self.log = SessionLog()
@@ -92,6 +102,20 @@ class TableSession:
         self.evaluation_seconds: list[float] = []
         #: Set by the host while the game store cannot be written (an LED mark shows it).
         self.store_fault = False
+        #: The table's time control for new games; None or mode "none": untimed.
+        self.clock_spec = clock_spec if clock_spec is not None and clock_spec.timed else None
+        self._game_clock_spec = self.clock_spec
+        #: The current game's clocks (None: untimed).
+        self.clocks: GameClocks | None = None
+        self._clocks_game: object = None
+        #: The time of the turn committed last (set before the other commit listeners run).
+        self.last_turn_time: TurnTime | None = None
+        #: Called with the seat whose flag fell (after the game ended, when it loses).
+        self.on_flag: Callable[[int], None] | None = None
+        self._reader_fault_at: float | None = None
+        #: When the table took the shape being judged (a hand-over's moment).
+        self._judged_since: float | None = None
+        self._reset_clocks()
 
     # ---- events ----
 
@@ -114,11 +138,16 @@ class TableSession:
         elif isinstance(event, LinkUp):
             self.link_up = True
             self.log.note("link_events", event)
+            self.update_clocks()
         elif isinstance(event, LinkDown):
             self.link_up = False
             self.log.note("link_events", event)
+            self.update_clocks()  # paused from this moment, not from the next tick
         elif isinstance(event, ReaderFault):
             self.log.note("reader_faults", event)
+            if event.reader is not None:  # None: a request the firmware rejected
+                self._reader_fault_at = self.clock()
+                self.update_clocks()
 
     def _shows_alignment(self, seat: int) -> bool:
         """Good/Evil: a player learns their secret alignment by pressing their seat's
@@ -144,11 +173,14 @@ class TableSession:
             return False
         if not force and self.clock() - self._dirty_since < self.settle_s:
             return False
-        self._dirty_since = None
+        self._judged_since, self._dirty_since = self._dirty_since, None
         button, self._button_seat = self._button_seat, None
         t0 = time.perf_counter()
         self.observation = self.view.observe()
-        self.status = self.tracker.update(self.observation, button_seat=button)
+        try:
+            self.status = self.tracker.update(self.observation, button_seat=button)
+        finally:
+            self._judged_since = None
         self.evaluation_seconds.append(time.perf_counter() - t0)
         if self.status.phase == "handover-refused":
             self.log.note("refusals", self.status)
@@ -156,12 +188,129 @@ class TableSession:
 
     def _committed(self, commit: Commit) -> None:
         self.log.commits.append(commit)
+        self._clock_commit(commit)
         self.red_alert_seat = None
         if self._red_alert is not None and not commit.state.is_over \
                 and not commit.state.in_setup:
             endangered = commit.state.to_move
             if self._red_alert(commit.state, endangered) is not None:
                 self.red_alert_seat = endangered
+
+    # ---- game clocks ----
+
+    def _reset_clocks(self) -> None:
+        """Fresh clocks for the tracker's current game (the table's time control)."""
+        self._game_clock_spec = self.clock_spec
+        spec = self._game_clock_spec
+        self.clocks = GameClocks.new(spec, len(self.tracker.players)) if spec else None
+        self._clocks_game = self.tracker.state
+
+    def restore_clocks(self, remaining_ms: tuple[int | None, ...],
+                       spec: ClockSpec | None = None) -> None:
+        """A resumed game's clocks: each seat's time after its last stored turn (None: its
+        main time is whole). ``spec``: the time control the game began with (default the
+        table's). Time the host was down is not charged; the clock of the seat to move
+        starts again once the table is laid out as recorded."""
+        spec = self.clock_spec if spec is None else spec
+        spec = spec if spec is not None and spec.timed else None
+        self._game_clock_spec = spec
+        self.clocks = GameClocks.restored(spec, remaining_ms) if spec else None
+        self._clocks_game = self.tracker.state
+
+    @property
+    def game_clock_spec(self) -> ClockSpec | None:
+        """The time control of the game being played (None: untimed)."""
+        return self._game_clock_spec
+
+    def _clocks_start_now(self) -> bool:
+        spec = self._game_clock_spec
+        state = self.tracker.state
+        return (spec is not None and not self.tracker.is_over
+                and (spec.timed_setup or not state.in_setup))
+
+    def _clock_commit(self, commit: Commit) -> None:
+        """A turn was committed: the mover's clock stops (with its increment), the next
+        seat's starts, from the moment the table took the committed shape."""
+        self.last_turn_time = None
+        clocks = self.clocks
+        if clocks is None or self.tracker.state is not self._clocks_game:
+            return
+        at = self._judged_since if self._judged_since is not None else self.clock()
+        state = commit.state
+        if clocks.started:
+            following = None if state.is_over else state.to_move
+            self.clocks, self.last_turn_time = clocks.hand_over(following, at)
+        elif self._clocks_start_now() and self.view.known:
+            self.clocks = clocks.start(state.to_move, at)
+
+    def pause_reasons(self, now: float) -> frozenset[str]:
+        """Why the game clocks must not run at ``now`` (docs/clocks.md)."""
+        reasons = set()
+        if not self.link_up:
+            reasons.add("link-down")
+        if self._reader_fault_at is not None and now - self._reader_fault_at < \
+                READER_FAULT_HOLD_S:
+            reasons.add("reader-fault")
+        status = self.status
+        if status.phase == "handover-refused" or status.mistake_slots:
+            reasons.add("mistake")
+        if status.phase == "resume":
+            reasons.add("resume")
+        return frozenset(reasons)
+
+    def update_clocks(self, now: float | None = None) -> None:
+        """Start, pause, resume or stop the clocks as the table stands, and let a flag
+        fall (``tick`` calls it)."""
+        if self.tracker.state is not self._clocks_game:
+            self._reset_clocks()  # a new game
+        clocks = self.clocks
+        if clocks is None:
+            return
+        now = self.clock() if now is None else now
+        if self.tracker.is_over:
+            if clocks.started:
+                self.clocks = clocks.stop(now)
+            return
+        if not clocks.started:
+            if not (self._clocks_start_now() and self.view.known):
+                return
+            clocks = clocks.start(self.tracker.state.to_move, now)
+        wanted = self.pause_reasons(now)
+        for reason in clocks.paused - wanted:
+            when = now
+            if reason == "reader-fault" and self._reader_fault_at is not None:
+                when = min(now, self._reader_fault_at + READER_FAULT_HOLD_S)  # exact end
+            clocks = clocks.resume(reason, when)
+        for reason in wanted - clocks.paused:
+            clocks = clocks.pause(reason, now)
+        # While a change waits to settle it may be the hand-over that stops this clock in
+        # time: the flag is judged on a settled table.
+        seat = clocks.fallen(now) if self._dirty_since is None else None
+        self.clocks = clocks
+        if seat is not None:
+            self.clocks = clocks.flag(now)
+            self._flag_fell(seat, now)
+
+    def _flag_fell(self, seat: int, now: float) -> None:
+        spec = self._game_clock_spec
+        if spec is not None and spec.on_flag == "loss":
+            try:
+                self.tracker.end_game("flag", seat)
+            except IllegalAction:
+                pass  # three or more players: the record cannot hold it; the flag shows
+            else:
+                self.status = self.tracker.status
+                self.red_alert_seat = None
+                if self.clocks is not None:
+                    self.clocks = self.clocks.stop(now)
+        if self.on_flag is not None:
+            self.on_flag(seat)
+
+    def clocks_feed(self, now: float | None = None) -> dict | None:
+        """The ``clocks`` member of the table feed's snapshot (None: untimed)."""
+        if self.clocks is None:
+            return None
+        return self.clocks.feed(self.clock() if now is None else now)
 
     # ---- LEDs ----
 
@@ -186,6 +335,15 @@ class TableSession:
                 shown = (seat, self.tracker.alignments[seat])
             else:
                 self._alignment_shown = None
+        clock_fraction, clock_low, flagged = None, False, frozenset[int]()
+        clocks = self.clocks
+        if clocks is not None:
+            now = self.clock()
+            flagged = frozenset(clocks.flagged)
+            mover = clocks.to_move
+            if mover is not None and mover not in flagged:
+                clock_fraction = clocks.fraction(mover, now)
+                clock_low = clocks.running and clocks.remaining_s(mover, now) < LOW_TIME_S
         return HintView(
             layout=self.layout,
             game=state,
@@ -199,6 +357,9 @@ class TableSession:
             red_alert_seat=self.red_alert_seat,
             store_fault=self.store_fault,
             alignment_shown=shown,
+            clock_fraction=clock_fraction,
+            clock_low=clock_low,
+            flagged_seats=flagged,
         )
 
     def render(self, now: float | None = None):
@@ -208,6 +369,7 @@ class TableSession:
         """Judge the table if it settled, render the current frame and hand it to the LED
         output (which skips repeats)."""
         self.evaluate()
+        self.update_clocks()
         if self.output is not None:
             self.output.submit(self.render())
             self.output.poll()

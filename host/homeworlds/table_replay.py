@@ -84,18 +84,22 @@ class SimulatedTableGame:
     def __init__(self, rules: Rules, players: tuple[str, ...], *, first_seat: int = 0,
                  miss_rate: float = 0.05, seed: int = 0, scan_time: int = 0,
                  timeout: float = 20.0, layout_name: str = "standard-2p",
-                 output=None, hint_settings=None):
+                 output=None, hint_settings=None, clock_spec=None,
+                 clock: Callable[[], float] = time.monotonic,
+                 heartbeat_timeout: float = 3.0):
         self.rules = rules
         self.layout = builtin_layout(layout_name)
         self.registry = make_registry(self.layout, len(players))
         self.table = VirtualTable(self.layout, self.registry, token_seat=first_seat)
         self.mcu = PtyMcu(self.table, miss_rate=miss_rate, seed=seed, scan_time=scan_time)
-        self.link = TableLink(lambda: SerialTransport(self.mcu.device_path))
+        self.link = TableLink(lambda: SerialTransport(self.mcu.device_path),
+                              heartbeat_timeout=heartbeat_timeout)
         # The harness waits until the host has seen the whole table before it hands over,
         # so the tracker may judge every change at once.
         self.session = TableSession(self.layout, self.registry, rules, players,
                                     first_seat=first_seat, output=output,
-                                    hint_settings=hint_settings, settle_s=0.0)
+                                    hint_settings=hint_settings, settle_s=0.0,
+                                    clock_spec=clock_spec, clock=clock)
         self.host = _Host(self.session, self.link, self.table, timeout)
         self.driver = TableDriver(self.table, GameState(rules, len(players),
                                                         first_to_move=first_seat))

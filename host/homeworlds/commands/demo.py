@@ -4,7 +4,7 @@ The same physical-handling driver as ``table-replay`` moves the pieces on the si
 table; the simulated microcontroller reports them over a pty; the host infers every turn
 and renders the LEDs. The terminal shows the table laid out as it stands — slots with their
 stars and each seat's ships, the LED rings and bars as coloured blocks — plus the bank, the
-turn and the record. It ends by itself when the game does.
+turn, the game clocks (``--clock``) and the record. It ends by itself when the game does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.commands.table_replay import finite_number, miss_rate_option
+from homeworlds.display.clock_text import clocks_text
 from homeworlds.display.printable import printable
 from homeworlds.notation.sdg import read_sdg, read_sdg_file
 from homeworlds.rules import PRESETS, HomeworldsError, IllegalAction, preset
@@ -33,7 +35,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="simulated missed reads per scan (default 0.05)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    p.add_argument("--clock", type=_clock, default=ClockSpec.parse("300+5"),
+                   metavar="CONTROL",
+                   help="game clocks: none, 600 (sudden death, s), 300+5 (Fischer increment), "
+                   "300d5 (delay); casual: a flag does not end the recorded game "
+                   "(default 300+5; docs/clocks.md)")
     p.set_defaults(func=run)
+
+
+def _clock(text: str) -> ClockSpec:
+    try:
+        spec = ClockSpec.parse(text)
+    except ClockSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    # The demo replays a recorded game to its end: a flag is shown, never a loss.
+    return ClockSpec.from_dict({**spec.to_dict(), "on_flag": "none"})
 
 
 def _speed(text: str) -> float:
@@ -76,9 +92,11 @@ def run(args: argparse.Namespace) -> int:
     title = f"SDG game #{game.number}" if game.number is not None else "recorded game"
     first = game.turns[0].seat if game.turns else 0
     sim = SimulatedTableGame(preset(args.rules), players, first_seat=first,
-                             miss_rate=args.miss_rate, seed=1)
+                             miss_rate=args.miss_rate, seed=1, clock_spec=args.clock)
     screen = _Screen(sim, players, not args.no_color,
                      f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules")
+    screen.add_status(lambda: clocks_text(sim.session.clocks, players, sim.session.clock())
+                      or None)
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
     try:

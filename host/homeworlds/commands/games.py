@@ -112,11 +112,31 @@ def _outcome(game: StoredGame, result: StoredResult | None) -> str:
     if result.kind == "resigned":
         who = game.players[result.by_seat] if result.by_seat is not None else "?"
         return f"{who} resigned ({names} wins)" if names else f"{who} resigned"
+    if result.kind == "flag":
+        who = game.players[result.by_seat] if result.by_seat is not None else "?"
+        return f"{who}'s flag fell ({names} wins)"
     if result.kind == "agreed-draw":
         return "draw by agreement"
     if result.kind == "abandoned":
         return "abandoned"
     return f"{names} wins" if names else "draw"
+
+
+def _time_control(data: dict) -> str:
+    from homeworlds.clock import ClockSpec, ClockSpecError
+
+    try:
+        return ClockSpec.from_dict(data).describe()
+    except ClockSpecError as exc:
+        return f"unreadable ({exc})"
+
+
+def _turn_time(turn) -> str:
+    if turn.elapsed_ms is None or turn.clock_ms is None:
+        return ""
+    from homeworlds.clock import format_clock
+
+    return f"  [{format_clock(turn.elapsed_ms)}, clock {format_clock(turn.clock_ms)}]"
 
 
 def _show(store: GameStore, game: StoredGame) -> int:
@@ -125,9 +145,11 @@ def _show(store: GameStore, game: StoredGame) -> int:
     for seat, name in enumerate(game.players):
         alignment = game.alignments[seat]
         print(f"  seat {seat}: {name}" + (f" ({alignment})" if alignment else ""))
+    if game.clock is not None:
+        print(f"  clock: {_time_control(game.clock)}")
     for turn in store.turns(game.id):
         print(f"{turn.number:>4}) {game.players[turn.seat]}: "
-              + "; ".join(turn.sdg.splitlines()))
+              + "; ".join(turn.sdg.splitlines()) + _turn_time(turn))
     line = f"result: {_outcome(game, result)}"
     if result is not None:
         line += f" at {result.at} after turn {result.after_turn}"

@@ -7,6 +7,10 @@ says what is missing and exits 2; it never falls back to the simulator.
 Every committed turn goes to the game store (docs/store.md) before the table confirms it;
 on a restart the table's unfinished game is resumed from the store. Lines typed on the
 host's terminal end a game off the board: ``resign NAME``, ``draw``, ``abandon``.
+
+With a ``[clock]`` time control the seat to move's clock runs; each turn's think time and
+clock are stored with it, a flag fall ends the game as configured, and a resumed game's
+clocks start from the store (docs/clocks.md).
 """
 
 from __future__ import annotations
@@ -124,6 +128,7 @@ class _LiveView:
                       f"{config.rules.name} rules")
         self.drawn_at = 0.0
         self.prompt: str | None = None
+        self._clock_line_added = False
 
     def tick(self, session) -> None:
         import time
@@ -136,6 +141,13 @@ class _LiveView:
         if now - self.drawn_at < self.INTERVAL_S and prompt == self.prompt:
             return
         self.drawn_at, self.prompt = now, prompt
+        if not self._clock_line_added:
+            from homeworlds.display.clock_text import clocks_text
+
+            players = self.config.players
+            self.screen.add_status(
+                lambda: clocks_text(session.clocks, players, session.clock()) or None)
+            self._clock_line_added = True
         log = self.screen.log_lines()
         message = session.status.message or ""
         if log and message == log[-1]:
@@ -159,7 +171,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert,
-                           alignments=deal_alignments_for(config))
+                           alignments=deal_alignments_for(config), clock_spec=config.clock)
     tracker = session.tracker
     store_path = store_path or record_path.with_name("games.sqlite")
     recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
@@ -191,11 +203,13 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
 
     def save(commit: Commit) -> None:
         number = len(tracker.record)
+        timed = session.last_turn_time
         recorder.turn(number, commit.seat, commit.turn, commit.state, config.players,
-                      tracker.star_tags)
+                      tracker.star_tags, elapsed_ms=timed.elapsed_ms if timed else None,
+                      clock_ms=timed.clock_ms if timed else None)
         exporter.write(tracker.record)
         print(f"turn {number}: {config.players[commit.seat]}: "
-              + "; ".join(str(a) for a in commit.turn), flush=True)
+              + "; ".join(str(a) for a in commit.turn) + turn_time_text(timed), flush=True)
         if commit.state.is_over and recorder.fault is None:
             print(f"game over; the game is in the store {store_path}", flush=True)
         if commit.state.is_over and tracker.alignments is not None:
@@ -212,14 +226,28 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     def new_game() -> None:
         exporter.archive(recorder.game_id)
         tracker.set_alignments(deal_alignments_for(config))
+        session.update_clocks()  # the new game's clocks, under the table's time control
         recorder.start_game(config.rules, config.players, tracker.first_seat,
-                            alignments=tracker.alignments)
+                            alignments=tracker.alignments, clock=_clock_dict(session))
         print("new game", flush=True)
         _announce_deal(tracker, recorder)
+
+    def flag_fell(seat: int) -> None:
+        name = config.players[seat]
+        if tracker.ended_by == "flag":
+            result = tracker.state.result
+            recorder.finish("flag", tuple(result.winners) if result else (), seat,
+                            len(tracker.record))
+            # The status line ("game over: NAME's flag fell") is printed by the loop.
+            print(f"{name} is out of time; the game is in the store {store_path}", flush=True)
+        else:
+            print(f"{name}'s flag fell (out of time); casual play: the game goes on",
+                  flush=True)
 
     tracker.on_commit = _chain(tracker.on_commit, save)
     tracker.on_handover = journal
     tracker.on_new_game = new_game
+    session.on_flag = flag_fell
     if pending is not None:
         _replay_journal(session, pending)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
@@ -299,10 +327,12 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
         recorder.continue_game(game)
         if not game.finished:
             _catch_up_from_export(tracker, recorder, record_path, config, point)
+        _restore_clocks(session, point, config)
         if game.finished:
             # Shown until the table is cleared; then a new game begins.
             if point.result is not None and point.result.kind in (
-                    "resigned", "agreed-draw", "abandoned") and not tracker.state.is_over:
+                    "resigned", "agreed-draw", "abandoned", "flag") \
+                    and not tracker.state.is_over:
                 tracker.end_game(point.result.kind, point.result.by_seat)
             print(f"game {game.id} is over ({game.status}): clear the table for a new game",
                   flush=True)
@@ -330,8 +360,9 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
             exporter.archive(None)
             tracker.new_game()
             record = None
+    session.update_clocks()
     recorder.start_game(config.rules, config.players, tracker.first_seat,
-                        alignments=tracker.alignments)
+                        alignments=tracker.alignments, clock=_clock_dict(session))
     if not record:
         _announce_deal(tracker, recorder)
     if record:
@@ -347,6 +378,42 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
         print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
               f"the store {recorder.path})", flush=True)
     return None
+
+
+def _clock_dict(session) -> dict | None:
+    spec = session.game_clock_spec
+    return spec.to_dict() if spec is not None else None
+
+
+def _restore_clocks(session, point, config: TableConfig) -> None:
+    """A resumed game keeps the time control it began with (the table's, when it was
+    stored without one), and each seat's clock as stored after its last turn."""
+    from homeworlds.clock import ClockSpec, ClockSpecError
+
+    spec = config.clock
+    if point.game.clock is not None:
+        try:
+            spec = ClockSpec.from_dict(point.game.clock)
+        except ClockSpecError as exc:
+            print(f"homeworlds play: game {point.game.id}: its stored time control is not "
+                  f"readable ({exc}); the table's is used", file=sys.stderr, flush=True)
+    clock_ms = point.clock_ms or (None,) * len(config.players)
+    session.restore_clocks(tuple(clock_ms), spec)
+    if session.clocks is not None:
+        from homeworlds.display.clock_text import clocks_text
+
+        print("clocks restored from the store (time while the host was down is not "
+              f"charged): {clocks_text(session.clocks, config.players, session.clock())}",
+              flush=True)
+
+
+def turn_time_text(timed) -> str:
+    """`` (think 0:12, clock 4:48)`` for a timed turn, else nothing."""
+    if timed is None:
+        return ""
+    from homeworlds.clock import format_clock
+
+    return f" (think {format_clock(timed.elapsed_ms)}, clock {format_clock(timed.clock_ms)})"
 
 
 def _holds_data(path: Path) -> bool:

@@ -5,7 +5,9 @@ overpopulation (pulsing in the overpopulated colour), a move hint (while a
 ship is lifted: the origin's spinner, connected systems, empty slots where a
 new star could go), the idle ring (star arcs, home marks). Bars: link down
 (amber on all), a refused hand-over (blinking red), the result (rainbow),
-Red Alert (double red flash), whose turn it is (the player's colour).
+Red Alert (double red flash), whose turn it is (the player's colour; with a game clock
+only the share of the main time left, blinking in the last minute), a fallen flag (the
+bar's last LED red).
 docs/leds.md has the legend.
 
 Speed: a :class:`Renderer` precomputes, per layout, how to write each ring and
@@ -17,6 +19,7 @@ settings) for callers that do not hold one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from homeworlds.hints.animation import (
@@ -93,6 +96,8 @@ class Renderer:
         seat_colors = self._seat_colors(view)
         self._render_rings(px, view, now, seat_colors)
         self._render_bars(px, view, now, seat_colors)
+        if view.flagged_seats:
+            self._render_flags(px, view)
         if view.store_fault:
             # Not saved: the first LED of every bar blinks amber until the store is back.
             mark = scale(self.settings.link_down_color, self.settings.bright) \
@@ -100,6 +105,12 @@ class Renderer:
             for run in self._bars:
                 px[run.pixels[0]] = mark
         return tuple(px)
+
+    def _render_flags(self, px: list[RGB], view: HintView) -> None:
+        """A fallen flag: the last LED of the seat's bar steady red, over the bar."""
+        mark = scale(self.settings.mistake_color, self.settings.bar)
+        for seat in view.flagged_seats:
+            px[self._bars[seat].pixels[-1]] = mark
 
     def _seat_colors(self, view: HintView) -> tuple[RGB, ...]:
         s = self.settings
@@ -267,7 +278,24 @@ class Renderer:
                 run.write(px, self._fixed("solid", run.length, self._alert))
                 continue
             if seat == view.active_seat:
-                run.write(px, self._fixed("solid", run.length, scale(seat_colors[seat], s.bar)))
+                color = scale(seat_colors[seat], s.bar)
+                if view.clock_fraction is None:
+                    run.write(px, self._fixed("solid", run.length, color))
+                elif not view.clock_low or blink_on(now, s.clock_period):
+                    run.write(px, self._gauge(run.length, view.clock_fraction, color))
+
+    def _gauge(self, length: int, fraction: float, color: RGB) -> tuple[RGB, ...]:
+        """A clock's bar: the share of the main time left lit from the bar's start (at
+        least one LED while any time is left, so whose turn it is stays visible)."""
+        lit = min(length, max(1 if fraction > 0 else 0, math.ceil(fraction * length - 1e-9)))
+        key = ("gauge", length, color, lit)
+        pattern = self._fixed_cache.get(key)
+        if pattern is None:
+            if len(self._fixed_cache) > _CACHE_LIMIT:
+                self._fixed_cache.clear()
+            pattern = (color,) * lit + (BLACK,) * (length - lit)
+            self._fixed_cache[key] = pattern
+        return pattern
 
 
 #: A seat's secret Good/Evil alignment on its own bar (docs/leds.md): white for Good,

@@ -60,7 +60,7 @@ class HintSettingsError(ValueError):
 
 _LEVELS = ("bright", "dim", "idle", "bar", "pulse_low")
 _PERIODS = ("blink_period", "pulse_period", "spin_period", "link_down_period",
-            "alert_period", "celebrate_period")
+            "alert_period", "celebrate_period", "clock_period")
 _SINGLE_COLORS = ("mistake_color", "link_down_color", "alert_color", "hint_color")
 _MAX_PERIOD = 60.0
 
@@ -103,6 +103,9 @@ class HintSettings:
     """Red Alert: two short flashes every period."""
     celebrate_period: float = 2.0
     """The winner's rainbow runs once along the bar per period."""
+    clock_period: float = 1.0
+    """A game clock's last minute: the draining bar blinks once per period (slower than a
+    mistake's blink, and in the player's colour, so the two never look alike)."""
     red_alert: bool = True
     """Show the Red Alert a view carries (the table computes it only when the game's
     Red Alert handicap is on); False hides it."""

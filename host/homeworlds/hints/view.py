@@ -74,6 +74,10 @@ class HintView:
     the opponent's next turn. ``seat_colors`` overrides the settings' player
     colours for this game (seats past it use the settings). ``alignment_shown``
     (Good/Evil): a seat and its secret alignment, shown on that seat's bar alone.
+    ``clock_fraction`` (game clocks, docs/clocks.md): the share of its main time the seat
+    to move has left, 0..1; its bar lights that share (None: no clock, the whole bar).
+    ``clock_low``: that seat is in its last minute (the bar blinks). ``flagged_seats``:
+    seats whose flag fell (the last LED of their bar is red).
     """
 
     layout: Layout
@@ -92,6 +96,9 @@ class HintView:
     #: The game store cannot be written: turns are kept in memory only (docs/store.md).
     store_fault: bool = False
     alignment_shown: tuple[int, str] | None = None
+    clock_fraction: float | None = None
+    clock_low: bool = False
+    flagged_seats: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         # Cheap checks only (a handful of ints): a wrong index here is a bug in the
@@ -113,6 +120,16 @@ class HintView:
                 _check_index(seat, seats, "seat", "result.winners", layout)
         for slot in self.mistake_slots:
             _check_index(slot, slots, "slot", "mistake_slots", layout)
+        if not isinstance(self.flagged_seats, frozenset):
+            object.__setattr__(self, "flagged_seats", frozenset(self.flagged_seats))
+        for seat in self.flagged_seats:
+            _check_index(seat, seats, "seat", "flagged_seats", layout)
+        fraction = self.clock_fraction
+        if fraction is not None and (isinstance(fraction, bool)
+                                     or not isinstance(fraction, int | float)
+                                     or not 0.0 <= fraction <= 1.0):
+            raise HintViewError(f"HintView.clock_fraction: a share of the main time from 0 "
+                                f"to 1, not {fraction!r}")
         if self.alignment_shown is not None:
             _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
         if self.seat_colors is not None:

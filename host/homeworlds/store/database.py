@@ -80,6 +80,8 @@ class StoredGame:
     players: tuple[str, ...]
     alignments: tuple[str | None, ...]
     turns: int
+    #: the game's time control (``ClockSpec.to_dict()``), None for an untimed game
+    clock: dict[str, Any] | None = None
 
     @property
     def finished(self) -> bool:
@@ -97,6 +99,10 @@ class StoredTurn:
     #: system name -> tags of its star pieces, as the table showed them at the hand-over
     star_tags: dict[str, list[str]]
     committed: str
+    #: milliseconds the mover's clock ran during the turn (None: untimed)
+    elapsed_ms: int | None = None
+    #: milliseconds left on the mover's clock after the turn (None: untimed)
+    clock_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,8 +252,10 @@ class GameStore:
 
     def create_game(self, uid: str, *, table: str, layout: str, rules: str,
                     handicaps: dict[str, Any], first_seat: int, players: Sequence[str],
-                    alignments: Sequence[str | None] | None, started: str) -> None:
-        """A new game (nothing happens if one with ``uid`` exists: a retried write)."""
+                    alignments: Sequence[str | None] | None, started: str,
+                    clock: dict[str, Any] | None = None) -> None:
+        """A new game (nothing happens if one with ``uid`` exists: a retried write);
+        ``clock`` is its time control (docs/clocks.md), None when untimed."""
         def work(c: sqlite3.Connection) -> None:
             if c.execute("SELECT 1 FROM games WHERE uid = ?", (uid,)).fetchone():
                 return
@@ -255,9 +263,10 @@ class GameStore:
                       (table, layout, started))
             table_id = c.execute("SELECT id FROM tables WHERE name = ?", (table,)).fetchone()[0]
             cur = c.execute("INSERT INTO games(uid, table_id, rules, handicaps, first_seat, "
-                            "started) VALUES (?, ?, ?, ?, ?, ?)",
+                            "started, clock) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (uid, table_id, rules, json.dumps(handicaps, sort_keys=True),
-                             first_seat, started))
+                             first_seat, started,
+                             None if clock is None else json.dumps(clock, sort_keys=True)))
             game_id = cur.lastrowid
             for seat, name in enumerate(players):
                 c.execute("INSERT OR IGNORE INTO players(name) VALUES (?)", (name,))
@@ -270,9 +279,11 @@ class GameStore:
 
     def commit_turn(self, uid: str, number: int, seat: int, sdg: str, position: dict,
                     star_tags: dict[str, list[str]], committed: str,
-                    result: StoredResult | None = None) -> None:
+                    result: StoredResult | None = None, *, elapsed_ms: int | None = None,
+                    clock_ms: int | None = None) -> None:
         """Turn ``number`` of the game, and its result if it ended the game: one
-        transaction. Writing the same turn again is a no-op; a different one is refused."""
+        transaction. Writing the same turn again is a no-op; a different one is refused.
+        ``elapsed_ms`` and ``clock_ms``: the turn's time on a timed game (docs/clocks.md)."""
         row = (seat, sdg, json.dumps(position, sort_keys=True),
                json.dumps(star_tags, sort_keys=True))
 
@@ -294,8 +305,8 @@ class GameStore:
                 raise StoreConflict(self.path, f"game {game_id} has {have} turns; turn "
                                     f"{number} cannot follow")
             c.execute("INSERT INTO turns(game_id, number, seat, sdg, position, star_tags, "
-                      "committed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                      (game_id, number, *row, committed))
+                      "committed, elapsed_ms, clock_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      (game_id, number, *row, committed, elapsed_ms, clock_ms))
             if result is not None:
                 self._finish(c, game_id, result)
         self._write(work)
@@ -342,7 +353,8 @@ class GameStore:
     # ------------------------------------------------------------------ reads
 
     _GAME_SQL = ("SELECT g.id, g.uid, t.name, g.rules, g.handicaps, g.first_seat, g.started, "
-                 "g.ended, g.status, (SELECT COUNT(*) FROM turns WHERE game_id = g.id) "
+                 "g.ended, g.status, (SELECT COUNT(*) FROM turns WHERE game_id = g.id), "
+                 "g.clock "
                  "FROM games g JOIN tables t ON t.id = g.table_id ")
 
     def _game(self, row: tuple) -> StoredGame:
@@ -351,7 +363,8 @@ class GameStore:
                            (row[0],))
         return StoredGame(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], row[6],
                           row[7], row[8], tuple(s[0] for s in seats),
-                          tuple(s[1] for s in seats), row[9])
+                          tuple(s[1] for s in seats), row[9],
+                          None if row[10] is None else json.loads(row[10]))
 
     def games(self, table: str | None = None) -> list[StoredGame]:
         if table is None:
@@ -374,10 +387,11 @@ class GameStore:
         return self._game(rows[0]) if rows else None
 
     def turns(self, game_id: int) -> list[StoredTurn]:
-        rows = self._read("SELECT number, seat, sdg, position, star_tags, committed FROM turns "
-                          "WHERE game_id = ? ORDER BY number", (game_id,))
-        return [StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5])
-                for r in rows]
+        rows = self._read("SELECT number, seat, sdg, position, star_tags, committed, "
+                          "elapsed_ms, clock_ms FROM turns WHERE game_id = ? ORDER BY number",
+                          (game_id,))
+        return [StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5],
+                           r[6], r[7]) for r in rows]
 
     def result(self, game_id: int) -> StoredResult | None:
         rows = self._read("SELECT kind, winners, by_seat, at, after_turn FROM results "

@@ -164,12 +164,13 @@ def export_json(store: GameStore, game: StoredGame) -> str:
     data = {
         "id": game.id, "uid": game.uid, "table": game.table, "rules": game.rules,
         "handicaps": game.handicaps, "first_seat": game.first_seat, "started": game.started,
-        "ended": game.ended, "status": game.status,
+        "ended": game.ended, "status": game.status, "clock": game.clock,
         "players": [{"seat": k, "name": name, "alignment": game.alignments[k]}
                     for k, name in enumerate(game.players)],
         "turns": [{"number": t.number, "seat": t.seat, "player": game.players[t.seat],
                    "sdg": t.sdg.splitlines(), "position": t.position,
-                   "committed": t.committed} for t in store.turns(game.id)],
+                   "committed": t.committed, "elapsed_ms": t.elapsed_ms,
+                   "clock_ms": t.clock_ms} for t in store.turns(game.id)],
         "result": None if result is None else {
             "kind": result.kind, "winners": [game.players[s] for s in result.winners],
             "by": None if result.by_seat is None else game.players[result.by_seat],

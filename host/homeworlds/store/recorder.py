@@ -52,6 +52,9 @@ class ResumePoint:
     pending_handover: StoredObservation | None
     #: how the game ended, when it is finished (the table then waits to be cleared)
     result: StoredResult | None = None
+    #: per seat, the milliseconds its clock showed after its last timed turn (None: no
+    #: timed turn yet); the clocks of a resumed game start from these (docs/clocks.md)
+    clock_ms: tuple[int | None, ...] = ()
 
 
 class GameRecorder:
@@ -108,26 +111,35 @@ class GameRecorder:
         turns: list[StoredTurn] = self.store.turns(game.id)
         record = tuple((t.seat, turn_from_sdg(t.sdg, t.seat, game.players)) for t in turns)
         pending = self.store.observations(game.id, after_turn=len(turns))
+        clock_ms: list[int | None] = [None] * len(game.players)
+        for t in turns:
+            if t.clock_ms is not None and 0 <= t.seat < len(clock_ms):
+                clock_ms[t.seat] = t.clock_ms
         return ResumePoint(game, record, turns[-1].position if turns else None,
                            turns[-1].star_tags if turns else {},
                            None if pending == [] or game.finished else pending[-1],
-                           self.store.result(game.id) if game.finished else None)
+                           self.store.result(game.id) if game.finished else None,
+                           tuple(clock_ms))
 
     # ------------------------------------------------------------------ games
 
     def start_game(self, rules: Rules, players: Sequence[str], first_seat: int = 0,
-                   alignments: Sequence[str | None] | None = None) -> None:
+                   alignments: Sequence[str | None] | None = None,
+                   clock: Mapping[str, object] | None = None) -> None:
         """A new game; it is written with its first turn or hand-over (so that a table
-        started and stopped leaves no empty games)."""
+        started and stopped leaves no empty games). ``clock``: its time control
+        (``ClockSpec.to_dict()``), None when untimed."""
         uid = uuid.uuid4().hex
         self.uid, self.game_id = uid, None
         handicaps = asdict(rules.handicaps)
         started = self._wall()
         players = tuple(players)
         alignments = tuple(alignments) if alignments else None
+        time_control = dict(clock) if clock is not None else None
         self._unwritten_game = lambda s: s.create_game(
             uid, table=self.table, layout=self.layout, rules=rules.name, handicaps=handicaps,
-            first_seat=first_seat, players=players, alignments=alignments, started=started)
+            first_seat=first_seat, players=players, alignments=alignments, started=started,
+            clock=time_control)
 
     def write_game_now(self) -> None:
         """Write the current game before its first turn: once a Good/Evil deal has been
@@ -140,8 +152,11 @@ class GameRecorder:
         self._unwritten_game = None
 
     def turn(self, number: int, seat: int, turn: Turn, state: GameState,
-             players: Sequence[str], star_tags: Mapping[str, Iterable[str]]) -> None:
-        """Turn ``number`` was committed by the tracker; ``state`` is the position after it."""
+             players: Sequence[str], star_tags: Mapping[str, Iterable[str]], *,
+             elapsed_ms: int | None = None, clock_ms: int | None = None) -> None:
+        """Turn ``number`` was committed by the tracker; ``state`` is the position after it.
+        ``elapsed_ms``/``clock_ms``: the mover's think time and clock after the turn, on a
+        timed game (docs/clocks.md)."""
         uid = self._need_game()
         sdg = turn_to_sdg(turn, players)
         position = position_to_json(state)
@@ -152,7 +167,8 @@ class GameRecorder:
             result = StoredResult(state.result.kind, tuple(state.result.winners), None,
                                   committed, number)
         self._queue(f"turn {number}", lambda s: s.commit_turn(
-            uid, number, seat, sdg, position, tags, committed, result))
+            uid, number, seat, sdg, position, tags, committed, result,
+            elapsed_ms=elapsed_ms, clock_ms=clock_ms))
 
     def handover(self, after_turn: int, zones: Mapping[int, Iterable[str]]) -> None:
         uid = self._need_game()

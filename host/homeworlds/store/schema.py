@@ -8,7 +8,7 @@ describes every table and column.
 from __future__ import annotations
 
 #: The schema this code writes. Bump it with a migration in MIGRATIONS.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: The application id SQLite keeps in the file header (``PRAGMA application_id``): "HWTS".
 APPLICATION_ID = 0x48575453
@@ -35,7 +35,8 @@ CREATE TABLE games (
     ended       TEXT,
     status      TEXT NOT NULL DEFAULT 'playing'
                 CHECK (status IN ('playing', 'won', 'drawn', 'resigned', 'agreed-draw',
-                                  'abandoned'))
+                                  'abandoned')),
+    clock       TEXT
 );
 CREATE INDEX games_by_table ON games(table_id, id);
 CREATE TABLE game_players (
@@ -53,6 +54,8 @@ CREATE TABLE turns (
     position   TEXT NOT NULL,
     star_tags  TEXT NOT NULL,
     committed  TEXT NOT NULL,
+    elapsed_ms INTEGER CHECK (elapsed_ms IS NULL OR elapsed_ms >= 0),
+    clock_ms   INTEGER CHECK (clock_ms IS NULL OR clock_ms >= 0),
     PRIMARY KEY (game_id, number)
 );
 CREATE TABLE results (
@@ -73,5 +76,15 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_game ON observations(game_id, after_turn);
 """
 
+#: Game clocks (docs/clocks.md): a game's time control as JSON (NULL: untimed), and per
+#: turn the milliseconds the mover's clock ran and what it showed after the turn (NULL:
+#: an untimed turn). A flag fall is a result of kind 'flag' with status 'won', so neither
+#: CHECK changes. Additive: a version-1 store keeps every row, its turns untimed.
+_V2_CLOCKS = """
+ALTER TABLE games ADD COLUMN clock TEXT;
+ALTER TABLE turns ADD COLUMN elapsed_ms INTEGER CHECK (elapsed_ms IS NULL OR elapsed_ms >= 0);
+ALTER TABLE turns ADD COLUMN clock_ms INTEGER CHECK (clock_ms IS NULL OR clock_ms >= 0);
+"""
+
 #: version -> SQL that brings a store of that version to the next one.
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from homeworlds.rules import (
     AmbiguousAction,
     Discover,
+    GameResult,
     GameState,
     Homeworld,
     IllegalAction,
@@ -101,7 +102,8 @@ class TurnTracker:
     on_handover: Callable[[Observation], None] | None = None
     #: Called when a cleared table after a finished game starts a new game.
     on_new_game: Callable[[], None] | None = None
-    #: How the game ended off the board ("resigned", "agreed-draw", "abandoned"), if it did.
+    #: How the game ended off the board ("resigned", "agreed-draw", "abandoned", "flag"),
+    #: if it did.
     ended_by: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -182,20 +184,28 @@ class TurnTracker:
         return self.state.is_over or self.ended_by is not None
 
     def end_game(self, kind: str, seat: int | None = None) -> None:
-        """End the game off the board: "resigned" (by ``seat``), "agreed-draw" or
-        "abandoned". Rules errors (IllegalAction) propagate; nothing changes then."""
+        """End the game off the board: "resigned" (by ``seat``), "flag" (``seat``'s clock
+        ran out: it loses, docs/clocks.md), "agreed-draw" or "abandoned". Rules errors
+        (IllegalAction) propagate; nothing changes then."""
         if self.is_over:
             raise IllegalAction("the game is already over")
-        if kind == "resigned":
+        if kind in ("resigned", "flag"):
             if seat is None or not 0 <= seat < len(self.players):
-                raise IllegalAction(f"no seat {seat} to resign")
+                verb = "resign" if kind == "resigned" else "lose on time"
+                raise IllegalAction(f"no seat {seat} to {verb}")
             trial = self.state.copy()
             trial.resign(seat)
             if not trial.is_over:
-                raise IllegalAction("with three or more players a resignation does not end "
+                what = "resignation" if kind == "resigned" else "flag fall"
+                raise IllegalAction(f"with three or more players a {what} does not end "
                                     "the game, and the record cannot hold it yet: play on, "
                                     "or abandon the game")
             self.state.resign(seat)
+            if kind == "flag":
+                # The same elimination as a resignation; the result says why.
+                result = self.state.result
+                assert result is not None
+                self.state.result = GameResult("flag", result.winners, result.turn_index)
         elif kind == "agreed-draw":
             self.state.copy().agree_draw()
             self.state.agree_draw()
@@ -204,6 +214,8 @@ class TurnTracker:
         self.ended_by = kind
         self.status = Status("over", self.state.to_move, {
             "resigned": f"game over: {self.players[seat] if seat is not None else ''} resigned",
+            "flag": f"game over: {self.players[seat] if seat is not None else ''}'s flag fell "
+                    "(out of time)",
             "agreed-draw": "game over: draw by agreement",
             "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
 

@@ -1,0 +1,207 @@
+"""Game clocks end to end: the simulated table over a pty with the host session (its time
+injected), and ``homeworlds play`` with a [clock] section recording into its store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import threading
+import time
+
+from homeworlds.clock import ClockSpec, TurnTime, format_clock
+from homeworlds.commands import play
+from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.rules import GameState, preset
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+from homeworlds.table_replay import SimulatedTableGame
+
+PLAYERS = ("Ann", "Bob")
+SETUP = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3"]
+LAYOUT = builtin_layout("standard-2p")
+
+
+class Clock:
+    def __init__(self):
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _turn(text, player):
+    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
+
+
+def _play(sim, text):
+    player = PLAYERS[sim.driver.state.to_move]
+    after = sim.driver.play_turn(_turn(text, player), hand_over=False)
+    sim.settle()
+    assert sim.hand_over_and_wait(after.to_move), sim.session.status
+
+
+def _sim(clock, **control):
+    return SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.05, seed=5, clock=clock,
+                              clock_spec=ClockSpec.from_dict(control), heartbeat_timeout=0.5)
+
+
+def test_a_link_loss_on_the_real_link_pauses_the_clock():
+    clock = Clock()
+    with _sim(clock, mode="sudden-death", initial_s=600) as sim:
+        session = sim.session
+        for text in SETUP:
+            _play(sim, text)
+        clock.now += 10
+        sim.settle()
+        assert session.clocks.remaining_ms(0, clock.now) == 590_000
+        sim.table.unplug()  # the cable is pulled: the link goes silent
+        sim.host.pump(lambda: not session.link_up, "notice the link is down")
+        clock.now += 100
+        session.tick()
+        assert session.clocks_feed()["paused"] == "link-down"
+        assert session.clocks.remaining_ms(0, clock.now) == 590_000
+        sim.table.replug()
+        sim.host.pump(lambda: session.link_up and sim.host.in_step(), "reconnect")
+        assert session.clocks_feed()["paused"] is None
+        clock.now += 5
+        _play(sim, "Build G1 Ann")
+        assert session.last_turn_time == TurnTime(0, 15_000, 585_000)
+        assert session.clocks_feed()["seats"][1] == {"remaining_ms": 600_000,
+                                                     "running": True, "flagged": False}
+
+
+def test_a_flag_falls_on_the_simulated_table_and_the_game_ends():
+    clock = Clock()
+    with _sim(clock, mode="fischer", initial_s=30, increment_s=2) as sim:
+        session = sim.session
+        for text in SETUP:
+            _play(sim, text)
+        clock.now += 10
+        _play(sim, "Build G1 Ann")
+        assert session.clocks.remaining_ms(0, clock.now) == 22_000
+        clock.now += 29.9  # Bob thinks
+        session.tick()
+        assert not session.tracker.is_over
+        clock.now += 0.2
+        session.tick()
+        tracker = session.tracker
+        assert tracker.is_over and tracker.state.result.kind == "flag"
+        assert tracker.state.result.winners == (0,)
+        frame = session.render()
+        flag_led = LAYOUT.seats[1].bar[-1]
+        assert frame[flag_led][0] > 0 and frame[flag_led][1:] == (0, 0)  # red
+
+
+# ---------------------------------------------------------------------- homeworlds play
+
+
+class _Host:
+    def __init__(self, config, record):
+        self.stop = threading.Event()
+        args = argparse.Namespace(config=str(config), record=str(record))
+        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
+        self.thread.start()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+
+
+def _wait_for(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def _query(store, sql):
+    if not store.exists():
+        return []
+    conn = sqlite3.connect(store)
+    try:
+        return conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        conn.close()
+
+
+def _config(tmp_path, mcu, clock):
+    config = tmp_path / "table.toml"
+    config.write_text(
+        '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+        f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n[clock]\n{clock}')
+    return config
+
+
+def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(tmp_path,
+                                                                               capsys):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    store = tmp_path / "games.sqlite"
+    turns = "SELECT number, elapsed_ms, clock_ms FROM turns ORDER BY number"
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = _config(tmp_path, mcu, 'mode = "fischer"\ninitial_s = 4\nincrement_s = 1\n')
+        driver = TableDriver(table, GameState(preset("looney")))
+        host = _Host(config, tmp_path / "game.raw")
+        try:
+            for k, text in enumerate(SETUP + ["Build G1 Ann"]):
+                time.sleep(0.3)  # let the host see the pieces before the token moves
+                driver.play_turn(_turn(text, PLAYERS[k % 2]))
+                _wait_for(lambda n=k + 1: len(_query(store, turns)) == n)
+        finally:
+            host.close()
+        rows = _query(store, turns)
+        assert [r[1:] for r in rows[:2]] == [(None, None), (None, None)]  # setup: untimed
+        number, elapsed, left = rows[2]
+        assert 0 < elapsed < 4_000 and abs(left - (4_000 + 1_000 - elapsed)) <= 1  # ms rounding
+        # The host restarts: Bob's clock is whole, Ann's as stored; Bob runs out of time
+        # (the time the host was down is not charged to him).
+        time.sleep(1.0)
+        restarted = time.monotonic()
+        host = _Host(config, tmp_path / "game.raw")
+        try:
+            _wait_for(lambda: _query(store, "SELECT kind, winners, by_seat FROM results"))
+            flag_after = time.monotonic() - restarted
+        finally:
+            host.close()
+    out = capsys.readouterr().out
+    assert f"clocks restored from the store (time while the host was down is not charged): " \
+        f"clocks: Ann {format_clock(left)} | Bob 4.0" in out
+    assert "game over: Bob's flag fell (out of time)" in out
+    assert flag_after >= 4.0  # Bob had his whole main time after the restart
+    assert _query(store, "SELECT kind, winners, by_seat FROM results") == [("flag", "[0]", 1)]
+    assert _query(store, "SELECT status, clock FROM games")[0][0] == "won"
+    assert json.loads(_query(store, "SELECT clock FROM games")[0][0]) == {
+        "mode": "fischer", "initial_s": 4.0, "increment_s": 1.0, "on_flag": "loss",
+        "timed_setup": False}
+
+
+def test_casual_play_shows_the_flag_and_plays_on(tmp_path):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    store = tmp_path / "games.sqlite"
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = _config(tmp_path, mcu, 'mode = "sudden-death"\ninitial_s = 1\n'
+                         'on_flag = "none"\n')
+        driver = TableDriver(table, GameState(preset("looney")))
+        host = _Host(config, tmp_path / "game.raw")
+        try:
+            for k, text in enumerate(SETUP):
+                time.sleep(0.3)
+                driver.play_turn(_turn(text, PLAYERS[k % 2]))
+                _wait_for(lambda n=k + 1: len(_query(store, "SELECT 1 FROM turns")) == n)
+            time.sleep(1.5)  # Ann's flag falls
+            driver.play_turn(_turn("Build G1 Ann", "Ann"))
+            _wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
+        finally:
+            host.close()
+    assert _query(store, "SELECT status FROM games") == [("playing",)]
+    assert _query(store, "SELECT * FROM results") == []
+    elapsed, left = _query(store, "SELECT elapsed_ms, clock_ms FROM turns WHERE number = 3")[0]
+    assert elapsed >= 1_500 and left == 0
