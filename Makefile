@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash
+.PHONY: demo test corpus bench fuzz lint clean flash mosquitto-bin
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -19,14 +19,23 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m homeworlds demo
 
-test: $(STAMP)
+test: $(STAMP) mosquitto-bin
 	$(PY) -m pytest -q
+
+# The event tests (tests/event) run a real MQTT broker: Debian's mosquitto. Installed with
+# apt-get when we are root or under CI=true; otherwise the command is printed (the event
+# tests then skip, or fail under CI=true).
+mosquitto-bin:
+	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y mosquitto || { apt-get update && apt-get install -y mosquitto; }; \
+	  elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then sudo apt-get install -y mosquitto || { sudo apt-get update && sudo apt-get install -y mosquitto; }; \
+	  else echo "make: the event tests need the MQTT broker mosquitto: sudo apt-get install mosquitto" >&2; fi; }
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
 	$(PY) benchmarks/corpus_check.py
 
-bench: $(STAMP)
+bench: $(STAMP) mosquitto-bin
 	$(PY) benchmarks/run_all.py
 
 # Long fault-injection and input fuzz runs (the short forms are part of `make test`).
