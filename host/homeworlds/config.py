@@ -18,6 +18,7 @@ from homeworlds.pixels.settings import PixelSettings
 from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
+from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from tablefw.settings import SETTINGS as SCANNER_SETTINGS
 from tablefw.settings import Settings as ScannerSettings
 
@@ -37,6 +38,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
+    # Publishing to an event's MQTT broker (docs/event.md); absent: no broker at all.
+    "event": dict(EVENT_KEYS),
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
 }
@@ -82,6 +85,8 @@ class TableConfig:
     scanner: dict[str, int] = field(default_factory=dict)
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
     alignment_seed: int | None = None
+    #: the event's MQTT broker this table publishes to (None: no broker)
+    event: EventSettings | None = None
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -216,11 +221,19 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             ScannerSettings({key: value})
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
+    event = None
+    if "event" in data:
+        try:
+            event = EventSettings.from_mapping(
+                data["event"], source=source, base=base,
+                default_table=store.get("table") or layout.name)
+        except EventSettingsError as exc:
+            raise ConfigError(source, exc.key, exc.reason) from None
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
-                       alignment_seed=table.get("alignment_seed"))
+                       alignment_seed=table.get("alignment_seed"), event=event)
 
 
 #: No setting needs a number this large; beyond it an integer cannot become a float.

@@ -8,7 +8,7 @@ describes every table and column.
 from __future__ import annotations
 
 #: The schema this code writes. Bump it with a migration in MIGRATIONS.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: The application id SQLite keeps in the file header (``PRAGMA application_id``): "HWTS".
 APPLICATION_ID = 0x48575453
@@ -73,5 +73,38 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_game ON observations(game_id, after_turn);
 """
 
+#: Events (docs/event.md). ``publish_cursor``: how much of each game the event's MQTT
+#: broker acknowledged (the table's outbox is the store's turns beyond the cursor).
+#: ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
+#: pairings it made and the results an organiser corrected (a table's store has none).
+_V2_OUTBOX = """
+CREATE TABLE publish_cursor (
+    game_id       INTEGER PRIMARY KEY REFERENCES games(id),
+    announced     INTEGER NOT NULL DEFAULT 0,
+    turns_acked   INTEGER NOT NULL DEFAULT 0,
+    result_acked  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE event_rounds (
+    number   INTEGER PRIMARY KEY CHECK (number >= 1),
+    started  TEXT NOT NULL
+);
+CREATE TABLE event_pairings (
+    round     INTEGER NOT NULL REFERENCES event_rounds(number),
+    board     INTEGER NOT NULL,
+    player_a  TEXT NOT NULL,
+    player_b  TEXT,
+    table_name TEXT,
+    PRIMARY KEY (round, board)
+);
+CREATE TABLE result_corrections (
+    game_id  INTEGER PRIMARY KEY REFERENCES games(id),
+    winners  TEXT NOT NULL,
+    note     TEXT NOT NULL,
+    at       TEXT NOT NULL
+);
+"""
+
+SCHEMA += _V2_OUTBOX
+
 #: version -> SQL that brings a store of that version to the next one.
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {1: _V2_OUTBOX}
