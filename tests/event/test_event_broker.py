@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -80,6 +81,11 @@ def test_eight_tables_survive_broker_kill_table_kill9_and_an_offline_table(tmp_p
         time.sleep(0.5)
         tables[2].start()                    # table 3's host restarts on its store
         time.sleep(1.0)
+        # Table 8 played on while cut off: its store is ahead of the hub's.
+        played = len(next(iter(store_rows(tables[7].store).values()))[0])
+        seen = sum(len(turns) for turns, _ in store_rows(tmp_path / "hub.sqlite", "t8")
+                   .values())
+        assert played > seen, (played, seen)
         links["t8"].restore()                # table 8's network is back
         wait_for(lambda: all(t.finished() for t in tables), 60, "every table to finish")
         wait_for(lambda: hub_matches(tmp_path / "hub.sqlite", tables), 30,
@@ -89,6 +95,10 @@ def test_eight_tables_survive_broker_kill_table_kill9_and_an_offline_table(tmp_p
             t.stop()
         for link in links.values():
             link.close()
+    starts = re.findall(r"table t3: (\d+) of 16 turns played", tables[2].output())
+    assert len(starts) == 2 and int(starts[1]) > 0, f"table 3 did not resume: {starts}"
+    starts = re.findall(r"table t3: (\d+) of 16 turns played", tables[2].output())
+    assert len(starts) == 2 and int(starts[1]) > 0, f"table 3 did not resume: {starts}"
     for t in tables:
         want = store_rows(t.store)
         assert len(want) == 1
