@@ -62,6 +62,8 @@ class GameSteps:
     steps: tuple[Step, ...]
     #: The game's SDG text for export (None: the source has none, e.g. a cooked file).
     sdg: str | None = None
+    #: A cooked file's own text (its export).
+    cooked: str | None = None
     #: A turn the rules refused: the steps end before it.
     error: str | None = None
     #: Red Alert per step index, worked out when first asked.
@@ -132,7 +134,7 @@ def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> Gam
         steps.append(Step(number(turn), turn.seat, text, state.copy(), _events(turn.actions)))
     title = (f"SDG game {game.number}" if game.number is not None else Path(source).name)
     return GameSteps(f"{title}: {' v '.join(game.players)}", source, game.players, rules.name,
-                     tuple(steps), sdg_text, error)
+                     tuple(steps), sdg_text, None, error)
 
 
 def steps_of_cooked(text: str, source: str) -> GameSteps:
@@ -147,19 +149,19 @@ def steps_of_cooked(text: str, source: str) -> GameSteps:
     steps = [Step(0, None, "", state.copy())]
     error = None
     for number, turn in enumerate(game.turns, start=1):
-        text = format_cooked_turn(turn)
+        said = format_cooked_turn(turn)
         if state.is_over:
-            error = f"turn {number} ({text}) comes after the game was over"
+            error = f"turn {number} ({said}) comes after the game was over"
             break
         seat = state.to_move
         try:
             state = _play(state, turn)
         except (IllegalAction, AmbiguousAction) as exc:
-            error = f"turn {number} ({text}) is illegal: {exc}"
+            error = f"turn {number} ({said}) is illegal: {exc}"
             break
-        steps.append(Step(number, seat, text, state.copy(), _events(turn)))
+        steps.append(Step(number, seat, said, state.copy(), _events(turn)))
     return GameSteps(f"{Path(source).name}: {' v '.join(players)}", source, players,
-                     rules.name, tuple(steps), None, error)
+                     rules.name, tuple(steps), None, text, error)
 
 
 def load_game_file(path: str | Path) -> GameSteps:
@@ -217,7 +219,7 @@ def steps_of_stored(store, game) -> GameSteps:
     except ExportError:
         sdg = None
     return GameSteps(f"Game {game.id}: {' v '.join(game.players)}", f"game {game.id}",
-                     tuple(game.players), game.rules, tuple(steps), sdg, error)
+                     tuple(game.players), game.rules, tuple(steps), sdg, None, error)
 
 
 def caption(game: GameSteps, index: int, *, alerts: bool = True) -> str:
