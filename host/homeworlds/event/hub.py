@@ -272,6 +272,15 @@ class HubIngest:
         for listener in list(self.listeners):
             listener(self.version)
 
+    def latest(self, table: str) -> tuple[StoredGame, GameState] | None:
+        """The table's latest game in the hub and a copy of its position."""
+        with self.lock:
+            games = [g for g in self._games.values() if g.stored.table == table]
+            if not games:
+                return None
+            game = max(games, key=lambda g: g.stored.id)
+            return game.stored, game.state.copy()
+
     def overview(self) -> list[dict[str, Any]]:
         """Every table at a glance, from the hub's store (and the table's retained state
         for what a store does not hold: online, clocks)."""

@@ -75,7 +75,7 @@ CREATE INDEX observations_by_game ON observations(game_id, after_turn);
 
 #: Events (docs/event.md). ``publish_cursor``: how much of each game the event's MQTT
 #: broker acknowledged (the table's outbox is the store's turns beyond the cursor).
-#: ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
+#: ``event_players`` / ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
 #: pairings it made and the results an organiser corrected (a table's store has none).
 _V2_OUTBOX = """
 CREATE TABLE publish_cursor (
@@ -83,6 +83,10 @@ CREATE TABLE publish_cursor (
     announced     INTEGER NOT NULL DEFAULT 0,
     turns_acked   INTEGER NOT NULL DEFAULT 0,
     result_acked  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE event_players (
+    name  TEXT PRIMARY KEY COLLATE NOCASE,
+    seq   INTEGER NOT NULL
 );
 CREATE TABLE event_rounds (
     number   INTEGER PRIMARY KEY CHECK (number >= 1),
