@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from homeworlds.hints.settings import HintSettings, HintSettingsError
 from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.settings import PixelSettings
 from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
-from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from tablefw.settings import SETTINGS as SCANNER_SETTINGS
 from tablefw.settings import Settings as ScannerSettings
 

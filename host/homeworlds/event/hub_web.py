@@ -143,7 +143,7 @@ class HubPages:
                '<table class="results"><tr><th>#</th><th>Player</th><th>Points</th></tr>'
                f"{rows}</table>" if rows else '<p class="none">No players named yet.</p>']
         boards = book.boards()
-        for number, started in reversed(book.rounds()):
+        for number, _started in reversed(book.rounds()):
             items = []
             for b in (b for b in boards if b.round == number):
                 if b.b is None:

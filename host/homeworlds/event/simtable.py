@@ -16,7 +16,6 @@ import logging
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 
 from homeworlds.event.publisher import EventPublisher
@@ -64,7 +63,7 @@ def play(store: Path, settings: EventSettings, game_file: Path, *, interval: flo
     if point is not None:
         recorder.continue_game(point.game)
         done = len(point.record)
-        for seat, turn in record[:done]:
+        for _seat, turn in record[:done]:
             state.push(turn)
     else:
         recorder.start_game(rules, players, first)
