@@ -15,6 +15,7 @@ import hmac
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.hub import HubIngest
@@ -25,6 +26,8 @@ from homeworlds.web.pages import error_page, page
 
 #: Seconds between two update notices to one page (a busy event changes many times a second).
 SSE_MIN_INTERVAL_S = 0.1
+#: Largest admin form read (the players' names are the longest field).
+MAX_FORM_BYTES = 64 * 1024
 
 CSS = """
 .tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr));
@@ -277,10 +280,16 @@ def build_app(pages: HubPages):
         origin = request.headers.get("origin")
         if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
             raise HTTPException(403, "a form from another site: refused")
-        if request.headers.get("content-length", "0").isdigit() and \
-                int(request.headers.get("content-length", "0")) > 64 * 1024:
-            raise HTTPException(413, "the form is too large")
-        form = await request.form()
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise HTTPException(413, "the form is too large")
+        try:
+            fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+        except UnicodeDecodeError:
+            raise HTTPException(400, "the form is not UTF-8 text") from None
+        form = {k: v[0] for k, v in fields.items()}
         bearer = request.headers.get("authorization", "")
         token = form.get("token") or (bearer[7:] if bearer.startswith("Bearer ") else None)
         if not pages.authorised(token if isinstance(token, str) else None):
