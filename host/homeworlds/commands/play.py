@@ -122,12 +122,15 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         if output is not None:
             output.close()
         return _fail(str(exc))
+    publisher = _start_publisher(config, store_path, recorder.table)
 
     def save(commit: Commit) -> None:
         number = len(tracker.record)
         recorder.turn(number, commit.seat, commit.turn, commit.state, config.players,
                       tracker.star_tags)
         exporter.write(tracker.record)
+        if publisher is not None:
+            publisher.wake()
         print(f"turn {number}: {config.players[commit.seat]}: "
               + "; ".join(str(a) for a in commit.turn), flush=True)
         if commit.state.is_over and recorder.fault is None:
@@ -182,6 +185,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     finally:
         link.close()
         recorder.flush()
+        if publisher is not None:
+            publisher.stop()
         if recorder.unsaved:
             print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
                   f"{store_path}: {recorder.fault}; the export {record_path} holds the "
@@ -194,6 +199,26 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
 
 class _ResumeError(Exception):
     pass
+
+
+def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
+    """The event publisher when the configuration names a broker ([event]); the table plays
+    on without it when the MQTT library is missing (the store keeps every turn, published
+    once the table runs with it: docs/event.md)."""
+    if config.event is None:
+        return None
+    from homeworlds.event.mqtt import MqttUnavailable
+    try:
+        from homeworlds.event.publisher import EventPublisher
+        publisher = EventPublisher(config.event, store_path, store_table)
+        publisher.start()
+    except MqttUnavailable as exc:
+        print(f"homeworlds play: not publishing to the event: {exc}", file=sys.stderr,
+              flush=True)
+        return None
+    print(f"publishing to event {config.event.event} as table {config.event.table} via "
+          f"{config.event.broker_text}", flush=True)
+    return publisher
 
 
 def _resume(session, recorder, record_path: Path, config: TableConfig, exporter):
