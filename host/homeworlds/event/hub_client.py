@@ -69,9 +69,11 @@ class HubClient:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if getattr(reason_code, "is_failure", False):
-            self.fault = f"the broker {self.broker.text()} refused the hub: " \
-                         f"{reason_text(reason_code)}"
-            log.warning("%s", self.fault)
+            fault = f"the broker {self.broker.text()} refused the hub: " \
+                    f"{reason_text(reason_code)}"
+            if fault != self.fault:  # said once, not at every retry
+                log.warning("%s", fault)
+            self.fault = fault
             return
         self.connected, self.fault = True, None
         client.subscribe(event_filter(self.event), qos=1)
@@ -82,7 +84,8 @@ class HubClient:
             log.warning("hub lost the broker %s (%s)", self.broker.text(),
                         reason_text(reason_code))
         self.connected = False
-        self.fault = f"no broker ({reason_text(reason_code)})"
+        if not (self.fault or "").startswith(f"the broker {self.broker.text()} refused"):
+            self.fault = f"no broker ({reason_text(reason_code)})"
 
     def _on_message(self, client, userdata, message) -> None:
         self.ingest.handle(message.topic, message.payload)

@@ -75,6 +75,7 @@ class EventPublisher:
         self._seq = 0
         self._snapshot_dirty = True
         self.published = 0
+        self._refused = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -199,7 +200,7 @@ class EventPublisher:
             except queue.Empty:
                 break
             if event[0] == "up":
-                self.connected, self.fault = True, None
+                self.connected, self.fault, self._refused = True, None, False
                 self._forget_inflight()
                 self._snapshot_dirty = True
                 log.info("table %s: connected to %s", self.settings.table,
@@ -209,11 +210,14 @@ class EventPublisher:
                     log.warning("table %s: lost the broker %s (%s); the outbox keeps every "
                                 "turn", self.settings.table, self.settings.broker_text, event[1])
                 self.connected = False
-                self.fault = f"no broker ({event[1]})"
+                if not self._refused:
+                    self.fault = f"no broker ({event[1]})"
                 self._forget_inflight()
             elif event[0] == "refused":
-                self.fault = f"the broker {self.settings.broker_text} refused us: {event[1]}"
-                log.warning("table %s: %s", self.settings.table, self.fault)
+                fault = f"the broker {self.settings.broker_text} refused us: {event[1]}"
+                if fault != self.fault:  # said once, not at every retry
+                    log.warning("table %s: %s", self.settings.table, fault)
+                self.fault, self._refused = fault, True
             elif event[0] == "ack":
                 acks.append(event[1])
             elif event[0] == "request":
