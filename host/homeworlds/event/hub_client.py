@@ -51,6 +51,7 @@ class HubClient:
 
     def stop(self) -> None:
         self._stop.set()
+        self.connected = False  # a disconnect asked for is not a fault
         if self._thread is not None:
             self._thread.join(2)
         self._client.disconnect()
