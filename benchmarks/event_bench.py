@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
