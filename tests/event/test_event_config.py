@@ -80,3 +80,15 @@ def test_a_password_in_the_url_is_never_shown(tmp_path):
     assert (address.username, address.password) == ("ann", "hunter2")
     assert "hunter2" not in address.text() and "hunter2" not in repr(address)
     assert redact_url("mqtt://a:b@c:1") == "mqtt://a:***@c:1"
+
+
+def test_a_missing_mosquitto_fails_under_ci(monkeypatch):
+    from tests.event import broker
+
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setattr(broker, "SEARCH", ())
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        broker.mosquitto_binary("mosquitto-that-is-not-there")
+    monkeypatch.setenv("CI", "")
+    with pytest.raises(pytest.skip.Exception, match="make mosquitto-bin"):
+        broker.mosquitto_binary("mosquitto-that-is-not-there")

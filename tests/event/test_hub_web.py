@@ -131,3 +131,14 @@ def test_a_bad_admin_form_gets_a_clear_message(hub):
     assert r.status_code == 400 and "no game 77" in r.text
     r = client.post("/admin/round", data={"token": TOKEN})
     assert r.status_code == 400 and "at least two players" in r.text
+
+
+def test_table_events_show_on_the_card(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1", upto=2)
+    ingest.handle(table_topic(EVENT, "t1", "events"),
+                  b'{"type": "event", "kind": "link", "up": false}')
+    ingest.handle(table_topic(EVENT, "t1", "events"),
+                  b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
+    page = client.get("/").text
+    assert "sensors are not connected" in page and "the disk is full" in page

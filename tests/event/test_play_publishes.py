@@ -61,3 +61,6 @@ def test_play_publishes_turns_and_result_to_the_hub(tmp_path, broker, event_tabl
     assert [sdg for _, _, sdg, _ in turns] == OPENING[:4]
     assert result[0] == "resigned"
     assert not ingest.problems
+    # The table's link event went out too (the hub's card shows a table without sensors).
+    assert any(e.get("kind") == "link" and e.get("up") is True
+               for e in ingest.tables["table-1"].events)

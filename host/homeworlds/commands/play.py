@@ -166,6 +166,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         link.configure(**config.scanner)  # re-sent after every reconnect and table restart
     last_message = None
     last_fault = None
+    last_link: bool | None = None
     try:
         while not stop.is_set():
             for event in link.poll(0.02):
@@ -177,6 +178,11 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if recorder.fault != last_fault:
                 _report_fault(recorder, last_fault)
                 last_fault = recorder.fault
+                if publisher is not None:
+                    publisher.publish_event("store", {"fault": recorder.fault})
+            if publisher is not None and session.link_up != last_link:
+                last_link = session.link_up
+                publisher.publish_event("link", {"up": last_link})
             session.store_fault = recorder.fault is not None
             message = session.status.message
             if message and message != last_message:

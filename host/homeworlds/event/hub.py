@@ -295,8 +295,15 @@ class HubIngest:
                 status = self.tables.get(name) or TableStatus(name)
                 game = latest.get(name)
                 snap = status.snapshot or {}
-                row: dict[str, Any] = {"table": name, "online": status.online,
-                                       "clocks": snap.get("clocks"), "game": None}
+                link = next((e for e in reversed(status.events)
+                             if isinstance(e, dict) and e.get("kind") == "link"), None)
+                store_event = next((e for e in reversed(status.events)
+                                    if isinstance(e, dict) and e.get("kind") == "store"), None)
+                row: dict[str, Any] = {
+                    "table": name, "online": status.online, "clocks": snap.get("clocks"),
+                    "game": None,
+                    "link_up": None if link is None else bool(link.get("up")),
+                    "store_fault": None if store_event is None else store_event.get("fault")}
                 if game is not None:
                     state = game.state
                     players = game.stored.players

@@ -85,6 +85,10 @@ class HubPages:
                      online, '<span class="unknown">not heard from</span>')
         game = row["game"]
         out = [f'<div class="table" data-table="{esc(name)}"><h2>Table {esc(name)} {badge}</h2>']
+        if row.get("link_up") is False:
+            out.append('<p class="problem">The table\'s sensors are not connected</p>')
+        if row.get("store_fault"):
+            out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
         if game is None:
             out.append('<p class="none">No game yet.</p></div>')
             return "".join(out)
