@@ -177,6 +177,12 @@ class HubPages:
             out.append(f'<p class="none">Next round: {esc(exc)}</p>')
         return "".join(out)
 
+    def locked(self, work, *args):
+        """Run ``work`` holding the hub's lock: the hub's store connection is shared with
+        the broker's thread, and one transaction must not interleave with another."""
+        with self.ingest.lock:
+            return work(*args)
+
     # ------------------------------------------------------------------ admin
 
     def authorised(self, given: str | None) -> bool:
@@ -205,13 +211,13 @@ def build_app(pages: HubPages):
         return page(heading, f"{NAV}<h1>{esc(heading)}</h1>{body}", css=CSS)
 
     async def overview(request):
-        body = await run_in_threadpool(pages.tables_fragment)
+        body = await run_in_threadpool(pages.locked, pages.tables_fragment)
         script = UPDATE_JS % (json.dumps("tables"), json.dumps("/events"),
                               json.dumps("/fragment/tables"))
         return HTMLResponse(whole(title, f'<div id="tables">{body}</div>{script}'))
 
     async def tables_fragment(request):
-        return HTMLResponse(await run_in_threadpool(pages.tables_fragment))
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.tables_fragment))
 
     async def api_tables(request):
         return JSONResponse(await run_in_threadpool(ingest.overview))
@@ -224,13 +230,14 @@ def build_app(pages: HubPages):
 
     async def live(request):
         name = table_name(request)
-        body = await run_in_threadpool(pages.live_fragment, name)
+        body = await run_in_threadpool(pages.locked, pages.live_fragment, name)
         script = UPDATE_JS % (json.dumps("live"), json.dumps("/events"),
                               json.dumps(f"/fragment/tables/{name}"))
         return HTMLResponse(whole(f"Table {name}", f'<div id="live">{body}</div>{script}'))
 
     async def live_fragment(request):
-        return HTMLResponse(await run_in_threadpool(pages.live_fragment, table_name(request)))
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.live_fragment,
+                                                    table_name(request)))
 
     async def events(request):
         loop = asyncio.get_running_loop()
@@ -259,12 +266,14 @@ def build_app(pages: HubPages):
 
     async def results(request):
         return HTMLResponse(whole(f"{title}: results",
-                                  await run_in_threadpool(pages.results_fragment)))
+                                  await run_in_threadpool(pages.locked,
+                                                          pages.results_fragment)))
 
     async def admin(request):
-        players = "\n".join(pages.book.players())
+        players = "\n".join(await run_in_threadpool(pages.locked, pages.book.players))
+        stored = await run_in_threadpool(pages.locked, ingest.store.games)
         games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
-                        f"(table {esc(g.table)})</option>" for g in ingest.store.games())
+                        f"(table {esc(g.table)})</option>" for g in stored)
         token = ('<label>Admin token <input type="password" name="token" required '
                  'autocomplete="off"></label>')
         body = (
@@ -304,9 +313,10 @@ def build_app(pages: HubPages):
                 raw = form.get("players")
                 if not isinstance(raw, str):
                     raise PairingError("name the players, one a line")
-                await run_in_threadpool(pages.book.set_players, raw.splitlines())
+                await run_in_threadpool(pages.locked, pages.book.set_players,
+                                        raw.splitlines())
             elif action == "round":
-                await run_in_threadpool(pages.book.start_round)
+                await run_in_threadpool(pages.locked, pages.book.start_round)
             elif action == "correct":
                 game, winner, note = form.get("game"), form.get("winner"), form.get("note")
                 if not isinstance(game, str) or not game.isdigit():
@@ -314,8 +324,8 @@ def build_app(pages: HubPages):
                 if not isinstance(note, str) or not note.strip():
                     raise PairingError("say why the result is corrected (note)")
                 name = winner.strip() if isinstance(winner, str) else ""
-                await run_in_threadpool(pages.book.correct_result, int(game), name or None,
-                                        note.strip())
+                await run_in_threadpool(pages.locked, pages.book.correct_result, int(game),
+                                        name or None, note.strip())
             else:
                 raise HTTPException(404, f"no admin action {action!r}")
         except PairingError as exc:
