@@ -36,6 +36,8 @@ def test_every_position_of_the_archive_slice_is_drawn_as_the_engine_has_it(path)
     seen = 0
     for k, state, players in positions_of_sdg(path):
         assert_svg_shows(render_svg(state, players=players), state, f"{path.name} turn {k}")
+        assert_svg_shows(render_svg(state, players=players, portrait=True), state,
+                         f"{path.name} turn {k}, portrait")
         seen += 1
     assert seen > 15
     assert load_game_file(path).error is None
