@@ -166,3 +166,35 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     page.wait_for_selector('body[data-active="no"]', timeout=5_000)
     assert page.locator("#map svg").count() == 0
     assert page.locator("#waiting").is_visible()
+
+
+def test_the_table_loop_shows_the_replay_on_the_leds_until_a_piece_is_placed(clock):
+    from homeworlds.pixels.memory import MemorySink
+    from homeworlds.pixels.output import PixelOutput
+    from homeworlds.rules import preset
+    from homeworlds.session import TableSession
+    from homeworlds.sim import make_registry
+    from homeworlds.web.attract import AttractTable
+
+    layout = builtin_layout("standard-2p")
+    sink = MemorySink(layout.pixel_count, clock=clock)
+    output = PixelOutput(sink, max_fps=None, clock=clock)
+    session = TableSession(layout, make_registry(layout, 2), preset("sdg"), ("Ann", "Bob"),
+                           output=output, clock=clock, settle_s=0.0)
+    session.link_up = True
+    mode = AttractMode(lambda: GAMES, idle_after_s=60, step_s=2, end_pause_s=5, clock=clock)
+    leds = AttractLeds(layout)
+    table = AttractTable(session, mode, leds)
+    table.handle(SnapshotReceived({z: frozenset() for z in range(4)}, (), at=0))
+    table.tick()
+    own = sink.last
+    assert own == session.render()  # idle: the table's own frame
+    clock.now += 60 + 2 * 6
+    table.tick()
+    replay = mode.frame()
+    assert sink.last == leds.frame(replay, clock.now) != own
+    assert session.tracker.state.ply == 0  # the tracker's game is untouched
+    table.handle(ZoneChanged(layout.slots[0].star_zone, frozenset({"04AA"}), at=0))
+    table.tick()
+    assert not mode.active
+    assert sink.last == session.render()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from homeworlds.display.steps import GameSteps, caption
 from homeworlds.display.svg import Overlay, esc, render_svg
 
-__all__ = ["DEFAULT_IDLE_AFTER_S", "AttractFrame", "AttractLeds", "AttractMode",
+__all__ = ["DEFAULT_IDLE_AFTER_S", "AttractFrame", "AttractLeds", "AttractMode", "AttractTable",
            "attract_routes", "playlist_from_archive"]
 
 #: Seconds without a game before the replays start (``[display] attract_after_s``).
@@ -286,6 +286,40 @@ class AttractLeds:
                         active_seat=None if state.is_over else state.to_move,
                         result=result, red_alert_seat=red, link_down=False)
         return self.renderer.render(view, now)
+
+
+class AttractTable:
+    """The table loop's ``TableSession`` with attract mode in front of it.
+
+    The loop calls ``handle`` and ``tick`` here instead of on the session: every link event
+    is shown to the attract mode (a piece placed stops the replays) and then handled by the
+    session as ever; ``tick`` tells the mode whether a game is in progress and, while it
+    replays with ``leds`` given, sends the replay's LED frame to the session's output instead
+    of the table's own (the table is still judged: its game state is the tracker's alone).
+    """
+
+    def __init__(self, session, mode: AttractMode, leds: AttractLeds | None = None):
+        self.session, self.mode, self.leds = session, mode, leds
+
+    def handle(self, event: object) -> None:
+        self.mode.observe(event)
+        self.session.handle(event)
+
+    def game_in_progress(self) -> bool:
+        state = self.session.tracker.state
+        return state.ply > 0 and state.result is None
+
+    def tick(self) -> None:
+        self.mode.set_game_in_progress(self.game_in_progress())
+        output = self.session.output
+        frame = self.mode.frame() if self.leds is not None and output is not None else None
+        pixels = None if frame is None else self.leds.frame(frame, self.session.clock())
+        if pixels is None:
+            self.session.tick()
+            return
+        self.session.evaluate()
+        output.submit(pixels)
+        output.poll()
 
 
 # ---------------------------------------------------------------------- web
