@@ -65,7 +65,7 @@ def test_step_through_a_stored_game_with_keys_and_buttons(page, viewer, screensh
     page.reload()  # the address keeps the step
     assert_svg_shows(_at_step(page, 12), positions[12], "after a reload")
     shot = page.screenshot(path=str(screenshot_dir / "archive-viewer.png"))
-    assert_not_blank(shot, "the archive viewer at 1920x1080")
+    assert_not_blank(shot, "the archive viewer at 1920x1080", page=page)
 
 
 def test_the_export_link_returns_the_games_sdg(page, viewer, tmp_path):
@@ -97,6 +97,6 @@ def test_a_file_from_the_command_line_on_a_phone(browser, viewer, screenshot_dir
         _, _, width, height = map(float, page.get_attribute("#map svg", "viewBox").split())
         assert height > width  # laid out from top to bottom for a phone held upright
         shot = page.screenshot(path=str(screenshot_dir / "archive-phone.png"))
-        assert_not_blank(shot, "the archive viewer on a phone")
+        assert_not_blank(shot, "the archive viewer on a phone", page=page)
     finally:
         context.close()

@@ -152,7 +152,7 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     from tests.web.pixels import assert_not_blank
 
     archive = Archive(None, [SDG_DIR / "28841.raw"])
-    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=1.0, step_s=0.5)
+    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=1.0, step_s=0.3)
     server = live_server(Starlette(routes=attract_routes(archive, attract=mode)))
     page.goto(server.url + "/attract")
     page.wait_for_selector('body[data-active="yes"]', timeout=10_000)
@@ -161,7 +161,7 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
                            "document.querySelector('#caption').textContent)", timeout=15_000)
     assert page.locator("#waiting").is_hidden()
     shot = page.screenshot(path=str(screenshot_dir / "attract.png"))
-    assert_not_blank(shot, "the attract page")
+    assert_not_blank(shot, "the attract page", page=page)
     mode.observe(ZoneChanged(3, frozenset({"04AB"}), at=0))  # a piece placed
     page.wait_for_selector('body[data-active="no"]', timeout=5_000)
     assert page.locator("#map svg").count() == 0
