@@ -37,8 +37,8 @@ from homeworlds.notation.cooked import read_cooked
 from homeworlds.rules import PIECES, GameState, InvalidNotation, preset
 from homeworlds.rules.state import System
 
-__all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_svg",
-           "state_from_cooked"]
+__all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_snapshot_svg",
+           "render_svg", "state_from_cooked"]
 
 #: Piece colours, in the engine's colour order (red, yellow, green, blue).
 COLOR_NAMES = ("red", "yellow", "green", "blue")
@@ -99,7 +99,7 @@ class Overlay:
             if piece and isinstance(seat, int):
                 lifted = (seat, piece, "" if origin is None else str(origin))
         destinations = set()
-        discover = False
+        discover = bool(hints.get("may_discover"))
         for item in hints.get("legal_destinations") or ():
             name = item.get("system") if isinstance(item, Mapping) else item
             if name is None or (isinstance(item, Mapping) and item.get("new")):
@@ -115,7 +115,9 @@ class Overlay:
                          for m in hints.get("mistakes") or () if isinstance(m, Mapping))
         guidance = hints.get("guidance")
         if isinstance(guidance, Mapping):
-            guidance = guidance.get("text")
+            guidance = guidance.get("text") or guidance.get("message") or next(
+                (v for v in guidance.values() if isinstance(v, str) and v), None)
+        guidance = guidance or hints.get("message") or None
         red = hints.get("red_alert_seat")
         text = result.get("text") if isinstance(result, Mapping) else None
         return cls(lifted=lifted, destinations=frozenset(destinations), discover=discover,
@@ -143,6 +145,25 @@ def state_from_cooked(position: str, rules: str = "sdg", to_move: int = 0) -> Ga
         raise InvalidNotation("a position has no turns (expected only system lines)",
                               source="position")
     return GameState.from_position(game.systems, preset(rules), to_move=to_move)
+
+
+def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
+                        caption: str | None = None) -> str:
+    """The star map of a table-feed ``snapshot`` event (its JSON form, docs/display.md):
+    position, bank, players, whose turn, hints and result. InvalidNotation/ValueError for a
+    position that cannot be read."""
+    game = snapshot.get("game") or {}
+    rules = game.get("rules") or "sdg"
+    try:
+        preset(rules)
+    except (KeyError, ValueError):
+        rules = "sdg"  # the bank comes with the snapshot; the preset only sizes a default
+    overlay = Overlay.from_feed(snapshot.get("hints"), result=game.get("result"),
+                                caption=caption)
+    return render_cooked_svg(snapshot.get("position") or "", rules=rules,
+                             to_move=int(game.get("to_move") or 0),
+                             players=game.get("players") or None, overlay=overlay,
+                             bank=snapshot.get("bank"), portrait=portrait)
 
 
 def render_cooked_svg(position: str, *, rules: str = "sdg", to_move: int = 0,
