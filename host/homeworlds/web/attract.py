@@ -365,7 +365,6 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
         return HTMLResponse(page("Homeworlds", body, css=ATTRACT_CSS))
 
     routes = [Route(prefix, page_endpoint), Route(prefix + "/state", state_endpoint)]
-    routes[0].attract = mode  # type: ignore[attr-defined]  # for the app that mounts it
     return routes
 
 
