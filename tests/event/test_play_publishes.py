@@ -61,6 +61,7 @@ def test_play_publishes_turns_and_result_to_the_hub(tmp_path, broker, event_tabl
     assert [sdg for _, _, sdg, _ in turns] == OPENING[:4]
     assert result[0] == "resigned"
     assert not ingest.problems
-    # The table's link event went out too (the hub's card shows a table without sensors).
-    assert any(e.get("kind") == "link" and e.get("up") is True
-               for e in ingest.tables["table-1"].events)
+    # The table's sensor link is in its retained state (the hub's card shows a table
+    # without sensors).
+    assert ingest.tables["table-1"].snapshot["link_up"] is True
+    assert next(r for r in ingest.overview() if r["table"] == "table-1")["link_up"] is True

@@ -179,10 +179,10 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
                 _report_fault(recorder, last_fault)
                 last_fault = recorder.fault
                 if publisher is not None:
-                    publisher.publish_event("store", {"fault": recorder.fault})
+                    publisher.table_status(link_up=session.link_up, store_fault=recorder.fault)
             if publisher is not None and session.link_up != last_link:
                 last_link = session.link_up
-                publisher.publish_event("link", {"up": last_link})
+                publisher.table_status(link_up=last_link, store_fault=recorder.fault)
             session.store_fault = recorder.fault is not None
             message = session.status.message
             if message and message != last_message:

@@ -302,8 +302,10 @@ class HubIngest:
                 row: dict[str, Any] = {
                     "table": name, "online": status.online, "clocks": snap.get("clocks"),
                     "game": None,
-                    "link_up": None if link is None else bool(link.get("up")),
-                    "store_fault": None if store_event is None else store_event.get("fault")}
+                    "link_up": snap["link_up"] if isinstance(snap.get("link_up"), bool)
+                    else None if link is None else bool(link.get("up")),
+                    "store_fault": snap.get("store_fault") if "store_fault" in snap
+                    else None if store_event is None else store_event.get("fault")}
                 if game is not None:
                     state = game.state
                     players = game.stored.players

@@ -76,6 +76,8 @@ class EventPublisher:
         self._snapshot_dirty = True
         self.published = 0
         self._refused = False
+        self._link_up: bool | None = None
+        self._store_fault: str | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -123,6 +125,19 @@ class EventPublisher:
 
     def wake(self) -> None:
         """Something was committed: look at the outbox now."""
+        self._wake.set()
+
+    def table_status(self, *, link_up: bool | None = None, store_fault: str | None = None
+                     ) -> None:
+        """The table's sensors link and store state changed: it goes into the retained
+        snapshot (so a hub that connects later sees it) and out as an event."""
+        if link_up is not None and link_up != self._link_up:
+            self._link_up = link_up
+            self.publish_event("link", {"up": link_up})
+        if store_fault != self._store_fault:
+            self._store_fault = store_fault
+            self.publish_event("store", {"fault": store_fault})
+        self._snapshot_dirty = True
         self._wake.set()
 
     def publish_event(self, kind: str, detail: dict | None = None) -> None:
@@ -308,6 +323,8 @@ class EventPublisher:
         clocks = self._clocks() if self._clocks is not None else None
         message = snapshot_message(self.settings.table, self._seq, game, state, turns or [],
                                    result, clocks=clocks)
+        message["link_up"] = self._link_up
+        message["store_fault"] = self._store_fault
         self._client.publish(self.topic("state"), encode(message), qos=1, retain=True)
         self._snapshot_dirty = False
 
