@@ -12,7 +12,9 @@ from homeworlds.store import GameRecorder, GameStore
 
 
 def played_store(path: Path, game_file: Path, table: str, turns: int | None = None,
-                 players: tuple[str, ...] | None = None) -> Path:
+                 players: tuple[str, ...] | None = None, finish: bool = True) -> Path:
+    """A game played into the store at ``path`` (a new one after any it holds); finished
+    (resigned when the archive game stops short of the end) unless ``finish`` is False."""
     names, rules_name, record = legal_record(game_file, turns)
     players = players or names
     recorder = GameRecorder(path, table=table, layout="simulated")
@@ -23,7 +25,7 @@ def played_store(path: Path, game_file: Path, table: str, turns: int | None = No
     for number, (seat, turn) in enumerate(record, 1):
         state.push(turn)
         recorder.turn(number, seat, turn, state, players, {})
-    if not state.is_over:
+    if finish and not state.is_over:
         recorder.finish("resigned", [1 - state.to_move], state.to_move, len(record))
     assert recorder.flush()
     recorder.close()

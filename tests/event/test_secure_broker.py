@@ -24,7 +24,8 @@ def settings(tmp_path, broker, password: str) -> EventSettings:
 
 
 def test_tls_and_password_carry_a_game_to_the_hub(tmp_path, secure_broker):
-    table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[2], "t1", turns=10)
+    table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[2], "t1", turns=10,
+                               finish=False)
     event = settings(tmp_path, secure_broker, "s3cret-pw")
     assert event.broker.tls
     hub_store = GameStore.open(tmp_path / "hub.sqlite")
@@ -64,3 +65,38 @@ def test_a_wrong_password_is_a_clear_fault_without_the_password(tmp_path, secure
         assert store._read("SELECT COUNT(*) FROM publish_cursor")[0][0] == 0
     finally:
         store.close()
+
+
+def test_games_from_before_the_event_stay_private(tmp_path, broker):
+    """A table's store from home play joins an event: its finished games are not published,
+    the game in progress and the next ones are."""
+    from homeworlds.event.settings import parse_broker_url
+    from homeworlds.store import GameRecorder
+    from tests.event.tables import played_store
+
+    table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[0], "t1")  # finished
+    played_store(table_store, TWO_PLAYER_GAMES[1], "t1", turns=4, finish=False)  # in progress
+    event = EventSettings.from_mapping({"broker": broker.url, "event": "club", "table": "t1"},
+                                       source="t", base=tmp_path, default_table="t1")
+    hub_store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(hub_store, "club")
+    hub = HubClient(parse_broker_url(broker.url), "club", ingest)
+    hub.start()
+    publisher = EventPublisher(event, table_store, "t1", poll_s=0.1)
+    publisher.start()
+    try:
+        wait_for(lambda: ingest.committed == 4, 20, "the game in progress at the hub")
+        rec = GameRecorder(table_store, table="t1", layout="simulated")
+        rec.open()
+        assert rec.store.games()[0].finished
+        publisher.stop()
+        played_store(table_store, TWO_PLAYER_GAMES[2], "t1", turns=3, finish=False)
+        publisher = EventPublisher(event, table_store, "t1", poll_s=0.1)
+        publisher.start()
+        wait_for(lambda: ingest.committed == 7, 20, "the next game at the hub")
+        rec.close()
+    finally:
+        publisher.stop()
+        hub.stop()
+    assert [g.turns for g in hub_store.games()] == [4, 3]
+    hub_store.close()

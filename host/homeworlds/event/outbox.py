@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from homeworlds.store.database import GameStore, StoredGame, StoredTurn
+from homeworlds.store.recorder import utc_now
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,12 +24,35 @@ class Cursor:
 
 
 class Outbox:
-    def __init__(self, store: GameStore, table: str):
+    """The games of ``table`` that belong to ``event``: the one it was playing when it first
+    published to the event, and every later one (older games stay private)."""
+
+    def __init__(self, store: GameStore, table: str, event: str):
         self.store = store
         self.table = table
+        self.event = event
+        self.first_game = self._join()
+
+    def _join(self) -> int:
+        """The first game id of the event: the game in progress when the table first
+        published to it, else the next game (one not yet written gets a higher id)."""
+        rows = self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
+                                (self.event,))
+        if rows:
+            return rows[0][0]
+
+        def work(c: sqlite3.Connection) -> None:
+            latest = c.execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1"
+                               ).fetchone()
+            first = 1 if latest is None else latest[0] + (latest[1] != "playing")
+            c.execute("INSERT OR IGNORE INTO publish_events(event, first_game, since) "
+                      "VALUES (?, ?, ?)", (self.event, first, utc_now()))
+        self.store._write(work)
+        return self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
+                                (self.event,))[0][0]
 
     def games(self) -> list[StoredGame]:
-        return self.store.games(self.table)
+        return [g for g in self.store.games(self.table) if g.id >= self.first_game]
 
     def cursors(self) -> dict[int, Cursor]:
         rows = self.store._read("SELECT c.game_id, c.turns_acked, c.result_acked FROM "

@@ -201,7 +201,7 @@ class EventPublisher:
     def _open(self) -> Outbox:
         if self._outbox is None:
             self._store = GameStore.open(self.store_path)
-            self._outbox = Outbox(self._store, self.store_table)
+            self._outbox = Outbox(self._store, self.store_table, self.settings.event)
             self._cursors = self._outbox.cursors()
         return self._outbox
 

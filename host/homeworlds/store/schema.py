@@ -73,11 +73,17 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_game ON observations(game_id, after_turn);
 """
 
-#: Events (docs/event.md). ``publish_cursor``: how much of each game the event's MQTT
+#: Events (docs/event.md). ``publish_events``: from which game on this table publishes to
+#: an event (older games, e.g. played at home, stay private). ``publish_cursor``: how much of each game the event's MQTT
 #: broker acknowledged (the table's outbox is the store's turns beyond the cursor).
 #: ``event_players`` / ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
 #: pairings it made and the results an organiser corrected (a table's store has none).
 _V2_OUTBOX = """
+CREATE TABLE publish_events (
+    event       TEXT PRIMARY KEY,
+    first_game  INTEGER NOT NULL,
+    since       TEXT NOT NULL
+);
 CREATE TABLE publish_cursor (
     game_id       INTEGER PRIMARY KEY REFERENCES games(id),
     announced     INTEGER NOT NULL DEFAULT 0,
