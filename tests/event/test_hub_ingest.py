@@ -129,3 +129,16 @@ def test_a_hub_restarted_on_its_store_continues(tmp_path, table_store):
     for m in msgs:
         hub.handle(*m)
     assert store_rows(tmp_path / "hub.sqlite", "t1") == store_rows(table_store)
+
+
+def test_a_different_turn_under_a_stored_number_is_refused_and_named(tmp_path, table_store):
+    hub, _, _ = make_hub(tmp_path)
+    msgs = messages(table_store, EVENT, "t1")
+    for m in msgs[:3]:
+        hub.handle(*m)
+    other = json.loads(msgs[1][1])
+    other["sdg"] = "Pass"
+    hub.handle(msgs[1][0], json.dumps(other).encode())
+    assert "turn 2" in hub.problems[-1] and "never replaced" in hub.problems[-1]
+    assert store_rows(tmp_path / "hub.sqlite", "t1") == {
+        uid: (turns[:3], None) for uid, (turns, _) in store_rows(table_store).items()}
