@@ -38,14 +38,20 @@ browser:
 	else echo "make: $(CHROMIUM) is absent, so the browser tests (tests/web) will skip;" \
 		"install it with: sudo sh -c '$(CHROMIUM_INSTALL)'"; fi
 
-# The event tests (tests/event) run a real MQTT broker: Debian's mosquitto. Installed with
-# apt-get when we are root or under CI=true; otherwise the command is printed (the event
-# tests then skip, or fail under CI=true).
+# The event tests (tests/event) run a real MQTT broker: Debian's mosquitto (MOSQUITTO names
+# another executable). As root, or under CI (through sudo), the package is installed when
+# absent; otherwise the command is printed and those tests skip (they fail under CI=true).
+MOSQUITTO ?= /usr/sbin/mosquitto
+MOSQUITTO_INSTALL := apt-get update && apt-get install -y --no-install-recommends mosquitto
 mosquitto-bin:
-	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get install -y mosquitto || { apt-get update && apt-get install -y mosquitto; }; \
-	  elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then sudo apt-get install -y mosquitto || { sudo apt-get update && sudo apt-get install -y mosquitto; }; \
-	  else echo "make: the event tests need the MQTT broker mosquitto: sudo apt-get install mosquitto" >&2; fi; }
+	@if [ -x "$(MOSQUITTO)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "make: installing Debian's mosquitto for the event tests"; \
+		$(MOSQUITTO_INSTALL); \
+	elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then \
+		echo "make: installing Debian's mosquitto for the event tests (sudo)"; \
+		sudo sh -c '$(MOSQUITTO_INSTALL)'; \
+	else echo "make: $(MOSQUITTO) is absent, so the event tests (tests/event) will skip;" \
+		"install it with: sudo sh -c '$(MOSQUITTO_INSTALL)'"; fi
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
