@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 
 import pytest
 
@@ -142,3 +143,14 @@ def test_table_events_show_on_the_card(hub):
                   b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
     page = client.get("/").text
     assert "sensors are not connected" in page and "the disk is full" in page
+
+
+def test_clocks_in_the_retained_state_show_on_the_card(hub):
+    client, ingest, _, (_, t2) = hub
+    feed(ingest, t2, "t2", upto=3)
+    state = {"type": "snapshot", "clocks": {"seats": [
+        {"remaining_ms": 125_000, "running": True, "flagged": False},
+        {"remaining_ms": 0, "running": False, "flagged": True}], "paused": None}}
+    ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(state).encode())
+    page = client.get("/").text
+    assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page

@@ -42,6 +42,9 @@ log = logging.getLogger("homeworlds.event")
 WINDOW = 64
 #: Seconds between looks at the store when nobody calls ``wake``.
 POLL_S = 0.5
+#: Least seconds between two retained snapshots that carry no new turn (hints and clocks
+#: change many times a second; a committed turn's snapshot goes out at once).
+SNAPSHOT_EVERY_S = 0.5
 
 
 class EventPublisher:
@@ -76,8 +79,11 @@ class EventPublisher:
         self._snapshot_dirty = True
         self.published = 0
         self._refused = False
+        self._published_turns = False
         self._link_up: bool | None = None
         self._store_fault: str | None = None
+        self._live: dict | None = None
+        self._last_snapshot = float("-inf")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -137,6 +143,14 @@ class EventPublisher:
         if store_fault != self._store_fault:
             self._store_fault = store_fault
             self.publish_event("store", {"fault": store_fault})
+        self._snapshot_dirty = True
+        self._wake.set()
+
+    def offer_snapshot(self, live: dict) -> None:
+        """The live table's feed ``snapshot`` (JSON form; homeworlds.feed): its hints, clocks
+        and sensor link go into the retained state, at most ``SNAPSHOT_EVERY_S`` apart.
+        What was committed (game, turns, position) still comes from the store."""
+        self._live = live
         self._snapshot_dirty = True
         self._wake.set()
 
@@ -249,8 +263,12 @@ class EventPublisher:
             acked = self._cursors.get(game.id, Cursor()).turns_acked
             self._sent_upto[game.id] = min(self._sent_upto.get(game.id, acked), first - 1)
             self._result_sent.discard(game.id)
+        before = self.published
         self._publish_pending(outbox, games.values(), bool(requests))
-        if self._snapshot_dirty:
+        self._published_turns = self.published != before
+        if self._snapshot_dirty and (
+                self._published_turns or
+                time.monotonic() - self._last_snapshot >= SNAPSHOT_EVERY_S):
             self._publish_snapshot(outbox, list(games.values()))
 
     def _forget_inflight(self) -> None:
@@ -325,8 +343,17 @@ class EventPublisher:
                                    result, clocks=clocks)
         message["link_up"] = self._link_up
         message["store_fault"] = self._store_fault
+        live = self._live
+        if live is not None:
+            for key in ("hints", "clocks", "link_up"):
+                if live.get(key) is not None:
+                    message[key] = live[key]
+            live_game = live.get("game") or {}
+            if message.get("game") and live_game.get("uid") == message["game"]["uid"]:
+                message["game"]["turn_started_at"] = live_game.get("turn_started_at")
         self._client.publish(self.topic("state"), encode(message), qos=1, retain=True)
         self._snapshot_dirty = False
+        self._last_snapshot = time.monotonic()
 
     def _state(self, game: StoredGame, turns) -> GameState | None:
         """The position after the stored turns (kept per game and advanced)."""
