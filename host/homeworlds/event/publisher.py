@@ -72,6 +72,8 @@ class EventPublisher:
         self._inflight: dict[int, tuple[int, str, int]] = {}
         self._sent_upto: dict[int, int] = {}
         self._result_sent: set[int] = set()
+        #: games whose result a hub asked for again (sent again though acknowledged)
+        self._resend_result: set[int] = set()
         self._acked_numbers: dict[int, set[int]] = {}
         self._cursors: dict[int, Cursor] = {}
         self._states: dict[int, tuple[int, GameState]] = {}
@@ -263,6 +265,7 @@ class EventPublisher:
             acked = self._cursors.get(game.id, Cursor()).turns_acked
             self._sent_upto[game.id] = min(self._sent_upto.get(game.id, acked), first - 1)
             self._result_sent.discard(game.id)
+            self._resend_result.add(game.id)
         before = self.published
         self._publish_pending(outbox, games.values(), bool(requests))
         self._published_turns = self.published != before
@@ -288,6 +291,8 @@ class EventPublisher:
             if kind == "result":
                 cursor = Cursor(cursor.turns_acked, True)
             else:
+                if number <= cursor.turns_acked:
+                    continue  # a turn sent again on request: the cursor is past it
                 done = self._acked_numbers.setdefault(game_id, set())
                 done.add(number)
                 n = cursor.turns_acked
@@ -305,8 +310,9 @@ class EventPublisher:
         for game in games:
             cursor = self._cursors.get(game.id, Cursor())
             sent = max(self._sent_upto.get(game.id, cursor.turns_acked), 0)
-            if sent >= game.turns and (not game.finished or cursor.result_acked
-                                       or game.id in self._result_sent):
+            result_due = game.finished and game.id not in self._result_sent and (
+                not cursor.result_acked or game.id in self._resend_result)
+            if sent >= game.turns and not result_due:
                 continue
             room = WINDOW - len(self._inflight)
             if room <= 0:
@@ -319,8 +325,8 @@ class EventPublisher:
                 self._sent_upto[game.id] = turn.number
                 self.published += 1
                 self._snapshot_dirty = True
-            if self._sent_upto.get(game.id, 0) >= game.turns and game.finished and \
-                    game.id not in self._result_sent:
+            if max(self._sent_upto.get(game.id, 0), cursor.turns_acked) >= game.turns \
+                    and result_due:
                 result = outbox.store.result(game.id)
                 if result is not None:
                     info = self._client.publish(
@@ -328,6 +334,7 @@ class EventPublisher:
                         encode(result_message(self.settings.table, game, result)), qos=1)
                     self._inflight[info.mid] = (game.id, "result", 0)
                     self._result_sent.add(game.id)
+                    self._resend_result.discard(game.id)
                     self._snapshot_dirty = True
 
     def _publish_snapshot(self, outbox: Outbox, games: list[StoredGame]) -> None:
