@@ -6,6 +6,8 @@ import json
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.topics import table_topic
@@ -142,3 +144,32 @@ def test_a_different_turn_under_a_stored_number_is_refused_and_named(tmp_path, t
     assert "turn 2" in hub.problems[-1] and "never replaced" in hub.problems[-1]
     assert store_rows(tmp_path / "hub.sqlite", "t1") == {
         uid: (turns[:3], None) for uid, (turns, _) in store_rows(table_store).items()}
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                max_size=4), max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(["turns", "result", "state", "online", "events", "request"]),
+       mutate=st.dictionaries(st.sampled_from(["game_uid", "number", "seat", "sdg", "game",
+                                               "committed", "position_json", "winners",
+                                               "kind", "after_turn", "at", "by_seat",
+                                               "online", "handicaps", "players", "rules",
+                                               "first_seat", "uid", "started"]),
+                              json_values, max_size=4))
+def test_garbage_never_stops_the_hub(tmp_path, table_store, kind, mutate):
+    hub, _, _ = make_hub(tmp_path)
+    msgs = messages(table_store, EVENT, "t1")
+    data = json.loads(msgs[0][1])
+    header = data["game"]
+    for key, value in mutate.items():
+        if key in ("handicaps", "players", "rules", "first_seat", "uid", "started"):
+            header[key] = value
+        else:
+            data[key] = value
+    hub.handle(table_topic(EVENT, "t1", kind), json.dumps(data).encode())
+    hub.store.close()

@@ -124,6 +124,12 @@ class HubIngest:
                 self._problem(f"table {table}: could not store a message from {topic}: {exc} "
                               "(it is asked for again)")
                 return
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                # A payload that passed the checks but does not fit (a handicap of the
+                # wrong type, a seat out of range): the message is bad, not the hub.
+                self._problem(f"table {table}: malformed message on {topic}: "
+                              f"{type(exc).__name__}: {exc}")
+                return
             self._changed()
 
     def tick(self) -> None:

@@ -89,4 +89,8 @@ class HubClient:
             self.fault = f"no broker ({reason_text(reason_code)})"
 
     def _on_message(self, client, userdata, message) -> None:
-        self.ingest.handle(message.topic, message.payload)
+        try:
+            self.ingest.handle(message.topic, message.payload)
+        except Exception as exc:  # noqa: BLE001 - paho's thread must live: log and go on
+            log.error("hub: a message on %s could not be handled: %s: %s", message.topic,
+                      type(exc).__name__, exc)
