@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from urllib.parse import quote
 
 import pytest
 
@@ -154,3 +155,16 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
     ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(state).encode())
     page = client.get("/").text
     assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page
+
+
+def test_a_table_name_cannot_inject_markup(hub):
+    client, ingest, _, (t1, _) = hub
+    evil = 'x"><img src=x onerror=alert(1)><script>alert(1)'  # a topic level has no "/"
+    for topic, payload in messages(t1, EVENT, "t1")[:2]:
+        ingest.handle(topic.replace("/t1/", f"/{evil}/"), payload)
+    page = client.get("/").text
+    assert 'data-table="x&quot;&gt;&lt;img' in page
+    assert "<img" not in page and "<script>alert(1)" not in page
+    live = client.get("/tables/" + quote(evil, safe="") + "/live")
+    assert live.status_code == 200
+    assert "<img" not in live.text and "<script>alert(1)" not in live.text

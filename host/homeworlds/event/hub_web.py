@@ -15,7 +15,7 @@ import hmac
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.hub import HubIngest
@@ -121,7 +121,7 @@ class HubPages:
                 out.append(f'<div class="map">{render_svg(state, players=stored.players)}</div>')
             except Exception:  # noqa: BLE001 - a drawing problem must not hide the table
                 out.append(f'<pre class="position">{esc(game["position"])}</pre>')
-        out.append(f'<p><a href="/tables/{esc(name)}/live">Full live view</a> · '
+        out.append(f'<p><a href="/tables/{quote(name, safe="")}/live">Full live view</a> · '
                    f'<a href="/archive/game/{game["id"]}">Replay</a> · '
                    f'<a href="/archive/game/{game["id"]}/export">SDG</a></p></div>')
         return "".join(out)
@@ -232,7 +232,7 @@ def build_app(pages: HubPages):
         name = table_name(request)
         body = await run_in_threadpool(pages.locked, pages.live_fragment, name)
         script = UPDATE_JS % (json.dumps("live"), json.dumps("/events"),
-                              json.dumps(f"/fragment/tables/{name}"))
+                              json.dumps(f"/fragment/tables/{quote(name, safe='')}"))
         return HTMLResponse(whole(f"Table {name}", f'<div id="live">{body}</div>{script}'))
 
     async def live_fragment(request):
