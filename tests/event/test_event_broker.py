@@ -96,6 +96,8 @@ def test_eight_tables_survive_broker_kill_table_kill9_and_an_offline_table(tmp_p
         t.start()
     try:
         wait_for(lambda: hub.committed >= 16, 30, "the first turns at the hub")
+        wait_for(lambda: any(r["table"] == "t8" and (r["game"] or {}).get("turns", 0) >= 2
+                             for r in hub.overview()), 30, "table 8's first turns")
         links["t8"].cut()                    # table 8 loses its network, keeps playing
         time.sleep(0.5)
         broker.kill()                        # the broker dies mid-event...

@@ -168,3 +168,37 @@ def test_a_table_name_cannot_inject_markup(hub):
     live = client.get("/tables/" + quote(evil, safe="") + "/live")
     assert live.status_code == 200
     assert "<img" not in live.text and "<script>alert(1)" not in live.text
+
+
+def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
+    """A live server: the SSE stream sends a notice when a turn arrives."""
+    import threading
+    import time
+
+    import httpx
+    import uvicorn
+
+    from tests.event.broker import free_port
+
+    client, ingest, _, (t1, _) = hub
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(client.app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        notices = []
+        with httpx.Client(timeout=10) as http, \
+                http.stream("GET", f"http://127.0.0.1:{port}/events") as stream:
+            lines = stream.iter_lines()
+            notices.append(next(line for line in lines if line.startswith("data:")))
+            feed(ingest, t1, "t1", upto=1)
+            notices.append(next(line for line in lines if line.startswith("data:")))
+        assert int(notices[1].split(":")[1]) > int(notices[0].split(":")[1])
+        assert 'data-turn="2"' in client.get("/fragment/tables").text
+    finally:
+        server.should_exit = True
+        thread.join(10)
