@@ -92,3 +92,17 @@ def test_a_missing_mosquitto_fails_under_ci(monkeypatch):
     monkeypatch.setenv("CI", "")
     with pytest.raises(pytest.skip.Exception, match="make mosquitto-bin"):
         broker.mosquitto_binary("mosquitto-that-is-not-there")
+
+
+def test_play_goes_on_without_the_mqtt_library(tmp_path, monkeypatch, capsys):
+    from homeworlds.commands import play
+    from homeworlds.event import mqtt
+
+    def missing():
+        raise mqtt.MqttUnavailable("the event features need the paho-mqtt library: "
+                                   f"{mqtt.INSTALL_HINT}")
+    monkeypatch.setattr(mqtt, "paho", missing)
+    config = _load(tmp_path, 'broker = "mqtt://127.0.0.1:1"\nevent = "club"\n')
+    assert play._start_publisher(config, tmp_path / "games.sqlite", "t1") is None
+    err = capsys.readouterr().err
+    assert "not publishing to the event" in err and "homeworlds-table[event]" in err
