@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash
+.PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -19,14 +19,45 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m homeworlds demo
 
-test: $(STAMP)
+test: $(STAMP) browser mosquitto-bin
 	$(PY) -m pytest -q
+
+# The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is
+# ever downloaded at test time. As root, or under CI (through sudo), the package is
+# installed when absent; otherwise the command is printed and those tests skip (they fail
+# under CI=true). CHROMIUM may name another executable (tests/web/conftest.py reads it too).
+CHROMIUM ?= /usr/bin/chromium
+CHROMIUM_INSTALL := apt-get update && apt-get install -y --no-install-recommends chromium
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "make: installing Debian's chromium for the browser tests"; \
+		$(CHROMIUM_INSTALL); \
+	elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then \
+		echo "make: installing Debian's chromium for the browser tests (sudo)"; \
+		sudo sh -c '$(CHROMIUM_INSTALL)'; \
+	else echo "make: $(CHROMIUM) is absent, so the browser tests (tests/web) will skip;" \
+		"install it with: sudo sh -c '$(CHROMIUM_INSTALL)'"; fi
+
+# The event tests (tests/event) run a real MQTT broker: Debian's mosquitto (MOSQUITTO names
+# another executable). As root, or under CI (through sudo), the package is installed when
+# absent; otherwise the command is printed and those tests skip (they fail under CI=true).
+MOSQUITTO ?= /usr/sbin/mosquitto
+MOSQUITTO_INSTALL := apt-get update && apt-get install -y --no-install-recommends mosquitto
+mosquitto-bin:
+	@if [ -x "$(MOSQUITTO)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "make: installing Debian's mosquitto for the event tests"; \
+		$(MOSQUITTO_INSTALL); \
+	elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then \
+		echo "make: installing Debian's mosquitto for the event tests (sudo)"; \
+		sudo sh -c '$(MOSQUITTO_INSTALL)'; \
+	else echo "make: $(MOSQUITTO) is absent, so the event tests (tests/event) will skip;" \
+		"install it with: sudo sh -c '$(MOSQUITTO_INSTALL)'"; fi
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
 	$(PY) benchmarks/corpus_check.py
 
-bench: $(STAMP)
+bench: $(STAMP) mosquitto-bin
 	$(PY) benchmarks/run_all.py
 
 # Long fault-injection and input fuzz runs (the short forms are part of `make test`).

@@ -22,6 +22,8 @@ COMMANDS = (
     "doctor",
     "pad_test",
     "firmware_config",
+    "archive_view",
+    "hub",
 )
 
 

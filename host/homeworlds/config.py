@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from homeworlds.clock import ClockSpec, ClockSpecError
+from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from homeworlds.hints.settings import HintSettings, HintSettingsError
 from homeworlds.pixels.errors import PixelSettingsError
 from homeworlds.pixels.settings import PixelSettings
@@ -39,10 +40,18 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
     "clock": {},   # checked by ClockSpec (docs/clocks.md)
+    # Publishing to an event's MQTT broker (docs/event.md); absent: no broker at all.
+    "event": dict(EVENT_KEYS),
+    # The web display (docs/display.md); attract mode's keys.
+    "display": {"attract_after_s": (int, float), "attract_leds": bool},
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
 }
 
+
+#: Attract mode starts after this many idle seconds (0: never). Under ten seconds it would
+#: start while players are still sitting down; a day is the longest that makes sense.
+ATTRACT_AFTER_RANGE = (10.0, 86400.0)
 
 #: A configuration file is a page of text; anything larger is not one (and is not read whole).
 MAX_CONFIG_BYTES = 1 << 20
@@ -86,6 +95,12 @@ class TableConfig:
     alignment_seed: int | None = None
     #: the time control of this table's games (docs/clocks.md); mode "none" by default
     clock: ClockSpec = field(default_factory=ClockSpec)
+    #: the event's MQTT broker this table publishes to (None: no broker)
+    event: EventSettings | None = None
+    #: [display] attract mode: idle seconds before replays start (0: never), and whether
+    #: the LEDs replay the games too.
+    attract_after_s: float = 120.0
+    attract_leds: bool = False
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -221,11 +236,29 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
     clock = _check_clock(data.get("clock", {}), seats, source)
+    event = None
+    if "event" in data:
+        try:
+            event = EventSettings.from_mapping(
+                data["event"], source=source, base=base,
+                default_table=store.get("table") or layout.name)
+        except EventSettingsError as exc:
+            raise ConfigError(source, exc.key, exc.reason) from None
+    display = data.get("display", {})
+    attract_after_s = float(display.get("attract_after_s", 120.0))
+    low_a, high_a = ATTRACT_AFTER_RANGE
+    if attract_after_s != 0 and not (math.isfinite(attract_after_s)
+                                     and low_a <= attract_after_s <= high_a):
+        raise ConfigError(source, "display.attract_after_s", f"{attract_after_s:g} is out of "
+                          f"range: give idle seconds from {low_a:g} to {high_a:g}, or 0 to "
+                          "turn attract mode off")
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
-                       alignment_seed=table.get("alignment_seed"), clock=clock)
+                       alignment_seed=table.get("alignment_seed"), clock=clock,
+                       attract_after_s=attract_after_s,
+                       attract_leds=display.get("attract_leds", False), event=event)
 
 
 def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:

@@ -200,6 +200,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         if output is not None:
             output.close()
         return _fail(str(exc))
+    publisher = _start_publisher(config, store_path, recorder.table)
 
     def save(commit: Commit) -> None:
         number = len(tracker.record)
@@ -208,6 +209,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
                       tracker.star_tags, elapsed_ms=timed.elapsed_ms if timed else None,
                       clock_ms=timed.clock_ms if timed else None)
         exporter.write(tracker.record)
+        if publisher is not None:
+            publisher.wake()
         print(f"turn {number}: {config.players[commit.seat]}: "
               + "; ".join(str(a) for a in commit.turn) + turn_time_text(timed), flush=True)
         if commit.state.is_over and recorder.fault is None:
@@ -257,6 +260,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         link.configure(**config.scanner)  # re-sent after every reconnect and table restart
     last_message = None
     last_fault = None
+    last_link: bool | None = None
     try:
         while not stop.is_set():
             for event in link.poll(0.02):
@@ -268,6 +272,11 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if recorder.fault != last_fault:
                 _report_fault(recorder, last_fault)
                 last_fault = recorder.fault
+                if publisher is not None:
+                    publisher.table_status(link_up=session.link_up, store_fault=recorder.fault)
+            if publisher is not None and session.link_up != last_link:
+                last_link = session.link_up
+                publisher.table_status(link_up=last_link, store_fault=recorder.fault)
             session.store_fault = recorder.fault is not None
             message = session.status.message
             if message and message != last_message:
@@ -278,6 +287,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     finally:
         link.close()
         recorder.flush()
+        if publisher is not None:
+            publisher.stop()
         if recorder.unsaved:
             print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
                   f"{store_path}: {recorder.fault}; the export {record_path} holds the "
@@ -290,6 +301,26 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
 
 class _ResumeError(Exception):
     pass
+
+
+def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
+    """The event publisher when the configuration names a broker ([event]); the table plays
+    on without it when the MQTT library is missing (the store keeps every turn, published
+    once the table runs with it: docs/event.md)."""
+    if config.event is None:
+        return None
+    from homeworlds.event.mqtt import MqttUnavailable
+    try:
+        from homeworlds.event.publisher import EventPublisher
+        publisher = EventPublisher(config.event, store_path, store_table)
+        publisher.start()
+    except MqttUnavailable as exc:
+        print(f"homeworlds play: not publishing to the event: {exc}", file=sys.stderr,
+              flush=True)
+        return None
+    print(f"publishing to event {config.event.event} as table {config.event.table} via "
+          f"{config.event.broker_text}", flush=True)
+    return publisher
 
 
 def _resume(session, recorder, record_path: Path, config: TableConfig, exporter):

@@ -86,5 +86,48 @@ ALTER TABLE turns ADD COLUMN elapsed_ms INTEGER CHECK (elapsed_ms IS NULL OR ela
 ALTER TABLE turns ADD COLUMN clock_ms INTEGER CHECK (clock_ms IS NULL OR clock_ms >= 0);
 """
 
+#: Events (docs/event.md). ``publish_events``: from which game on this table publishes to
+#: an event (older games, e.g. played at home, stay private). ``publish_cursor``: how much of each game the event's MQTT
+#: broker acknowledged (the table's outbox is the store's turns beyond the cursor).
+#: ``event_players`` / ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
+#: pairings it made and the results an organiser corrected (a table's store has none).
+_V2_OUTBOX = """
+CREATE TABLE publish_events (
+    event       TEXT PRIMARY KEY,
+    first_game  INTEGER NOT NULL,
+    since       TEXT NOT NULL
+);
+CREATE TABLE publish_cursor (
+    game_id       INTEGER PRIMARY KEY REFERENCES games(id),
+    announced     INTEGER NOT NULL DEFAULT 0,
+    turns_acked   INTEGER NOT NULL DEFAULT 0,
+    result_acked  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE event_players (
+    name  TEXT PRIMARY KEY COLLATE NOCASE,
+    seq   INTEGER NOT NULL
+);
+CREATE TABLE event_rounds (
+    number   INTEGER PRIMARY KEY CHECK (number >= 1),
+    started  TEXT NOT NULL
+);
+CREATE TABLE event_pairings (
+    round     INTEGER NOT NULL REFERENCES event_rounds(number),
+    board     INTEGER NOT NULL,
+    player_a  TEXT NOT NULL,
+    player_b  TEXT,
+    table_name TEXT,
+    PRIMARY KEY (round, board)
+);
+CREATE TABLE result_corrections (
+    game_id  INTEGER PRIMARY KEY REFERENCES games(id),
+    winners  TEXT NOT NULL,
+    note     TEXT NOT NULL,
+    at       TEXT NOT NULL
+);
+"""
+
+SCHEMA += _V2_OUTBOX
+
 #: version -> SQL that brings a store of that version to the next one.
-MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS}
+MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS + _V2_OUTBOX}

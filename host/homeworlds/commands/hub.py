@@ -1,0 +1,125 @@
+"""``homeworlds hub --broker URL --event NAME``: follow every table of an event through its
+MQTT broker, keep every game in the hub's own store, and serve the event's page
+(docs/event.md).
+
+The admin token (start a round, pair, correct a result) is read from ``--admin-token-file``
+or the environment variable HOMEWORLDS_HUB_TOKEN; without either, a fresh one is made and
+printed once on the terminal (never logged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import secrets
+import sys
+import threading
+from pathlib import Path
+
+DEFAULT_STORE = "hub.sqlite"
+DEFAULT_LISTEN = "127.0.0.1:8080"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hub", help="follow every table of an event and serve its page",
+                       description=__doc__)
+    p.add_argument("--broker", required=True, metavar="URL",
+                   help="mqtt://host[:port] or mqtts://host[:port] (TLS)")
+    p.add_argument("--event", required=True, help="the event's name (its topic level)")
+    p.add_argument("--store", default=DEFAULT_STORE, metavar="FILE",
+                   help=f"the hub's game store (default: {DEFAULT_STORE})")
+    p.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
+                   help=f"where the page is served (default: {DEFAULT_LISTEN})")
+    p.add_argument("--username")
+    p.add_argument("--password-file", metavar="FILE")
+    p.add_argument("--ca-file", metavar="FILE", help="CA of an mqtts:// broker")
+    p.add_argument("--admin-token-file", metavar="FILE")
+    p.add_argument("--format", choices=("swiss", "round-robin"), default="swiss",
+                   help="how rounds are paired (default: swiss)")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"homeworlds hub: {message}", file=sys.stderr)
+    return 2
+
+
+def _read_secret(path: str, what: str) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not text:
+        raise ValueError(f"{what} {path} is empty")
+    return text
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--listen {text!r}: give HOST:PORT (e.g. 0.0.0.0:8080)")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
+    from homeworlds.event.mqtt import MqttUnavailable
+    from homeworlds.event.settings import NAME_PATTERN, parse_broker_url, redact_url
+    from homeworlds.store import GameStore, StoreError
+
+    try:
+        broker = parse_broker_url(args.broker)
+        host, port = listen_address(args.listen)
+        password = _read_secret(args.password_file, "--password-file") \
+            if args.password_file else None
+        token = (_read_secret(args.admin_token_file, "--admin-token-file")
+                 if args.admin_token_file else os.environ.get("HOMEWORLDS_HUB_TOKEN"))
+    except ValueError as exc:
+        return _fail(redact_url(str(exc)))
+    if not NAME_PATTERN.fullmatch(args.event):
+        return _fail(f"--event {args.event!r}: use letters, digits, '-', '_' or '.'")
+    if args.ca_file and not broker.tls:
+        return _fail("--ca-file is for TLS: use an mqtts:// broker URL")
+    if args.ca_file and not Path(args.ca_file).is_file():
+        return _fail(f"--ca-file {args.ca_file}: no such file")
+    try:
+        import uvicorn
+
+        from homeworlds.event.hub import HubIngest
+        from homeworlds.event.hub_client import HubClient
+        from homeworlds.event.hub_web import HubPages, build_app
+        from homeworlds.event.rounds import EventBook
+    except (ImportError, MqttUnavailable) as exc:
+        return _fail(f"{exc}: pip install 'homeworlds-table[event]'")
+    try:
+        store = GameStore.open(args.store)
+    except StoreError as exc:
+        return _fail(str(exc))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    if not token:
+        token = secrets.token_urlsafe(18)
+        print(f"homeworlds hub: admin token for this run: {token}", flush=True)
+    ingest = HubIngest(store, args.event)
+    try:
+        client = HubClient(broker, args.event, ingest, username=args.username,
+                           password=password,
+                           ca_file=Path(args.ca_file) if args.ca_file else None)
+    except MqttUnavailable as exc:
+        store.close()
+        return _fail(str(exc))
+    pages = HubPages(ingest, args.store, EventBook(store, args.format), admin_token=token,
+                     event=args.event)
+    app = build_app(pages)
+    client.start()
+    print(f"homeworlds hub: event {args.event} from {broker.text()}, store {args.store}, "
+          f"page at http://{host}:{port}/", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    if stop is not None:
+        threading.Thread(target=lambda: (stop.wait(), setattr(server, "should_exit", True)),
+                         daemon=True).start()
+    try:
+        server.run()
+    finally:
+        client.stop()
+        store.close()
+    return 0

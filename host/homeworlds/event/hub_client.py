@@ -1,0 +1,96 @@
+"""The hub's connection to the event's broker: every table topic in, requests for missing
+turns out. The record itself is ``HubIngest``'s."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from homeworlds.event.hub import HubIngest
+from homeworlds.event.mqtt import make_client, reason_text
+from homeworlds.event.payloads import encode
+from homeworlds.event.settings import BrokerAddress
+from homeworlds.event.topics import event_filter, table_topic
+
+log = logging.getLogger("homeworlds.hub")
+
+TICK_S = 0.5
+
+
+class HubClient:
+    def __init__(self, broker: BrokerAddress, event: str, ingest: HubIngest, *,
+                 username: str | None = None, password: str | None = None,
+                 ca_file: Path | None = None, client_id: str | None = None,
+                 keepalive: int = 30):
+        self.broker = broker
+        self.event = event
+        self.ingest = ingest
+        self.connected = False
+        self.fault: str | None = None
+        self._keepalive = keepalive
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # A persistent session: the broker keeps QoS 1 messages while the hub is away.
+        self._client: Any = make_client(broker, client_id or f"hw-hub-{event}",
+                                        username=username, password=password,
+                                        ca_file=ca_file, clean_session=False)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+        ingest._request = self.request
+
+    def start(self) -> None:
+        self._client.connect_async(self.broker.host, self.broker.port,
+                                   keepalive=self._keepalive)
+        self._client.loop_start()
+        self._thread = threading.Thread(target=self._tick, name="hub-tick", daemon=True)
+        self._thread.start()
+        log.info("hub of event %s following %s", self.event, self.broker.text())
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.connected = False  # a disconnect asked for is not a fault
+        if self._thread is not None:
+            self._thread.join(2)
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def request(self, table: str, uid: str, first: int) -> None:
+        """Ask ``table`` to send game ``uid`` again from turn ``first``."""
+        if self.connected:
+            self._client.publish(table_topic(self.event, table, "request"),
+                                 encode({"game_uid": uid, "from": first}), qos=1)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(TICK_S):
+            if self.connected:
+                self.ingest.tick()
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if getattr(reason_code, "is_failure", False):
+            fault = f"the broker {self.broker.text()} refused the hub: " \
+                    f"{reason_text(reason_code)}"
+            if fault != self.fault:  # said once, not at every retry
+                log.warning("%s", fault)
+            self.fault = fault
+            return
+        self.connected, self.fault = True, None
+        client.subscribe(event_filter(self.event), qos=1)
+        log.info("hub connected to %s", self.broker.text())
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if self.connected:
+            log.warning("hub lost the broker %s (%s)", self.broker.text(),
+                        reason_text(reason_code))
+        self.connected = False
+        if not (self.fault or "").startswith(f"the broker {self.broker.text()} refused"):
+            self.fault = f"no broker ({reason_text(reason_code)})"
+
+    def _on_message(self, client, userdata, message) -> None:
+        try:
+            self.ingest.handle(message.topic, message.payload)
+        except Exception as exc:  # noqa: BLE001 - paho's thread must live: log and go on
+            log.error("hub: a message on %s could not be handled: %s: %s", message.topic,
+                      type(exc).__name__, exc)

@@ -1,0 +1,361 @@
+"""The hub's web page (Starlette): every table at a glance, a table's live view, the
+results with the next round's pairings, the archive of every game (docs/event.md, "The
+hub's pages").
+
+Spectators read; admin actions (players, start a round, correct a result) are POSTs that
+carry the admin token in the form (or ``Authorization: Bearer``), never in a cookie, so a
+page of another site cannot make a browser send them; a request without the right token
+gets 403. Errors are pages naming the problem, never a trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+from homeworlds.display.svg import esc, render_svg
+from homeworlds.event.hub import HubIngest
+from homeworlds.event.pairing import PairingError
+from homeworlds.event.rounds import EventBook
+from homeworlds.store.database import StoreError
+from homeworlds.web.pages import error_page, page
+
+#: Seconds between two update notices to one page (a busy event changes many times a second).
+SSE_MIN_INTERVAL_S = 0.1
+#: Largest admin form read (the players' names are the longest field).
+MAX_FORM_BYTES = 64 * 1024
+
+CSS = """
+.tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr));
+          gap: .8rem; }
+.table { border: 1px solid #2c3550; border-radius: .5rem; padding: .5rem .7rem; }
+.table h2 { margin: 0 0 .3rem 0; font-size: 1.1rem; }
+.online { color: #7be08a; } .offline { color: #ff8a80; } .unknown { color: #9aa4c0; }
+.map svg { width: 100%; height: 14rem; }
+table.results td, table.results th { padding: .15rem .6rem; text-align: left; }
+pre.position { font-size: .8rem; }
+nav a { margin-right: 1rem; }
+"""
+
+NAV = ('<nav><a href="/">Tables</a><a href="/results">Results</a>'
+       '<a href="/archive">Archive</a><a href="/admin">Admin</a></nav>')
+
+UPDATE_JS = """
+<script>
+const target = document.getElementById(%s);
+const source = new EventSource(%s);
+source.onmessage = async () => {
+  const r = await fetch(%s, {cache: "no-store"});
+  if (r.ok) { target.innerHTML = await r.text(); }
+};
+</script>
+"""
+
+
+class HubPages:
+    def __init__(self, ingest: HubIngest, store_path: str | Path, book: EventBook, *,
+                 admin_token: str, event: str):
+        self.ingest = ingest
+        self.store_path = Path(store_path)
+        self.book = book
+        self.admin_token = admin_token
+        self.event = event
+
+    # ------------------------------------------------------------------ fragments
+
+    def tables_fragment(self) -> str:
+        rows = self.ingest.overview()
+        if not rows:
+            return '<p class="none">No table has published yet.</p>'
+        cards = [self._card(row) for row in rows]
+        problems = list(self.ingest.problems)[-5:]
+        extra = "".join(f'<li class="problem">{esc(p)}</li>' for p in problems)
+        return ('<div class="tables">' + "".join(cards) + "</div>" +
+                (f"<h3>Problems</h3><ul>{extra}</ul>" if extra else ""))
+
+    def _card(self, row: dict[str, Any]) -> str:
+        name = row["table"]
+        online = row["online"]
+        badge = {True: '<span class="online">online</span>',
+                 False: '<span class="offline">offline</span>'}.get(
+                     online, '<span class="unknown">not heard from</span>')
+        game = row["game"]
+        out = [f'<div class="table" data-table="{esc(name)}"><h2>Table {esc(name)} {badge}</h2>']
+        if row.get("link_up") is False:
+            out.append('<p class="problem">The table\'s sensors are not connected</p>')
+        if row.get("store_fault"):
+            out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
+        if game is None:
+            out.append('<p class="none">No game yet.</p></div>')
+            return "".join(out)
+        players = game["players"]
+        out.append(f"<p>{' v '.join(esc(p) for p in players)}</p>")
+        if game["finished"] or game["result"]:
+            out.append(f'<p class="result">Game over after {game["turns"]} turns</p>')
+        else:
+            out.append(f'<p class="turn" data-turn="{game["turn_number"]}">Turn '
+                       f'{game["turn_number"]}: {esc(game["to_move_name"])} to move</p>')
+        material = ", ".join(f"{esc(p)} {m}" for p, m in zip(players, game["material"],
+                                                                 strict=False))
+        out.append(f'<p class="material">Material (pips): {material}</p>')
+        clocks = row.get("clocks")
+        if isinstance(clocks, dict) and isinstance(clocks.get("seats"), list):
+            parts = []
+            for p, seat in zip(players, clocks["seats"], strict=False):
+                ms = seat.get("remaining_ms") if isinstance(seat, dict) else None
+                if isinstance(ms, int):
+                    flag = " (flag)" if seat.get("flagged") else ""
+                    parts.append(f"{esc(p)} {ms // 60000}:{ms // 1000 % 60:02d}{flag}")
+            if parts:
+                out.append(f'<p class="clocks">Clocks: {", ".join(parts)}</p>')
+        if game["behind"]:
+            out.append(f'<p class="problem">{game["behind"]} turns still on their way</p>')
+        latest = self.ingest.latest(name)
+        if latest is not None:
+            stored, state = latest
+            try:
+                out.append(f'<div class="map">{render_svg(state, players=stored.players)}</div>')
+            except Exception:  # noqa: BLE001 - a drawing problem must not hide the table
+                out.append(f'<pre class="position">{esc(game["position"])}</pre>')
+        out.append(f'<p><a href="/tables/{quote(name, safe="")}/live">Full live view</a> · '
+                   f'<a href="/archive/game/{game["id"]}">Replay</a> · '
+                   f'<a href="/archive/game/{game["id"]}/export">SDG</a></p></div>')
+        return "".join(out)
+
+    def live_fragment(self, table: str) -> str:
+        latest = self.ingest.latest(table)
+        if latest is None:
+            return '<p class="none">No game at this table yet.</p>'
+        stored, state = latest
+        row = next((r for r in self.ingest.overview() if r["table"] == table), None)
+        game = (row or {}).get("game") or {}
+        log = "".join(f"<li>{esc(line)}</li>" for line in self._turn_log(stored.id))
+        return (f"<p>{' v '.join(esc(p) for p in stored.players)} · turn "
+                f"{game.get('turn_number', '?')}</p>"
+                f'<div class="map">{render_svg(state, players=stored.players)}</div>'
+                f"<ol>{log}</ol>")
+
+    def _turn_log(self, game_id: int) -> list[str]:
+        return [t.sdg.replace("\n", "; ") for t in self.ingest.store.turns(game_id)]
+
+    def results_fragment(self) -> str:
+        book = self.book
+        rows = "".join(f"<tr><td>{k + 1}</td><td>{esc(p)}</td><td>{s:g}</td></tr>"
+                       for k, (p, s) in enumerate(book.standings()))
+        out = [f"<h2>Standings ({esc(book.format)})</h2>",
+               '<table class="results"><tr><th>#</th><th>Player</th><th>Points</th></tr>'
+               f"{rows}</table>" if rows else '<p class="none">No players named yet.</p>']
+        boards = book.boards()
+        for number, _started in reversed(book.rounds()):
+            items = []
+            for b in (b for b in boards if b.round == number):
+                if b.b is None:
+                    items.append(f"<tr><td>{b.board}</td><td>{esc(b.a)}</td><td>bye</td>"
+                                 "<td></td></tr>")
+                    continue
+                if b.winner is None:
+                    state = "playing" if b.game is not None else "not started"
+                else:
+                    state = f"{esc(b.winner)} won" if b.winner else "draw"
+                    if b.corrected:
+                        state += " (corrected)"
+                link = (f' <a href="/archive/game/{b.game.id}">game {b.game.id}</a>'
+                        if b.game is not None else "")
+                items.append(f"<tr><td>{b.board}</td><td>{esc(b.a)}</td><td>{esc(b.b)}</td>"
+                             f"<td>{state}{link}</td></tr>")
+            out.append(f"<h3>Round {number}</h3><table class=\"results\">{''.join(items)}"
+                       "</table>")
+        try:
+            pairs = book.next_pairings()
+            nxt = "".join(f"<li>{esc(a)} v {esc(b) if b else 'bye'}</li>" for a, b in pairs)
+            out.append(f"<h3>Next round's pairings</h3><ol>{nxt}</ol>")
+        except PairingError as exc:
+            out.append(f'<p class="none">Next round: {esc(exc)}</p>')
+        return "".join(out)
+
+    def locked(self, work, *args):
+        """Run ``work`` holding the hub's lock: the hub's store connection is shared with
+        the broker's thread, and one transaction must not interleave with another."""
+        with self.ingest.lock:
+            return work(*args)
+
+    # ------------------------------------------------------------------ admin
+
+    def authorised(self, given: str | None) -> bool:
+        return bool(given) and hmac.compare_digest(given.encode(), self.admin_token.encode())
+
+
+def build_app(pages: HubPages):
+    """The Starlette application of the hub."""
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import (
+        HTMLResponse,
+        JSONResponse,
+        RedirectResponse,
+        StreamingResponse,
+    )
+    from starlette.routing import Route
+
+    from homeworlds.web.archive import archive_routes
+
+    ingest = pages.ingest
+    title = f"Event {pages.event}"
+
+    def whole(heading: str, body: str) -> str:
+        return page(heading, f"{NAV}<h1>{esc(heading)}</h1>{body}", css=CSS)
+
+    async def overview(request):
+        body = await run_in_threadpool(pages.locked, pages.tables_fragment)
+        script = UPDATE_JS % (json.dumps("tables"), json.dumps("/events"),
+                              json.dumps("/fragment/tables"))
+        return HTMLResponse(whole(title, f'<div id="tables">{body}</div>{script}'))
+
+    async def tables_fragment(request):
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.tables_fragment))
+
+    async def api_tables(request):
+        return JSONResponse(await run_in_threadpool(ingest.overview))
+
+    def table_name(request) -> str:
+        name = request.path_params["table"]
+        if name not in ingest.tables and ingest.latest(name) is None:
+            raise HTTPException(404, f"no table {name!r} in this event")
+        return name
+
+    async def live(request):
+        name = table_name(request)
+        body = await run_in_threadpool(pages.locked, pages.live_fragment, name)
+        script = UPDATE_JS % (json.dumps("live"), json.dumps("/events"),
+                              json.dumps(f"/fragment/tables/{quote(name, safe='')}"))
+        return HTMLResponse(whole(f"Table {name}", f'<div id="live">{body}</div>{script}'))
+
+    async def live_fragment(request):
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.live_fragment,
+                                                    table_name(request)))
+
+    async def events(request):
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def listener(_version: int) -> None:
+            loop.call_soon_threadsafe(changed.set)
+
+        async def stream():
+            ingest.listeners.append(listener)
+            try:
+                yield f"data: {ingest.version}\n\n"
+                while not await request.is_disconnected():
+                    try:
+                        await asyncio.wait_for(changed.wait(), 15)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    changed.clear()
+                    yield f"data: {ingest.version}\n\n"
+                    await asyncio.sleep(SSE_MIN_INTERVAL_S)
+            finally:
+                ingest.listeners.remove(listener)
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    async def results(request):
+        return HTMLResponse(whole(f"{title}: results",
+                                  await run_in_threadpool(pages.locked,
+                                                          pages.results_fragment)))
+
+    async def admin(request):
+        players = "\n".join(await run_in_threadpool(pages.locked, pages.book.players))
+        stored = await run_in_threadpool(pages.locked, ingest.store.games)
+        games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
+                        f"(table {esc(g.table)})</option>" for g in stored)
+        token = ('<label>Admin token <input type="password" name="token" required '
+                 'autocomplete="off"></label>')
+        body = (
+            '<p>Every action needs the admin token the hub printed when it started.</p>'
+            f'<h2>Players</h2><form method="post" action="/admin/players">{token}<br>'
+            f'<textarea name="players" rows="8" cols="30">{esc(players)}</textarea><br>'
+            '<button>Save players</button></form>'
+            f'<h2>Rounds</h2><form method="post" action="/admin/round">{token} '
+            "<button>Pair and start the next round</button></form>"
+            f'<h2>Correct a result</h2><form method="post" action="/admin/correct">{token}<br>'
+            f'<select name="game">{games}</select> winner '
+            '<input name="winner" placeholder="name, or empty for a draw"> note '
+            '<input name="note" required><button>Correct</button></form>')
+        return HTMLResponse(whole(f"{title}: admin", body))
+
+    async def admin_action(request):
+        origin = request.headers.get("origin")
+        if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
+            raise HTTPException(403, "a form from another site: refused")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise HTTPException(413, "the form is too large")
+        try:
+            fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+        except UnicodeDecodeError:
+            raise HTTPException(400, "the form is not UTF-8 text") from None
+        form = {k: v[0] for k, v in fields.items()}
+        bearer = request.headers.get("authorization", "")
+        token = form.get("token") or (bearer[7:] if bearer.startswith("Bearer ") else None)
+        if not pages.authorised(token if isinstance(token, str) else None):
+            raise HTTPException(403, "the admin token is missing or wrong")
+        action = request.path_params["action"]
+        try:
+            if action == "players":
+                raw = form.get("players")
+                if not isinstance(raw, str):
+                    raise PairingError("name the players, one a line")
+                await run_in_threadpool(pages.locked, pages.book.set_players,
+                                        raw.splitlines())
+            elif action == "round":
+                await run_in_threadpool(pages.locked, pages.book.start_round)
+            elif action == "correct":
+                game, winner, note = form.get("game"), form.get("winner"), form.get("note")
+                if not isinstance(game, str) or not game.isdigit():
+                    raise PairingError("choose a game")
+                if not isinstance(note, str) or not note.strip():
+                    raise PairingError("say why the result is corrected (note)")
+                name = winner.strip() if isinstance(winner, str) else ""
+                await run_in_threadpool(pages.locked, pages.book.correct_result, int(game),
+                                        name or None, note.strip())
+            else:
+                raise HTTPException(404, f"no admin action {action!r}")
+        except PairingError as exc:
+            raise HTTPException(400, str(exc)) from None
+        except StoreError as exc:
+            raise HTTPException(503, str(exc)) from None
+        return RedirectResponse("/results", status_code=303)
+
+    async def http_error(request, exc):
+        titles = {400: "Bad request", 403: "Forbidden", 404: "Not found",
+                  405: "Method not allowed", 413: "Too large", 503: "Unavailable"}
+        return HTMLResponse(error_page(titles.get(exc.status_code, "Error"), exc.detail,
+                                       back="/"), status_code=exc.status_code)
+
+    async def server_error(request, exc):
+        return HTMLResponse(error_page("Hub error", f"{type(exc).__name__}: the hub could "
+                                       "not build this page; the record is safe"),
+                            status_code=500)
+
+    routes = [
+        Route("/", overview),
+        Route("/fragment/tables", tables_fragment),
+        Route("/fragment/tables/{table:str}", live_fragment),
+        Route("/api/tables", api_tables),
+        Route("/events", events),
+        Route("/tables/{table:str}/live", live),
+        Route("/results", results),
+        Route("/admin", admin),
+        Route("/admin/{action:str}", admin_action, methods=["POST"]),
+        *archive_routes(store_path=pages.store_path),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
+                                                        Exception: server_error})

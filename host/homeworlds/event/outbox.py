@@ -1,0 +1,90 @@
+"""The table's outbox: the committed turns and results in its store that the event's
+broker has not acknowledged yet.
+
+The store's turns are the record; ``publish_cursor`` says, per game, whether the game was
+announced, how many of its turns the broker acknowledged (QoS 1 PUBACK) and whether its
+result was. Nothing else is kept: what lies beyond the cursor is sent again after a broker
+outage or a restart of the table host.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from homeworlds.store.database import GameStore, StoredGame, StoredTurn
+from homeworlds.store.recorder import utc_now
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    turns_acked: int = 0
+    result_acked: bool = False
+
+
+class Outbox:
+    """The games of ``table`` that belong to ``event``: the one it was playing when it first
+    published to the event, and every later one (older games stay private)."""
+
+    def __init__(self, store: GameStore, table: str, event: str):
+        self.store = store
+        self.table = table
+        self.event = event
+        self.first_game = self._join()
+
+    def _join(self) -> int:
+        """The first game id of the event: the game in progress when the table first
+        published to it, else the next game (one not yet written gets a higher id)."""
+        rows = self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
+                                (self.event,))
+        if rows:
+            return rows[0][0]
+
+        def work(c: sqlite3.Connection) -> None:
+            latest = c.execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1"
+                               ).fetchone()
+            first = 1 if latest is None else latest[0] + (latest[1] != "playing")
+            c.execute("INSERT OR IGNORE INTO publish_events(event, first_game, since) "
+                      "VALUES (?, ?, ?)", (self.event, first, utc_now()))
+        self.store._write(work)
+        return self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
+                                (self.event,))[0][0]
+
+    def games(self) -> list[StoredGame]:
+        return [g for g in self.store.games(self.table) if g.id >= self.first_game]
+
+    def cursors(self) -> dict[int, Cursor]:
+        rows = self.store._read("SELECT c.game_id, c.turns_acked, c.result_acked FROM "
+                                "publish_cursor c JOIN games g ON g.id = c.game_id JOIN "
+                                "tables t ON t.id = g.table_id WHERE t.name = ?", (self.table,))
+        return {r[0]: Cursor(r[1], bool(r[2])) for r in rows}
+
+    def pending(self) -> list[tuple[StoredGame, Cursor]]:
+        """Games with turns or a result the broker has not acknowledged, oldest first."""
+        cursors = self.cursors()
+        out = []
+        for game in self.games():
+            cursor = cursors.get(game.id, Cursor())
+            if cursor.turns_acked < game.turns or (game.finished and not cursor.result_acked):
+                out.append((game, cursor))
+        return out
+
+    def turns_after(self, game: StoredGame, number: int, limit: int) -> list[StoredTurn]:
+        rows = self.store._read(
+            "SELECT number, seat, sdg, position, star_tags, committed FROM turns WHERE "
+            "game_id = ? AND number > ? ORDER BY number LIMIT ?", (game.id, number, limit))
+        return [StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5])
+                for r in rows]
+
+    def acknowledge(self, acked: dict[int, Cursor]) -> None:
+        """Move the cursors forward (never back) in one transaction."""
+        def work(c: sqlite3.Connection) -> None:
+            for game_id, cur in acked.items():
+                c.execute("INSERT INTO publish_cursor(game_id, announced, turns_acked, "
+                          "result_acked) VALUES (?, 1, ?, ?) ON CONFLICT(game_id) DO UPDATE "
+                          "SET turns_acked = MAX(turns_acked, excluded.turns_acked), "
+                          "result_acked = MAX(result_acked, excluded.result_acked)",
+                          (game_id, cur.turns_acked, int(cur.result_acked)))
+        if acked:
+            self.store._write(work)

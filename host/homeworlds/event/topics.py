@@ -1,0 +1,35 @@
+"""The MQTT topic tree of an event (docs/event.md, "Topics")::
+
+    homeworlds/<event>/tables/<table>/online    retained  {"online": true|false}   (last will)
+    homeworlds/<event>/tables/<table>/state     retained  snapshot of the table's game
+    homeworlds/<event>/tables/<table>/turns     QoS 1     one message per committed turn
+    homeworlds/<event>/tables/<table>/result    QoS 1     how a game ended
+    homeworlds/<event>/tables/<table>/events    QoS 1     table events (link, store faults)
+    homeworlds/<event>/tables/<table>/request   QoS 1     hub -> table: send turns again
+
+Event and table names are single topic levels (``settings.NAME_PATTERN``).
+"""
+
+from __future__ import annotations
+
+ROOT = "homeworlds"
+KINDS = ("online", "state", "turns", "result", "events", "request")
+
+
+def table_topic(event: str, table: str, kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"unknown topic kind {kind!r} (kinds: {', '.join(KINDS)})")
+    return f"{ROOT}/{event}/tables/{table}/{kind}"
+
+
+def event_filter(event: str, kind: str = "+") -> str:
+    """Subscription filter for ``kind`` of every table of the event."""
+    return f"{ROOT}/{event}/tables/+/{kind}"
+
+
+def parse_topic(topic: str) -> tuple[str, str, str] | None:
+    """(event, table, kind) of a table topic, or None for any other topic."""
+    parts = topic.split("/")
+    if len(parts) != 5 or parts[0] != ROOT or parts[2] != "tables" or parts[4] not in KINDS:
+        return None
+    return parts[1], parts[3], parts[4]

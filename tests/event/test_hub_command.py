@@ -1,0 +1,63 @@
+"""`homeworlds hub` as an organiser runs it: a real broker, a table, the page, the token."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+from tests.event.broker import free_port
+from tests.event.helpers import TWO_PLAYER_GAMES, TableProcess, wait_for
+from tests.shared import REPO
+
+
+def get(url: str, data: bytes | None = None) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    except OSError:
+        return 0, ""
+
+
+def test_the_hub_command_follows_a_table_and_guards_admin(tmp_path, broker):
+    token = tmp_path / "admin.token"
+    token.write_text("let-me-in\n")
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(REPO / "host") + os.pathsep + str(REPO / "firmware"))
+    hub = subprocess.Popen([sys.executable, "-m", "homeworlds", "hub", "--broker", broker.url,
+                            "--event", "club", "--store", str(tmp_path / "hub.sqlite"),
+                            "--listen", f"127.0.0.1:{port}", "--admin-token-file", str(token)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    table = TableProcess(tmp_path, broker.url, "club", "t1", TWO_PLAYER_GAMES[0],
+                         interval=0.02, turns=6)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: get(base + "/")[0] == 200, 20, "the hub's page")
+        table.start()
+        wait_for(lambda: 'data-turn="7"' in get(base + "/fragment/tables")[1], 20,
+                 "turn 7 to play on the hub's page")
+        status, text = get(base + "/admin/round", b"token=wrong")
+        assert status == 403 and "admin token is missing or wrong" in text
+        status, text = get(base + "/admin/players", b"token=let-me-in&players=A%0AB")
+        assert status == 200 and "Standings" in text  # redirected to /results
+    finally:
+        table.stop()
+        hub.send_signal(signal.SIGINT)
+        out, err = hub.communicate(timeout=20)
+    assert "Traceback" not in err, err
+    assert "let-me-in" not in out + err
+    assert f"page at http://127.0.0.1:{port}/" in out
+
+
+def test_the_hub_command_refuses_bad_arguments_clearly(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO / "host") + os.pathsep + str(REPO / "firmware"))
+    done = subprocess.run([sys.executable, "-m", "homeworlds", "hub", "--broker",
+                           "mqtt://ann:pw123@host:1883", "--event", "club", "--listen", "nope"],
+                          capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 2
+    assert "--listen 'nope'" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,204 @@
+"""The hub's pages: spectators read, admins need the token."""
+
+from __future__ import annotations
+
+import html
+import json
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from homeworlds.event.hub import HubIngest  # noqa: E402
+from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
+from homeworlds.event.rounds import EventBook  # noqa: E402
+from homeworlds.event.topics import table_topic  # noqa: E402
+from homeworlds.store import GameStore  # noqa: E402
+from homeworlds.store.export import export_sdg  # noqa: E402
+from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
+from tests.event.tables import messages, played_store  # noqa: E402
+
+EVENT = "club"
+TOKEN = "organiser-token-123"
+
+
+@pytest.fixture
+def hub(tmp_path):
+    store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(store, EVENT)
+    # Table t1: kanzenryu v Felix, finished; table t2: jeep v Danner, 6 turns in.
+    t1 = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[0], "t1")
+    t2 = played_store(tmp_path / "t2.sqlite", TWO_PLAYER_GAMES[1], "t2", turns=6)
+    book = EventBook(store, "round-robin")
+    pages = HubPages(ingest, tmp_path / "hub.sqlite", book, admin_token=TOKEN, event=EVENT)
+    client = TestClient(build_app(pages), raise_server_exceptions=False)
+    yield client, ingest, book, (t1, t2)
+    store.close()
+
+
+def feed(ingest, path, table, upto=None):
+    for topic, payload in messages(path, EVENT, table)[:upto]:
+        ingest.handle(topic, payload)
+    ingest.handle(table_topic(EVENT, table, "online"), b'{"online": true}')
+
+
+def test_overview_shows_every_table_with_map_turn_and_material(hub):
+    client, ingest, _, (t1, t2) = hub
+    feed(ingest, t1, "t1")
+    feed(ingest, t2, "t2", upto=4)
+    html = client.get("/").text
+    assert 'data-table="t1"' in html and 'data-table="t2"' in html
+    assert html.count("<svg") == 2
+    assert "Game over" in html
+    assert 'data-turn="5"' in html and "to move" in html
+    assert "Material (pips): jeep" in html
+    assert '<span class="online">online</span>' in html
+    tables = {row["table"]: row for row in client.get("/api/tables").json()}
+    assert tables["t2"]["game"]["turns"] == 4
+    assert client.get("/tables/t2/live").status_code == 200
+
+
+def test_an_unknown_table_is_a_page_not_a_trace(hub):
+    client, *_ = hub
+    r = client.get("/tables/nowhere/live")
+    assert r.status_code == 404
+    assert "no table 'nowhere'" in html.unescape(r.text) and "Traceback" not in r.text
+
+
+def test_archive_replays_and_exports_the_hubs_copy(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1")
+    game = ingest.store.games()[0]
+    assert client.get(f"/archive/game/{game.id}").status_code == 200
+    exported = client.get(f"/archive/game/{game.id}/export").text
+    assert exported == export_sdg(ingest.store, game)
+    assert "kanzenryu" in exported and "Felix" in exported
+
+
+@pytest.mark.parametrize("token", [None, "wrong", ""])
+def test_admin_actions_need_the_token(hub, token):
+    client, _, book, _ = hub
+    data = {"players": "Ann\nBob"}
+    if token is not None:
+        data["token"] = token
+    r = client.post("/admin/players", data=data, follow_redirects=False)
+    assert r.status_code == 403
+    assert book.players() == []
+
+
+def test_a_form_posted_from_another_site_is_refused(hub):
+    client, _, book, _ = hub
+    r = client.post("/admin/players", data={"players": "Ann\nBob", "token": TOKEN},
+                    headers={"origin": "https://evil.example"}, follow_redirects=False)
+    assert r.status_code == 403
+    assert book.players() == []
+
+
+def test_admin_names_players_pairs_a_round_and_results_follow_the_games(hub):
+    client, ingest, book, (t1, _) = hub
+    r = client.post("/admin/players", data={"players": "Felix\njeep\nDanner\nkanzenryu",
+                                            "token": TOKEN}, follow_redirects=False)
+    assert r.status_code == 303
+    assert "Next round" in client.get("/results").text
+    r = client.post("/admin/round", headers={"authorization": f"Bearer {TOKEN}"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    boards = book.boards()
+    assert [(b.a, b.b) for b in boards] == [("Felix", "kanzenryu"), ("jeep", "Danner")]
+    # Table t1 plays Felix v kanzenryu: it counts for board 1 once the hub holds it. (A game
+    # that started before the round, like the fixture's, does not.)
+    feed(ingest, t1, "t1")
+    assert book.boards()[0].game is None
+    t1 = played_store(t1.with_name("t1-round1.sqlite"), TWO_PLAYER_GAMES[0], "t1")
+    feed(ingest, t1, "t1")
+    board = book.boards()[0]
+    assert board.game is not None and board.winner in ("Felix", "kanzenryu")
+    page = client.get("/results").text
+    assert "Round 1" in page and "won" in page
+    assert book.boards()[1].winner is None  # jeep v Danner: not started
+    # The organiser corrects board 1 to a draw.
+    r = client.post("/admin/correct", data={"token": TOKEN, "game": str(board.game.id),
+                                            "winner": "", "note": "flag fall unseen"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    assert book.boards()[0].winner == "" and book.boards()[0].corrected
+    assert dict(book.standings())["Felix"] == 0.5 == dict(book.standings())["kanzenryu"]
+
+
+def test_a_bad_admin_form_gets_a_clear_message(hub):
+    client, *_ = hub
+    r = client.post("/admin/correct", data={"token": TOKEN, "game": "77", "note": "x"})
+    assert r.status_code == 400 and "no game 77" in r.text
+    r = client.post("/admin/round", data={"token": TOKEN})
+    assert r.status_code == 400 and "at least two players" in r.text
+
+
+def test_table_events_show_on_the_card(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1", upto=2)
+    ingest.handle(table_topic(EVENT, "t1", "events"),
+                  b'{"type": "event", "kind": "link", "up": false}')
+    ingest.handle(table_topic(EVENT, "t1", "events"),
+                  b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
+    page = client.get("/").text
+    assert "sensors are not connected" in page and "the disk is full" in page
+
+
+def test_clocks_in_the_retained_state_show_on_the_card(hub):
+    client, ingest, _, (_, t2) = hub
+    feed(ingest, t2, "t2", upto=3)
+    state = {"type": "snapshot", "clocks": {"seats": [
+        {"remaining_ms": 125_000, "running": True, "flagged": False},
+        {"remaining_ms": 0, "running": False, "flagged": True}], "paused": None}}
+    ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(state).encode())
+    page = client.get("/").text
+    assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page
+
+
+def test_a_table_name_cannot_inject_markup(hub):
+    client, ingest, _, (t1, _) = hub
+    evil = 'x"><img src=x onerror=alert(1)><script>alert(1)'  # a topic level has no "/"
+    for topic, payload in messages(t1, EVENT, "t1")[:2]:
+        ingest.handle(topic.replace("/t1/", f"/{evil}/"), payload)
+    page = client.get("/").text
+    assert 'data-table="x&quot;&gt;&lt;img' in page
+    assert "<img" not in page and "<script>alert(1)" not in page
+    live = client.get("/tables/" + quote(evil, safe="") + "/live")
+    assert live.status_code == 200
+    assert "<img" not in live.text and "<script>alert(1)" not in live.text
+
+
+def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
+    """A live server: the SSE stream sends a notice when a turn arrives."""
+    import threading
+    import time
+
+    import httpx
+    import uvicorn
+
+    from tests.event.broker import free_port
+
+    client, ingest, _, (t1, _) = hub
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(client.app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        notices = []
+        with httpx.Client(timeout=10) as http, \
+                http.stream("GET", f"http://127.0.0.1:{port}/events") as stream:
+            lines = stream.iter_lines()
+            notices.append(next(line for line in lines if line.startswith("data:")))
+            feed(ingest, t1, "t1", upto=1)
+            notices.append(next(line for line in lines if line.startswith("data:")))
+        assert int(notices[1].split(":")[1]) > int(notices[0].split(":")[1])
+        assert 'data-turn="2"' in client.get("/fragment/tables").text
+    finally:
+        server.should_exit = True
+        thread.join(10)

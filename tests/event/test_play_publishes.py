@@ -1,0 +1,67 @@
+"""`homeworlds play` on the simulated table with an [event] section: every committed turn
+and the result reach the hub through a real broker, across a broker restart."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from homeworlds.event.hub import HubIngest
+from homeworlds.event.hub_client import HubClient
+from homeworlds.event.settings import parse_broker_url
+from homeworlds.rules import GameState, preset
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.store import GameStore
+from tests.event.helpers import store_rows, wait_for
+from tests.integration.test_store_lifecycle import LAYOUT, _Host, _play, _query
+from tests.store.helpers import OPENING
+
+
+@pytest.fixture
+def event_table(tmp_path, broker):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
+            f'[event]\nbroker = "{broker.url}"\nevent = "club"\ntable = "table-1"\n')
+        yield table, config
+
+
+def test_play_publishes_turns_and_result_to_the_hub(tmp_path, broker, event_table):
+    table, config = event_table
+    hub_store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(hub_store, "club")
+    client = HubClient(parse_broker_url(broker.url), "club", ingest)
+    client.start()
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        wait_for(lambda: ingest.committed == 2, 20, "turns 1-2 at the hub")
+        broker.kill()                       # the broker dies between turns
+        _play(driver, store, OPENING[:4], first=3)
+        time.sleep(0.3)
+        broker.start()
+        host.commands.put("resign Bob\n")
+        wait_for(lambda: _query(store, "SELECT status FROM games") == [("resigned",)], 20,
+                 "the resignation in the table's store")
+        wait_for(lambda: store_rows(tmp_path / "hub.sqlite", "table-1") == store_rows(store),
+                 30, "the hub's copy to equal the table's store")
+    finally:
+        host.close()
+        client.stop()
+        hub_store.close()
+    turns, result = store_rows(store)[next(iter(store_rows(store)))]
+    assert [sdg for _, _, sdg, _ in turns] == OPENING[:4]
+    assert result[0] == "resigned"
+    assert not ingest.problems
+    # The table's sensor link is in its retained state (the hub's card shows a table
+    # without sensors).
+    assert ingest.tables["table-1"].snapshot["link_up"] is True
+    assert next(r for r in ingest.overview() if r["table"] == "table-1")["link_up"] is True

@@ -1,0 +1,80 @@
+"""The table's publisher: the live feed's clocks and hints ride on the retained state."""
+
+from __future__ import annotations
+
+from homeworlds.event.hub import HubIngest
+from homeworlds.event.hub_client import HubClient
+from homeworlds.event.publisher import EventPublisher
+from homeworlds.event.settings import EventSettings, parse_broker_url
+from homeworlds.store import GameStore
+from homeworlds.store.database import StoredResult
+from tests.event.helpers import TWO_PLAYER_GAMES, store_rows, wait_for
+from tests.event.tables import played_store
+
+
+def test_live_clocks_reach_the_hubs_card(tmp_path, broker):
+    table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[0], "t1", turns=5,
+                               finish=False)
+    event = EventSettings.from_mapping({"broker": broker.url, "event": "club", "table": "t1"},
+                                       source="t", base=tmp_path, default_table="t1")
+    hub_store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(hub_store, "club")
+    hub = HubClient(parse_broker_url(broker.url), "club", ingest)
+    hub.start()
+    publisher = EventPublisher(event, table_store, "t1", poll_s=0.1)
+    publisher.start()
+    try:
+        wait_for(lambda: ingest.committed == 5, 20, "the five turns")
+        uid = hub_store.games()[0].uid
+        clocks = {"seats": [{"remaining_ms": 125_000, "running": True, "flagged": False},
+                            {"remaining_ms": 59_000, "running": False, "flagged": False}],
+                  "paused": None}
+        publisher.offer_snapshot({"type": "snapshot", "game": {"uid": uid,
+                                                               "turn_started_at": 1.5},
+                                  "clocks": clocks, "hints": {"lifted": None},
+                                  "link_up": True})
+        row = wait_for(lambda: next((r for r in ingest.overview()
+                                     if r["table"] == "t1" and r["clocks"]), None), 10,
+                       "the clocks at the hub")
+        assert row["clocks"] == clocks and row["link_up"] is True
+        snapshot = ingest.tables["t1"].snapshot
+        assert snapshot["game"]["turns"] == 5 and snapshot["game"]["turn_started_at"] == 1.5
+        assert snapshot["hints"] == {"lifted": None}
+    finally:
+        publisher.stop()
+        hub.stop()
+        hub_store.close()
+
+
+def test_a_hub_that_joins_late_catches_up_from_the_retained_state(tmp_path, broker):
+    """Everything was acknowledged before this hub existed: the table's retained state
+    shows it is behind, it asks, and the table sends the game again with its result."""
+    table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[1], "t1", turns=6,
+                               finish=False)
+    event = EventSettings.from_mapping({"broker": broker.url, "event": "club", "table": "t1"},
+                                       source="t", base=tmp_path, default_table="t1")
+    publisher = EventPublisher(event, table_store, "t1", poll_s=0.1)
+    publisher.start()
+    try:
+        store = GameStore.open(table_store)
+        wait_for(lambda: store._read("SELECT turns_acked FROM publish_cursor") == [(6,)], 10,
+                 "the broker's acknowledgement of six turns")
+        game = store.games("t1")[0]
+        store.finish_game(game.uid, StoredResult("resigned", (0,), 1, "2026-11-25T18:00:00",
+                                                 6))
+        publisher.wake()
+        wait_for(lambda: store._read("SELECT result_acked FROM publish_cursor") == [(1,)], 10,
+                 "the broker's acknowledgement of the result")
+        store.close()
+        hub_store = GameStore.open(tmp_path / "late-hub.sqlite")
+        ingest = HubIngest(hub_store, "club")
+        hub = HubClient(parse_broker_url(broker.url), "club", ingest, client_id="late-hub")
+        hub.start()
+        try:
+            wait_for(lambda: store_rows(tmp_path / "late-hub.sqlite", "t1")
+                     == store_rows(table_store), 20, "the late hub to catch up")
+        finally:
+            hub.stop()
+            hub_store.close()
+    finally:
+        publisher.stop()
