@@ -84,7 +84,7 @@ class SimulatedTableGame:
     def __init__(self, rules: Rules, players: tuple[str, ...], *, first_seat: int = 0,
                  miss_rate: float = 0.05, seed: int = 0, scan_time: int = 0,
                  timeout: float = 20.0, layout_name: str = "standard-2p",
-                 output=None, hint_settings=None):
+                 output=None, hint_settings=None, **session_options):
         self.rules = rules
         self.layout = builtin_layout(layout_name)
         self.registry = make_registry(self.layout, len(players))
@@ -95,7 +95,8 @@ class SimulatedTableGame:
         # so the tracker may judge every change at once.
         self.session = TableSession(self.layout, self.registry, rules, players,
                                     first_seat=first_seat, output=output,
-                                    hint_settings=hint_settings, settle_s=0.0)
+                                    hint_settings=hint_settings, settle_s=0.0,
+                                    **session_options)
         self.host = _Host(self.session, self.link, self.table, timeout)
         self.driver = TableDriver(self.table, GameState(rules, len(players),
                                                         first_to_move=first_seat))
