@@ -144,3 +144,113 @@ def test_wrong_steps_are_shown_as_corrections_and_then_fixed():
             assert sim.driver.differences() == []
     assert seen["unrelated-lift"] >= 1 and seen["early-handover"] >= 1, seen
     assert seen["wrong-place"] >= 1, seen
+
+
+def _opening(sim, person_turns):
+    """Both homeworlds and a first build each, played by the driver (no computer seat)."""
+    from homeworlds.notation.sdg import parse_sdg_action
+    for k, text in enumerate(person_turns):
+        turn = tuple(parse_sdg_action(a.strip(), player=PLAYERS[k % 2]) for a in text.split(";"))
+        sim.driver.play_turn(turn, hand_over=False)
+        sim.settle()
+        assert sim.hand_over_and_wait(sim.driver.state.to_move), sim.session.status
+
+
+OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Hal"]
+
+
+def _shade_of(color, base):
+    """``color`` is ``base`` at some brightness (not black)."""
+    level = max(color) / max(base)
+    return max(color) > 0 and all(abs(c - b * level) <= 2 for c, b in zip(color, base,
+                                                                          strict=True))
+
+
+def test_a_long_press_shows_a_suggestion_that_commits_nothing():
+    from tests.integration.seat_helpers import check_lights, do_step, ring, wait_for_step
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=11,
+                             long_press_s=1.0, suggestion_level=1)
+    with sim:
+        _opening(sim, OPENING)
+        session = sim.session
+        committed = len(session.tracker.record)
+        button = sim.layout.seats[0].button
+        sim.table.long_press(button)
+        wait_for(sim, lambda: (g := session.guidance_shown()) is not None
+                 and g.suggestion, "the hint")
+        step = wait_for_step(sim, suggestion=True)
+        assert step.seat == 0 and step.suggestion
+        check_lights(sim, step)
+        # Marked as a hint: the rings of the step show the suggestion colour.
+        hint = session.renderer.settings.suggestion_color
+        slots = [x for x in (step.lift_slot, step.put_slot) if x is not None]
+        colors = {c for t in range(12) for x in slots for c in ring(sim, x, session.render(t / 10))}
+        assert any(_shade_of(c, hint) for c in colors), colors
+        assert session.hint_view().guidance.to_json()["suggestion"] is True
+        # Nothing is committed while it shows, however long it shows.
+        for _ in range(20):
+            for event in sim.link.poll(0.01):
+                session.handle(event)
+            session.tick()
+        assert len(session.tracker.record) == committed
+        # A second long press cancels it.
+        sim.table.long_press(button)
+        wait_for(sim, lambda: session.guidance_shown() is None, "the hint cancelled")
+        assert len(session.tracker.record) == committed
+        # Asked again, the learner follows it; the hint ends, and their own hand-over
+        # commits the turn the computer suggested.
+        sim.table.long_press(button)
+        step = wait_for_step(sim, suggestion=True)
+        suggested = session._hint_plan[2]
+        while step is not None and step.suggestion:
+            do_step(sim, step)
+            sim.settle()
+            step = session.guidance_shown()
+        assert len(session.tracker.record) == committed
+        assert sim.hand_over_and_wait(1), session.status
+        expected = sim.driver.state.copy()
+        expected.apply_turn(suggested)
+        assert canonical_key(session.tracker.state) == canonical_key(expected)
+
+
+def test_tournament_mode_refuses_hints():
+    from homeworlds.hints import HintSettings
+    from homeworlds.rules import Piece
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=12,
+                             long_press_s=1.0, hint_settings=HintSettings(suggestions=False))
+    with sim:
+        _opening(sim, OPENING)
+        session = sim.session
+        committed = len(session.tracker.record)
+        home = sim.driver.slot("Ann")
+        sim.table.place(sim.table.take_from_bank(Piece.from_text("g1")),
+                        sim.layout.ship_zone(home, 0))
+        sim.settle()
+        sim.table.long_press(sim.layout.seats[0].button)
+        wait_for(sim, lambda: session.suggestions_refused == 1, "the refusal")
+        assert "tournament mode" in " ".join(session.notices)
+        assert session.guidance_shown() is None and session.thinking is None
+        # Without hints a press is acted on at once: the press of the long press hands
+        # Ann's build over, as any press of her button does.
+        wait_for(sim, lambda: len(session.tracker.record) == committed + 1, "the commit")
+        assert str(session.tracker.record[-1][1][0]) == "build g1 at Ann"
+
+
+def test_with_hints_on_a_short_press_hands_over_once_it_cannot_be_a_long_press():
+    from homeworlds.rules import Piece
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=13,
+                             long_press_s=0.5)
+    with sim:
+        _opening(sim, OPENING)
+        session = sim.session
+        committed = len(session.tracker.record)
+        home = sim.driver.slot("Ann")
+        sim.table.place(sim.table.take_from_bank(Piece.from_text("g1")),
+                        sim.layout.ship_zone(home, 0))
+        sim.settle()
+        sim.table.press(sim.layout.seats[0].button)
+        wait_for(sim, lambda: len(session.tracker.record) > committed, "the button's commit")
+        assert str(session.tracker.record[-1][1][0]) == "build g1 at Ann"

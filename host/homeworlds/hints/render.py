@@ -231,7 +231,10 @@ class Renderer:
         size = int(piece.size)
         if shown.lift_slot is not None:
             length = self._rings[shown.lift_slot].length
-            background = scale(guide, s.dim) if shown.kind == "to-bank" else BLACK
+            # A hint always shows its colour; the computer's own turn shows it behind a
+            # piece that goes back to the bank.
+            background = scale(guide, s.dim) if shown.kind == "to-bank" or shown.suggestion \
+                else BLACK
             hints[shown.lift_slot] = size_marks(length, size, scale(color, s.bright),
                                                 spinner_head(now, s.spin_period, length),
                                                 background)
@@ -239,7 +242,8 @@ class Renderer:
             length = self._rings[shown.put_slot].length
             if shown.new_system:
                 hints[shown.put_slot] = size_marks(length, size, scale(color, level), 0,
-                                                   scale(color, s.dim * level))
+                                                   scale(guide if shown.suggestion else color,
+                                                         s.dim * level))
             elif shown.from_bank:
                 hints[shown.put_slot] = size_marks(length, size, scale(color, s.bright), 0,
                                                    scale(guide, level))
