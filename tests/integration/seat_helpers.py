@@ -6,8 +6,7 @@ from __future__ import annotations
 import time
 
 from homeworlds.hints.animation import scale
-from homeworlds.rules import Piece
-from homeworlds.sim import TableDriver
+from homeworlds.sim import TableDriver, carry_out
 
 
 def wait_for(sim, predicate, what, timeout=30.0):
@@ -82,24 +81,7 @@ def held_uid(sim, piece):
 
 def do_step(sim, step):
     """Carry the step out on the simulated table, as the lights and words say."""
-    current = step.detail["current"]
-    piece = Piece.from_text(current["piece"]) if current["piece"] else None
-    source, target = current["source"], current["target"]
-    table = sim.table
-    if step.kind == "token":
-        table.move_token(target["seat"])
-        return
-    if source["kind"] == "bank":
-        uid = table.take_from_bank(piece)
-    elif source["kind"] == "hand":
-        uid = held_uid(sim, piece)
-    else:
-        uid = uid_on(sim, zone_of(sim, source), piece)
-        table.lift(uid)
-    if target["kind"] == "bank":
-        table.to_bank(uid)
-    else:
-        table.place(uid, zone_of(sim, target))
+    carry_out(sim.table, step.detail["current"])
 
 
 def follow(sim, *, max_steps=40, before_each=None):
