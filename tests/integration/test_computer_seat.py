@@ -4,13 +4,21 @@ shown as corrections, and asks for hints."""
 
 from __future__ import annotations
 
-import pytest
+from functools import partial
 
 from homeworlds.advisor import ComputerSeat
 from homeworlds.ai.players import GreedyPlayer
-from homeworlds.rules import canonical_key, preset
+from homeworlds.rules import Piece, canonical_key, preset
 from homeworlds.table_replay import SimulatedTableGame
-from tests.integration.seat_helpers import follow, resync_driver, wait_for
+from tests.integration.seat_helpers import (
+    do_step,
+    follow,
+    held_uid,
+    resync_driver,
+    uid_on,
+    wait_for,
+    zone_of,
+)
 
 PLAYERS = ("Ann", "Hal")
 
@@ -62,9 +70,64 @@ def _blinks_red(sim, slot):
     return all(frame[i] == red for i in sim.layout.slots[slot].ring)
 
 
+def _mischief(sim, mistakes_left, ann_home, seen, step):
+    """Make the next planned mistake instead of the step (then correct it)."""
+    current = step.detail["current"]
+    if mistakes_left and step.kind != "token":
+        kind = mistakes_left.pop()
+        if kind == "wrong-place" and current["target"]["kind"] == "ships":
+            # The piece goes to the other player's side of the right slot.
+            piece = Piece.from_text(current["piece"])
+            wrong = dict(current["target"], seat=0)
+            if current["source"]["kind"] == "bank":
+                uid = sim.table.take_from_bank(piece)
+            elif current["source"]["kind"] == "hand":
+                uid = held_uid(sim, piece)
+            else:
+                uid = uid_on(sim, zone_of(sim, current["source"]), piece)
+                sim.table.lift(uid)
+            sim.table.place(uid, zone_of(sim, wrong))
+            shown = _settled_step(sim)
+            assert shown.text.startswith("wrong place"), shown.text
+            assert shown.detail["mistakes"][0]["kind"] == "wrong-place"
+            assert _blinks_red(sim, wrong["slot"])
+            assert shown.put_slot == current["target"]["slot"]
+            seen["wrong-place"] += 1
+            do_step(sim, shown)  # the correction
+            sim.settle()
+            return
+        if kind == "unrelated-lift":
+            # Ann's own ship at her home: no step of the computer's moves it.
+            zone = sim.layout.ship_zone(ann_home, 0)
+            uid = sim.table.tags_on(zone)[0]
+            sim.table.lift(uid)
+            shown = _settled_step(sim)
+            assert "is not part of this turn: put it back" in shown.text
+            assert shown.detail["mistakes"][0]["kind"] == "unrelated-lift"
+            assert _blinks_red(sim, ann_home)
+            seen["unrelated-lift"] += 1
+            do_step(sim, shown)  # put it back
+            sim.settle()
+            return
+        if kind == "early-handover":
+            committed = len(sim.session.tracker.record)
+            sim.table.move_token(0)
+            sim.settle()
+            wait_for(sim, lambda: sim.session.status.phase == "handover-refused",
+                     "the early hand-over refused")
+            assert len(sim.session.tracker.record) == committed
+            assert "follow the lights" in sim.session.status.message \
+                or "no legal turn" in sim.session.status.message
+            sim.table.move_token(1)
+            seen["early-handover"] += 1
+            sim.settle()
+            return
+    do_step(sim, step)
+    sim.settle()
+
+
+
 def test_wrong_steps_are_shown_as_corrections_and_then_fixed():
-    from tests.integration.seat_helpers import do_step, held_uid, uid_on, zone_of
-    from homeworlds.rules import Piece
 
     sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=9,
                              computer_seats={1: ComputerSeat(level=1, seed=2)},
@@ -80,62 +143,8 @@ def test_wrong_steps_are_shown_as_corrections_and_then_fixed():
             mistakes_left = ["early-handover", "unrelated-lift", "wrong-place"] \
                 if turn_number > 0 else ["wrong-place"]
 
-            def mischief(step):
-                current = step.detail["current"]
-                if mistakes_left and step.kind != "token":
-                    kind = mistakes_left.pop()
-                    if kind == "wrong-place" and current["target"]["kind"] == "ships":
-                        # The piece goes to the other player's side of the right slot.
-                        piece = Piece.from_text(current["piece"])
-                        wrong = dict(current["target"], seat=0)
-                        if current["source"]["kind"] == "bank":
-                            uid = sim.table.take_from_bank(piece)
-                        elif current["source"]["kind"] == "hand":
-                            uid = held_uid(sim, piece)
-                        else:
-                            uid = uid_on(sim, zone_of(sim, current["source"]), piece)
-                            sim.table.lift(uid)
-                        sim.table.place(uid, zone_of(sim, wrong))
-                        shown = _settled_step(sim)
-                        assert shown.text.startswith("wrong place"), shown.text
-                        assert shown.detail["mistakes"][0]["kind"] == "wrong-place"
-                        assert _blinks_red(sim, wrong["slot"])
-                        assert shown.put_slot == current["target"]["slot"]
-                        seen["wrong-place"] += 1
-                        do_step(sim, shown)  # the correction
-                        sim.settle()
-                        return
-                    if kind == "unrelated-lift":
-                        # Ann's own ship at her home: no step of the computer's moves it.
-                        zone = sim.layout.ship_zone(ann_home, 0)
-                        uid = sim.table.tags_on(zone)[0]
-                        sim.table.lift(uid)
-                        shown = _settled_step(sim)
-                        assert "is not part of this turn: put it back" in shown.text
-                        assert shown.detail["mistakes"][0]["kind"] == "unrelated-lift"
-                        assert _blinks_red(sim, ann_home)
-                        seen["unrelated-lift"] += 1
-                        do_step(sim, shown)  # put it back
-                        sim.settle()
-                        return
-                    if kind == "early-handover":
-                        committed = len(sim.session.tracker.record)
-                        sim.table.move_token(0)
-                        sim.settle()
-                        wait_for(sim, lambda: sim.session.status.phase == "handover-refused",
-                                 "the early hand-over refused")
-                        assert len(sim.session.tracker.record) == committed
-                        assert "follow the lights" in sim.session.status.message \
-                            or "no legal turn" in sim.session.status.message
-                        sim.table.move_token(1)
-                        seen["early-handover"] += 1
-                        sim.settle()
-                        return
-                do_step(sim, step)
-                sim.settle()
-
             before = sim.session.tracker.state.copy()
-            follow(sim, before_each=mischief)
+            follow(sim, before_each=partial(_mischief, sim, mistakes_left, ann_home, seen))
             seat, turn = sim.session.tracker.record[-1]
             chosen = before.copy()
             chosen.apply_turn(turn)
