@@ -34,6 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="simulated missed reads per scan (default 0.05)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    p.add_argument("--versus-computer", action="store_true",
+                   help="instead of a recorded game: the north seat is the computer, and a "
+                   "simulated person at the south seat plays it, carrying out the computer's "
+                   "turns step by step as the LEDs show them")
+    p.add_argument("--level", type=int, choices=(1, 2, 3), default=1,
+                   help="the computer's level with --versus-computer (default 1)")
+    p.add_argument("--turns", type=int, default=60,
+                   help="with --versus-computer: stop after this many turns (default 60)")
     p.set_defaults(func=run)
 
 
@@ -48,6 +56,8 @@ def _speed(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
 
+    if getattr(args, "versus_computer", False):
+        return _versus_computer(args)
     try:
         if args.game:
             game = read_sdg_file(Path(args.game))
@@ -151,3 +161,86 @@ class _Screen:
         else:
             sys.stdout.write(text + "\n\n")
         sys.stdout.flush()
+
+
+def _versus_computer(args: argparse.Namespace) -> int:
+    """A simulated person (south, a greedy player) against the computer (north) on the
+    simulated table: the person's hands carry out each step the lights show."""
+    from homeworlds.advisor import ComputerSeat
+    from homeworlds.ai.players import GreedyPlayer
+    from homeworlds.sim import TableDriver, carry_out
+    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
+
+    players = ("Person", "Computer")
+    tty = sys.stdout.isatty()
+    color = tty and not args.no_color
+    delay = 1.0 / args.speed if args.speed > 0 else 0.0
+    sim = SimulatedTableGame(preset(args.rules), players, miss_rate=args.miss_rate, seed=1,
+                             computer_seats={1: ComputerSeat(args.level, seed=1)})
+    person = GreedyPlayer(seed=1, names=players)
+    screen = _Screen(sim, players, color, tty, f"Person vs the computer (level {args.level})"
+                     f" — simulated table, {args.rules} rules")
+    session = sim.session
+    try:
+        with sim:
+            screen.draw("the table is ready")
+            while len(session.tracker.record) < args.turns and not session.tracker.is_over:
+                state = session.tracker.state
+                if state.to_move == 0:
+                    sim.driver = TableDriver(sim.table, state, session.tracker.slot_of_system(
+                        session.observation) if session.observation is not None else {})
+                    turn = person.choose_turn(state)
+                    sim.driver.play_turn(turn, hand_over=False)
+                    sim.settle()
+                    if not sim.hand_over_and_wait(1):
+                        print(f"homeworlds demo: the table refused the person's turn: "
+                              f"{session.status.message}", file=sys.stderr)
+                        return 1
+                    screen.draw("Person hands the turn token to the computer")
+                    continue
+                committed = len(session.tracker.record)
+                screen.draw("the computer is thinking…")
+                shown = _pump_until_step(sim, committed)
+                while shown is not None:
+                    screen.draw(("The computer asks you to: " + shown.text)
+                                if shown.phase == "guiding" else "the computer is thinking…")
+                    if delay:
+                        time.sleep(delay / 2)
+                    carry_out(sim.table, shown.to_json()["current"])
+                    sim.settle()
+                    shown = _pump_until_step(sim, committed)
+                screen.draw("the computer played: "
+                            + "; ".join(map(str, session.tracker.record[-1][1])))
+                if delay:
+                    time.sleep(delay)
+    except SettleTimeout as exc:
+        print(f"homeworlds demo: {exc}", file=sys.stderr)
+        return 1
+    state = session.tracker.state
+    if state.is_over:
+        winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
+        print(f"game over ({state.result.kind}): {winners} wins")
+    else:
+        print(f"stopped after {len(session.tracker.record)} turns")
+    return 0
+
+
+def _pump_until_step(sim, committed: int, timeout: float = 120.0):
+    """Run the host until the computer shows a step (returned) or its turn is committed
+    (None)."""
+    from homeworlds.table_replay import SettleTimeout
+
+    session = sim.session
+    deadline = time.monotonic() + timeout
+    while True:
+        if len(session.tracker.record) > committed:
+            return None
+        shown = session.guidance_shown()
+        if shown is not None and shown.phase == "guiding" and not shown.suggestion:
+            return shown
+        if time.monotonic() > deadline:
+            raise SettleTimeout(f"the computer showed no step within {timeout:g} s "
+                                f"({session.status.message})")
+        for event in sim.link.poll(0.005):
+            session.handle(event)
+        session.tick()
