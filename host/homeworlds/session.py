@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from homeworlds.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
 from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
@@ -206,6 +206,12 @@ class TableSession:
         if held is not None:
             self._long_press(held)
         self._advise()
+        if self.guidance is not None and self.status.phase == "playing" \
+                and self.status.differences:
+            # Mid-way through the computer's turn the table may show what no legal turn
+            # leaves (a star whose last ship has just left): the guidance judges it.
+            self.status = replace(self.status, message="", mistake_slots=frozenset(),
+                                  differences=())
         return True
 
     def _committed(self, commit: Commit) -> None:

@@ -50,7 +50,8 @@ def check_lights(sim, step):
         color = scale(settings.star_colors[int(step.piece.color)], settings.bright)
         lit = ring(sim, step.lift_slot, frame)
         marks = sum(1 for i, c in enumerate(lit) if c == color and lit[i - 1] != color)
-        assert marks == int(step.piece.size), (step.text, lit)
+        assert marks == int(step.piece.size), (step.text, lit, sim.session.status,
+                                               sim.session.hint_view().mistake_slots)
     if step.put_slot is not None:
         assert any(c != (0, 0, 0) for c in ring(sim, step.put_slot, frame)), step.text
     if step.token_seat is not None:

@@ -263,3 +263,47 @@ def test_with_hints_on_a_short_press_hands_over_once_it_cannot_be_a_long_press()
         sim.table.press(sim.layout.seats[0].button)
         wait_for(sim, lambda: len(session.tracker.record) > committed, "the button's commit")
         assert str(session.tracker.record[-1][1][0]) == "build g1 at Ann"
+
+
+def test_the_computer_finishes_an_archive_game_on_the_table():
+    """From the bundled game two turns before its end: the person plays the record's
+    turn, the computer its own: it must find the win the record's winner found (a red
+    sacrifice and a capture at the opponent's home) and guide it onto the table."""
+    from importlib import resources
+
+    from homeworlds.notation.sdg import read_sdg
+    from homeworlds.replay import rules_for_game
+    from homeworlds.rules import GameState
+    from homeworlds.sim import TableDriver
+
+    game = read_sdg(resources.files("homeworlds.data").joinpath("demo-game.raw").read_text())
+    rules = rules_for_game(game, None)
+    keep = len(game.turns) - 2
+    state = GameState(rules, 2, first_to_move=game.turns[0].seat)
+    for turn in game.turns[:keep]:
+        state.apply_turn(turn.actions)
+    sim = SimulatedTableGame(rules, game.players, first_seat=game.turns[0].seat,
+                             miss_rate=0.03, seed=21,
+                             computer_seats={1: ComputerSeat(level=1, seed=1)},
+                             time_limits={1: 3.0})
+    with sim:
+        session = sim.session
+        session.tracker.resume([(t.seat, t.actions) for t in game.turns[:keep]])
+        sim.driver = TableDriver(sim.table, state)
+        sim.driver.arrange()  # the players lay the recorded position out
+        sim.settle()
+        wait_for(sim, lambda: not session.tracker._resumed, "the host to find every system")
+        for turn in game.turns[keep:]:
+            if session.tracker.state.is_over:
+                break
+            if turn.seat == 0:
+                sim.driver = TableDriver(sim.table, session.tracker.state,
+                                         session.tracker.slot_of_system(session.observation))
+                sim.driver.play_turn(turn.actions, hand_over=False)
+                sim.settle()
+                assert sim.hand_over_and_wait(1), session.status
+            else:
+                follow(sim)
+        state = session.tracker.state
+        assert state.is_over and tuple(state.result.winners) == (1,), state.describe()
+        assert [seat for seat, _ in session.tracker.record[keep:]] == [0, 1]

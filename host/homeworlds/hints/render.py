@@ -238,7 +238,14 @@ class Renderer:
             hints[shown.lift_slot] = size_marks(length, size, scale(color, s.bright),
                                                 spinner_head(now, s.spin_period, length),
                                                 background)
-        if shown.put_slot is not None:
+        if shown.put_slot is not None and shown.put_slot == shown.lift_slot:
+            # A capture: the ship turns round on its own slot; its marks turn on the
+            # breathing guide colour.
+            length = self._rings[shown.put_slot].length
+            hints[shown.put_slot] = size_marks(length, size, scale(color, s.bright),
+                                               spinner_head(now, s.spin_period, length),
+                                               scale(guide, level))
+        elif shown.put_slot is not None:
             length = self._rings[shown.put_slot].length
             if shown.new_system:
                 hints[shown.put_slot] = size_marks(length, size, scale(color, level), 0,

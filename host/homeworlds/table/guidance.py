@@ -184,6 +184,8 @@ class TablePlan:
         names = {s.key: s.name for s in self.position.systems}
         out = dict(self.start_names)
         out.update({slot: names[key] for key, slot in self.slot_of.items() if key in names})
+        for slot in self.new_slots:
+            out[slot] = "the new system"  # its name is given when the turn is committed
         return out
 
 
@@ -486,9 +488,20 @@ def _judged(plan: TablePlan, piece: Piece, src: Place, dst: Place, kind: str,
 
 def _order_key(index: int, src: Place, dst: Place) -> tuple:
     # Within one action: a new system's star before the ship that flies there, a piece
-    # already in hand before one still to lift, pieces leaving before pieces arriving.
-    return (index, 0 if dst.kind == "star" else 1, 0 if src.kind == "hand" else 1,
-            0 if dst.kind == "bank" else 1)
+    # already in hand before one still to lift, ships before stars that go back to the
+    # bank (a system whose last ship leaves, or that a catastrophe destroys, keeps its
+    # star until its ships are gone: a slot never shows ships without a star).
+    if dst.kind == "star":
+        rank = 0
+    elif src.kind == "hand":
+        rank = 1
+    elif src.kind == "star":
+        rank = 4
+    elif dst.kind == "bank":
+        rank = 3
+    else:
+        rank = 2
+    return (index, rank)
 
 
 def _seat_name(layout: Layout, players: Sequence[str], seat: int | None) -> str:
