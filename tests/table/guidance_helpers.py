@@ -31,6 +31,7 @@ class Bench:
         self.view = TableView(LAYOUT, self.registry)
         self.slot_of = dict(slot_of)
         self.state = position
+        self.observe()  # the host has seen the table before anyone lifts a piece
 
     def observe(self):
         sets = self.table.zone_sets()

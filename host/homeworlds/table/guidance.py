@@ -488,7 +488,8 @@ def _judged(plan: TablePlan, piece: Piece, src: Place, dst: Place, kind: str,
 
 def _order_key(index: int, src: Place, dst: Place) -> tuple:
     # Within one action: a new system's star before the ship that flies there, a piece
-    # already in hand before one still to lift, ships before stars that go back to the
+    # already in hand before one still to lift, a ship going back to the bank before one
+    # taken from it, ships before stars that go back to the
     # bank (a system whose last ship leaves, or that a catastrophe destroys, keeps its
     # star until its ships are gone: a slot never shows ships without a star).
     if dst.kind == "star":
@@ -498,9 +499,9 @@ def _order_key(index: int, src: Place, dst: Place) -> tuple:
     elif src.kind == "star":
         rank = 4
     elif dst.kind == "bank":
-        rank = 3
+        rank = 2  # a trade: the old ship goes back before the new one is taken
     else:
-        rank = 2
+        rank = 3
     return (index, rank)
 
 
