@@ -120,6 +120,10 @@ class Renderer:
                 run.write(px, self._fixed("solid", run.length, self._mistake))
         position = view.position
         if position is None:
+            if view.guidance is not None and view.guidance.phase == "guiding":
+                for slot, pattern in self._guidance_hints(view, now).items():
+                    if slot not in mistakes:
+                        rings[slot].write(px, pattern)
             return
         slot_system: list[System | None] = [None] * len(rings)
         occupied = [False] * len(rings)
