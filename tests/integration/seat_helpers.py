@@ -45,7 +45,8 @@ def check_lights(sim, step):
     """The LED frame lights what the step names: the piece to lift in its colour (as many
     marks as its size), the destination, the bar of the seat that takes the token."""
     settings = sim.session.renderer.settings
-    frame = sim.session.render(0.0)
+    # In the off half of the blink: a correction's slot blinks red in the on half.
+    frame = sim.session.render(settings.blink_period * 0.75)
     if step.lift_slot is not None:
         color = scale(settings.star_colors[int(step.piece.color)], settings.bright)
         lit = ring(sim, step.lift_slot, frame)

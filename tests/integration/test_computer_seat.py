@@ -307,3 +307,46 @@ def test_the_computer_finishes_an_archive_game_on_the_table():
         state = session.tracker.state
         assert state.is_over and tuple(state.result.winners) == (1,), state.describe()
         assert [seat for seat, _ in session.tracker.record[keep:]] == [0, 1]
+
+
+def test_another_legal_turn_at_the_computers_seat_is_refused_and_guided_back():
+    from homeworlds.ai.players import RandomPlayer
+    from homeworlds.sim import TableDriver
+    from tests.integration.seat_helpers import wait_for_step
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=17,
+                             computer_seats={1: ComputerSeat(level=1, seed=3)},
+                             time_limits={1: 2.0})
+    person = GreedyPlayer(seed=5, names=PLAYERS)
+    with sim:
+        _person_plays(sim, person)
+        follow(sim)  # the computer's homeworld
+        resync_driver(sim)
+        _person_plays(sim, person)
+        session = sim.session
+        wait_for_step(sim)
+        state = session.tracker.state
+        chosen = state.copy()
+        chosen.apply_turn(session._computer_plan[2])
+        other = None
+        for seed in range(50):
+            turn = RandomPlayer(seed=seed, names=PLAYERS).choose_turn(state)
+            after = state.copy()
+            after.apply_turn(turn)
+            if canonical_key(after) != canonical_key(chosen):
+                other = turn
+                break
+        assert other is not None
+        committed = len(session.tracker.record)
+        driver = TableDriver(sim.table, state, session.tracker.slot_of_system(session.observation))
+        driver.play_turn(other, hand_over=False)
+        sim.settle()
+        sim.table.move_token(0)
+        wait_for(sim, lambda: session.status.phase == "handover-refused", "the refusal")
+        assert "another turn than Hal chose" in session.status.message
+        assert len(session.tracker.record) == committed
+        # The lights lead the table back to the computer's turn, which then commits.
+        words = follow(sim)
+        assert words and all(w != "Hand the turn token to Ann" for w in words)
+        assert len(session.tracker.record) == committed + 1
+        assert canonical_key(session.tracker.state) == canonical_key(chosen)

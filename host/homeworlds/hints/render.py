@@ -122,7 +122,7 @@ class Renderer:
         if position is None:
             if view.guidance is not None and view.guidance.phase == "guiding":
                 for slot, pattern in self._guidance_hints(view, now).items():
-                    if slot not in mistakes:
+                    if slot not in mistakes or not blink_on(now, s.blink_period):
                         rings[slot].write(px, pattern)
             return
         slot_system: list[System | None] = [None] * len(rings)
@@ -140,6 +140,10 @@ class Renderer:
         pulse = None
         for slot, run in enumerate(rings):
             if slot in mistakes:
+                if guiding and hints is not None and slot in hints \
+                        and not blink_on(now, s.blink_period):
+                    # A correction: between the red blinks, the piece to take away.
+                    run.write(px, hints[slot])
                 continue  # drawn above, or dark in the blink's off half
             system = slot_system[slot]
             if guiding and hints is not None and slot in hints:
