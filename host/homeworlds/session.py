@@ -124,6 +124,12 @@ class TableSession:
         self.notices: deque[str] = deque(maxlen=SESSION_LOG_LIMIT)
         self.suggestions_refused = 0
         self._last_step_text: str | None = None
+        #: The position whose computer turn could not be chosen or shown (not retried:
+        #: the terminal says why, and the players may end the game off the board).
+        self._failed_key: tuple | None = None
+        self._shown_cache: tuple[tuple, GuidanceShown | None] | None = None
+        #: The computer's answer for its turn, until its plan can be laid on the table.
+        self._chosen: Thinking | None = None
 
     # ---- events ----
 
@@ -254,13 +260,18 @@ class TableSession:
         if not playing:
             return
         seat = state.to_move
+        if self._chosen is not None and self._chosen.key != key:
+            self._chosen = None
         if seat in self.computer:
-            if self._computer_plan is None and thinking is None:
+            if thinking is not None and thinking.done and thinking.purpose == "turn":
+                self.thinking = None
+                self._chosen = thinking
+            if self._chosen is not None and self._computer_plan is None:
+                self._computer_chose(self._chosen, obs)
+            elif self._computer_plan is None and self.thinking is None \
+                    and self._chosen is None and self._failed_key != key:
                 self._think(seat, "turn", self.computer[seat].level,
                             self.computer[seat].time_limit, self.computer[seat].seed)
-            elif thinking is not None and thinking.done and thinking.purpose == "turn":
-                self.thinking = None
-                self._computer_chose(thinking, obs)
         elif thinking is not None and thinking.done and thinking.purpose == "suggestion":
             self.thinking = None
             self._suggestion_ready(thinking, obs)
@@ -294,6 +305,9 @@ class TableSession:
                    else f"{who} asked for a hint: the computer (level {level}) is thinking…")
 
     def _plan(self, thinking: Thinking, obs: Observation, token: bool) -> TablePlan | None:
+        """The table after the chosen turn; None when there is none. Raises
+        ``GuidanceError`` while the table does not show every system (tried again at the
+        next observation)."""
         state = self.tracker.state
         if thinking.error is not None or thinking.turn is None:
             self._note(f"the computer could not choose a turn: {thinking.error}")
@@ -308,14 +322,26 @@ class TableSession:
         try:
             return plan_turn(self.layout, state, self.tracker.slot_of_system(obs),
                              thinking.turn, token_to=token_to)
-        except (GuidanceError, HomeworldsError) as exc:
-            self._note(f"the computer's turn cannot be shown on this table: {exc}")
+        except HomeworldsError as exc:
+            self._note(f"the computer chose a turn the rules refuse: {exc}")
             return None
 
     def _computer_chose(self, thinking: Thinking, obs: Observation) -> None:
-        plan = self._plan(thinking, obs, token=True)
-        if plan is None:
+        try:
+            plan = self._plan(thinking, obs, token=True)
+        except GuidanceError as exc:
+            # E.g. a star lifted at this instant: its system is on no slot. Kept, and
+            # planned again at the next observation of the table.
+            text = f"the computer's turn cannot be shown yet: {exc}"
+            if text != self._last_step_text:
+                self._note(text)
+            self._last_step_text = text
             return
+        if plan is None:
+            self._failed_key = thinking.key
+            self._chosen = None
+            return
+        self._chosen = None
         seat = thinking.seat
         self._computer_plan = (thinking.key, seat, thinking.turn, plan)
         self.tracker.expected = (seat, thinking.turn)
@@ -323,7 +349,11 @@ class TableSession:
                    + f" ({thinking.seconds():.1f} s): follow the lights")
 
     def _suggestion_ready(self, thinking: Thinking, obs: Observation) -> None:
-        plan = self._plan(thinking, obs, token=False)
+        try:
+            plan = self._plan(thinking, obs, token=False)
+        except GuidanceError as exc:
+            self._note(f"the hint cannot be shown: {exc}; long-press again")
+            return
         if plan is None:
             return
         self._hint_plan = (thinking.key, thinking.seat, thinking.turn, plan)
@@ -370,7 +400,21 @@ class TableSession:
         self._think(seat, "suggestion", self.suggestion_level, None, None)
 
     def guidance_shown(self) -> GuidanceShown | None:
-        """What the lights and displays show of the computer: thinking, or the step."""
+        """What the lights and displays show of the computer: thinking, or the step
+        (worked out once per judgement of the table, not per frame)."""
+        thinking = self.thinking
+        # The cache holds the objects themselves (compared by identity), so a new
+        # judgement is never mistaken for an old one.
+        key = (thinking, thinking is not None and thinking.done, self.guidance,
+               self.hint_guidance)
+        cached = self._shown_cache
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        shown = self._guidance_shown()
+        self._shown_cache = (key, shown)
+        return shown
+
+    def _guidance_shown(self) -> GuidanceShown | None:
         thinking = self.thinking
         if thinking is not None and not thinking.done:
             return GuidanceShown(thinking.seat, "thinking",
