@@ -350,3 +350,86 @@ def test_another_legal_turn_at_the_computers_seat_is_refused_and_guided_back():
         assert words and all(w != "Hand the turn token to Ann" for w in words)
         assert len(session.tracker.record) == committed + 1
         assert canonical_key(session.tracker.state) == canonical_key(chosen)
+
+
+class _Gated:
+    """The level-1 computer, answering only once ``gate`` is set (to time its answer)."""
+
+    def __init__(self, gate, level, seed, rules, names):
+        from homeworlds.ai.players import ComputerPlayer
+        self.gate = gate
+        self.inner = ComputerPlayer(level, seed=seed, rules=rules, names=names)
+
+    def choose_turn(self, state):
+        assert self.gate.wait(20)
+        return self.inner.choose_turn(state)
+
+
+def test_the_computer_answering_while_a_star_is_lifted_is_shown_once_it_is_back():
+    import threading
+
+    gate = threading.Event()
+    sim = SimulatedTableGame(
+        preset("looney"), PLAYERS, miss_rate=0.0, seed=23,
+        computer_seats={1: ComputerSeat(level=1, seed=7)},
+        player_factory=lambda level, seed, rules, names: _Gated(gate, level, seed, rules,
+                                                                names))
+    person = GreedyPlayer(seed=3, names=PLAYERS)
+    with sim:
+        _person_plays(sim, person)
+        gate.set()
+        follow(sim)  # the computer's homeworld
+        resync_driver(sim)
+        gate.clear()
+        _person_plays(sim, person)
+        session = sim.session
+        wait_for(sim, lambda: session.guidance_shown() is not None
+                 and session.guidance_shown().phase == "thinking", "the thinking")
+        # Someone lifts Ann's home stars; the computer answers meanwhile.
+        home = session.tracker.slot_of_system(session.observation)["Ann"]
+        stars = sim.table.tags_on(sim.layout.slots[home].star_zone)
+        for star in stars:
+            sim.table.lift(star)
+        sim.settle()
+        gate.set()
+        wait_for(sim, lambda: any("cannot be shown yet" in n for n in session.notices),
+                 "the notice")
+        assert session.guidance_shown() is None
+        for star in stars:
+            sim.table.place(star, sim.layout.slots[home].star_zone)
+        sim.settle()
+        before = session.tracker.state.copy()
+        follow(sim)
+        seat, turn = session.tracker.record[-1]
+        chosen = before.copy()
+        chosen.apply_turn(turn)
+        assert seat == 1 and canonical_key(chosen) == canonical_key(session.tracker.state)
+
+
+def test_a_computer_that_fails_is_reported_and_the_game_is_kept():
+    class Broken:
+        def __init__(self, *args):
+            self.calls = 0
+
+        def choose_turn(self, state):
+            raise RuntimeError("the search ran out of memory")
+
+    made = []
+
+    def factory(*args):
+        made.append(Broken())
+        return made[-1]
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.0, seed=29,
+                             computer_seats={1: ComputerSeat(level=1)}, player_factory=factory)
+    with sim:
+        _person_plays(sim, GreedyPlayer(seed=3, names=PLAYERS))
+        session = sim.session
+        wait_for(sim, lambda: any("could not choose a turn: RuntimeError: the search ran out "
+                                  "of memory" in n for n in session.notices), "the report")
+        for _ in range(30):
+            for event in sim.link.poll(0.01):
+                session.handle(event)
+            session.tick()
+        assert len(made) == 1  # reported once, not retried in a loop
+        assert len(session.tracker.record) == 1 and session.guidance_shown() is None
