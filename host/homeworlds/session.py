@@ -193,6 +193,12 @@ class TableSession:
         else:
             self._dirty_since = max(self._dirty_since, self.clock())
 
+    @property
+    def judged(self) -> bool:
+        """Every change of the table seen so far has been judged (status and guidance
+        describe the table as last reported)."""
+        return self._dirty_since is None
+
     def evaluate(self, force: bool = False) -> bool:
         """Let the tracker judge the table if it changed and has been still for
         ``settle_s`` (or at once with ``force``); True when it judged."""

@@ -26,10 +26,16 @@ def shown(sim):
     return sim.session.guidance_shown()
 
 
+def in_step(sim):
+    """The host has seen and judged the table as it lies (a tag the simulated readers
+    missed for a moment looks like a lifted piece until it is read again)."""
+    return sim.host.in_step() and sim.session.judged
+
+
 def wait_for_step(sim, suggestion=False):
     """Wait until the computer has chosen and the lights show a step; return it."""
     wait_for(sim, lambda: (g := shown(sim)) is not None and g.phase == "guiding"
-             and g.suggestion == suggestion, "a guided step")
+             and g.suggestion == suggestion and in_step(sim), "a guided step")
     return shown(sim)
 
 
@@ -93,7 +99,8 @@ def follow(sim, *, max_steps=40, before_each=None):
     words = []
     for _ in range(max_steps):
         wait_for(sim, lambda: len(sim.session.tracker.record) > committed or (
-            (g := shown(sim)) is not None and g.phase == "guiding"), "a step or the commit")
+            (g := shown(sim)) is not None and g.phase == "guiding" and in_step(sim)),
+            "a step or the commit")
         if len(sim.session.tracker.record) > committed:
             return words
         step = shown(sim)

@@ -14,6 +14,7 @@ from tests.integration.seat_helpers import (
     do_step,
     follow,
     held_uid,
+    in_step,
     resync_driver,
     uid_on,
     wait_for,
@@ -59,7 +60,8 @@ def test_a_person_plays_the_computer_following_the_lights():
 
 def _settled_step(sim):
     sim.settle()
-    wait_for(sim, lambda: sim.session.guidance_shown() is not None, "guidance")
+    wait_for(sim, lambda: sim.session.guidance_shown() is not None and in_step(sim),
+             "guidance")
     return sim.session.guidance_shown()
 
 

@@ -236,7 +236,10 @@ def _pump_until_step(sim, committed: int, timeout: float = 120.0):
         if len(session.tracker.record) > committed:
             return None
         shown = session.guidance_shown()
-        if shown is not None and shown.phase == "guiding" and not shown.suggestion:
+        # Acted on only when the host has judged the whole table as it lies (a tag missed
+        # for a moment by the simulated readers would look like a lifted piece).
+        if shown is not None and shown.phase == "guiding" and not shown.suggestion \
+                and sim.host.in_step() and session.judged:
             return shown
         if time.monotonic() > deadline:
             raise SettleTimeout(f"the computer showed no step within {timeout:g} s "
