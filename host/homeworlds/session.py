@@ -238,8 +238,10 @@ class TableSession:
     # ---- the computer at the table ----
 
     def _game_key(self) -> tuple:
-        """Identifies the committed position (a new game or a commit changes it)."""
-        return (id(self.tracker.state), len(self.tracker.record))
+        """Identifies the committed position (a new game or a commit changes it). It holds
+        the game's state object itself, compared by identity (``GameState`` defines no
+        equality), so a new game is never taken for an old one."""
+        return (self.tracker.state, len(self.tracker.record))
 
     def _note(self, text: str) -> None:
         self.notices.append(text)
