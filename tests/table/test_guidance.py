@@ -206,3 +206,35 @@ def test_a_system_without_a_slot_is_a_clear_error(homes):
         plan_turn(LAYOUT, bench.state, {"Ann": ANN}, _turn("Build G1 Ann"))
     with pytest.raises(GuidanceError, match="no slot for Far"):
         plan_position(LAYOUT, bench.state, {"Ann": ANN, "Bob": BOB})
+
+
+def test_guiding_back_over_a_discovery_and_a_faded_system():
+    """Undo a turn that discovered a system and left another empty: the new system goes
+    back to the bank, the faded one is laid out again on a free slot."""
+    from homeworlds.table.guidance import observed_places
+
+    # Ann's only ship at Far leaves it to discover Nova: Far fades.
+    lone = position(system("Ann", "y1 b2", "g3 y1", "", 0), system("Bob", "r1 y2", "", "g3 r2", 1),
+                    system("Far", "y3", "g1", ""))
+    bench = Bench(lone, {"Ann": ANN, "Bob": BOB, "Far": FAR})
+    turn = _turn("Discover G1 Far B1 Nova")
+    plan = plan_turn(LAYOUT, lone, bench.slot_of, turn)
+    _follow(bench, plan)
+    nova = next(slot for slot, name in plan.system_at().items() if name == "the new system")
+    assert bench.table.tags_on(LAYOUT.slots[FAR].star_zone) == ()  # Far faded
+    # Back to the position before the turn, from what the table shows now.
+    obs = bench.observe()
+    with pytest.raises(GuidanceError, match="no slot for Far"):
+        plan_position(LAYOUT, lone, {"Ann": ANN, "Bob": BOB, "Nova": nova})
+    back = plan_position(LAYOUT, lone, {"Ann": ANN, "Bob": BOB, "Nova": nova},
+                         start=observed_places(obs), fill=True, avoid={nova})
+    far = back.slot_of["far"]
+    assert far not in (ANN, BOB, nova) and far in back.new_slots
+    guidance = guide(back, obs)
+    assert not guidance.mistakes
+    words = _words(guidance)
+    assert any("Take a large yellow star from the bank and put it on the empty slot" in w
+               for w in words), words
+    assert any("small blue star" in w and "return it to the bank" in w for w in words), words
+    _follow(bench, back)
+    assert guide(back, bench.observe()).complete

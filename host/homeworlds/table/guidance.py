@@ -21,7 +21,7 @@ undone reappears and a correction disappears as soon as it is made.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from homeworlds.rules import Catastrophe, Discover, GameState, Piece
@@ -250,16 +250,32 @@ def _keyed(slot_of: Mapping[str, int]) -> dict[str, int]:
 
 def plan_position(layout: Layout, position: GameState, slot_of: Mapping[str, int], *,
                   start: Mapping[Place, Counter] | None = None,
-                  token_to: int | None = None) -> TablePlan:
+                  token_to: int | None = None, fill: bool = False,
+                  avoid: Iterable[int] = ()) -> TablePlan:
     """The plan of a table showing ``position`` with its systems on ``slot_of`` (system
-    name -> slot; every system needs one)."""
-    keyed = _keyed(slot_of)
-    missing = [s.name for s in position.systems if s.key not in keyed]
-    if missing:
-        raise GuidanceError(f"no slot for {', '.join(missing)}")
+    name -> slot; names of systems not in ``position`` are ignored).
+
+    This is the entry point for guiding the table back to an earlier position (an undo):
+    ``slot_of`` is where the systems lie now (``TurnTracker.slot_of_system``), ``start``
+    what the table shows now (``observed_places(observation)``: a piece put beyond it is
+    then judged a wrong place). With ``fill`` a system that has no slot (it faded or was
+    destroyed since) gets a free one, not in ``avoid`` (e.g. slots holding pieces now),
+    its seat's home slot for a home; without it, a system without a slot is an error."""
+    present = {s.key for s in position.systems}
+    keyed = {k: v for k, v in _keyed(slot_of).items() if k in present}
+    missing = [s for s in position.systems if s.key not in keyed]
+    if missing and not fill:
+        raise GuidanceError(f"no slot for {', '.join(s.name for s in missing)}")
+    used = set(keyed.values()) | set(avoid)
+    new_slots = set()
+    for system in missing:
+        slot = _free_slot(layout, used, system, position.to_move, None)
+        keyed[system.key] = slot
+        used.add(slot)
+        new_slots.add(slot)
     wanted = _position_places(layout, position, keyed)
     return TablePlan(position, keyed, wanted, dict(start or {}), token_to=token_to,
-                     start_known=start is not None)
+                     new_slots=frozenset(new_slots), start_known=start is not None)
 
 
 def plan_turn(layout: Layout, state: GameState, slot_of: Mapping[str, int], turn,
