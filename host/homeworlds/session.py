@@ -26,8 +26,16 @@ from homeworlds.link import (
     ZoneChanged,
 )
 from homeworlds.pixels import PixelOutput
-from homeworlds.rules import HomeworldsError, Rules
-from homeworlds.table.guidance import Guidance, GuidanceError, TablePlan, guide, plan_turn
+from homeworlds.rules import GameState, HomeworldsError, Rules
+from homeworlds.table.guidance import (
+    Guidance,
+    GuidanceError,
+    TablePlan,
+    guide,
+    observed_places,
+    plan_position,
+    plan_turn,
+)
 from homeworlds.table.layout import Layout
 from homeworlds.table.registry import Registry
 from homeworlds.table.tracker import Commit, Status, TurnTracker
@@ -130,6 +138,9 @@ class TableSession:
         self._shown_cache: tuple[tuple, GuidanceShown | None] | None = None
         #: The computer's answer for its turn, until its plan can be laid on the table.
         self._chosen: Thinking | None = None
+        #: Guiding the table back to a position (``guide_back``): the plan, its judgement.
+        self._restore_plan: TablePlan | None = None
+        self.restore_guidance: Guidance | None = None
 
     # ---- events ----
 
@@ -265,6 +276,12 @@ class TableSession:
         if self._hint_plan is not None and self._hint_plan[0] != key:
             self._hint_plan = None
             self.hint_guidance = None
+        if self._restore_plan is not None and obs is not None:
+            self.restore_guidance = guide(self._restore_plan, obs)
+            if not self.restore_guidance.complete:
+                return  # the computer waits until the table shows the position again
+            self._note("the table shows the earlier position again")
+            self._restore_plan, self.restore_guidance = None, None
         if not playing:
             return
         seat = state.to_move
@@ -301,6 +318,27 @@ class TableSession:
                 self._hint_plan, self.hint_guidance = None, None
             else:
                 self.hint_guidance = judged
+
+    def guide_back(self, position: GameState) -> Guidance:
+        """Guide the players from what the table shows now to ``position`` (e.g. the
+        position before an undone turn, which the caller has made the tracker's): the
+        systems keep their slots, systems gone from the table get free ones. Shown like
+        the computer's steps until the table shows it; raises ``GuidanceError`` when the
+        table is not known yet."""
+        obs = self.observation
+        if obs is None:
+            raise GuidanceError("the table has not been seen yet")
+        slot_of = self.tracker.slot_of_system(obs)
+        busy = {c.slot for c in obs.slots if not c.empty}
+        plan = plan_position(self.layout, position, slot_of, start=observed_places(obs),
+                             fill=True, avoid=busy)
+        self._restore_plan = plan
+        self.restore_guidance = guide(plan, obs)
+        current = self.restore_guidance.current
+        if current is not None:
+            self._note("back to the earlier position: "
+                       + current.text(self.layout, self.players, plan.system_at()))
+        return self.restore_guidance
 
     def _think(self, seat: int, purpose: str, level: int, time_limit: float | None,
                seed: int | None) -> None:
@@ -414,7 +452,7 @@ class TableSession:
         # The cache holds the objects themselves (compared by identity), so a new
         # judgement is never mistaken for an old one.
         key = (thinking, thinking is not None and thinking.done, self.guidance,
-               self.hint_guidance)
+               self.hint_guidance, self.restore_guidance)
         cached = self._shown_cache
         if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
             return cached[1]
@@ -427,7 +465,10 @@ class TableSession:
         if thinking is not None and not thinking.done:
             return GuidanceShown(thinking.seat, "thinking",
                                  suggestion=thinking.purpose == "suggestion")
-        for judged, suggestion, plan in ((self.guidance, False, self._computer_plan),
+        restore = None if self._restore_plan is None else (
+            (), self.tracker.state.to_move, (), self._restore_plan)
+        for judged, suggestion, plan in ((self.restore_guidance, False, restore),
+                                         (self.guidance, False, self._computer_plan),
                                          (self.hint_guidance, True, self._hint_plan)):
             if judged is None or plan is None:
                 continue
@@ -471,7 +512,7 @@ class TableSession:
                 self._alignment_shown = None
         guidance = self.guidance_shown()
         mistakes = status.mistake_slots
-        for judged in (self.guidance, self.hint_guidance):
+        for judged in (self.guidance, self.hint_guidance, self.restore_guidance):
             if judged is not None and guidance is not None and guidance.phase == "guiding":
                 mistakes = mistakes | judged.mistake_slots
         return HintView(

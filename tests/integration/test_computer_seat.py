@@ -435,3 +435,36 @@ def test_a_computer_that_fails_is_reported_and_the_game_is_kept():
             session.tick()
         assert len(made) == 1  # reported once, not retried in a loop
         assert len(session.tracker.record) == 1 and session.guidance_shown() is None
+
+
+def test_the_table_is_guided_back_to_an_earlier_position():
+    """The undo entry point: after a turn, the players are guided back to the position
+    before it (the tracker's own undo is the caller's: here the position is compared on
+    the table)."""
+    from homeworlds.sim import compare_table
+    from tests.integration.seat_helpers import do_step
+
+    sim = SimulatedTableGame(preset("looney"), PLAYERS, miss_rate=0.03, seed=31)
+    with sim:
+        _opening(sim, OPENING)
+        session = sim.session
+        before = session.tracker.state.copy()
+        slots = session.tracker.slot_of_system(session.observation)
+        from homeworlds.notation.sdg import parse_sdg_action
+        sim.driver.play_turn((parse_sdg_action("Discover G1 Ann B3 Far", player="Ann"),),
+                             hand_over=False)
+        sim.settle()
+        assert sim.hand_over_and_wait(1)
+        guidance = session.guide_back(before)
+        assert guidance.current is not None
+        for _ in range(20):
+            wait_for(sim, lambda: in_step(sim), "the table seen")
+            shown = session.guidance_shown()
+            if session.restore_guidance is None:
+                break
+            assert shown is not None and shown.phase == "guiding"
+            do_step(sim, shown)
+            sim.settle()
+        assert session.restore_guidance is None
+        assert "the table shows the earlier position again" in session.notices
+        assert compare_table(sim.table, before, slots) == []
