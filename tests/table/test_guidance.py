@@ -238,3 +238,27 @@ def test_guiding_back_over_a_discovery_and_a_faded_system():
     assert any("small blue star" in w and "return it to the bank" in w for w in words), words
     _follow(bench, back)
     assert guide(back, bench.observe()).complete
+
+
+def test_a_piece_taken_from_the_bank_that_no_step_needs_goes_back(homes):
+    bench = _bench(*homes)
+    plan = _plan(bench, "Move G1 Far Bob")
+    bench.table.take_from_bank(Piece.from_text("r3"))
+    guidance = guide(plan, bench.observe())
+    (mistake,) = guidance.mistakes
+    assert mistake.kind == "unrelated-lift" and mistake.slot is None
+    assert mistake.text(LAYOUT, PLAYERS) == ("the large red piece taken from the bank is not "
+                                             "part of this turn: put it back in the bank")
+    assert guidance.current.text(LAYOUT, PLAYERS) == "Put the large red piece back in the bank"
+    _do(bench, guidance.current)
+    assert not guide(plan, bench.observe()).mistakes
+
+
+def test_a_piece_taken_from_the_bank_for_a_build_is_the_step_in_hand(homes):
+    bench = _bench(*homes)
+    plan = _plan(bench, "Build G1 Far")
+    bench.table.take_from_bank(Piece.from_text("g1"))
+    guidance = guide(plan, bench.observe())
+    assert not guidance.mistakes
+    assert guidance.current.text(LAYOUT, PLAYERS, plan.system_at()) == (
+        "Put the small green ship on Ann's side of slot S5 (Far)")

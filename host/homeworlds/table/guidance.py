@@ -102,6 +102,8 @@ class GuideStep:
             what = f"a {piece_words(self.piece)} {kind}"
             text = f"Take {what} from the bank and put it on " \
                    f"{_place_words(layout, players, names, self.target, self.new_system)}"
+        elif self.kind == "to-bank" and self.source.kind == "hand":
+            text = f"Put the {piece_words(self.piece)} piece back in the bank"
         elif self.kind == "to-bank":
             text = (f"Lift {what} from {_place_words(layout, players, names, self.source)} "
                     "and return it to the bank")
@@ -142,6 +144,9 @@ class GuideMistake:
     def text(self, layout: Layout, players: Sequence[str] = (),
              names: Mapping[int, str] | None = None) -> str:
         fix = self.correction.text(layout, players, names)
+        if self.kind == "unrelated-lift" and self.correction.target.kind == "bank":
+            return (f"the {piece_words(self.piece)} piece taken from the bank is not part "
+                    "of this turn: put it back in the bank")
         if self.kind == "unrelated-lift":
             return (f"the {piece_words(self.piece)} piece lifted from "
                     f"{_place_words(layout, players, names, self.correction.target)} is not "
@@ -422,6 +427,10 @@ def guide(plan: TablePlan, observation: Observation) -> Guidance:
                 dst = _best(plan, piece, deficit, origin)
                 deficit.remove(dst)
                 steps.append(_judged(plan, piece, src, dst, "move", mistakes))
+            elif origin is None:
+                # Taken from the bank, and no step needs it: it goes back.
+                fix = GuideStep("to-bank", piece, src, BANK, "put back")
+                mistakes.append(GuideMistake("unrelated-lift", None, piece, fix))
             else:
                 steps.append(_judged(plan, piece, src, BANK, "to-bank", mistakes))
         # 4. Surplus to where a piece is missing (the nearest in the turn's order), else
