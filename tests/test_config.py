@@ -207,6 +207,8 @@ def test_a_computer_seat_with_its_level_and_time(tmp_path):
     ("[computer]\nhint_level = 0\n", "computer.hint_level: no level 0"),
     ("[computer]\nlevel = 2\n", "computer.level: unknown key (keys: time_limits, hint_level)"),
     ("[hints]\nsuggestions = 1\n", "hints.suggestions: must be true or false"),
+    ("[table]\nlayout = 'four-seat'\nrules = 'last-standing'\n[seats.2]\ncomputer = true\n",
+     "seats.2.computer: the computer plays two-player games only, and the layout seats 4"),
 ])
 def test_bad_computer_settings_name_file_and_key(tmp_path, text, where):
     with pytest.raises(ConfigError) as err:

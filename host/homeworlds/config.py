@@ -293,6 +293,10 @@ def _computer_seats(section: dict[str, Any], seats: int, source: str) -> dict:
         if limit is not None:
             limit = _check_time_limit(limit, source, f"{key}.time_limit")
         out[int(name)] = ComputerSeat(level, limit, entry.get("seed"))
+    if out and seats != 2:
+        raise ConfigError(source, f"seats.{min(out)}.computer", f"the computer plays "
+                          f"two-player games only, and the layout seats {seats} "
+                          "(docs/computer-opponent.md, Limits)")
     return out
 
 
