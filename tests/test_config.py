@@ -196,3 +196,42 @@ def test_attract_settings_load_with_their_defaults(tmp_path):
                                 "attract_leds = true\n"))
     assert (config.attract_after_s, config.attract_leds) == (300.0, True)
     assert load_config(_write(tmp_path, "[display]\nattract_after_s = 0\n")).attract_after_s == 0
+def test_a_computer_seat_with_its_level_and_time(tmp_path):
+    from homeworlds.advisor import ComputerSeat
+
+    config = load_config(_write(tmp_path, (
+        '[table]\nplayers = ["Ann", "Hal"]\n'
+        '[seats.1]\ncomputer = true\nlevel = 2\ntime_limit = 4\n'
+        '[seats.0]\ncomputer = false\n'
+        '[computer]\ntime_limits = {1 = 3.0, 3 = 9}\nhint_level = 2\n'
+        '[hints]\nsuggestions = false\n')))
+    assert config.computer_seats == {1: ComputerSeat(2, 4.0, None)}
+    assert config.time_limits == {1: 3.0, 3: 9.0} and config.hint_level == 2
+    assert config.hints.suggestions is False
+    plain = load_config(_write(tmp_path, "[table]\n"))
+    assert plain.computer_seats == {} and plain.hints.suggestions is True
+
+
+@pytest.mark.parametrize("text, where", [
+    ("[seats.5]\ncomputer = true\n", "seats.5: no seat '5': give a seat index from 0 to 1"),
+    ("[seats.north]\ncomputer = true\n", "seats.north: no seat 'north'"),
+    ("[seats]\n1 = true\n", "seats.1: must be a table"),
+    ("[seats.1]\nlevel = 2\n", "seats.1.level: only a computer seat has a level"),
+    ("[seats.1]\ncomputer = true\nlevel = 9\n", "seats.1.level: no level 9: levels are 1, 2, 3"),
+    ("[seats.1]\ncomputer = true\ntime_limit = 0\n", "seats.1.time_limit: 0 is out of range"),
+    ("[seats.1]\ncomputer = true\ntime_limit = nan\n", "seats.1.time_limit: nan is out of range"),
+    ("[seats.1]\ncomputer = true\nspeed = 1\n", "seats.1.speed: unknown key (keys: computer"),
+    ("[seats.1]\ncomputer = 'yes'\n", "seats.1.computer: wrong type str"),
+    ("[computer]\ntime_limits = {7 = 1.0}\n", "computer.time_limits.7: no level '7'"),
+    ("[computer]\ntime_limits = {1 = 'slow'}\n", "computer.time_limits.1: 'slow' is out of range"),
+    ("[computer]\ntime_limits = 3\n", "computer.time_limits: wrong type int"),
+    ("[computer]\nhint_level = 0\n", "computer.hint_level: no level 0"),
+    ("[computer]\nlevel = 2\n", "computer.level: unknown key (keys: time_limits, hint_level)"),
+    ("[hints]\nsuggestions = 1\n", "hints.suggestions: must be true or false"),
+    ("[table]\nlayout = 'four-seat'\nrules = 'last-standing'\n[seats.2]\ncomputer = true\n",
+     "seats.2.computer: the computer plays two-player games only, and the layout seats 4"),
+])
+def test_bad_computer_settings_name_file_and_key(tmp_path, text, where):
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, text))
+    assert where in str(err.value) and "table.toml" in str(err.value)

@@ -100,5 +100,5 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
             return stop is not None and stop()
     log("tablefw %s: %d readers, %d zones, %d buttons; protocol on usb_cdc.data" % (
         __version__, len(readers), zone_count, len(button_pins)))
-    scanner.run(link.read, sleep, buttons.poll, keep_going)
+    scanner.run(link.read, sleep, buttons.poll, keep_going, buttons.holds)
     return scanner

@@ -21,6 +21,7 @@ class ButtonBank:
         self._stable = [False] * count  # debounced "pressed" state
         self._raw = [False] * count
         self._since = [0] * count
+        self._held = [False] * count  # HOLD already reported for the current press
 
     def __len__(self):
         return len(self.pins)
@@ -38,6 +39,19 @@ class ButtonBank:
                 self._since[index] = now
             elif raw != self._stable[index] and now - self._since[index] >= self.debounce_ms:
                 self._stable[index] = raw
+                self._held[index] = False
                 if raw:
                     pressed.append(index)
         return pressed
+
+    def holds(self, hold_ms):
+        """Indices of the buttons that have now been held down (debounced) for
+        ``hold_ms``: each press is reported once, however long it lasts."""
+        now = self.clock()
+        held = []
+        for index in range(len(self.pins)):
+            if self._stable[index] and not self._held[index] and self._raw[index] \
+                    and now - self._since[index] >= hold_ms:
+                self._held[index] = True
+                held.append(index)
+        return held

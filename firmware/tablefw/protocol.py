@@ -29,7 +29,7 @@ Decoding::
         ...
 """
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # Longest line, in bytes, not counting the terminating newline (or CR LF).
 MAX_LINE = 512
@@ -451,6 +451,31 @@ class ButtonPress(Message):
         return cls(_uint(fields[0], "BTN button", 255), _uint(fields[1], "BTN count"), seq)
 
 
+class ButtonHold(Message):
+    """MCU -> host (protocol 2): button ``button``, pressed as BTN ``count``
+    reported, is still held down after the ``hold_ms`` setting: a long press.
+
+    ``HOLD <button> <count>``
+    """
+
+    __slots__ = ("button", "count")
+    TYPE = "HOLD"
+    FIELDS = __slots__
+
+    def __init__(self, button, count=1, seq=None):
+        self.button = button
+        self.count = count
+        self.seq = seq
+
+    def encode_fields(self):
+        return "%d %d" % (_check_uint(self.button, "HOLD button", 255), _check_uint(self.count, "HOLD count"))
+
+    @classmethod
+    def parse(cls, fields, seq):
+        _need(fields, 2, "HOLD", "button count")
+        return cls(_uint(fields[0], "HOLD button", 255), _uint(fields[1], "HOLD count"), seq)
+
+
 class Heartbeat(Message):
     """MCU -> host, about once a second: scan statistics and error counters.
 
@@ -691,7 +716,7 @@ class SequenceGap:
 
 
 # Which messages travel which way. CFG goes both ways.
-FROM_MCU = ("HELLO", "SNAP", "ZONE", "BTN", "HB", "ERR", "PONG", "CFG")
+FROM_MCU = ("HELLO", "SNAP", "ZONE", "BTN", "HOLD", "HB", "ERR", "PONG", "CFG")
 FROM_HOST = ("SYNC", "PING", "CFG")
 
 _PARSERS = {
@@ -699,6 +724,7 @@ _PARSERS = {
     "SNAP": SnapshotPart.parse,
     "ZONE": ZoneState.parse,
     "BTN": ButtonPress.parse,
+    "HOLD": ButtonHold.parse,
     "HB": Heartbeat.parse,
     "ERR": ErrorReport.parse,
     "PONG": Pong.parse,

@@ -44,6 +44,7 @@ from tablefw.protocol import (
     MAX_ZONE_TAGS,
     PROTOCOL_VERSION,
     SEQ_MODULO,
+    ButtonHold,
     ButtonPress,
     Config,
     Decoder,
@@ -238,6 +239,12 @@ class Scanner:
         self.button_counts[button] += 1
         self._send(ButtonPress(button, self.button_counts[button]))
 
+    def hold(self, button):
+        """Report that button ``button`` is still held down after ``hold_ms`` (HOLD)."""
+        if button < 0 or button >= len(self.button_counts):
+            raise ValueError("no button %d (this table has %d)" % (button, len(self.button_counts)))
+        self._send(ButtonHold(button, self.button_counts[button]))
+
     # ------------------------------------------------------------ input
 
     def feed(self, data):
@@ -302,12 +309,13 @@ class Scanner:
             wait = min(wait, max(1, self._next_hb - now))
         return wait
 
-    def run(self, read=None, sleep=None, poll_buttons=None, stop=None):
+    def run(self, read=None, sleep=None, poll_buttons=None, stop=None, poll_holds=None):
         """Loop for the board: read host bytes, poll buttons, step, idle.
 
         ``read()`` returns bytes (or None), ``sleep(ms)`` idles,
         ``poll_buttons()`` returns the indices of buttons just pressed,
-        ``stop()`` ends the loop when it returns True.
+        ``stop()`` ends the loop when it returns True, ``poll_holds(hold_ms)``
+        returns the indices of buttons just held down for ``hold_ms``.
         """
         while stop is None or not stop():
             if read is not None:
@@ -317,6 +325,9 @@ class Scanner:
             if poll_buttons is not None:
                 for button in poll_buttons():
                     self.press(button)
+            if poll_holds is not None:
+                for button in poll_holds(self.settings.hold_ms):
+                    self.hold(button)
             wait = self.step()
             if wait > 0 and sleep is not None:
                 sleep(min(wait, MAX_IDLE_MS))

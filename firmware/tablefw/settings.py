@@ -8,6 +8,7 @@ SETTINGS = {
     "hb_ms": (1000, 100, 60000, "heartbeat period"),
     "snap_ms": (5000, 0, 600000, "period of unsolicited snapshots; 0 = only on SYNC"),
     "retry_ms": (1000, 50, 60000, "wait before retrying a faulted reader"),
+    "hold_ms": (800, 200, 10000, "a seat button held down this long is a long press (HOLD)"),
 }
 
 

@@ -46,7 +46,16 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "display": {"attract_after_s": (int, float), "attract_leds": bool},
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
+    # The computer at the table (docs/computer-opponent.md, "At the table").
+    "computer": {"time_limits": dict, "hint_level": int},
+    "seats": {},  # checked by _computer_seats
 }
+
+#: Keys of one ``[seats.N]`` table.
+_SEAT_KEYS: dict[str, type | tuple] = {"computer": bool, "level": int,
+                                       "time_limit": (int, float), "seed": int}
+#: Seconds a computer level may be given per move at the table.
+TIME_LIMIT_RANGE = (0.1, 600.0)
 
 
 #: Attract mode starts after this many idle seconds (0: never). Under ten seconds it would
@@ -101,6 +110,12 @@ class TableConfig:
     #: the LEDs replay the games too.
     attract_after_s: float = 120.0
     attract_leds: bool = False
+    #: Seats the computer plays, by seat index (``[seats.N] computer = true``).
+    computer_seats: dict = field(default_factory=dict)
+    #: Seconds per move of each computer level (``[computer] time_limits``).
+    time_limits: dict = field(default_factory=dict)
+    #: The level whose suggestion a long press shows (``[computer] hint_level``).
+    hint_level: int = 1
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -148,7 +163,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             raise ConfigError(source, section, "must be a table ([section])")
         for key, item in value.items():
             _check_magnitude(item, source, f"{section}.{key}")
-            if section in ("pixels", "hints", "clock"):
+            if section in ("pixels", "hints", "clock", "seats"):
                 continue
             if key not in _SECTIONS[section]:
                 raise ConfigError(source, f"{section}.{key}", "unknown key (keys: "
@@ -252,13 +267,17 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         raise ConfigError(source, "display.attract_after_s", f"{attract_after_s:g} is out of "
                           f"range: give idle seconds from {low_a:g} to {high_a:g}, or 0 to "
                           "turn attract mode off")
+    computer_seats = _computer_seats(data.get("seats", {}), seats, source)
+    time_limits, hint_level = _computer_settings(data.get("computer", {}), source)
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
                        alignment_seed=table.get("alignment_seed"), clock=clock,
                        attract_after_s=attract_after_s,
-                       attract_leds=display.get("attract_leds", False), event=event)
+                       attract_leds=display.get("attract_leds", False), event=event,
+                       computer_seats=computer_seats, time_limits=time_limits,
+                       hint_level=hint_level)
 
 
 def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
@@ -274,6 +293,81 @@ def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
                           "record holds no elimination off the board): set on_flag = "
                           "\"none\" (the flag is shown, the game goes on)")
     return clock
+
+
+def _levels() -> tuple[int, ...]:
+    from homeworlds.ai.players import LEVELS
+
+    return tuple(sorted(LEVELS))
+
+
+def _check_time_limit(value: object, source: str, key: str) -> float:
+    low, high = TIME_LIMIT_RANGE
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or not low <= value <= high:
+        raise ConfigError(source, key, f"{value!r} is out of range: give seconds per move "
+                          f"from {low:g} to {high:g} (a Raspberry Pi 4 needs about three "
+                          "times the development machine's)")
+    return float(value)
+
+
+def _computer_seats(section: dict[str, Any], seats: int, source: str) -> dict:
+    """``[seats.N]`` tables: which seats the computer plays, at which level and pace."""
+    from homeworlds.advisor import ComputerSeat
+
+    levels = _levels()
+    out = {}
+    for name, entry in section.items():
+        key = f"seats.{name}"
+        if not name.isdigit() or not 0 <= int(name) < seats:
+            raise ConfigError(source, key, f"no seat {name!r}: give a seat index from 0 to "
+                              f"{seats - 1} (seat order of the layout), e.g. [seats.1]")
+        if not isinstance(entry, dict):
+            raise ConfigError(source, key, "must be a table ([seats.N] with computer = true, "
+                              "level, time_limit)")
+        for item, value in entry.items():
+            want = _SEAT_KEYS.get(item)
+            if want is None:
+                raise ConfigError(source, f"{key}.{item}", "unknown key (keys: "
+                                  f"{', '.join(_SEAT_KEYS)})")
+            if not isinstance(value, want) or isinstance(value, bool) and want is not bool:
+                raise ConfigError(source, f"{key}.{item}", f"wrong type {type(value).__name__}")
+        if not entry.get("computer", False):
+            extra = sorted(set(entry) - {"computer"})
+            if extra:
+                raise ConfigError(source, f"{key}.{extra[0]}", "only a computer seat has a "
+                                  "level, time limit or seed: add computer = true")
+            continue
+        level = entry.get("level", 1)
+        if level not in levels:
+            raise ConfigError(source, f"{key}.level", f"no level {level}: levels are "
+                              f"{', '.join(map(str, levels))}")
+        limit = entry.get("time_limit")
+        if limit is not None:
+            limit = _check_time_limit(limit, source, f"{key}.time_limit")
+        out[int(name)] = ComputerSeat(level, limit, entry.get("seed"))
+    if out and seats != 2:
+        raise ConfigError(source, f"seats.{min(out)}.computer", f"the computer plays "
+                          f"two-player games only, and the layout seats {seats} "
+                          "(docs/computer-opponent.md, Limits)")
+    return out
+
+
+def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, float], int]:
+    levels = _levels()
+    limits = {}
+    for name, value in section.get("time_limits", {}).items():
+        key = f"computer.time_limits.{name}"
+        if not name.isdigit() or int(name) not in levels:
+            raise ConfigError(source, key, f"no level {name!r}: levels are "
+                              f"{', '.join(map(str, levels))} (e.g. time_limits = "
+                              "{1 = 3.0, 3 = 10.0})")
+        limits[int(name)] = _check_time_limit(value, source, key)
+    hint_level = section.get("hint_level", 1)
+    if hint_level not in levels:
+        raise ConfigError(source, "computer.hint_level", f"no level {hint_level}: levels are "
+                          f"{', '.join(map(str, levels))}")
+    return limits, hint_level
 
 
 #: No setting needs a number this large; beyond it an integer cannot become a float.

@@ -16,11 +16,14 @@ from __future__ import annotations
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from homeworlds.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
 from homeworlds.clock import LOW_TIME_S, ClockSpec, GameClocks, TurnTime
 from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
+from homeworlds.hints.view import GuidanceShown
 from homeworlds.link import (
+    ButtonHeld,
     ButtonPressed,
     LinkDown,
     LinkUp,
@@ -29,7 +32,16 @@ from homeworlds.link import (
     ZoneChanged,
 )
 from homeworlds.pixels import PixelOutput
-from homeworlds.rules import IllegalAction, Rules
+from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Rules
+from homeworlds.table.guidance import (
+    Guidance,
+    GuidanceError,
+    TablePlan,
+    guide,
+    observed_places,
+    plan_position,
+    plan_turn,
+)
 from homeworlds.table.layout import Layout
 from homeworlds.table.registry import Registry
 from homeworlds.table.tracker import Commit, Status, TurnTracker
@@ -77,7 +89,11 @@ class TableSession:
                  clock: Callable[[], float] = time.monotonic,
                  red_alert: Callable | None = None, first_seat: int = 0,
                  alignments: tuple[str, ...] | None = None,
-                 settle_s: float = 0.1, clock_spec: ClockSpec | None = None):
+                 settle_s: float = 0.1, clock_spec: ClockSpec | None = None,
+                 computer_seats: dict[int, ComputerSeat] | None = None,
+                 time_limits: dict[int, float] | None = None,
+                 suggestion_level: int = 1, long_press_s: float | None = None,
+                 player_factory=make_player):
         self.layout = layout
         self.view = TableView(layout, registry)
         self.log = SessionLog()
@@ -116,6 +132,39 @@ class TableSession:
         #: When the table took the shape being judged (a hand-over's moment).
         self._judged_since: float | None = None
         self._reset_clocks()
+        self.players = players
+        self.rules = rules
+        self.hint_settings = hint_settings or HintSettings()
+        #: Seats the computer plays (docs/computer-opponent.md, "At the table").
+        self.computer: dict[int, ComputerSeat] = dict(computer_seats or {})
+        self.time_limits = {**DEFAULT_TIME_LIMITS, **(time_limits or {})}
+        self.suggestion_level = suggestion_level
+        self._player_factory = player_factory
+        #: A long press is told from a short one by the table's HOLD report; a press is
+        #: acted on only once it cannot become a long press (this many seconds after it).
+        self.long_press_s = long_press_s
+        self._pending_press: tuple[int, float] | None = None
+        self._held_seat: int | None = None
+        self.thinking: Thinking | None = None
+        #: The computer's turn being guided: (key, seat, turn, plan), and its judgement.
+        self._computer_plan: tuple[tuple, int, tuple, TablePlan] | None = None
+        self.guidance: Guidance | None = None
+        #: A learner's hint: (key, seat, turn, plan), and its judgement.
+        self._hint_plan: tuple[tuple, int, tuple, TablePlan] | None = None
+        self.hint_guidance: Guidance | None = None
+        #: Lines for the terminal (the host prints and clears them).
+        self.notices: deque[str] = deque(maxlen=SESSION_LOG_LIMIT)
+        self.suggestions_refused = 0
+        self._last_step_text: str | None = None
+        #: The position whose computer turn could not be chosen or shown (not retried:
+        #: the terminal says why, and the players may end the game off the board).
+        self._failed_key: tuple | None = None
+        self._shown_cache: tuple[tuple, GuidanceShown | None] | None = None
+        #: The computer's answer for its turn, until its plan can be laid on the table.
+        self._chosen: Thinking | None = None
+        #: Guiding the table back to a position (``guide_back``): the plan, its judgement.
+        self._restore_plan: TablePlan | None = None
+        self.restore_guidance: Guidance | None = None
 
     # ---- events ----
 
@@ -129,11 +178,20 @@ class TableSession:
             self.view.replace_all(event.zones)
             self._changed()
         elif isinstance(event, ButtonPressed):
-            seat = next((s.index for s in self.layout.seats if s.button == event.button), None)
-            if seat is not None and self._shows_alignment(seat):
+            seat = self._seat_of_button(event.button)
+            if seat is None:
                 return
+            if self.long_press_s is not None and self.hint_settings.suggestions:
+                # It may be the start of a long press (a hint): wait to see.
+                self._pending_press = (seat, self.clock())
+                return
+            self._press(seat)
+        elif isinstance(event, ButtonHeld):
+            seat = self._seat_of_button(event.button)
             if seat is not None:
-                self._button_seat = seat
+                if self._pending_press is not None and self._pending_press[0] == seat:
+                    self._pending_press = None
+                self._held_seat = seat
                 self._changed()
         elif isinstance(event, LinkUp):
             self.link_up = True
@@ -148,6 +206,15 @@ class TableSession:
             if event.reader is not None:  # None: a request the firmware rejected
                 self._reader_fault_at = self.clock()
                 self.update_clocks()
+
+    def _seat_of_button(self, button: int) -> int | None:
+        return next((s.index for s in self.layout.seats if s.button == button), None)
+
+    def _press(self, seat: int) -> None:
+        if self._shows_alignment(seat):
+            return
+        self._button_seat = seat
+        self._changed()
 
     def _shows_alignment(self, seat: int) -> bool:
         """Good/Evil: a player learns their secret alignment by pressing their seat's
@@ -165,6 +232,12 @@ class TableSession:
             self._dirty_since = self.clock()
         else:
             self._dirty_since = max(self._dirty_since, self.clock())
+
+    @property
+    def judged(self) -> bool:
+        """Every change of the table seen so far has been judged (status and guidance
+        describe the table as last reported)."""
+        return self._dirty_since is None
 
     def evaluate(self, force: bool = False) -> bool:
         """Let the tracker judge the table if it changed and has been still for
@@ -184,6 +257,16 @@ class TableSession:
         self.evaluation_seconds.append(time.perf_counter() - t0)
         if self.status.phase == "handover-refused":
             self.log.note("refusals", self.status)
+        held, self._held_seat = self._held_seat, None
+        if held is not None:
+            self._long_press(held)
+        self._advise()
+        if self.guidance is not None and self.status.phase == "playing" \
+                and self.status.differences:
+            # Mid-way through the computer's turn the table may show what no legal turn
+            # leaves (a star whose last ship has just left): the guidance judges it.
+            self.status = replace(self.status, message="", mistake_slots=frozenset(),
+                                  differences=())
         return True
 
     def _committed(self, commit: Commit) -> None:
@@ -311,6 +394,246 @@ class TableSession:
         if self.clocks is None:
             return None
         return self.clocks.feed(self.clock() if now is None else now)
+    # ---- the computer at the table ----
+
+    def _game_key(self) -> tuple:
+        """Identifies the committed position (a new game or a commit changes it). It holds
+        the game's state object itself, compared by identity (``GameState`` defines no
+        equality), so a new game is never taken for an old one."""
+        return (self.tracker.state, len(self.tracker.record))
+
+    def _note(self, text: str) -> None:
+        self.notices.append(text)
+
+    def _advise(self) -> None:
+        """Start the computer thinking when a computer seat is to move; once it has chosen,
+        plan the turn on the table and judge the table against it (and likewise a hint)."""
+        tracker = self.tracker
+        state = tracker.state
+        obs = self.observation
+        key = self._game_key()
+        playing = not tracker.is_over and obs is not None and not tracker._resumed \
+            and tracker.status.phase != "resume"
+        thinking = self.thinking
+        if thinking is not None and (thinking.key != key or not playing):
+            self.thinking = None  # a stale question: its answer is dropped
+            thinking = None
+        if self._computer_plan is not None and self._computer_plan[0] != key:
+            self._computer_plan = None
+            self.guidance = None
+        if self._hint_plan is not None and self._hint_plan[0] != key:
+            self._hint_plan = None
+            self.hint_guidance = None
+        if self._restore_plan is not None and obs is not None:
+            self.restore_guidance = guide(self._restore_plan, obs)
+            if not self.restore_guidance.complete:
+                return  # the computer waits until the table shows the position again
+            self._note("the table shows the earlier position again")
+            self._restore_plan, self.restore_guidance = None, None
+        if not playing:
+            return
+        seat = state.to_move
+        if self._chosen is not None and self._chosen.key != key:
+            self._chosen = None
+        if seat in self.computer:
+            if thinking is not None and thinking.done and thinking.purpose == "turn":
+                self.thinking = None
+                self._chosen = thinking
+            if self._chosen is not None and self._computer_plan is None:
+                self._computer_chose(self._chosen, obs)
+            elif self._computer_plan is None and self.thinking is None \
+                    and self._chosen is None and self._failed_key != key:
+                self._think(seat, "turn", self.computer[seat].level,
+                            self.computer[seat].time_limit, self.computer[seat].seed)
+        elif thinking is not None and thinking.done and thinking.purpose == "suggestion":
+            self.thinking = None
+            self._suggestion_ready(thinking, obs)
+        if self._computer_plan is not None:
+            self.guidance = guide(self._computer_plan[3], obs)
+            self._announce(self.guidance)
+            if self.guidance.pieces_done and self.view.registry.token_uid is None \
+                    and self._button_seat is None:
+                # No turn token: the computer's turn ends when its pieces lie as planned.
+                self._button_seat = seat
+                self._changed()
+        if self._hint_plan is not None:
+            judged = guide(self._hint_plan[3], obs)
+            if judged.mistakes:
+                self._note("hint cancelled: the table no longer follows the suggestion")
+                self._hint_plan, self.hint_guidance = None, None
+            elif judged.pieces_done:
+                self._note("the suggestion is on the table: hand the turn on when ready")
+                self._hint_plan, self.hint_guidance = None, None
+            else:
+                self.hint_guidance = judged
+
+    def guide_back(self, position: GameState) -> Guidance:
+        """Guide the players from what the table shows now to ``position`` (e.g. the
+        position before an undone turn, which the caller has made the tracker's): the
+        systems keep their slots, systems gone from the table get free ones. Shown like
+        the computer's steps until the table shows it; raises ``GuidanceError`` when the
+        table is not known yet."""
+        obs = self.observation
+        if obs is None:
+            raise GuidanceError("the table has not been seen yet")
+        slot_of = self.tracker.slot_of_system(obs)
+        busy = {c.slot for c in obs.slots if not c.empty}
+        plan = plan_position(self.layout, position, slot_of, start=observed_places(obs),
+                             fill=True, avoid=busy)
+        self._restore_plan = plan
+        self.restore_guidance = guide(plan, obs)
+        current = self.restore_guidance.current
+        if current is not None:
+            self._note("back to the earlier position: "
+                       + current.text(self.layout, self.players, plan.system_at()))
+        return self.restore_guidance
+
+    def _think(self, seat: int, purpose: str, level: int, time_limit: float | None,
+               seed: int | None) -> None:
+        limit = time_limit if time_limit is not None else self.time_limits.get(level)
+        player = self._player_factory(level, seed, self.rules, self.players)
+        self.thinking = Thinking(player, self.tracker.state, purpose=purpose,
+                                 key=self._game_key(), time_limit=limit, clock=self.clock)
+        who = self.players[seat]
+        self._note(f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
+                   else f"{who} asked for a hint: the computer (level {level}) is thinking…")
+
+    def _plan(self, thinking: Thinking, obs: Observation, token: bool) -> TablePlan | None:
+        """The table after the chosen turn; None when there is none. Raises
+        ``GuidanceError`` while the table does not show every system (tried again at the
+        next observation)."""
+        state = self.tracker.state
+        if thinking.error is not None or thinking.turn is None:
+            self._note(f"the computer could not choose a turn: {thinking.error}")
+            return None
+        token_to = None
+        if token and self.view.registry.token_uid is not None:
+            after = state.copy()
+            after.apply_turn(thinking.turn)
+            token_to = after.to_move if not after.is_over else state.next_seat(state.to_move)
+            if token_to == state.to_move:
+                token_to = None  # a bonus turn: the token stays
+        try:
+            return plan_turn(self.layout, state, self.tracker.slot_of_system(obs),
+                             thinking.turn, token_to=token_to)
+        except HomeworldsError as exc:
+            self._note(f"the computer chose a turn the rules refuse: {exc}")
+            return None
+
+    def _computer_chose(self, thinking: Thinking, obs: Observation) -> None:
+        try:
+            plan = self._plan(thinking, obs, token=True)
+        except GuidanceError as exc:
+            # E.g. a star lifted at this instant: its system is on no slot. Kept, and
+            # planned again at the next observation of the table.
+            text = f"the computer's turn cannot be shown yet: {exc}"
+            if text != self._last_step_text:
+                self._note(text)
+            self._last_step_text = text
+            return
+        if plan is None:
+            self._failed_key = thinking.key
+            self._chosen = None
+            return
+        self._chosen = None
+        seat = thinking.seat
+        self._computer_plan = (thinking.key, seat, thinking.turn, plan)
+        self.tracker.expected = (seat, thinking.turn)
+        self._note(f"{self.players[seat]} plays: " + "; ".join(map(str, thinking.turn))
+                   + f" ({thinking.seconds():.1f} s): follow the lights")
+
+    def _suggestion_ready(self, thinking: Thinking, obs: Observation) -> None:
+        try:
+            plan = self._plan(thinking, obs, token=False)
+        except GuidanceError as exc:
+            self._note(f"the hint cannot be shown: {exc}; long-press again")
+            return
+        if plan is None:
+            return
+        self._hint_plan = (thinking.key, thinking.seat, thinking.turn, plan)
+        self.hint_guidance = guide(plan, obs)
+        self._note(f"hint for {self.players[thinking.seat]}: "
+                   + "; ".join(map(str, thinking.turn)))
+        current = self.hint_guidance.current
+        if current is not None:
+            self._note("  " + current.text(self.layout, self.players, plan.system_at()))
+
+    def _announce(self, guidance: Guidance) -> None:
+        current = guidance.current
+        text = None if current is None else current.text(self.layout, self.players,
+                                                          guidance.plan.system_at())
+        if guidance.mistakes:
+            text = guidance.mistakes[0].text(self.layout, self.players,
+                                             guidance.plan.system_at())
+        if text is not None and text != self._last_step_text:
+            self._note(text)
+        self._last_step_text = text
+
+    def _long_press(self, seat: int) -> None:
+        """A learner's hint: the computer's suggestion for ``seat``, shown as guidance in
+        the suggestion colour; nothing is committed. A second long press cancels it."""
+        state = self.tracker.state
+        if not self.hint_settings.suggestions:
+            self.suggestions_refused += 1
+            self._note("suggestions are turned off at this table (tournament mode)")
+            return
+        asked = self.thinking is not None and self.thinking.purpose == "suggestion"
+        if self._hint_plan is not None or asked:
+            self._hint_plan, self.hint_guidance = None, None
+            if asked:
+                self.thinking = None
+            self._note("hint cancelled")
+            return
+        if self.tracker.is_over or seat != state.to_move or seat in self.computer \
+                or state.in_setup:
+            self._note(f"a hint is for the player to move, during the game "
+                       f"({self.players[state.to_move]} is to move)")
+            return
+        if self.thinking is not None:
+            return  # the computer is busy with its own turn
+        self._think(seat, "suggestion", self.suggestion_level, None, None)
+
+    def guidance_shown(self) -> GuidanceShown | None:
+        """What the lights and displays show of the computer: thinking, or the step
+        (worked out once per judgement of the table, not per frame)."""
+        thinking = self.thinking
+        # The cache holds the objects themselves (compared by identity), so a new
+        # judgement is never mistaken for an old one.
+        key = (thinking, thinking is not None and thinking.done, self.guidance,
+               self.hint_guidance, self.restore_guidance)
+        cached = self._shown_cache
+        if cached is not None and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        shown = self._guidance_shown()
+        self._shown_cache = (key, shown)
+        return shown
+
+    def _guidance_shown(self) -> GuidanceShown | None:
+        thinking = self.thinking
+        if thinking is not None and not thinking.done:
+            return GuidanceShown(thinking.seat, "thinking",
+                                 suggestion=thinking.purpose == "suggestion")
+        restore = None if self._restore_plan is None else (
+            (), self.tracker.state.to_move, (), self._restore_plan)
+        for judged, suggestion, plan in ((self.restore_guidance, False, restore),
+                                         (self.guidance, False, self._computer_plan),
+                                         (self.hint_guidance, True, self._hint_plan)):
+            if judged is None or plan is None:
+                continue
+            step = judged.current
+            names = judged.plan.system_at()
+            if step is None:
+                continue
+            text = step.text(self.layout, self.players, names)
+            if judged.mistakes:
+                text = judged.mistakes[0].text(self.layout, self.players, names)
+            return GuidanceShown(
+                plan[1], "guiding", suggestion=suggestion, kind=step.kind, piece=step.piece,
+                lift_slot=step.lift_slot, put_slot=step.put_slot,
+                from_bank=step.kind == "from-bank", new_system=step.new_system,
+                token_seat=step.target.seat if step.kind == "token" else None, text=text,
+                detail=judged.to_json(self.layout, self.players))
+        return None
 
     # ---- LEDs ----
 
@@ -344,6 +667,11 @@ class TableSession:
             if mover is not None and mover not in flagged:
                 clock_fraction = clocks.fraction(mover, now)
                 clock_low = clocks.running and clocks.remaining_s(mover, now) < LOW_TIME_S
+        guidance = self.guidance_shown()
+        mistakes = status.mistake_slots
+        for judged in (self.guidance, self.hint_guidance, self.restore_guidance):
+            if judged is not None and guidance is not None and guidance.phase == "guiding":
+                mistakes = mistakes | judged.mistake_slots
         return HintView(
             layout=self.layout,
             game=state,
@@ -351,7 +679,8 @@ class TableSession:
             active_seat=state.to_move,
             lifted=lifted,
             turn=status.partial,
-            mistake_slots=status.mistake_slots,
+            mistake_slots=mistakes,
+            guidance=guidance,
             refused_handover_seat=status.refused_seat,
             link_down=not self.link_up,
             red_alert_seat=self.red_alert_seat,
@@ -368,7 +697,13 @@ class TableSession:
     def tick(self) -> None:
         """Judge the table if it settled, render the current frame and hand it to the LED
         output (which skips repeats)."""
-        self.evaluate()
+        if self._pending_press is not None and self.long_press_s is not None \
+                and self.clock() - self._pending_press[1] >= self.long_press_s:
+            seat, _ = self._pending_press
+            self._pending_press = None
+            self._press(seat)  # released before it became a long press
+        if not self.evaluate() and self.thinking is not None and self.thinking.done:
+            self._advise()
         self.update_clocks()
         if self.output is not None:
             self.output.submit(self.render())

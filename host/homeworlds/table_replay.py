@@ -86,7 +86,7 @@ class SimulatedTableGame:
                  timeout: float = 20.0, layout_name: str = "standard-2p",
                  output=None, hint_settings=None, clock_spec=None,
                  clock: Callable[[], float] = time.monotonic,
-                 heartbeat_timeout: float = 3.0):
+                 heartbeat_timeout: float = 3.0, **session_options):
         self.rules = rules
         self.layout = builtin_layout(layout_name)
         self.registry = make_registry(self.layout, len(players))
@@ -99,7 +99,7 @@ class SimulatedTableGame:
         self.session = TableSession(self.layout, self.registry, rules, players,
                                     first_seat=first_seat, output=output,
                                     hint_settings=hint_settings, settle_s=0.0,
-                                    clock_spec=clock_spec, clock=clock)
+                                    clock_spec=clock_spec, clock=clock, **session_options)
         self.host = _Host(self.session, self.link, self.table, timeout)
         self.driver = TableDriver(self.table, GameState(rules, len(players),
                                                         first_to_move=first_seat))

@@ -30,7 +30,7 @@ def test_a_healthy_table_passes_every_check(capsys, config_file, fake_root):
     code, out = doctor(capsys, "--config", str(config_file), "--root", str(fake_root))
     assert code == 0, out
     assert line(out, "ok    serial port:").endswith("present, read/write permitted")
-    assert "protocol 1 (this host speaks 1)" in line(out, "ok    firmware:")
+    assert "protocol 2 (this host speaks 2)" in line(out, "ok    firmware:")
     assert line(out, "ok    zones:") == "ok    zones: 56, as layout 'standard-2p' expects"
     for reader in range(4):
         assert "answering, no faults since start" in line(out, f"ok    reader {reader} (")

@@ -84,3 +84,15 @@ def test_demo_plays_the_bundled_game_on_the_simulated_table_headless():
     assert out.rstrip().endswith("game over (opponent-eliminated): MatrixFrog wins")
     assert "bank:" in out and " * y1 b2" in out  # Aaron's home stars on its slot
     assert "[########] Aaron" in out  # the active seat's bar lit at the start
+
+
+def test_demo_versus_computer_a_simulated_person_carries_out_the_computers_turns():
+    out = subprocess.run([sys.executable, "-m", "homeworlds", "demo", "--versus-computer",
+                          "--speed", "0", "--turns", "6"],
+                         capture_output=True, text=True, check=True, timeout=300).stdout
+    # The computer's setup, guided on the lights and committed by the table.
+    assert "The computer asks you to: Take a " in out
+    assert "The computer asks you to: Hand the turn token to Person" in out
+    assert re.search(r"2\) Computer: Homeworld \w\d \w\d \w\d", out)
+    assert re.search(r"6\) Computer: ", out)
+    assert out.rstrip().endswith("stopped after 6 turns")

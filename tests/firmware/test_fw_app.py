@@ -245,3 +245,53 @@ def test_buttons_report_one_press_per_debounced_push():
     bank.poll()
     clock.advance(40)
     assert bank.poll() == [1]
+
+
+def test_a_button_held_past_hold_ms_is_reported_once_as_a_long_press():
+    pins = [FakePin(True)]
+    clock = FakeClock()
+    bank = ButtonBank(pins, clock, debounce_ms=30)
+    pins[0].value = False
+    bank.poll()
+    clock.advance(35)
+    assert bank.poll() == [0]
+    assert bank.holds(800) == []  # a short press so far
+    clock.advance(700)
+    bank.poll()
+    assert bank.holds(800) == []
+    clock.advance(100)
+    bank.poll()
+    assert bank.holds(800) == [0]
+    clock.advance(2000)
+    bank.poll()
+    assert bank.holds(800) == []  # once per press, however long it lasts
+    pins[0].value = True  # released and pressed again briefly: no hold
+    clock.advance(40)
+    bank.poll()
+    clock.advance(40)
+    bank.poll()
+    pins[0].value = False
+    bank.poll()
+    clock.advance(35)
+    assert bank.poll() == [0]
+    pins[0].value = True
+    bank.poll()
+    clock.advance(900)
+    bank.poll()
+    assert bank.holds(800) == []
+
+
+def test_the_scanner_reports_a_long_press_as_hold_after_its_btn():
+    from tablefw.scan import Scanner
+    from tablefw.settings import Settings
+
+    sent = []
+    scanner = Scanner([], sent.append, FakeClock(), Settings(), 0, buttons=2)
+    scanner.press(1)
+    scanner.hold(1)
+    decoder = p.Decoder(accept=p.FROM_MCU)
+    messages = [m for data in sent for m in decoder.feed(data)]
+    kinds = [(type(m).__name__, getattr(m, "button", None), getattr(m, "count", None))
+             for m in messages if isinstance(m, p.ButtonPress | p.ButtonHold)]
+    assert kinds == [("ButtonPress", 1, 1), ("ButtonHold", 1, 1)]
+    assert p.PROTOCOL_VERSION == 2  # HOLD came with protocol 2 (docs/protocol.md)

@@ -234,7 +234,7 @@ def test_cfg_changes_settings_and_answers_with_all_of_them():
     table.send(p.Config({"debounce_on": 4, "hb_ms": 500}))
     answer = table.received()
     assert len(answer) == 1
-    assert answer[0].as_dict() == {"debounce_on": 4, "debounce_off": 3, "hb_ms": 500,
+    assert answer[0].as_dict() == {"debounce_on": 4, "debounce_off": 3, "hb_ms": 500, "hold_ms": 800,
                                    "retry_ms": 1000, "scan_ms": 0, "snap_ms": 5000}
     assert table.scanner.debouncers[0].on == 4
 

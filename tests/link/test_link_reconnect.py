@@ -179,7 +179,7 @@ def test_mcu_reset_mid_stream_is_a_reconnect_with_sync():
 def test_a_restarted_table_with_other_firmware_is_refused():
     bench = Bench()
     bench.connect()
-    bench.mcu.protocol_version = 2
+    bench.mcu.protocol_version = p.PROTOCOL_VERSION + 1
     bench.mcu.reboot()
     events = bench.poll()
     assert [type(e).__name__ for e in events] == ["HandshakeRefused"]

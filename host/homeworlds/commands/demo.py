@@ -40,6 +40,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="game clocks: none, 600 (sudden death, s), 300+5 (Fischer increment), "
                    "300d5 (delay); casual: a flag does not end the recorded game "
                    "(default 300+5; docs/clocks.md)")
+    p.add_argument("--versus-computer", action="store_true",
+                   help="instead of a recorded game: the north seat is the computer, and a "
+                   "simulated person at the south seat plays it, carrying out the computer's "
+                   "turns step by step as the LEDs show them")
+    p.add_argument("--level", type=int, choices=(1, 2, 3), default=1,
+                   help="the computer's level with --versus-computer (default 1)")
+    p.add_argument("--turns", type=int, default=60,
+                   help="with --versus-computer: stop after this many turns (default 60)")
     p.set_defaults(func=run)
 
 
@@ -63,6 +71,8 @@ def _speed(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
 
+    if getattr(args, "versus_computer", False):
+        return _versus_computer(args)
     try:
         if args.game:
             game = read_sdg_file(Path(args.game))
@@ -176,3 +186,88 @@ class _Screen:
 
     def __exit__(self, *exc_info) -> None:
         self.terminal.close()
+
+
+def _versus_computer(args: argparse.Namespace) -> int:
+    """A simulated person (south, a greedy player) against the computer (north) on the
+    simulated table: the person's hands carry out each step the lights show."""
+    from homeworlds.advisor import ComputerSeat
+    from homeworlds.ai.players import GreedyPlayer
+    from homeworlds.sim import TableDriver, carry_out
+    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
+
+    players = ("Person", "Computer")
+    delay = 1.0 / args.speed if args.speed > 0 else 0.0
+    sim = SimulatedTableGame(preset(args.rules), players, miss_rate=args.miss_rate, seed=1,
+                             computer_seats={1: ComputerSeat(args.level, seed=1)})
+    person = GreedyPlayer(seed=1, names=players)
+    screen = _Screen(sim, players, not args.no_color,
+                     f"Person vs the computer (level {args.level}) — simulated table, "
+                     f"{args.rules} rules")
+    session = sim.session
+    try:
+        with screen, sim:
+            screen.draw("the table is ready")
+            while len(session.tracker.record) < args.turns and not session.tracker.is_over:
+                state = session.tracker.state
+                if state.to_move == 0:
+                    sim.driver = TableDriver(sim.table, state, session.tracker.slot_of_system(
+                        session.observation) if session.observation is not None else {})
+                    turn = person.choose_turn(state)
+                    sim.driver.play_turn(turn, hand_over=False)
+                    sim.settle()
+                    if not sim.hand_over_and_wait(1):
+                        print(f"homeworlds demo: the table refused the person's turn: "
+                              f"{session.status.message}", file=sys.stderr)
+                        return 1
+                    screen.draw("Person hands the turn token to the computer")
+                    continue
+                committed = len(session.tracker.record)
+                screen.draw("the computer is thinking…")
+                shown = _pump_until_step(sim, committed)
+                while shown is not None:
+                    screen.draw(("The computer asks you to: " + shown.text)
+                                if shown.phase == "guiding" else "the computer is thinking…")
+                    if delay:
+                        time.sleep(delay / 2)
+                    carry_out(sim.table, shown.to_json()["current"])
+                    sim.settle()
+                    shown = _pump_until_step(sim, committed)
+                screen.draw("the computer played: "
+                            + "; ".join(map(str, session.tracker.record[-1][1])))
+                if delay:
+                    time.sleep(delay)
+    except SettleTimeout as exc:
+        print(f"homeworlds demo: {exc}", file=sys.stderr)
+        return 1
+    state = session.tracker.state
+    if state.is_over:
+        winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
+        print(f"game over ({state.result.kind}): {winners} wins")
+    else:
+        print(f"stopped after {len(session.tracker.record)} turns")
+    return 0
+
+
+def _pump_until_step(sim, committed: int, timeout: float = 120.0):
+    """Run the host until the computer shows a step (returned) or its turn is committed
+    (None)."""
+    from homeworlds.table_replay import SettleTimeout
+
+    session = sim.session
+    deadline = time.monotonic() + timeout
+    while True:
+        if len(session.tracker.record) > committed:
+            return None
+        shown = session.guidance_shown()
+        # Acted on only when the host has judged the whole table as it lies (a tag missed
+        # for a moment by the simulated readers would look like a lifted piece).
+        if shown is not None and shown.phase == "guiding" and not shown.suggestion \
+                and sim.host.in_step() and session.judged:
+            return shown
+        if time.monotonic() > deadline:
+            raise SettleTimeout(f"the computer showed no step within {timeout:g} s "
+                                f"({session.status.message})")
+        for event in sim.link.poll(0.005):
+            session.handle(event)
+        session.tick()

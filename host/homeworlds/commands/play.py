@@ -171,7 +171,14 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     session = TableSession(config.layout, config.registry, config.rules, config.players,
                            output=output, hint_settings=config.hints, red_alert=red_alert,
-                           alignments=deal_alignments_for(config), clock_spec=config.clock)
+                           alignments=deal_alignments_for(config), clock_spec=config.clock,
+                           computer_seats=config.computer_seats,
+                           time_limits=config.time_limits,
+                           suggestion_level=config.hint_level,
+                           long_press_s=long_press_seconds(config))
+    for seat, computer in sorted(config.computer_seats.items()):
+        print(f"{config.players[seat]} (seat {seat}) is the computer, level {computer.level}",
+              flush=True)
     tracker = session.tracker
     store_path = store_path or record_path.with_name("games.sqlite")
     recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
@@ -278,6 +285,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
                 last_link = session.link_up
                 publisher.table_status(link_up=last_link, store_fault=recorder.fault)
             session.store_fault = recorder.fault is not None
+            while session.notices:
+                print(session.notices.popleft(), flush=True)
             message = session.status.message
             if message and message != last_message:
                 print(message, flush=True)
@@ -297,6 +306,16 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         if output is not None:
             output.close()
     return 0
+
+
+def long_press_seconds(config: TableConfig) -> float:
+    """How long the host waits after a button press before acting on it, so that a long
+    press (the firmware's HOLD after ``hold_ms``) can still turn it into a hint request:
+    the firmware's hold time plus a margin for the serial line and the scan loop."""
+    from tablefw.settings import SETTINGS
+
+    hold_ms = config.scanner.get("hold_ms", SETTINGS["hold_ms"][0])
+    return hold_ms / 1000 + 0.3
 
 
 class _ResumeError(Exception):

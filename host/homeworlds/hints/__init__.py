@@ -30,11 +30,19 @@ from homeworlds.hints.settings import (
     color_text,
     parse_color,
 )
-from homeworlds.hints.view import HintView, HintViewError, LiftedShip, Outcome, slots_by_name
+from homeworlds.hints.view import (
+    GuidanceShown,
+    HintView,
+    HintViewError,
+    LiftedShip,
+    Outcome,
+    slots_by_name,
+)
 
 __all__ = [
     "DEFAULT_SEAT_COLORS",
     "DEFAULT_STAR_COLORS",
+    "GuidanceShown",
     "HintSettings",
     "HintSettingsError",
     "HintView",

@@ -72,3 +72,18 @@ def spinner(length: int, head: int, color: RGB, level: float) -> tuple[RGB, ...]
     for j in range(tail):
         out[(head - j) % length] = scale(color, level * (tail - j) / tail)
     return tuple(out)
+
+
+def size_marks(length: int, size: int, color: RGB, head: int = 0,
+               background: RGB = BLACK) -> tuple[RGB, ...]:
+    """A piece's size as marks: the ring cut into ``size`` equal sections, the first half
+    of each lit in ``color`` (one mark = small, two = medium, three = large), the rest
+    ``background``; the whole pattern turned by ``head`` positions."""
+    size = max(1, min(3, size))
+    out = [background] * length
+    for k in range(size):
+        start = k * length // size
+        width = max(1, (length // size) // 2)
+        for i in range(width):
+            out[(start + i + head) % length] = color
+    return tuple(out)

@@ -30,7 +30,7 @@ from homeworlds.hints.animation import (
     scale,
     spinner_head,
 )
-from homeworlds.hints.patterns import dashed, solid, spinner, split, star_arcs
+from homeworlds.hints.patterns import dashed, size_marks, solid, spinner, split, star_arcs
 from homeworlds.hints.settings import HintSettings
 from homeworlds.hints.view import HintView
 from homeworlds.pixels.frame import BLACK, RGB, Frame
@@ -131,6 +131,10 @@ class Renderer:
                 run.write(px, self._fixed("solid", run.length, self._mistake))
         position = view.position
         if position is None:
+            if view.guidance is not None and view.guidance.phase == "guiding":
+                for slot, pattern in self._guidance_hints(view, now).items():
+                    if slot not in mistakes or not blink_on(now, s.blink_period):
+                        rings[slot].write(px, pattern)
             return
         slot_system: list[System | None] = [None] * len(rings)
         occupied = [False] * len(rings)
@@ -138,13 +142,24 @@ class Renderer:
         for slot, name in view.system_at.items():
             occupied[slot] = True
             slot_system[slot] = by_key.get(name.casefold())
-        hints = (self._move_hints(view, position, slot_system, occupied, now)
-                 if view.lifted is not None else None)
+        guiding = view.guidance is not None and view.guidance.phase == "guiding"
+        if guiding:
+            hints = self._guidance_hints(view, now)
+        else:
+            hints = (self._move_hints(view, position, slot_system, occupied, now)
+                     if view.lifted is not None else None)
         pulse = None
         for slot, run in enumerate(rings):
             if slot in mistakes:
+                if guiding and hints is not None and slot in hints \
+                        and not blink_on(now, s.blink_period):
+                    # A correction: between the red blinks, the piece to take away.
+                    run.write(px, hints[slot])
                 continue  # drawn above, or dark in the blink's off half
             system = slot_system[slot]
+            if guiding and hints is not None and slot in hints:
+                run.write(px, hints[slot])  # the step to do wins over an overpopulation
+                continue
             if system is not None:
                 over = system.overpopulated_colors()
                 if over:
@@ -218,6 +233,50 @@ class Renderer:
                 hints[slot] = self._fixed("dashed", run.length, color)
         return hints
 
+    def _guidance_hints(self, view: HintView, now: float) -> dict[int, tuple[RGB, ...]]:
+        """The current step of the computer's turn (or of a hint): the piece to lift (its
+        colour, its size as marks, turning), where it goes (the guide colour breathing;
+        from the bank: the piece's marks on it; a new system: the star's colour)."""
+        s = self.settings
+        shown = view.guidance
+        assert shown is not None
+        guide = s.suggestion_color if shown.suggestion else s.guide_color
+        level = pulse_level(now, s.pulse_period, s.pulse_low * s.bright, s.bright)
+        hints: dict[int, tuple[RGB, ...]] = {}
+        piece = shown.piece
+        if piece is None:
+            return hints
+        color = s.star_colors[int(piece.color)]
+        size = int(piece.size)
+        if shown.lift_slot is not None:
+            length = self._rings[shown.lift_slot].length
+            # A hint always shows its colour; the computer's own turn shows it behind a
+            # piece that goes back to the bank.
+            background = scale(guide, s.dim) if shown.kind == "to-bank" or shown.suggestion \
+                else BLACK
+            hints[shown.lift_slot] = size_marks(length, size, scale(color, s.bright),
+                                                spinner_head(now, s.spin_period, length),
+                                                background)
+        if shown.put_slot is not None and shown.put_slot == shown.lift_slot:
+            # A capture: the ship turns round on its own slot; its marks turn on the
+            # breathing guide colour.
+            length = self._rings[shown.put_slot].length
+            hints[shown.put_slot] = size_marks(length, size, scale(color, s.bright),
+                                               spinner_head(now, s.spin_period, length),
+                                               scale(guide, level))
+        elif shown.put_slot is not None:
+            length = self._rings[shown.put_slot].length
+            if shown.new_system:
+                hints[shown.put_slot] = size_marks(length, size, scale(color, level), 0,
+                                                   scale(guide if shown.suggestion else color,
+                                                         s.dim * level))
+            elif shown.from_bank:
+                hints[shown.put_slot] = size_marks(length, size, scale(color, s.bright), 0,
+                                                   scale(guide, level))
+            else:
+                hints[shown.put_slot] = solid(length, scale(guide, level))
+        return hints
+
     def _permissions(self, view: HintView, position: GameState, origin: System
                      ) -> tuple[Callable[[System], bool], bool]:
         """(may the lifted ship move to this system now?, may it discover a new one now?)"""
@@ -260,7 +319,18 @@ class Renderer:
                 run.write(px, solid(run.length, amber))
             return
         outcome = view.outcome
+        shown = view.guidance
         for seat, run in enumerate(bars):
+            if shown is not None and shown.phase == "thinking" and seat == shown.seat:
+                color = s.suggestion_color if shown.suggestion else seat_colors[seat]
+                run.write(px, spinner(run.length, spinner_head(now, s.think_period, run.length),
+                                      color, s.bar))
+                continue
+            if shown is not None and shown.token_seat == seat and shown.phase == "guiding":
+                if blink_on(now, 2 * s.blink_period):
+                    run.write(px, self._fixed("solid", run.length, scale(
+                        s.suggestion_color if shown.suggestion else s.guide_color, s.bar)))
+                continue
             if view.alignment_shown is not None and seat == view.alignment_shown[0]:
                 run.write(px, self._fixed("solid", run.length,
                                           scale(ALIGNMENT_COLORS[view.alignment_shown[1]],

@@ -60,8 +60,9 @@ class HintSettingsError(ValueError):
 
 _LEVELS = ("bright", "dim", "idle", "bar", "pulse_low")
 _PERIODS = ("blink_period", "pulse_period", "spin_period", "link_down_period",
-            "alert_period", "celebrate_period", "clock_period")
-_SINGLE_COLORS = ("mistake_color", "link_down_color", "alert_color", "hint_color")
+            "alert_period", "celebrate_period", "clock_period", "think_period")
+_SINGLE_COLORS = ("mistake_color", "link_down_color", "alert_color", "hint_color",
+                  "guide_color", "suggestion_color")
 _MAX_PERIOD = 60.0
 
 
@@ -109,6 +110,15 @@ class HintSettings:
     red_alert: bool = True
     """Show the Red Alert a view carries (the table computes it only when the game's
     Red Alert handicap is on); False hides it."""
+    guide_color: RGB = (255, 255, 255)
+    """The computer's turn, step by step: where the lifted piece goes."""
+    suggestion_color: RGB = (0, 200, 255)
+    """A learner's hint (the computer's suggestion): the same steps in this colour."""
+    think_period: float = 1.2
+    """The thinking computer's bar: one run of the comet along the bar."""
+    suggestions: bool = True
+    """A long press of a seat's button shows the computer's suggestion for that seat;
+    False (tournament mode) refuses it."""
 
     def __post_init__(self) -> None:
         seat_colors = self.seat_colors
@@ -143,9 +153,10 @@ class HintSettings:
                 raise HintSettingsError(f"must be a number of seconds above 0 and at most "
                                         f"{_MAX_PERIOD:g}, not {value!r}", key=name)
             object.__setattr__(self, name, float(value))
-        if not isinstance(self.red_alert, bool):
-            raise HintSettingsError(f"must be true or false, not {self.red_alert!r}",
-                                    key="red_alert")
+        for name in ("red_alert", "suggestions"):
+            if not isinstance(getattr(self, name), bool):
+                raise HintSettingsError(f"must be true or false, not {getattr(self, name)!r}",
+                                        key=name)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any], *, source: str | None = None,

@@ -35,6 +35,44 @@ class LiftedShip:
 
 
 @dataclass(frozen=True, slots=True)
+class GuidanceShown:
+    """The computer at the table, as the lights and displays show it.
+
+    ``phase`` "thinking": the computer is choosing a turn for ``seat`` (its bar
+    animates). "guiding": the current step of its turn (or, with ``suggestion``, of a
+    learner's hint): ``lift_slot`` shows the piece to lift (``piece``: colour on the
+    ring, size by the number of marks), ``put_slot`` where it goes (``from_bank``: the
+    piece comes from the bank, so the destination shows it; ``new_system``: an empty slot
+    where a new system begins, lit in the star's colour), ``token_seat`` the bar of the
+    seat the turn token goes to. ``text`` is the step in words, ``detail`` the whole
+    guidance as JSON-able data (steps left, mistakes with their corrections)."""
+
+    seat: int
+    phase: str
+    suggestion: bool = False
+    kind: str | None = None
+    piece: Piece | None = None
+    lift_slot: int | None = None
+    put_slot: int | None = None
+    from_bank: bool = False
+    new_system: bool = False
+    token_seat: int | None = None
+    text: str = ""
+    detail: Mapping | None = None
+
+    def to_json(self) -> dict:
+        """What a display needs (the feed's ``hints.guidance``)."""
+        out = {"seat": self.seat, "phase": self.phase, "suggestion": self.suggestion,
+               "kind": self.kind, "piece": self.piece.to_text() if self.piece else None,
+               "lift_slot": self.lift_slot, "put_slot": self.put_slot,
+               "from_bank": self.from_bank, "new_system": self.new_system,
+               "token_seat": self.token_seat, "text": self.text}
+        if self.detail is not None:
+            out.update(self.detail)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """How the game ended, as the bars show it: the winning seats; none is a draw."""
 
@@ -99,6 +137,8 @@ class HintView:
     clock_fraction: float | None = None
     clock_low: bool = False
     flagged_seats: frozenset[int] = frozenset()
+    #: The computer thinking, or guiding a turn (its own, or a learner's hint).
+    guidance: GuidanceShown | None = None
 
     def __post_init__(self) -> None:
         # Cheap checks only (a handful of ints): a wrong index here is a bug in the
@@ -132,6 +172,12 @@ class HintView:
                                 f"to 1, not {fraction!r}")
         if self.alignment_shown is not None:
             _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        guidance = self.guidance
+        if guidance is not None:
+            _check_index(guidance.seat, seats, "seat", "guidance.seat", layout)
+            _check_index(guidance.token_seat, seats, "seat", "guidance.token_seat", layout)
+            _check_index(guidance.lift_slot, slots, "slot", "guidance.lift_slot", layout)
+            _check_index(guidance.put_slot, slots, "slot", "guidance.put_slot", layout)
         if self.seat_colors is not None:
             try:
                 colors = tuple(parse_color(c, f"seat_colors[{i}]")

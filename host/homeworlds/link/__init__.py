@@ -29,6 +29,7 @@ from homeworlds.link.core import (
     TableLink,
 )
 from homeworlds.link.events import (
+    ButtonHeld,
     ButtonPressed,
     ConfigReported,
     HandshakeRefused,
@@ -59,6 +60,7 @@ __all__ = [
     "DEFAULT_REFUSED_RETRY",
     "DEFAULT_RESYNC_INTERVAL",
     "LINK_DROP_REASONS",
+    "ButtonHeld",
     "ButtonPressed",
     "ConfigReported",
     "HandshakeRefused",

@@ -28,6 +28,7 @@ from enum import Enum
 from types import MappingProxyType
 
 from homeworlds.link.events import (
+    ButtonHeld,
     ButtonPressed,
     ConfigReported,
     HandshakeRefused,
@@ -215,6 +216,7 @@ class TableLink:
             protocol.Snapshot: self._on_snapshot,
             protocol.ZoneState: self._on_zone,
             protocol.ButtonPress: self._on_button,
+            protocol.ButtonHold: self._on_button,
             protocol.Heartbeat: self._on_heartbeat,
             protocol.ErrorReport: self._on_error,
             protocol.Pong: self._on_pong,
@@ -629,17 +631,18 @@ class TableLink:
         self._zone_changes += 1
         events.append(ZoneChanged(zone, uids, at=now))
 
-    def _on_button(self, message: protocol.ButtonPress, now: float,
+    def _on_button(self, message: protocol.ButtonPress | protocol.ButtonHold, now: float,
                    events: list[LinkEvent]) -> None:
         hello = self._hello
         if not self.is_up or hello is None:
-            self._drop(BEFORE_HELLO, f"BTN {message.button} before an accepted HELLO")
+            self._drop(BEFORE_HELLO, f"{message.TYPE} {message.button} before an accepted HELLO")
             return
         if message.button >= hello.buttons:
-            self._drop(OUT_OF_RANGE, f"BTN {message.button} but the table has "
+            self._drop(OUT_OF_RANGE, f"{message.TYPE} {message.button} but the table has "
                                      f"{hello.buttons} buttons")
             return
-        events.append(ButtonPressed(message.button, message.count, at=now))
+        kind = ButtonHeld if isinstance(message, protocol.ButtonHold) else ButtonPressed
+        events.append(kind(message.button, message.count, at=now))
 
     def _on_heartbeat(self, message: protocol.Heartbeat, now: float,
                       events: list[LinkEvent]) -> None:

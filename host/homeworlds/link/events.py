@@ -152,6 +152,18 @@ class ButtonPressed(LinkEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ButtonHeld(LinkEvent):
+    """Button ``button`` has been held down for the firmware's ``hold_ms`` (a long press,
+    protocol 2's HOLD); its press was reported before as a :class:`ButtonPressed`."""
+
+    button: int
+    count: int = 0
+
+    def to_text(self) -> str:
+        return f"button {self.button} held (press {self.count})"
+
+
+@dataclass(frozen=True, slots=True)
 class Heartbeat(LinkEvent):
     """The firmware's periodic statistics."""
 

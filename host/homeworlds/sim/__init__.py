@@ -8,11 +8,13 @@
 - :class:`PtyMcu` — the same behind a pseudo-terminal (``device_path`` for pyserial),
   scanning in a background thread.
 - :class:`TableDriver` — plays recorded turns as physical handling of the table.
+- :func:`carry_out` — a person's hands doing one step of the table's guidance.
 
 See docs/simulator.md.
 """
 
 from homeworlds.sim.driver import DriverStep, TableDriver, compare_table
+from homeworlds.sim.guided import carry_out
 from homeworlds.sim.mcu import DEFAULT_SCAN_TIME_MS, SimClock, SimulatedMcu, corrupt_line
 from homeworlds.sim.pty import PtyMcu
 from homeworlds.sim.table import (
@@ -38,6 +40,7 @@ __all__ = [
     "TableDriver",
     "TableEvent",
     "VirtualTable",
+    "carry_out",
     "compare_table",
     "corrupt_line",
     "make_registry",

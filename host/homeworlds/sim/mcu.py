@@ -340,6 +340,17 @@ class SimulatedMcu:
             if self.plugged:
                 self.scanner.press(button)
 
+    def long_press(self, button: int) -> None:
+        """A seat button pressed and held past ``hold_ms``: BTN, then HOLD (the firmware's
+        timing of the hold is ``tablefw.buttons.ButtonBank.holds``, tested on its own)."""
+        with self.lock:
+            if not isinstance(button, int) or not 0 <= button < self.buttons:
+                raise SimError(f"long_press: no button {button!r} (layout "
+                               f"{self.layout.name!r} has {self.buttons} button(s))")
+            if self.plugged:
+                self.scanner.press(button)
+                self.scanner.hold(button)
+
     def unplug(self) -> None:
         with self.lock:
             if not self.plugged:

@@ -93,6 +93,8 @@ class TableListener(Protocol):
 
     def press(self, button: int) -> None: ...
 
+    def long_press(self, button: int) -> None: ...
+
     def unplug(self) -> None: ...
 
     def replug(self) -> None: ...
@@ -333,6 +335,10 @@ class VirtualTable:
     def press(self, button: int) -> None:
         """Press a seat button."""
         self._forward("press", button, lambda mcu: mcu.press(button))
+
+    def long_press(self, button: int) -> None:
+        """Press a seat button and hold it down past the firmware's ``hold_ms``."""
+        self._forward("long_press", button, lambda mcu: mcu.long_press(button))
 
     def unplug(self) -> None:
         """Pull the USB cable: the MCU goes silent and ignores the host."""

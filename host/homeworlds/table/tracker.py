@@ -32,6 +32,7 @@ from homeworlds.rules import (
     SystemDifference,
     Turn,
     TurnInProgress,
+    canonical_key,
     explain_partial,
     infer_turn,
 )
@@ -105,6 +106,10 @@ class TurnTracker:
     #: How the game ended off the board ("resigned", "agreed-draw", "abandoned", "flag"),
     #: if it did.
     ended_by: str | None = field(init=False, default=None)
+    #: (seat, turn): the turn a computer seat chose. While the seat is to move, a hand-over
+    #: commits this turn when the table shows its outcome and nothing else (a different
+    #: legal turn is refused: the players are guided to the computer's turn instead).
+    expected: tuple[int, Turn] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self._partial_cache = None
@@ -125,6 +130,7 @@ class TurnTracker:
         self._names_used = 0
         self._resumed = False
         self.ended_by = None
+        self.expected = None
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
     def set_alignments(self, alignments: tuple[str, ...] | None) -> None:
@@ -323,7 +329,12 @@ class TurnTracker:
                           frozenset(s for a in blocking for s in a.slots), tuple(obs.anomalies),
                           refused_seat=seat)
         try:
-            turn = self._setup_turn(obs) if self.state.in_setup else self._infer(obs)
+            expected = self.expected[1] if self.expected is not None \
+                and self.expected[0] == seat else None
+            turn = self._setup_turn(obs) if self.state.in_setup else self._infer(
+                obs, rename=expected is None)
+            if expected is not None:
+                turn = self._as_expected(turn, expected)
         except _Refusal as refusal:
             return Status("handover-refused", seat, refusal.message, refusal.slots,
                           tuple(obs.anomalies), refusal.differences, refused_seat=seat)
@@ -337,7 +348,7 @@ class TurnTracker:
 
     # ---- inference ----
 
-    def _infer(self, obs: Observation) -> Turn:
+    def _infer(self, obs: Observation, rename: bool = True) -> Turn:
         observed = self._observed_systems(obs, restore_in_hand=False)
         result = infer_turn(self.state, observed)
         earlier = self._last_progress()
@@ -348,11 +359,31 @@ class TurnTracker:
         if result.found:
             if result.turn == (Pass(),):
                 self._refuse_swaps(obs)
-            return self._rename_discoveries(result.turn)
+            return self._rename_discoveries(result.turn) if rename else result.turn
         if result.exhausted:
             raise _Refusal(TOO_INTRICATE, frozenset())
         raise _Refusal("no legal turn leads to this table", self._slots_for(
             result.differences, obs), result.differences)
+
+    def _as_expected(self, read: Turn, expected: Turn) -> Turn:
+        """The computer's turn when the table shows its outcome (the turn read from the
+        table may spell it differently: a capture read as the same position), else a
+        refusal: the table shows another turn than the computer chose."""
+        try:
+            want = self.state.copy()
+            want.apply_turn(expected)
+            got = self.state.copy()
+            got.apply_turn(read)
+        except (IllegalAction, AmbiguousAction) as exc:
+            raise _Refusal(f"the computer's turn does not fit the position ({exc})",
+                           frozenset()) from None
+        if canonical_key(want) != canonical_key(got):
+            raise _Refusal(f"the table shows another turn than {self.players[self.state.to_move]}"
+                           f" chose ({'; '.join(map(str, read))}): follow the lights",
+                           frozenset())
+        if self.state.in_setup:
+            return read
+        return self._rename_discoveries(expected)
 
     def _last_progress(self) -> TurnInProgress | None:
         """The turn in progress that explained the table at its last settled change during
@@ -484,6 +515,7 @@ class TurnTracker:
         except (IllegalAction, AmbiguousAction) as exc:  # inference only yields legal turns
             raise RuntimeError(f"inferred turn was refused by the engine: {exc}") from exc
         self.record.append((seat, turn))
+        self.expected = None
         self._update_star_tags(obs)
         self.turn_start_ships = _ship_tags(obs)
         if self.on_commit is not None:

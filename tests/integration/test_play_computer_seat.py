@@ -1,0 +1,46 @@
+"""`homeworlds play` with a computer seat, over the simulated MCU on a pty: it announces the
+computer, and after the person's homeworld the computer thinks and prints its first step."""
+
+from __future__ import annotations
+
+import time
+
+from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.rules import GameState, preset
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+from tests.integration.test_play_command import _Host
+
+LAYOUT = builtin_layout("standard-2p")
+
+
+def test_play_runs_a_computer_seat_and_prints_its_steps(tmp_path, capsys):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Hal"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
+            '[seats.1]\ncomputer = true\nlevel = 1\nseed = 3\n')
+        driver = TableDriver(table, GameState(preset("looney")))
+        host = _Host(config, tmp_path / "game.raw")
+        try:
+            time.sleep(0.3)
+            driver.play_turn((parse_sdg_action("Homeworld Y1 B2 G3", player="Ann"),))
+            deadline = time.monotonic() + 30
+            out = ""
+            while time.monotonic() < deadline:
+                out += capsys.readouterr().out
+                if "from the bank and put it on the empty slot" in out:
+                    break
+                time.sleep(0.1)
+        finally:
+            host.close()
+    out += capsys.readouterr().out
+    assert "Hal (seat 1) is the computer, level 1" in out
+    assert "turn 1: Ann: homeworld y1 b2 g3 Ann" in out
+    assert "Hal: the computer (level 1) is thinking" in out
+    assert "Hal plays: homeworld " in out
+    assert "from the bank and put it on the empty slot N3 north home (a new system)" in out
