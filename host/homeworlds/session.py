@@ -56,6 +56,11 @@ class SessionLog:
         self.totals[kind] += 1
 
 
+#: How much the LEDs show (the display's admin settings): "full" (move hints and
+#: warnings), "warnings" (no move hints: mistakes, Red Alert, overpopulation), "minimal"
+#: (the turn bars and mistakes only).
+HINT_LEVELS = ("full", "warnings", "minimal")
+
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
 
@@ -92,6 +97,8 @@ class TableSession:
         self.evaluation_seconds: list[float] = []
         #: Set by the host while the game store cannot be written (an LED mark shows it).
         self.store_fault = False
+        #: One of HINT_LEVELS (changed from the display's admin page).
+        self.hint_level = "full"
 
     # ---- events ----
 
@@ -199,7 +206,21 @@ class TableSession:
             red_alert_seat=self.red_alert_seat,
             store_fault=self.store_fault,
             alignment_shown=shown,
-        )
+        ) if self.hint_level == "full" else self._reduced_view(lifted, status, shown)
+
+    def _reduced_view(self, lifted, status, shown) -> HintView:
+        """The hint view of a lower hint level: no lifted ship (no move hints); at
+        "minimal" no Red Alert either."""
+        state = self.tracker.state
+        obs = self.observation
+        system_at = {slot: name for name, slot in self.tracker.slot_of_system(obs).items()} \
+            if obs is not None else {}
+        return HintView(
+            layout=self.layout, game=state, system_at=system_at, active_seat=state.to_move,
+            lifted=None, turn=status.partial, mistake_slots=status.mistake_slots,
+            refused_handover_seat=status.refused_seat, link_down=not self.link_up,
+            red_alert_seat=None if self.hint_level == "minimal" else self.red_alert_seat,
+            store_fault=self.store_fault, alignment_shown=shown)
 
     def render(self, now: float | None = None):
         return self.renderer.render(self.hint_view(), self.clock() if now is None else now)

@@ -161,6 +161,14 @@ class GameRecorder:
         self._queue(f"the table at the hand-over after turn {after_turn}",
                     lambda s: s.journal_observation(uid, after_turn, seen, snapshot))
 
+    def withdraw(self, number: int) -> None:
+        """Undo: turn ``number``, the last committed, is withdrawn (kept in the store as
+        withdrawn, never deleted)."""
+        uid = self._need_game()
+        at = self._wall()
+        self._queue(f"the withdrawal of turn {number}",
+                    lambda s: s.withdraw_turn(uid, number, at))
+
     def finish(self, kind: str, winners: Sequence[int], by_seat: int | None,
                after_turn: int) -> None:
         uid = self._need_game()

@@ -8,7 +8,7 @@ describes every table and column.
 from __future__ import annotations
 
 #: The schema this code writes. Bump it with a migration in MIGRATIONS.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: The application id SQLite keeps in the file header (``PRAGMA application_id``): "HWTS".
 APPLICATION_ID = 0x48575453
@@ -73,5 +73,26 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_game ON observations(game_id, after_turn);
 """
 
+#: Undo of a committed turn (the display's admin action): the turn moves to
+#: ``withdrawn_turns``, nothing is deleted, and the hand-overs journalled for it are marked
+#: so that a restart does not commit it again (docs/store.md).
+_V2_UNDO = """
+CREATE TABLE withdrawn_turns (
+    id         INTEGER PRIMARY KEY,
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    number     INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    sdg        TEXT NOT NULL,
+    position   TEXT NOT NULL,
+    star_tags  TEXT NOT NULL,
+    committed  TEXT NOT NULL,
+    withdrawn  TEXT NOT NULL
+);
+CREATE INDEX withdrawn_turns_by_game ON withdrawn_turns(game_id, number);
+ALTER TABLE observations ADD COLUMN withdrawn TEXT;
+"""
+
+SCHEMA += _V2_UNDO
+
 #: version -> SQL that brings a store of that version to the next one.
-MIGRATIONS: dict[int, str] = {}
+MIGRATIONS: dict[int, str] = {1: _V2_UNDO}

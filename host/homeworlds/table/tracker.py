@@ -207,6 +207,25 @@ class TurnTracker:
             "agreed-draw": "game over: draw by agreement",
             "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
 
+    def withdraw_last_turn(self) -> tuple[int, Turn]:
+        """Undo the last committed turn (an admin action): the committed position goes back
+        one turn and the players put the pieces back — until the table shows that position
+        again the tracker guides them as after a restart (slots that differ are mistakes).
+        Returns (seat, turn) withdrawn. IllegalAction when there is none or the game is
+        over (start a new game instead)."""
+        if not self.record:
+            raise IllegalAction("no committed turn to undo")
+        if self.is_over:
+            raise IllegalAction("the game is over: its turns stay as played (start a new "
+                                "game instead)")
+        withdrawn = self.record[-1]
+        tags = dict(self.star_tags)
+        self.resume(self.record[:-1], tags)
+        self.status = Status("resume", self.state.to_move,
+                             f"turn {len(self.record) + 1} withdrawn: put the pieces back as "
+                             "they stood before it")
+        return withdrawn
+
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
         """Re-evaluate after a settled change of the table (or a button press)."""
         state = self.state
