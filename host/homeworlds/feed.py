@@ -546,7 +546,7 @@ class FeedProducer:
 # ---------------------------------------------------------------------- fan-out
 
 
-@dataclass
+@dataclass(eq=False)
 class Subscription:
     """One subscriber's queue of events. Iterate it (``async for``) or ``await get()``."""
 

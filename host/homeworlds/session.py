@@ -97,8 +97,13 @@ class TableSession:
         self.evaluation_seconds: list[float] = []
         #: Set by the host while the game store cannot be written (an LED mark shows it).
         self.store_fault = False
+        #: Called at the end of every tick, on the table's thread: the display's admin
+        #: commands and its feed producer (homeworlds.web.live) hang here.
+        self.tick_hooks: list[Callable[[], None]] = []
         #: One of HINT_LEVELS (changed from the display's admin page).
         self.hint_level = "full"
+        #: The LED brightness now (the admin page may lower it below the configured one).
+        self.brightness = output.correction.brightness if output is not None else None
 
     # ---- events ----
 
@@ -232,3 +237,5 @@ class TableSession:
         if self.output is not None:
             self.output.submit(self.render())
             self.output.poll()
+        for hook in self.tick_hooks:
+            hook()

@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="simulated missed reads per scan (default 0.05)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
+    p.add_argument("--web", action="store_true",
+                   help="also serve the live display in the browser (prints its URL; needs "
+                   "the web extra); it stays up after the game until Ctrl-C")
+    p.add_argument("--listen", metavar="ADDR[:PORT]", default=None,
+                   help="where the display listens (default 127.0.0.1:8080; 0.0.0.0 for "
+                   "every network; port 0 picks a free one)")
     p.set_defaults(func=run)
 
 
@@ -72,6 +78,18 @@ def run(args: argparse.Namespace) -> int:
                         "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
+    listen = None
+    if args.listen is not None and not args.web:
+        print("homeworlds demo: --listen needs --web", file=sys.stderr)
+        return 2
+    if args.web:
+        from homeworlds.web.server import parse_listen
+
+        try:
+            listen = parse_listen(args.listen or "127.0.0.1:8080")
+        except ValueError as exc:
+            print(f"homeworlds demo: --listen: {exc}", file=sys.stderr)
+            return 2
     tty = sys.stdout.isatty()
     color = tty and not args.no_color
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
@@ -82,6 +100,28 @@ def run(args: argparse.Namespace) -> int:
                              miss_rate=args.miss_rate, seed=1)
     screen = _Screen(sim, players, color, tty, f"{title}: {' vs '.join(players)} — simulated "
                      f"table, {args.rules} rules")
+    display = None
+    if listen is not None:
+        from homeworlds.web import WebUnavailable
+        from homeworlds.web.live import attach_display
+
+        try:
+            display = attach_display(sim.session, table="demo", rules_name=args.rules,
+                                     host=listen[0], port=listen[1])
+        except WebUnavailable as exc:
+            print(f"homeworlds demo: {exc}", file=sys.stderr)
+            return 2
+        display.server.announce()
+    try:
+        return _play(game, sim, screen, delay, tty, players, display)
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _play(game, sim, screen, delay: float, tty: bool, players, display) -> int:
+    from homeworlds.table_replay import SettleTimeout
+
     try:
         with sim:
             screen.draw("the table is ready")
@@ -121,7 +161,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"the record ends here (resigned or unfinished); recorded winner: "
               f"{game.winner or 'unknown'}")
+    if display is not None:
+        print(f"the display stays up at {display.url} until Ctrl-C", flush=True)
+        _serve_until_stopped(sim)
     return 0
+
+
+def _serve_until_stopped(sim) -> None:
+    """Keep the table loop (and so the display's feed and admin commands) running until
+    SIGINT or SIGTERM."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    session, link = sim.session, sim.link
+    while not stop.is_set():
+        for event in link.poll(0.02):
+            session.handle(event)
+        session.tick()
 
 
 class _Screen:

@@ -1,0 +1,82 @@
+"""The live display attached to a running table: feed producer, hub, admin commands, server.
+
+``attach_display(session, ...)`` is what ``play`` and ``demo --web`` call: it hooks a
+``FeedProducer`` and the admin ``ControlQueue`` to the session's tick (the table's own
+thread: commands run there, snapshots are taken there), chains the producer to the
+tracker's commits, and starts the web server on its own thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from homeworlds.control import ControlQueue, TableControl
+from homeworlds.feed import FeedHub, FeedProducer
+
+
+@dataclass
+class LiveDisplay:
+    hub: FeedHub
+    producer: FeedProducer
+    control: TableControl
+    queue: ControlQueue
+    server: object  # WebDisplay
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def attach_feed(session, *, table: str, rules_name: str,
+                uid: Callable[[], str | None] | None = None, recorder=None,
+                start_new_game: Callable[[], None] | None = None,
+                on_undo: Callable[[int], None] | None = None,
+                max_brightness: float = 1.0) -> tuple[FeedHub, FeedProducer, TableControl,
+                                                      ControlQueue]:
+    """The feed and the admin commands of ``session``, without a server (a transport of its
+    own, e.g. MQTT, may take the hub or add a sink to the producer)."""
+    hub = FeedHub()
+    producer = FeedProducer(session, table=table, rules_name=rules_name, uid=uid,
+                            sinks=[hub.publish_threadsafe])
+    control = TableControl(session, recorder=recorder, producer=producer,
+                           start_new_game=start_new_game, on_undo=on_undo,
+                           max_brightness=max_brightness)
+    commands = ControlQueue()
+    tracker = session.tracker
+    previous = tracker.on_commit
+
+    def committed(commit) -> None:
+        if previous is not None:
+            previous(commit)
+        producer.committed(commit)
+
+    tracker.on_commit = committed
+    session.tick_hooks.append(lambda: commands.run_pending(control))
+    session.tick_hooks.append(producer.tick)
+    producer.tick()  # the first snapshot, before anyone connects
+    return hub, producer, control, commands
+
+
+def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0.1",
+                   port: int = 8080, admin_token: str | None = None,
+                   uid: Callable[[], str | None] | None = None, recorder=None,
+                   start_new_game: Callable[[], None] | None = None,
+                   on_undo: Callable[[int], None] | None = None,
+                   max_brightness: float = 1.0) -> LiveDisplay:
+    """Feed + admin commands + the web server. WebUnavailable (missing extra, port in use)
+    propagates before anything is hooked to the session."""
+    from homeworlds.web.server import WebDisplay
+
+    server = WebDisplay(FeedHub(), None, host=host, port=port, admin_token=admin_token,
+                        table_name=table)  # checks the extra before hooking anything
+    hub, producer, control, commands = attach_feed(
+        session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
+        start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness)
+    server.state.hub = hub
+    server.state.control = commands
+    server.start()
+    return LiveDisplay(hub, producer, control, commands, server)
