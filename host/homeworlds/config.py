@@ -37,6 +37,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
+    # The web display (docs/display.md).
+    "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str},
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
 }
@@ -62,6 +64,21 @@ MAX_NAME_LENGTH = 40
 NAME_FORBIDDEN = ":(),;"
 
 
+#: Shortest admin token accepted from a configuration (a generated one has 32 characters).
+MIN_ADMIN_TOKEN = 16
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """``[display]``: the web display ``play`` serves (docs/display.md)."""
+
+    enabled: bool = False
+    listen: str = "127.0.0.1"
+    port: int = 8080
+    #: None: a fresh token is generated at every start and printed (with a QR code)
+    admin_token: str | None = None
+
+
 @dataclass(frozen=True)
 class TableConfig:
     source: str
@@ -82,6 +99,7 @@ class TableConfig:
     scanner: dict[str, int] = field(default_factory=dict)
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
     alignment_seed: int | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -216,11 +234,39 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             ScannerSettings({key: value})
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
+    display = _display(data.get("display", {}), source)
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
-                       alignment_seed=table.get("alignment_seed"))
+                       alignment_seed=table.get("alignment_seed"), display=display)
+
+
+def _display(section: dict[str, Any], source: str) -> DisplayConfig:
+    import ipaddress
+
+    listen = section.get("listen", "127.0.0.1")
+    if listen != "localhost":
+        try:
+            ipaddress.ip_address(listen)
+        except ValueError:
+            raise ConfigError(source, "display.listen", f"{listen!r} is not an IP address "
+                              "(127.0.0.1: this machine only; 0.0.0.0: every network)") \
+                from None
+    port = section.get("port", 8080)
+    if not 1 <= port <= 65535:
+        raise ConfigError(source, "display.port", f"{port} is out of range: give a TCP port "
+                          "from 1 to 65535 (e.g. 8080)")
+    token = section.get("admin_token")
+    if token is not None:
+        if len(token) < MIN_ADMIN_TOKEN:
+            raise ConfigError(source, "display.admin_token", f"too short ({len(token)} "
+                              f"characters): give at least {MIN_ADMIN_TOKEN}, or leave it out "
+                              "to have a fresh token generated at every start")
+        if not all(ch.isascii() and (ch.isalnum() or ch in "-_.~") for ch in token):
+            raise ConfigError(source, "display.admin_token", "use only letters, digits and "
+                              "- _ . ~ (it goes into the admin link and its QR code)")
+    return DisplayConfig(section.get("enabled", False), listen, port, token)
 
 
 #: No setting needs a number this large; beyond it an integer cannot become a float.

@@ -52,7 +52,7 @@ def _speed(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
+    from homeworlds.table_replay import SimulatedTableGame
 
     try:
         if args.game:
