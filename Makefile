@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash
+.PHONY: demo test corpus bench fuzz lint clean flash browser
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -19,8 +19,24 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m homeworlds demo
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(PY) -m pytest -q
+
+# The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is
+# ever downloaded at test time. As root, or under CI (through sudo), the package is
+# installed when absent; otherwise the command is printed and those tests skip (they fail
+# under CI=true). CHROMIUM may name another executable (tests/web/conftest.py reads it too).
+CHROMIUM ?= /usr/bin/chromium
+CHROMIUM_INSTALL := apt-get update && apt-get install -y --no-install-recommends chromium
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "make: installing Debian's chromium for the browser tests"; \
+		$(CHROMIUM_INSTALL); \
+	elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then \
+		echo "make: installing Debian's chromium for the browser tests (sudo)"; \
+		sudo sh -c '$(CHROMIUM_INSTALL)'; \
+	else echo "make: $(CHROMIUM) is absent, so the browser tests (tests/web) will skip;" \
+		"install it with: sudo sh -c '$(CHROMIUM_INSTALL)'"; fi
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests

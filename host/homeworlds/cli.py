@@ -22,6 +22,7 @@ COMMANDS = (
     "doctor",
     "pad_test",
     "firmware_config",
+    "archive_view",
 )
 
 

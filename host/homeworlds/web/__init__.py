@@ -1,4 +1,5 @@
-"""The web display the host serves: the live table view, its event stream and the admin page.
+"""The spectator display served by the host (Starlette): the live table view with its event
+stream and admin page, the archive viewer and the attract mode.
 
 Starlette and uvicorn are an optional extra (``pip install 'homeworlds-table[web]'``): the
 core table runs without them, and ``require_web`` names the extra when they are missing.

@@ -1,0 +1,78 @@
+"""Is a screenshot more than one flat colour? A PNG reader just big enough for Chromium's
+screenshots (8-bit RGB or RGBA, not interlaced), so the check needs no imaging library."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+
+def png_pixels(data: bytes) -> tuple[int, int, int, bytes]:
+    """(width, height, channels, raw pixel rows without filter bytes)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG file")
+    pos, idat = 8, []
+    width = height = channels = 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, color_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or color_type not in (2, 6) or interlace:
+                raise ValueError(f"unsupported PNG (depth {depth}, colour type {color_type}, "
+                                 f"interlace {interlace})")
+            channels = 3 if color_type == 2 else 4
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * channels
+    out = bytearray(stride * height)
+    prev = bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out[y * stride:(y + 1) * stride] = line
+        prev = line
+    return width, height, channels, bytes(out)
+
+
+def luminance_stats(data: bytes, step: int = 4) -> tuple[float, float, int]:
+    """(mean, variance, distinct colours) of the luminance of every ``step``-th pixel."""
+    width, height, channels, pixels = png_pixels(data)
+    values = []
+    colours = set()
+    for y in range(0, height, step):
+        row = y * width * channels
+        for x in range(0, width, step):
+            i = row + x * channels
+            r, g, b = pixels[i], pixels[i + 1], pixels[i + 2]
+            values.append(0.299 * r + 0.587 * g + 0.114 * b)
+            colours.add((r, g, b))
+    mean = sum(values) / len(values)
+    variance = sum((v - mean) ** 2 for v in values) / len(values)
+    return mean, variance, len(colours)
+
+
+def assert_not_blank(data: bytes, what: str, min_variance: float = 100.0,
+                     min_colours: int = 8) -> None:
+    mean, variance, colours = luminance_stats(data)
+    assert variance >= min_variance and colours >= min_colours, (
+        f"{what} looks blank: luminance variance {variance:.1f} (mean {mean:.1f}), "
+        f"{colours} distinct colours")
