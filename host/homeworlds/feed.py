@@ -555,16 +555,18 @@ class Subscription:
     resynced: int = 0
     closed: bool = False
 
-    async def get(self) -> FeedEvent:
+    async def get(self) -> FeedEvent | None:
+        """The next event; None once the hub closed this subscription."""
         return await self.queue.get()
 
     def __aiter__(self):
         return self
 
     async def __anext__(self) -> FeedEvent:
-        if self.closed:
+        event = None if self.closed and self.queue.empty() else await self.queue.get()
+        if event is None:
             raise StopAsyncIteration
-        return await self.queue.get()
+        return event
 
     def close(self) -> None:
         self.closed = True
@@ -626,6 +628,16 @@ class FeedHub:
         self.resyncs += 1
         if self.latest is not None:
             sub.queue.put_nowait(self.latest)
+
+    def close_all(self) -> None:
+        """On the hub's loop: end every subscription (a server shutting down); each
+        subscriber's ``get`` returns None."""
+        for sub in list(self._subscribers):
+            sub.closed = True
+            while not sub.queue.empty():
+                sub.queue.get_nowait()
+            sub.queue.put_nowait(None)
+        self._subscribers.clear()
 
     def subscribe(self, limit: int = QUEUE_LIMIT) -> Subscription:
         """A new subscriber (on the hub's loop); its first event is the latest snapshot."""

@@ -110,6 +110,8 @@ class TurnTracker:
         self._progress: tuple[int, TurnInProgress | None] | None = None
         self._resumed = False
         self._journal_tags: dict[str, frozenset[str]] = {}
+        #: After an undo: hand-overs wait until the token is back with the seat to move.
+        self._token_must_return = False
         self.new_game()
 
     # ---- game lifecycle ----
@@ -122,6 +124,7 @@ class TurnTracker:
         self._progress = None
         self._names_used = 0
         self._resumed = False
+        self._token_must_return = False
         self.ended_by = None
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
@@ -221,10 +224,15 @@ class TurnTracker:
         withdrawn = self.record[-1]
         tags = dict(self.star_tags)
         self.resume(self.record[:-1], tags)
-        self.status = Status("resume", self.state.to_move,
-                             f"turn {len(self.record) + 1} withdrawn: put the pieces back as "
-                             "they stood before it")
+        # The turn token still lies where the withdrawn turn's hand-over put it: that must
+        # not hand the turn over again (and commit the same turn) before it comes back.
+        self._token_must_return = True
+        self.status = Status("resume", self.state.to_move, self._withdrawn_message())
         return withdrawn
+
+    def _withdrawn_message(self) -> str:
+        return (f"turn {len(self.record) + 1} withdrawn: put the pieces back as they stood "
+                f"before it, and the turn token back to {self.players[self.state.to_move]}")
 
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
         """Re-evaluate after a settled change of the table (or a button press)."""
@@ -237,6 +245,15 @@ class TurnTracker:
                 if self.on_new_game is not None:
                     self.on_new_game()
             return self.status
+        if self._token_must_return:
+            if observation.token_seat is not None and observation.token_seat != state.to_move:
+                button_seat = None
+                observation = replace(observation, token_seat=None)
+                holding = True
+            else:
+                self._token_must_return = holding = False
+        else:
+            holding = False
         handover = self.wants_handover(observation, button_seat)
         if handover and self.on_handover is not None:
             self.on_handover(observation)
@@ -261,6 +278,8 @@ class TurnTracker:
             self.status = self._try_handover(observation)
         else:
             self.status = self._check_partial(observation)
+        if holding and not self.status.message:
+            self.status = replace(self.status, message=self._withdrawn_message())
         return self.status
 
     def _recover(self, obs: Observation, handover: bool) -> Status | None:

@@ -64,7 +64,7 @@ SECURITY_HEADERS = {
                                "form-action 'self'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # cross-site: none; same-site POSTs keep their Origin
     "Cache-Control": "no-store",
 }
 
@@ -186,6 +186,8 @@ def create_app(state: DisplayState) -> Starlette:
                     except TimeoutError:
                         yield ": keep-alive\n\n"
                         continue
+                    if event is None:  # the server is shutting down
+                        return
                     yield _sse(event, state if with_svg else None)
             finally:
                 sub.close()

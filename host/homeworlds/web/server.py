@@ -107,6 +107,12 @@ class WebDisplay:
 
     def stop(self) -> None:
         self.state.shutting_down = True
+        loop = self.state.hub.loop
+        if loop is not None and not loop.is_closed():
+            try:  # end the open event streams at once, so the shutdown need not wait
+                loop.call_soon_threadsafe(self.state.hub.close_all)
+            except RuntimeError:
+                pass
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
