@@ -299,6 +299,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                   flush=True)
             return None
         exporter.write(tracker.record)
+        if point.withdrawn_next and len(tracker.record) == len(point.record):
+            tracker.expect_token_return()  # turn N+1 was withdrawn (undo) before the stop
         print(f"resuming game {game.id} from {recorder.path} after {len(tracker.record)} "
               "turns", flush=True)
         return point.pending_handover

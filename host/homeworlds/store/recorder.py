@@ -52,6 +52,9 @@ class ResumePoint:
     pending_handover: StoredObservation | None
     #: how the game ended, when it is finished (the table then waits to be cleared)
     result: StoredResult | None = None
+    #: the turn after the last was withdrawn (undo) and not played again: the table may
+    #: still show it, with the turn token passed on (docs/display.md, "Undo")
+    withdrawn_next: bool = False
 
 
 class GameRecorder:
@@ -108,10 +111,13 @@ class GameRecorder:
         turns: list[StoredTurn] = self.store.turns(game.id)
         record = tuple((t.seat, turn_from_sdg(t.sdg, t.seat, game.players)) for t in turns)
         pending = self.store.observations(game.id, after_turn=len(turns))
+        withdrawn = self.store.withdrawn_turns(game.id)
         return ResumePoint(game, record, turns[-1].position if turns else None,
                            turns[-1].star_tags if turns else {},
                            None if pending == [] or game.finished else pending[-1],
-                           self.store.result(game.id) if game.finished else None)
+                           self.store.result(game.id) if game.finished else None,
+                           bool(withdrawn) and withdrawn[-1][0].number == len(turns) + 1
+                           and not pending)
 
     # ------------------------------------------------------------------ games
 

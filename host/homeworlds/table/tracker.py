@@ -224,11 +224,15 @@ class TurnTracker:
         withdrawn = self.record[-1]
         tags = dict(self.star_tags)
         self.resume(self.record[:-1], tags)
-        # The turn token still lies where the withdrawn turn's hand-over put it: that must
-        # not hand the turn over again (and commit the same turn) before it comes back.
-        self._token_must_return = True
+        self.expect_token_return()
         self.status = Status("resume", self.state.to_move, self._withdrawn_message())
         return withdrawn
+
+    def expect_token_return(self) -> None:
+        """After an undo (also one found in the store at a restart): the turn token still
+        lies where the withdrawn turn's hand-over put it, and that must not hand the turn
+        over again — committing the same turn — before it has come back to the mover."""
+        self._token_must_return = True
 
     def _withdrawn_message(self) -> str:
         return (f"turn {len(self.record) + 1} withdrawn: put the pieces back as they stood "
