@@ -11,8 +11,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: Benchmarks that must run in a process of their own: pixels_output sets up its own
 #: environment, and table_bench reports the demo's peak memory, which in this process would
-#: include every benchmark before it.
-AS_SCRIPT = {"pixels_output.py", "table_bench.py"}
+#: include every benchmark before it; display_bench starts servers, a display process and a
+#: browser of its own.
+AS_SCRIPT = {"pixels_output.py", "table_bench.py", "display_bench.py"}
 #: Not figures of their own: the full archive check (`make corpus`) and the long input fuzz
 #: (`make fuzz`; kill_fuzz has a short form here and its long one there).
 SKIP = {"run_all.py", "corpus_check.py", "input_fuzz.py"}

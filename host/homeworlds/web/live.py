@@ -21,7 +21,7 @@ class LiveDisplay:
     producer: FeedProducer
     control: TableControl
     queue: ControlQueue
-    server: object  # WebDisplay
+    server: object  # WebDisplay or DisplayProcess
 
     @property
     def url(self) -> str:
@@ -35,17 +35,18 @@ def attach_feed(session, *, table: str, rules_name: str,
                 uid: Callable[[], str | None] | None = None, recorder=None,
                 start_new_game: Callable[[], None] | None = None,
                 on_undo: Callable[[int], None] | None = None,
-                max_brightness: float = 1.0) -> tuple[FeedHub, FeedProducer, TableControl,
-                                                      ControlQueue]:
+                max_brightness: float = 1.0, commands: ControlQueue | None = None,
+                hub: FeedHub | None = None, sinks=()) -> tuple[FeedHub, FeedProducer,
+                                                             TableControl, ControlQueue]:
     """The feed and the admin commands of ``session``, without a server (a transport of its
     own, e.g. MQTT, may take the hub or add a sink to the producer)."""
-    hub = FeedHub()
+    hub = hub or FeedHub()
     producer = FeedProducer(session, table=table, rules_name=rules_name, uid=uid,
-                            sinks=[hub.publish_threadsafe])
+                            sinks=[hub.publish_threadsafe, *sinks])
     control = TableControl(session, recorder=recorder, producer=producer,
                            start_new_game=start_new_game, on_undo=on_undo,
                            max_brightness=max_brightness)
-    commands = ControlQueue()
+    commands = commands or ControlQueue()
     tracker = session.tracker
     previous = tracker.on_commit
 
@@ -66,17 +67,35 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
                    uid: Callable[[], str | None] | None = None, recorder=None,
                    start_new_game: Callable[[], None] | None = None,
                    on_undo: Callable[[int], None] | None = None,
-                   max_brightness: float = 1.0) -> LiveDisplay:
-    """Feed + admin commands + the web server. WebUnavailable (missing extra, port in use)
-    propagates before anything is hooked to the session."""
-    from homeworlds.web.server import WebDisplay
+                   max_brightness: float = 1.0, in_process: bool = False) -> LiveDisplay:
+    """Feed + admin commands + the web server, by default in a process of its own
+    (``web.process``: the server's work never takes the table loop's interpreter lock).
+    WebUnavailable (missing extra, port in use) propagates before anything is hooked to
+    the session."""
+    from homeworlds.web import require_web
+    from homeworlds.web.app import new_admin_token
 
-    server = WebDisplay(FeedHub(), None, host=host, port=port, admin_token=admin_token,
-                        table_name=table)  # checks the extra before hooking anything
-    hub, producer, control, commands = attach_feed(
-        session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
-        start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness)
-    server.state.hub = hub
-    server.state.control = commands
+    require_web()
+    token = admin_token or new_admin_token()
+    commands = ControlQueue()
+    if in_process:
+        from homeworlds.web.server import WebDisplay
+
+        server = WebDisplay(FeedHub(), commands, host=host, port=port, admin_token=token,
+                            table_name=table)
+    else:
+        from homeworlds.web.process import DisplayProcess
+
+        server = DisplayProcess(commands, host=host, port=port, admin_token=token,
+                                table_name=table)
     server.start()
+    try:
+        hub, producer, control, commands = attach_feed(
+            session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
+            start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness,
+            commands=commands, hub=server.state.hub if in_process else None,
+            sinks=[] if in_process else [server.publish])
+    except BaseException:
+        server.stop()
+        raise
     return LiveDisplay(hub, producer, control, commands, server)

@@ -43,12 +43,7 @@ class WebDisplay:
 
     @property
     def url(self) -> str:
-        host = self.host
-        if host in ("0.0.0.0", "::"):
-            host = socket.gethostname()
-        elif ":" in host:
-            host = f"[{host}]"
-        return f"http://{host}:{self.port}/"
+        return display_url(self.host, self.port)
 
     @property
     def admin_url(self) -> str:
@@ -130,17 +125,29 @@ class WebDisplay:
         self.stop()
 
     def announce(self, out: TextIO = sys.stdout, qr: bool = True) -> None:
-        """Print where the display is and the admin link (with its QR code on a terminal)."""
-        print(f"display: {self.url}", file=out, flush=True)
-        print(f"admin: {self.admin_url}", file=out, flush=True)
-        if qr and out.isatty():
-            try:
-                import qrcode
-            except ImportError:
-                return
-            code = qrcode.QRCode(border=1)
-            code.add_data(self.admin_url)
-            code.print_ascii(out=out, invert=True)
+        announce(self.url, self.admin_url, out, qr)
+
+
+def display_url(host: str, port: int) -> str:
+    if host in ("0.0.0.0", "::"):
+        host = socket.gethostname()
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+def announce(url: str, admin_url: str, out: TextIO = sys.stdout, qr: bool = True) -> None:
+    """Print where the display is and the admin link (with its QR code on a terminal)."""
+    print(f"display: {url}", file=out, flush=True)
+    print(f"admin: {admin_url}", file=out, flush=True)
+    if qr and out.isatty():
+        try:
+            import qrcode
+        except ImportError:
+            return
+        code = qrcode.QRCode(border=1)
+        code.add_data(admin_url)
+        code.print_ascii(out=out, invert=True)
 
 
 def _is_ipv6(host: str) -> bool:
