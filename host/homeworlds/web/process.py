@@ -37,6 +37,10 @@ TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"
 #: Events waiting for the pipe before the child counts as behind (then it is resynced).
 PIPE_QUEUE_LIMIT = 256
 STARTUP_TIMEOUT_S = 30.0
+#: Seconds between checks that the display process still runs, and before another try
+#: when it could not be started again.
+RESTART_CHECK_S = 1.0
+RESTART_BACKOFF_S = 5.0
 
 
 class DisplayProcess:
@@ -55,11 +59,55 @@ class DisplayProcess:
         self._latest: Snapshot | None = None
         self._behind = False
         self.resyncs = 0
+        self.restarts = 0
         self._threads: list[threading.Thread] = []
+        self._stopping: threading.Event | None = None
+        self._watchdog: threading.Thread | None = None
 
     # ---- life ----
 
     def start(self) -> DisplayProcess:
+        self._spawn()
+        self._stopping = threading.Event()
+        watchdog = threading.Thread(target=self._watch, name="display-watchdog", daemon=True)
+        watchdog.start()
+        self._watchdog = watchdog
+        return self
+
+    def _watch(self) -> None:
+        """A display process that died (a crash, kill -9, out of memory) is started again
+        on the same port; the pages reconnect by themselves and resync."""
+        while not self._stopping.wait(RESTART_CHECK_S):
+            proc = self._proc
+            if proc is None or proc.poll() is None:
+                continue
+            print(f"homeworlds: the display process stopped (exit {proc.returncode}); "
+                  "starting it again", file=sys.stderr, flush=True)
+            for thread in self._threads:
+                thread.join(2)
+            self._threads = []
+            proc.stdout.close()
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            self._drain()
+            try:
+                self._spawn()
+                self.restarts += 1
+            except WebUnavailable as exc:
+                print(f"homeworlds: the display could not start again: {exc}",
+                      file=sys.stderr, flush=True)
+                self._stopping.wait(RESTART_BACKOFF_S)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self._out.get_nowait()
+            except queue.Empty:
+                return
+
+    def _spawn(self) -> None:
         env = {**os.environ, TOKEN_VARIABLE: self.admin_token}
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "homeworlds.web.child", "--host", self.host, "--port",
@@ -79,11 +127,14 @@ class DisplayProcess:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        self._behind = False
         if self._latest is not None:
             self.publish(self._latest)
-        return self
 
     def stop(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+            self._watchdog.join(5)
         proc = self._proc
         if proc is None:
             return
