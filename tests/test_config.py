@@ -173,3 +173,26 @@ def test_scanner_settings_are_checked_and_kept():
         config_from_mapping({"scanner": {"debounce_on": 0}}, "t.toml")
     with pytest.raises(ConfigError, match=r"t.toml: scanner.debounce: unknown key"):
         config_from_mapping({"scanner": {"debounce": 2}}, "t.toml")
+
+
+@pytest.mark.parametrize("text, where", [
+    ("[display]\nattract_after_s = 5\n", "display.attract_after_s: 5 is out of range"),
+    ("[display]\nattract_after_s = -1\n", "display.attract_after_s: -1 is out of range"),
+    ("[display]\nattract_after_s = nan\n", "display.attract_after_s: nan is out of range"),
+    ("[display]\nattract_after_s = 'soon'\n", "display.attract_after_s: wrong type"),
+    ("[display]\nattract_leds = 'yes'\n", "display.attract_leds: wrong type"),
+    ("[display]\nattract_after = 60\n", "display.attract_after: unknown key"),
+])
+def test_bad_attract_settings_name_file_and_key(tmp_path, text, where):
+    with pytest.raises(ConfigError) as exc:
+        load_config(_write(tmp_path, text))
+    assert where in str(exc.value) and "table.toml" in str(exc.value)
+
+
+def test_attract_settings_load_with_their_defaults(tmp_path):
+    default = load_config(_write(tmp_path, ""))
+    assert (default.attract_after_s, default.attract_leds) == (120.0, False)
+    config = load_config(_write(tmp_path, "[display]\nattract_after_s = 300\n"
+                                "attract_leds = true\n"))
+    assert (config.attract_after_s, config.attract_leds) == (300.0, True)
+    assert load_config(_write(tmp_path, "[display]\nattract_after_s = 0\n")).attract_after_s == 0

@@ -37,12 +37,17 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "pixels": {},  # checked by PixelSettings
     "hints": {},   # checked by HintSettings
     "store": {"path": str, "table": str},
-    # The web display (docs/display.md).
-    "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str},
+    # The web display (docs/display.md): where it listens, its admin token, attract mode.
+    "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str,
+                "attract_after_s": (int, float), "attract_leds": bool},
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
 }
 
+
+#: Attract mode starts after this many idle seconds (0: never). Under ten seconds it would
+#: start while players are still sitting down; a day is the longest that makes sense.
+ATTRACT_AFTER_RANGE = (10.0, 86400.0)
 
 #: A configuration file is a page of text; anything larger is not one (and is not read whole).
 MAX_CONFIG_BYTES = 1 << 20
@@ -100,6 +105,10 @@ class TableConfig:
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
     alignment_seed: int | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    #: [display] attract mode: idle seconds before replays start (0: never), and whether
+    #: the LEDs replay the games too.
+    attract_after_s: float = 120.0
+    attract_leds: bool = False
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -235,11 +244,21 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
     display = _display(data.get("display", {}), source)
+    display_section = data.get("display", {})
+    attract_after_s = float(display_section.get("attract_after_s", 120.0))
+    low_a, high_a = ATTRACT_AFTER_RANGE
+    if attract_after_s != 0 and not (math.isfinite(attract_after_s)
+                                     and low_a <= attract_after_s <= high_a):
+        raise ConfigError(source, "display.attract_after_s", f"{attract_after_s:g} is out of "
+                          f"range: give idle seconds from {low_a:g} to {high_a:g}, or 0 to "
+                          "turn attract mode off")
     return TableConfig(source, layout, registry, registry_path, rules, players,
                        port, baudrate, float(heartbeat_timeout), pixels, hints,
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
-                       alignment_seed=table.get("alignment_seed"), display=display)
+                       alignment_seed=table.get("alignment_seed"), display=display,
+                       attract_after_s=attract_after_s,
+                       attract_leds=display_section.get("attract_leds", False))
 
 
 def _display(section: dict[str, Any], source: str) -> DisplayConfig:

@@ -10,14 +10,20 @@ from pathlib import Path
 import pytest
 
 from homeworlds.display.steps import load_game_file
-from homeworlds.display.svg import Overlay, render_cooked_svg, render_svg, state_from_cooked
+from homeworlds.display.svg import (
+    Overlay,
+    render_cooked_svg,
+    render_snapshot_svg,
+    render_svg,
+    state_from_cooked,
+)
 from homeworlds.notation.cooked import (
     CookedSystem,
     parse_cooked_turn,
     read_cooked_file,
     write_position,
 )
-from homeworlds.rules import GameState, Piece, preset
+from homeworlds.rules import PIECES, GameState, Piece, preset
 from tests.display.svg_check import NS, assert_svg_shows, drawn_position, parse
 from tests.shared import DATA, shared_path
 
@@ -36,6 +42,8 @@ def test_every_position_of_the_archive_slice_is_drawn_as_the_engine_has_it(path)
     seen = 0
     for k, state, players in positions_of_sdg(path):
         assert_svg_shows(render_svg(state, players=players), state, f"{path.name} turn {k}")
+        assert_svg_shows(render_svg(state, players=players, portrait=True), state,
+                         f"{path.name} turn {k}, portrait")
         seen += 1
     assert seen > 15
     assert load_game_file(path).error is None
@@ -162,3 +170,32 @@ def test_systems_get_unique_element_ids_even_when_names_slug_alike():
     ids = [g.get("id") for g in root.iter(NS + "g") if g.get("data-system")]
     assert len(ids) == len(set(ids)) == 3
     assert all(i.startswith("system-") for i in ids)
+
+
+def test_a_feed_snapshot_is_drawn_with_its_bank_players_hints_and_result():
+    position = "Ann (0, g1b2) y3-\nBob (1, r1y2) -g3\nSmall (b1) g1-\n"
+    bank = {p.to_text(): 2 for p in PIECES}
+    snapshot = {"type": "snapshot", "table": "t", "seq": 4, "at": 0.0,
+                "game": {"uid": "u", "rules": "no-such-preset", "players": ["Ann", "Bob"],
+                         "first_seat": 0, "to_move": 1, "turn_number": 3,
+                         "turn_started_at": None, "in_setup": False,
+                         "result": {"kind": "resigned", "winners": [0], "text": "Ann wins"}},
+                "position": position, "bank": bank, "turn_log": [],
+                "hints": {"lifted": {"seat": 1, "piece": "g3", "from": "Bob"},
+                          "legal_destinations": ["Small"], "may_discover": True,
+                          "overpopulated": [], "red_alert_seat": None, "mistakes": [],
+                          "message": "", "guidance": {"step": 1, "text": "Put b1 back"}},
+                "clocks": None, "link_up": True}
+    root = parse(render_snapshot_svg(snapshot))
+    assert root.get("data-to-move") == "1"
+    drawn = drawn_position(root)
+    assert set(drawn["bank"].values()) == {2}
+    assert drawn["systems"]["small"]["ships"] == {0: {"g1": 1}}
+    classes = {g.get("data-system"): g.get("class").split() for g in root.iter(NS + "g")
+               if g.get("data-system")}
+    assert "destination" in classes["Small"] and "origin" in classes["Bob"]
+    texts = " ".join(t.text or "" for t in root.iter(NS + "text"))
+    for words in ("Ann wins", "Put b1 back", "or a new system", "Ann", "Bob"):
+        assert words in texts
+    empty = dict(snapshot, position="", game=dict(snapshot["game"], in_setup=True, result=None))
+    assert "Setting up" in render_snapshot_svg(empty)

@@ -23,9 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--listen", metavar="ADDR", default=DEFAULT_LISTEN, type=listen_address,
                    help=f"HOST:PORT to serve on (default {DEFAULT_LISTEN}: this computer "
                    "only; 0.0.0.0:PORT for the whole network)")
-    p.add_argument("--attract-after", metavar="S", type=float, default=None,
-                   help="the /attract page starts replaying games after S seconds (default: "
-                   "the configuration's [display] attract_after_s, else 120)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="a table configuration: its [store] path and [display] "
+                   "attract_after_s are the defaults")
+    p.add_argument("--attract-after", metavar="S", type=attract_seconds, default=None,
+                   help="the /attract page starts replaying games after S seconds, 0: no "
+                   "attract page (default: the configuration's [display] attract_after_s, "
+                   "else 120)")
     p.add_argument("files", nargs="*", metavar="FILE", help="SDG transcripts or cooked files")
     p.set_defaults(func=run)
 
@@ -36,6 +40,17 @@ def listen_address(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. {DEFAULT_LISTEN})")
     host = host.strip("[]") or "127.0.0.1"
     return host, int(port)
+
+
+def attract_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value == 0 or 0 < value <= 86400):
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give seconds up to 86400, "
+                                         "or 0 for no attract page")
+    return value
 
 
 def build_app(store: str | None, files: list[str], attract_after_s: float | None = None):
@@ -56,7 +71,7 @@ def build_app(store: str | None, files: list[str], attract_after_s: float | None
         from homeworlds.web.attract import attract_routes
     except ImportError:  # attract mode not built into this version
         attract_routes = None
-    if attract_routes is not None:
+    if attract_routes is not None and attract_after_s != 0:
         routes += attract_routes(archive, idle_after_s=attract_after_s)
     return Starlette(routes=routes)
 
@@ -69,14 +84,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"homeworlds archive-view: the web display needs Starlette and uvicorn: "
               f"{WEB_EXTRA}", file=sys.stderr)
         return 2
-    if args.store is not None and not Path(args.store).is_file():
-        print(f"homeworlds archive-view: no game store at {args.store}", file=sys.stderr)
+    store, attract_after = args.store, args.attract_after
+    if args.config is not None:
+        from homeworlds.config import ConfigError, load_config
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            print(f"homeworlds archive-view: {exc}", file=sys.stderr)
+            return 2
+        if store is None and config.store_path is not None:
+            store = str(config.store_path)
+        if attract_after is None:
+            attract_after = config.attract_after_s
+    if store is not None and not Path(store).is_file():
+        print(f"homeworlds archive-view: no game store at {store}", file=sys.stderr)
         return 2
     missing = [f for f in args.files if not Path(f).is_file()]
     if missing:
         print(f"homeworlds archive-view: no such file: {missing[0]}", file=sys.stderr)
         return 2
-    app = build_app(args.store, args.files, args.attract_after)
+    app = build_app(store, args.files, attract_after)
     host, port = args.listen
     shown = f"[{host}]" if ":" in host else host
     print(f"homeworlds archive-view: http://{shown}:{port}/archive (Ctrl-C stops)", flush=True)

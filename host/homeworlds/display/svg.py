@@ -37,8 +37,8 @@ from homeworlds.notation.cooked import read_cooked
 from homeworlds.rules import PIECES, GameState, InvalidNotation, preset
 from homeworlds.rules.state import System
 
-__all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_svg",
-           "state_from_cooked"]
+__all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_snapshot_svg",
+           "render_svg", "state_from_cooked"]
 
 #: Piece colours, in the engine's colour order (red, yellow, green, blue).
 COLOR_NAMES = ("red", "yellow", "green", "blue")
@@ -59,6 +59,7 @@ BANK_H = 150
 PYRAMID_H = (0, 34, 48, 62)
 PYRAMID_W = (0, 26, 36, 46)
 MIN_WIDTH = 1280
+PORTRAIT_MIN_WIDTH = 780
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ class Overlay:
             if piece and isinstance(seat, int):
                 lifted = (seat, piece, "" if origin is None else str(origin))
         destinations = set()
-        discover = False
+        discover = bool(hints.get("may_discover"))
         for item in hints.get("legal_destinations") or ():
             name = item.get("system") if isinstance(item, Mapping) else item
             if name is None or (isinstance(item, Mapping) and item.get("new")):
@@ -114,7 +115,9 @@ class Overlay:
                          for m in hints.get("mistakes") or () if isinstance(m, Mapping))
         guidance = hints.get("guidance")
         if isinstance(guidance, Mapping):
-            guidance = guidance.get("text")
+            guidance = guidance.get("text") or guidance.get("message") or next(
+                (v for v in guidance.values() if isinstance(v, str) and v), None)
+        guidance = guidance or hints.get("message") or None
         red = hints.get("red_alert_seat")
         text = result.get("text") if isinstance(result, Mapping) else None
         return cls(lifted=lifted, destinations=frozenset(destinations), discover=discover,
@@ -144,9 +147,28 @@ def state_from_cooked(position: str, rules: str = "sdg", to_move: int = 0) -> Ga
     return GameState.from_position(game.systems, preset(rules), to_move=to_move)
 
 
+def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
+                        caption: str | None = None) -> str:
+    """The star map of a table-feed ``snapshot`` event (its JSON form, docs/display.md):
+    position, bank, players, whose turn, hints and result. InvalidNotation/ValueError for a
+    position that cannot be read."""
+    game = snapshot.get("game") or {}
+    rules = game.get("rules") or "sdg"
+    try:
+        preset(rules)
+    except (KeyError, ValueError):
+        rules = "sdg"  # the bank comes with the snapshot; the preset only sizes a default
+    overlay = Overlay.from_feed(snapshot.get("hints"), result=game.get("result"),
+                                caption=caption)
+    return render_cooked_svg(snapshot.get("position") or "", rules=rules,
+                             to_move=int(game.get("to_move") or 0),
+                             players=game.get("players") or None, overlay=overlay,
+                             bank=snapshot.get("bank"), portrait=portrait)
+
+
 def render_cooked_svg(position: str, *, rules: str = "sdg", to_move: int = 0,
                       players: Sequence[str] | None = None, overlay: Overlay | None = None,
-                      bank: Mapping[str, int] | None = None) -> str:
+                      bank: Mapping[str, int] | None = None, portrait: bool = False) -> str:
     """``render_svg`` of a cooked position text; ``bank`` (piece text -> count, the feed's)
     replaces the one worked out from the rules' piece count."""
     state = state_from_cooked(position, rules, to_move)
@@ -154,7 +176,7 @@ def render_cooked_svg(position: str, *, rules: str = "sdg", to_move: int = 0,
         for index, piece in enumerate(PIECES):
             if piece.to_text() in bank:
                 state.bank[index] = int(bank[piece.to_text()])
-    return render_svg(state, players=players, overlay=overlay)
+    return render_svg(state, players=players, overlay=overlay, portrait=portrait)
 
 
 # ---------------------------------------------------------------------- layout
@@ -197,24 +219,38 @@ def _card_h(players: int) -> int:
     return HEADER_H + STAR_H + ROW_H * players + 12
 
 
-def _layout(state: GameState, top_h: float) -> tuple[list[_Placed], float, float]:
-    columns = _columns(state)
+def _layout(state: GameState, top_h: float,
+            portrait: bool = False) -> tuple[list[_Placed], float, float]:
+    """Each system's card position, the drawing's width and the map's bottom. Landscape:
+    the rulebook's columns from left to right; portrait (a phone): the same lines from top
+    to bottom, each a row."""
+    lines = _columns(state)
     card_h = _card_h(state.players)
-    tallest = max((len(c) for c in columns), default=1)
-    map_h = tallest * card_h + (tallest - 1) * GAP_Y
-    map_w = len(columns) * CARD_W + max(0, len(columns) - 1) * GAP_X
+    longest = max((len(c) for c in lines), default=1)
+    left_seats = {s.home_of for s in lines[0] if s.home_of is not None} if lines else set()
+    point = tuple(1 if (seat in left_seats or (state.players == 2 and seat == 0)) else -1
+                  for seat in range(state.players))
+    placed = []
+    if portrait:
+        map_w = longest * CARD_W + (longest - 1) * GAP_Y
+        width = max(PORTRAIT_MIN_WIDTH, map_w + 2 * MARGIN)
+        y = top_h
+        for line in lines:
+            row_w = len(line) * CARD_W + (len(line) - 1) * GAP_Y
+            x = (width - row_w) / 2
+            for system in line:
+                placed.append(_Placed(system, x, y, point))
+                x += CARD_W + GAP_Y
+            y += card_h + GAP_X * 0.6
+        return placed, width, max(y, top_h + card_h) + GAP_Y * 0.4
+    map_h = longest * card_h + (longest - 1) * GAP_Y
+    map_w = len(lines) * CARD_W + max(0, len(lines) - 1) * GAP_X
     width = max(MIN_WIDTH, map_w + 2 * MARGIN)
     x0 = (width - map_w) / 2
-    placed = []
-    left_seats = set()
-    if columns:
-        left_seats = {s.home_of for s in columns[0] if s.home_of is not None}
-    for k, column in enumerate(columns):
+    for k, column in enumerate(lines):
         col_h = len(column) * card_h + (len(column) - 1) * GAP_Y
         y = top_h + (map_h - col_h) / 2
         for system in column:
-            point = tuple(1 if (seat in left_seats or (state.players == 2 and seat == 0))
-                          else -1 for seat in range(state.players))
             placed.append(_Placed(system, x0 + k * (CARD_W + GAP_X), y, point))
             y += card_h + GAP_Y
     return placed, width, top_h + max(map_h, card_h) + GAP_Y
@@ -444,13 +480,14 @@ def _top(state: GameState, players: Sequence[str],
 
 
 def render_svg(state: GameState, *, players: Sequence[str] | None = None,
-               overlay: Overlay | None = None) -> str:
+               overlay: Overlay | None = None, portrait: bool = False) -> str:
     """The whole star map of ``state`` with the bank, as the text of an ``<svg>`` element.
-    ``players`` names the seats (default "seat 1", ...)."""
+    ``players`` names the seats (default "seat 1", ...); ``portrait`` lays the map out
+    from top to bottom, for a phone held upright."""
     overlay = overlay or Overlay()
     players = tuple(players or ())
     top, extra, top_h = _top(state, players, overlay)
-    placed, width, map_bottom = _layout(state, top_h)
+    placed, width, map_bottom = _layout(state, top_h, portrait)
     extra_h = 28 * len(extra)
     height = map_bottom + extra_h + BANK_H
     ids = _identifiers(state.systems)

@@ -152,7 +152,8 @@ class Archive:
         return game
 
 
-def step_svg(game: GameSteps, index: int, *, with_caption: bool = True) -> str:
+def step_svg(game: GameSteps, index: int, *, with_caption: bool = True,
+             portrait: bool = False) -> str:
     step = game.steps[index]
     result = step.state.result
     overlay = Overlay(
@@ -161,7 +162,7 @@ def step_svg(game: GameSteps, index: int, *, with_caption: bool = True) -> str:
         result=None if result is None else (
             " and ".join(game.player(s) for s in result.winners) + " wins"
             if result.winners else "A draw"))
-    return render_svg(step.state, players=game.players, overlay=overlay)
+    return render_svg(step.state, players=game.players, overlay=overlay, portrait=portrait)
 
 
 # ---------------------------------------------------------------------- pages
@@ -207,7 +208,7 @@ def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
         f'<li data-step="{k}"{" class=current" if k == index else ""}>'
         f'<a href="?turn={k}"><span class="n">{s.number}.</span> '
         f'<span class="who">{esc(game.player(s.seat))}</span> '
-        f'<span class="sdg">{esc(s.text)}</span></a></li>'
+        f'<span class="sdg">{esc("; ".join(s.text.splitlines()))}</span></a></li>'
         for k, s in enumerate(game.steps) if k > 0)
     error = (f"<p class='problem' id='replay-error'>The replay stopped: {esc(game.error)}</p>"
              if game.error else "")
@@ -219,15 +220,15 @@ def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
 <header><a href="{back}" id="back">\u2190 All games</a>
 <h1 id="title">{esc(game.title)}</h1>{export}</header>
 <nav class="stepper" aria-label="Step through the game">
-<a class="button" id="first" href="?turn=0" title="Home">\u23ee Start</a>
+<a class="button" id="first" href="?turn=0" title="Home">\u25c0\u25c0 Start</a>
 <a class="button" id="prev" href="?turn={max(0, index - 1)}" title="\u2190">\u25c0 Back</a>
 <span id="counter">Turn <b id="turn-number">{game.steps[index].number}</b> \u00b7 step
 <b id="step-index">{index}</b> of {last}</span>
 <a class="button" id="next" href="?turn={min(last, index + 1)}" title="\u2192">Next \u25b6</a>
-<a class="button" id="last" href="?turn={last}" title="End">End \u23ed</a>
+<a class="button" id="last" href="?turn={last}" title="End">End \u25b6\u25b6</a>
 </nav>
 <p id="caption">{esc(caption(game, index, alerts=False))}</p>{error}
-<main><div id="map">{step_svg(game, index)}</div>
+<main><div id="map">{step_svg(game, index, with_caption=False)}</div>
 <aside><h2>Turns (SDG)</h2><ol id="log">{log}</ol></aside></main>
 <script type="application/json" id="steps">{data}</script>
 <script>{GAME_JS}</script>"""
@@ -287,7 +288,9 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
         if not 0 <= index < len(game.steps):
             raise ArchiveError(404, "No such step", f"the game has steps 0 to "
                                f"{len(game.steps) - 1}, not {index}")
-        return Response(step_svg(game, index), media_type="image/svg+xml",
+        portrait = request.query_params.get("layout") == "portrait"
+        return Response(step_svg(game, index, with_caption=False, portrait=portrait),
+                        media_type="image/svg+xml",
                         headers={"Cache-Control": "no-cache"})
 
     def export(request):
@@ -331,7 +334,7 @@ aside { flex: 0 0 22rem; max-height: 78vh; overflow: auto; background: #151925;
 #log li a { color: #cfd6ea; text-decoration: none; display: block; padding: .15em .3em;
   white-space: pre-wrap; }
 #log li.current a { background: #34416a; color: #fff; border-radius: .3em; }
-@media (max-width: 900px) { main { flex-direction: column; } aside { flex: none; width: 100%;
+@media (max-width: 900px) { main { flex-direction: column; align-items: stretch; } aside { flex: none; width: 100%;
   max-height: none; box-sizing: border-box; } }
 """
 
@@ -344,7 +347,8 @@ GAME_JS = r"""
   async function show(i) {
     i = Math.max(0, Math.min(last, i));
     wanted = i;
-    const response = await fetch(data.svg + i);
+    const layout = window.innerWidth < 700 ? '?layout=portrait' : '';
+    const response = await fetch(data.svg + i + layout);
     if (!response.ok || wanted !== i) return;
     const text = await response.text();
     if (wanted !== i) return;
@@ -359,12 +363,14 @@ GAME_JS = r"""
     for (const li of document.querySelectorAll('#log li')) {
       const on = Number(li.dataset.step) === i;
       li.classList.toggle('current', on);
-      if (on) li.scrollIntoView({block: 'nearest'});
+      // The log scrolls in its own box on a wide screen; on a phone the page would jump.
+      if (on && window.innerWidth >= 700) li.scrollIntoView({block: 'nearest'});
     }
     history.replaceState(null, '', '?turn=' + i);
     document.body.dataset.step = i;
   }
-  const go = {first: () => 0, prev: () => index - 1, next: () => index + 1, last: () => last};
+  // Steps count from the one asked for last, so quick presses add up before a fetch ends.
+  const go = {first: () => 0, prev: () => wanted - 1, next: () => wanted + 1, last: () => last};
   for (const [id, target] of Object.entries(go)) {
     $(id).addEventListener('click', (e) => { e.preventDefault(); show(target()); });
   }
@@ -374,8 +380,10 @@ GAME_JS = r"""
   }
   document.addEventListener('keydown', (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const keys = {ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: last};
+    const keys = {ArrowLeft: wanted - 1, ArrowRight: wanted + 1, Home: 0, End: last};
     if (e.key in keys) { e.preventDefault(); show(keys[e.key]); }
   });
+  // A phone held upright gets the map laid out from top to bottom.
+  if (window.innerWidth < 700) show(wanted);
 })();
 """
