@@ -182,6 +182,15 @@ def _snapshot(seq: int) -> Snapshot:
                     "", {}, (), Hints(), True)
 
 
+def _run(scenario):
+    """asyncio.run on a thread of its own: Playwright's sync API (the browser tests of the
+    same session) keeps an event loop running on the main thread."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(scenario())).result(30)
+
+
 def test_a_slow_subscriber_is_resynced_with_the_latest_snapshot_and_others_lose_nothing():
     async def scenario():
         hub = FeedHub()
@@ -194,7 +203,7 @@ def test_a_slow_subscriber_is_resynced_with_the_latest_snapshot_and_others_lose_
         got_slow = [slow.queue.get_nowait().seq for _ in range(slow.queue.qsize())]
         return got_fast, got_slow, slow.resynced
 
-    got_fast, got_slow, resynced = asyncio.run(scenario())
+    got_fast, got_slow, resynced = _run(scenario)
     assert got_fast == list(range(1, 11))
     assert resynced >= 1
     assert got_slow[-1] == 10  # whatever it lost, it ends on the table's latest state
@@ -218,7 +227,7 @@ def test_events_from_another_thread_reach_subscribers_and_a_new_one_starts_with_
         sub.close()
         return got, first.seq, hub.subscribers
 
-    got, first, left = asyncio.run(scenario())
+    got, first, left = _run(scenario)
     assert got == [1, 2, 3]
     assert first == 3
     assert left == 1

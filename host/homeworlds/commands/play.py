@@ -248,7 +248,7 @@ def _start_display(config: TableConfig, session, recorder, exporter, new_game,
             rules_name=config.rules.name, host=listen[0], port=listen[1],
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
-            max_brightness=brightness)
+            max_brightness=brightness, store_path=recorder.path)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

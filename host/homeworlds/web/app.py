@@ -87,6 +87,8 @@ class DisplayState:
     shutting_down: bool = False
     #: tests collect the exceptions behind 500 answers here (never shown to a client)
     debug_errors: list | None = None
+    #: more routes served beside the live view (the archive viewer of the table's store)
+    extra_routes: list = field(default_factory=list)
 
     def svg_for(self, snapshot: Snapshot) -> str:
         svg = self._svg_cache.get(snapshot.seq)
@@ -113,27 +115,9 @@ def draw_map(snapshot: Snapshot, render: Callable[[Snapshot], str] | None = None
 
 def default_renderer() -> Callable[[Snapshot], str]:
     """The star-map renderer of ``homeworlds.display.svg`` applied to a feed snapshot."""
-    try:
-        from homeworlds.display import svg
-    except ImportError:  # PLACEHOLDER until the web-view branch (display/svg.py) is merged
-        return _placeholder_svg
+    from homeworlds.display.svg import render_snapshot_svg
 
-    def render(snapshot: Snapshot) -> str:
-        data = snapshot.to_json()
-        overlay = svg.Overlay.from_feed(data["hints"], result=data["game"]["result"])
-        return svg.render_cooked_svg(snapshot.position, rules=snapshot.game.rules,
-                                     to_move=snapshot.game.to_move,
-                                     players=snapshot.game.players, overlay=overlay,
-                                     bank=snapshot.bank)
-    return render
-
-
-def _placeholder_svg(snapshot: Snapshot) -> str:
-    lines = snapshot.position.splitlines()
-    rows = "".join(f'<text x="10" y="{30 + 30 * k}" font-size="22" fill="#fff">'
-                   f'{html.escape(line)}</text>' for k, line in enumerate(lines))
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="hw-map placeholder" '
-            f'viewBox="0 0 900 {40 + 30 * len(lines)}">{rows}</svg>')
+    return lambda snapshot: render_snapshot_svg(snapshot.to_json())
 
 
 def _headers(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -265,6 +249,7 @@ def create_app(state: DisplayState) -> Starlette:
         Route("/feed", feed_events),
         Route("/admin", admin_page),
         Route("/admin/{action}", admin_action, methods=["POST"]),
+        *state.extra_routes,
     ]
     return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
         HTTPException: not_found, Exception: server_error, 500: server_error})

@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--table", required=True)
+    parser.add_argument("--store", default=None, help="the game store, shown at /archive")
     args = parser.parse_args(argv)
     # Ctrl-C on the terminal reaches the whole process group: the host decides, and stops
     # this process by closing its stdin.
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         control = RemoteControl(out)
         server = WebDisplay(hub, control, host=args.host, port=args.port,
                             admin_token=os.environ.get(TOKEN_VARIABLE) or None,
-                            table_name=args.table).start()
+                            table_name=args.table, store_path=args.store).start()
     except WebUnavailable as exc:
         print(json.dumps({"error": str(exc)}), file=out, flush=True)
         return 2

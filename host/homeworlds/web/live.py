@@ -67,7 +67,8 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
                    uid: Callable[[], str | None] | None = None, recorder=None,
                    start_new_game: Callable[[], None] | None = None,
                    on_undo: Callable[[int], None] | None = None,
-                   max_brightness: float = 1.0, in_process: bool = False) -> LiveDisplay:
+                   max_brightness: float = 1.0, in_process: bool = False,
+                   store_path=None) -> LiveDisplay:
     """Feed + admin commands + the web server, by default in a process of its own
     (``web.process``: the server's work never takes the table loop's interpreter lock).
     WebUnavailable (missing extra, port in use) propagates before anything is hooked to
@@ -82,12 +83,12 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
         from homeworlds.web.server import WebDisplay
 
         server = WebDisplay(FeedHub(), commands, host=host, port=port, admin_token=token,
-                            table_name=table)
+                            table_name=table, store_path=store_path)
     else:
         from homeworlds.web.process import DisplayProcess
 
         server = DisplayProcess(commands, host=host, port=port, admin_token=token,
-                                table_name=table)
+                                table_name=table, store_path=store_path)
     server.start()
     try:
         hub, producer, control, commands = attach_feed(

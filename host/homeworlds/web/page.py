@@ -25,6 +25,7 @@ def live_page(table: str) -> str:
   <div id="turn" aria-live="polite">waiting for the table…</div>
   <div id="turn-timer" title="how long this turn has lasted">–</div>
   <div id="link" class="down">connecting…</div>
+  <a id="archive-link" href="/archive">archive</a>
 </header>
 <div id="result" hidden></div>
 <div id="message" aria-live="polite"></div>
@@ -52,6 +53,7 @@ header h1 { font-size:1em; margin:0; color:var(--muted); }
 #turn { font-weight:bold; }
 #turn-timer { font-variant-numeric: tabular-nums; }
 #link { margin-left:auto; font-size:0.6em; }
+#archive-link { font-size:0.5em; color:var(--muted); }
 #link.down { color:var(--alert); }
 #link.up { color:var(--ok); }
 .seat-0 { color:var(--seat0); } .seat-1 { color:var(--seat1); }

@@ -48,12 +48,13 @@ class DisplayProcess:
     admin commands from the child go to ``commands`` (run by the table loop)."""
 
     def __init__(self, commands: ControlQueue, *, host: str, port: int, admin_token: str,
-                 table_name: str):
+                 table_name: str, store_path=None):
         self.commands = commands
         self.host = host
         self.port = port
         self.admin_token = admin_token
         self.table_name = table_name
+        self.store_path = store_path
         self._proc: subprocess.Popen | None = None
         self._out: queue.Queue[bytes | None] = queue.Queue(PIPE_QUEUE_LIMIT)
         self._latest: Snapshot | None = None
@@ -111,7 +112,8 @@ class DisplayProcess:
         env = {**os.environ, TOKEN_VARIABLE: self.admin_token}
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "homeworlds.web.child", "--host", self.host, "--port",
-             str(self.port), "--table", self.table_name],
+             str(self.port), "--table", self.table_name,
+             *(("--store", str(self.store_path)) if self.store_path is not None else ())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
         first = _read_line_within(self._proc.stdout, STARTUP_TIMEOUT_S)
         try:

@@ -24,7 +24,7 @@ SHUTDOWN_GRACE_S = 1
 class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
-                 render_svg: Callable | None = None):
+                 render_svg: Callable | None = None, store_path=None):
         require_web()
         from homeworlds.web.app import DisplayState, new_admin_token
 
@@ -33,6 +33,11 @@ class WebDisplay:
         self.token_configured = admin_token is not None
         self.state = DisplayState(hub, control, admin_token or new_admin_token(),
                                   table_name, render_svg)
+        if store_path is not None:
+            from homeworlds.web.archive import archive_routes
+
+            # The archive viewer of the table's own store (read-only), at /archive.
+            self.state.extra_routes = archive_routes(store_path)
         self._server = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
