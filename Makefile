@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash browser
+.PHONY: demo test corpus bench fuzz lint clean flash browser screenshots
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -37,6 +37,10 @@ browser:
 		sudo sh -c '$(CHROMIUM_INSTALL)'; \
 	else echo "make: $(CHROMIUM) is absent, so the browser tests (tests/web) will skip;" \
 		"install it with: sudo sh -c '$(CHROMIUM_INSTALL)'"; fi
+
+# The screenshots of docs/display.md (docs/images) are made by the browser tests.
+screenshots: $(STAMP) browser
+	$(PY) -m pytest -q tests/web/test_live_browser.py tests/web/test_archive_browser.py tests/web/test_attract.py
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests

@@ -97,10 +97,10 @@ def test_the_page_follows_a_game_and_draws_every_position_as_the_engine_has_it(
 
 def test_hints_show_the_lifted_ship_its_destinations_and_a_mistake_with_its_slot(
         table, page, screenshot_dir):
-    for _ in range(6):
+    for _ in range(FOLLOWED):  # Aaron to move; Capella (b3) is connected to his home
         table.play_turn()
     page.goto(table.url + "/")
-    _wait_turn(page, 7)
+    _wait_turn(page, FOLLOWED + 1)
     sim = table.sim
     session = sim.session
     seat = session.tracker.state.to_move
@@ -116,12 +116,16 @@ def test_hints_show_the_lifted_ship_its_destinations_and_a_mistake_with_its_slot
     piece = sim.registry.lookup(uid).piece.to_text()
     assert f"lifted {piece} from {home}" in lifted.inner_text()
     page.locator(f'#map g.system.origin[data-system="{home}"]').wait_for()
-    for name in table.producer.latest.hints.legal_destinations:
+    destinations = table.producer.latest.hints.legal_destinations
+    assert "Capella" in destinations
+    for name in destinations:
         assert page.locator(f'#map g.system.destination[data-system="{name}"]').count() == 1
+        assert name in lifted.inner_text()
     page.screenshot(path=str(screenshot_dir / "live-hints.png"))
     sim.table.place(uid, zone)
     # A piece from the bank dropped on the home star pad: no legal turn leads there.
-    extra = sim.table.take_from_bank(PIECES[0])
+    extra = sim.table.take_from_bank(next(p for k, p in enumerate(PIECES)
+                                          if session.tracker.state.bank[k]))
     sim.table.place(extra, sim.layout.slots[where[home]].star_zone)
     sim.settle()
     session.tick()

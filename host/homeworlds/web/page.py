@@ -43,7 +43,8 @@ def live_page(table: str) -> str:
 
 LIVE_CSS = """
 :root { --bg:#10131a; --fg:#f2f2f2; --muted:#9aa3b2; --panel:#1b2030; --alert:#ff4040;
-        --ok:#42d77d; --seat0:#00a0ff; --seat1:#aa00ff; --seat2:#ffffff; --seat3:#96ff00; }
+        --ok:#42d77d; --seat0:#f2f2f2; --seat1:#d17bff; --seat2:#38e0d0; --seat3:#ff9e40; }
+/* the owners' colours of the star map (display.svg SEAT_COLORS) */
 * { box-sizing: border-box; }
 html, body { margin:0; height:100%; background:var(--bg); color:var(--fg);
              font-family: "DejaVu Sans", Verdana, sans-serif; }
@@ -155,10 +156,13 @@ LIVE_JS = r"""
     hints.replaceChildren();
     const h = snap.hints;
     if (h.lifted) {
-      const dest = h.legal_destinations.length ? h.legal_destinations.join(', ') : 'nowhere';
+      const where = [];
+      if (h.legal_destinations.length) where.push('move to ' + h.legal_destinations.join(', '));
+      if (h.may_discover) where.push('discover a new system');
       hints.append(li(g.players[h.lifted.seat] + ' lifted ' + h.lifted.piece +
-                      (h.lifted.from ? ' from ' + h.lifted.from : '') + ': may move to ' +
-                      dest + (h.may_discover ? ', or discover a new system' : ''), 'lifted'));
+                      (h.lifted.from ? ' from ' + h.lifted.from : '') + ': ' +
+                      (where.length ? 'may ' + where.join(', or ') : 'cannot move it now'),
+                      'lifted'));
     }
     h.overpopulated.forEach((o) => hints.append(li('overpopulation: ' + o.system + ' (' +
                                                    o.color + ')', 'overpop')));
