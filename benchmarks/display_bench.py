@@ -237,9 +237,9 @@ def drawing() -> dict:
 
 def run() -> dict:
     out: dict = {}
+    out.update(browser_latency())
     out.update(drawing())
     out.update(spectators())
-    out.update(browser_latency())
     return out
 
 

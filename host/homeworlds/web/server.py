@@ -19,6 +19,9 @@ from homeworlds.web import WebUnavailable, require_web
 
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
+#: Open connections served at once (each spectator holds one); more are answered 503, so
+#: a flood of clients cannot exhaust the Pi.
+MAX_CONNECTIONS = 400
 
 
 class WebDisplay:
@@ -76,6 +79,7 @@ class WebDisplay:
         config = uvicorn.Config(create_app(self.state), log_level="warning",
                                 access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+                                limit_concurrency=MAX_CONNECTIONS,
                                 server_header=False)
         self._server = uvicorn.Server(config)
         self._server.install_signal_handlers = lambda: None  # the table owns the signals
