@@ -34,8 +34,7 @@ from dataclasses import dataclass, field
 
 from homeworlds.display.printable import printable
 from homeworlds.notation.cooked import read_cooked
-from homeworlds.rules import PIECES, GameState, InvalidNotation, preset
-from homeworlds.rules.state import System
+from homeworlds.rules import PIECES, GameState, InvalidNotation, System, preset
 
 __all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_snapshot_svg",
            "render_svg", "state_from_cooked"]

@@ -383,7 +383,9 @@ GAME_JS = r"""
     const keys = {ArrowLeft: wanted - 1, ArrowRight: wanted + 1, Home: 0, End: last};
     if (e.key in keys) { e.preventDefault(); show(keys[e.key]); }
   });
-  // A phone held upright gets the map laid out from top to bottom.
+  // A phone held upright gets the map laid out from top to bottom; on a wide screen the
+  // log shows the current turn.
   if (window.innerWidth < 700) show(wanted);
+  else document.querySelector('#log li.current')?.scrollIntoView({block: 'nearest'});
 })();
 """
