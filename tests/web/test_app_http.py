@@ -6,6 +6,7 @@ a refused request must leave the game as it was (and put nothing on the command 
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 
 import pytest
@@ -158,6 +159,10 @@ def test_undo_with_the_token_withdraws_the_last_turn_and_the_display_shows_what_
     assert r.json()["ok"]
     assert len(table.session.tracker.record) == 2
     assert table.session.tracker.state.to_move == 0
+    # The answer comes when the command ran; the loop's next feed tick sends the snapshot.
+    deadline = time.monotonic() + 5
+    while len(table.producer.latest.turn_log) != 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     snap = table.producer.latest
     assert snap.turn_log == tuple(RECORD[:2])
     guidance = snap.hints.guidance
@@ -226,6 +231,7 @@ def test_errors_never_show_a_stack_trace(client, table):
 
 
 def test_names_from_the_table_are_escaped_in_the_admin_page(table):
+    table.close()  # this test drives the producer itself
     table.session.tracker.players = ("<script>x</script>", "Bob")
     table.producer.latest = None
     table.producer._key = None
