@@ -85,8 +85,13 @@ class TableControl:
     def __init__(self, session, *, recorder=None, producer=None,
                  start_new_game: Callable[[], None] | None = None,
                  on_undo: Callable[[int], None] | None = None,
-                 max_brightness: float = 1.0):
+                 max_brightness: float = 1.0, verbs: tuple[str, ...] = VERBS,
+                 refusal: str = "not available here"):
         self.session = session
+        #: the actions this table allows (the demo, which plays a recorded game, allows
+        #: only the settings); ``refusal`` says why the others are refused
+        self.verbs = verbs
+        self.refusal = refusal
         self.recorder = recorder
         self.producer = producer
         self.start_new_game = start_new_game
@@ -94,6 +99,8 @@ class TableControl:
         self.max_brightness = max_brightness
 
     def __call__(self, command: AdminCommand) -> str:
+        if command.verb not in self.verbs:
+            raise ControlError(f"{command.verb}: {self.refusal}")
         return getattr(self, "_" + command.verb.replace("-", "_"))(command)
 
     def _end(self, kind: str, seat: int | None) -> str:

@@ -7,6 +7,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -24,7 +26,8 @@ def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
     try:
         first = proc.stdout.readline()
         assert first.strip() == f"display: http://127.0.0.1:{port}/"
-        assert proc.stdout.readline().startswith(f"admin: http://127.0.0.1:{port}/admin?token=")
+        first_admin = proc.stdout.readline()
+        assert first_admin.startswith(f"admin: http://127.0.0.1:{port}/admin?token=")
         for line in proc.stdout:
             if "the display stays up" in line:
                 break
@@ -33,6 +36,11 @@ def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
         assert snap["game"]["result"]["winners"] == [1]  # SDG #608: MatrixFrog wins
         assert snap["game"]["players"] == ["Aaron", "MatrixFrog"]
         assert len(snap["turn_log"]) > 40
+        token = first_admin.split("token=")[1].strip()
+        answer = _post(f"http://127.0.0.1:{port}/admin/undo", token)
+        assert answer[0] == 409 and "recorded game" in answer[1]["message"]
+        answer = _post(f"http://127.0.0.1:{port}/admin/settings", token, b"hint_level=minimal")
+        assert answer == (200, {"ok": True, "message": "settings: hint level minimal"})
         proc.send_signal(signal.SIGINT)
         assert proc.wait(15) == 0
     finally:
@@ -41,6 +49,50 @@ def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+
+def _post(url, token, body=b""):
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_killed_host_takes_its_display_process_with_it(tmp_path):
+    """kill -9 of the table's process: the display process sees its pipe close and ends
+    (no orphan keeps the port)."""
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import sys, time\n"
+        "from homeworlds.control import ControlQueue\n"
+        "from homeworlds.web.process import DisplayProcess\n"
+        "p = DisplayProcess(ControlQueue(), host='127.0.0.1', port=0, "
+        "admin_token='t' * 20, table_name='t').start()\n"
+        "print(p._proc.pid, p.port, flush=True)\n"
+        "time.sleep(60)\n")
+    host = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        child, port = map(int, host.stdout.readline().split())
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(child, signal.SIGKILL)
+            raise AssertionError("the display process outlived its host")
+    finally:
+        host.stdout.close()
+        if host.poll() is None:
+            host.kill()
+            host.wait()
 
 
 @pytest.mark.parametrize("argv, says", [

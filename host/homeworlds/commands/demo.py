@@ -106,8 +106,12 @@ def run(args: argparse.Namespace) -> int:
         from homeworlds.web.live import attach_display
 
         try:
-            display = attach_display(sim.session, table="demo", rules_name=args.rules,
-                                     host=listen[0], port=listen[1])
+            display = attach_display(
+                sim.session, table="demo", rules_name=args.rules, host=listen[0],
+                port=listen[1], control_options={
+                    "verbs": ("settings",),
+                    "refusal": "the demo plays a recorded game; only the settings (hint "
+                               "level, brightness) can be changed here"})
         except WebUnavailable as exc:
             print(f"homeworlds demo: {exc}", file=sys.stderr)
             return 2

@@ -36,8 +36,9 @@ def attach_feed(session, *, table: str, rules_name: str,
                 start_new_game: Callable[[], None] | None = None,
                 on_undo: Callable[[int], None] | None = None,
                 max_brightness: float = 1.0, commands: ControlQueue | None = None,
-                hub: FeedHub | None = None, sinks=()) -> tuple[FeedHub, FeedProducer,
-                                                             TableControl, ControlQueue]:
+                hub: FeedHub | None = None, sinks=(),
+                control_options: dict | None = None) -> tuple[FeedHub, FeedProducer,
+                                                              TableControl, ControlQueue]:
     """The feed and the admin commands of ``session``, without a server (a transport of its
     own, e.g. MQTT, may take the hub or add a sink to the producer)."""
     hub = hub or FeedHub()
@@ -45,7 +46,7 @@ def attach_feed(session, *, table: str, rules_name: str,
                             sinks=[hub.publish_threadsafe, *sinks])
     control = TableControl(session, recorder=recorder, producer=producer,
                            start_new_game=start_new_game, on_undo=on_undo,
-                           max_brightness=max_brightness)
+                           max_brightness=max_brightness, **(control_options or {}))
     commands = commands or ControlQueue()
     tracker = session.tracker
     previous = tracker.on_commit
@@ -68,7 +69,7 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
                    start_new_game: Callable[[], None] | None = None,
                    on_undo: Callable[[int], None] | None = None,
                    max_brightness: float = 1.0, in_process: bool = False,
-                   store_path=None) -> LiveDisplay:
+                   store_path=None, control_options: dict | None = None) -> LiveDisplay:
     """Feed + admin commands + the web server, by default in a process of its own
     (``web.process``: the server's work never takes the table loop's interpreter lock).
     WebUnavailable (missing extra, port in use) propagates before anything is hooked to
@@ -95,7 +96,7 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
             session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
             start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness,
             commands=commands, hub=server.state.hub if in_process else None,
-            sinks=[] if in_process else [server.publish])
+            sinks=[] if in_process else [server.publish], control_options=control_options)
     except BaseException:
         server.stop()
         raise
