@@ -104,3 +104,23 @@ def test_a_bug_in_a_command_is_an_answer_not_a_crash_of_the_table_loop():
 def test_an_unknown_verb_is_refused_when_the_command_is_made():
     with pytest.raises(ControlError, match="unknown action"):
         AdminCommand("reboot")
+
+
+def test_a_bug_in_the_feed_never_stops_the_table_loop(capsys):
+    from homeworlds.web.live import attach_feed
+
+    session, sink = _session()
+    hub, producer, control, commands = attach_feed(session, table="t", rules_name="sdg")
+
+    def broken(event):
+        raise RuntimeError("feed sink exploded")
+
+    producer.sinks.append(broken)
+    producer._key = None
+    for _ in range(3):
+        session.tick()  # no exception reaches the loop
+    session.link_up = True
+    session.tick()
+    assert sink.frames  # the LEDs still get their frames
+    err = capsys.readouterr().err
+    assert err.count("feed sink exploded") == 1 and "the table goes on" in err

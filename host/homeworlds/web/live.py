@@ -31,6 +31,25 @@ class LiveDisplay:
         self.server.stop()
 
 
+def _guarded(hook: Callable, what: str) -> Callable:
+    """The hook, but a bug in it never stops the table loop (the game goes on without the
+    display); the first failure of each kind is reported on stderr."""
+    import sys
+
+    reported: set[str] = set()
+
+    def run(*args) -> None:
+        try:
+            hook(*args)
+        except Exception as exc:
+            text = f"{type(exc).__name__}: {exc}"
+            if text not in reported:
+                reported.add(text)
+                print(f"homeworlds: {what} failed ({text}); the table goes on",
+                      file=sys.stderr, flush=True)
+    return run
+
+
 def attach_feed(session, *, table: str, rules_name: str,
                 uid: Callable[[], str | None] | None = None, recorder=None,
                 start_new_game: Callable[[], None] | None = None,
@@ -51,14 +70,16 @@ def attach_feed(session, *, table: str, rules_name: str,
     tracker = session.tracker
     previous = tracker.on_commit
 
+    feed_commit = _guarded(producer.committed, "the display feed")
+
     def committed(commit) -> None:
         if previous is not None:
             previous(commit)
-        producer.committed(commit)
+        feed_commit(commit)
 
     tracker.on_commit = committed
-    session.tick_hooks.append(lambda: commands.run_pending(control))
-    session.tick_hooks.append(producer.tick)
+    session.tick_hooks.append(_guarded(lambda: commands.run_pending(control), "admin commands"))
+    session.tick_hooks.append(_guarded(producer.tick, "the display feed"))
     producer.tick()  # the first snapshot, before anyone connects
     return hub, producer, control, commands
 
