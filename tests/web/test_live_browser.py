@@ -208,3 +208,35 @@ def test_the_page_reconnects_after_the_host_restarts_and_resyncs(table, page):
     assert page.evaluate("() => window.notReloaded") is True
     assert page.locator("#log li").count() == 4
     assert "connected" in page.locator("#link").inner_text()
+
+
+def test_the_turn_timer_counts_by_the_hosts_clock_even_when_the_spectators_is_wrong(
+        table, browser):
+    import time
+
+    table.play_turn()
+    table.play_turn()
+    # The turn began 125 s ago on the host, and nothing changed on the table for 100 s:
+    # the snapshot a new spectator gets is that old.
+    producer = table.producer
+    producer._marks.started_at -= 125
+    producer._key = None
+    wall, producer._wall = producer._wall, lambda: time.time() - 100
+    try:
+        table.sim.session.tick()
+    finally:
+        producer._wall = wall
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        # This phone's clock is an hour and a half fast.
+        page.clock.install(time=time.time() + 5400)
+        page.clock.resume()
+        page.goto(table.url + "/")
+        _wait_turn(page, 3)
+        page.wait_for_function("() => document.getElementById('turn-timer').textContent"
+                               " !== '–'")
+        minutes, seconds = page.locator("#turn-timer").inner_text().split(":")
+        assert minutes == "2" and 5 <= int(seconds) <= 15
+    finally:
+        context.close()

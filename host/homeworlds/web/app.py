@@ -26,6 +26,7 @@ import hmac
 import html
 import json
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,21 +84,35 @@ class DisplayState:
     table_name: str = "table"
     render_svg: Callable[[Snapshot], str] | None = None
     #: seq -> rendered map, so that fifty spectators cost one drawing per snapshot
-    _svg_cache: dict[int, str] = field(default_factory=dict)
+    _svg_cache: dict[tuple, str] = field(default_factory=dict)
     shutting_down: bool = False
     #: tests collect the exceptions behind 500 answers here (never shown to a client)
     debug_errors: list | None = None
     #: more routes served beside the live view (the archive viewer of the table's store)
     extra_routes: list = field(default_factory=list)
 
+    #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
+    _sse_cache: dict[tuple, str] = field(default_factory=dict)
+
     def svg_for(self, snapshot: Snapshot) -> str:
-        svg = self._svg_cache.get(snapshot.seq)
+        key = (snapshot.seq, snapshot.at)
+        svg = self._svg_cache.get(key)
         if svg is None:
             svg = draw_map(snapshot, self.render_svg)
             if len(self._svg_cache) > 8:
                 self._svg_cache.clear()
-            self._svg_cache[snapshot.seq] = svg
+            self._svg_cache[key] = svg
         return svg
+
+    def sse_for(self, event: FeedEvent, with_svg: bool) -> str:
+        key = (with_svg, event.seq, event.at if isinstance(event, Snapshot) else event.type)
+        text = self._sse_cache.get(key)
+        if text is None:
+            text = _sse(event, self if with_svg else None)
+            if len(self._sse_cache) > 32:
+                self._sse_cache.clear()
+            self._sse_cache[key] = text
+        return text
 
 
 def draw_map(snapshot: Snapshot, render: Callable[[Snapshot], str] | None = None) -> str:
@@ -163,16 +178,16 @@ def create_app(state: DisplayState) -> Starlette:
 
         async def events():
             try:
-                yield f"retry: {RETRY_MS}\n\n"
+                yield f"retry: {RETRY_MS}\n\n" + _clock()
                 while not state.shutting_down:
                     try:
                         event = await asyncio.wait_for(sub.get(), KEEPALIVE_S)
                     except TimeoutError:
-                        yield ": keep-alive\n\n"
+                        yield _clock()  # also keeps proxies from closing an idle stream
                         continue
                     if event is None:  # the server is shutting down
                         return
-                    yield _sse(event, state if with_svg else None)
+                    yield state.sse_for(event, with_svg)
             finally:
                 sub.close()
 
@@ -253,6 +268,12 @@ def create_app(state: DisplayState) -> Starlette:
     ]
     return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
         HTTPException: not_found, Exception: server_error, 500: server_error})
+
+
+def _clock() -> str:
+    """The host's wall clock now: the page counts the turn's time from the snapshot's
+    ``turn_started_at`` against it, whatever the spectator's own clock says."""
+    return f"event: clock\ndata: {time.time():.3f}\n\n"
 
 
 def _sse(event: FeedEvent, state: DisplayState | None) -> str:

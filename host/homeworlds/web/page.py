@@ -97,7 +97,7 @@ LIVE_JS = r"""
 (function () {
   const $ = (id) => document.getElementById(id);
   let snapshot = null;
-  let clockOffset = 0;  // host wall clock minus ours (seconds)
+  let clockOffset = 0;  // host wall clock minus ours (seconds), from the 'clock' events
   window.hwApplied = [];  // [seq, feed time, applied time] for the latency benchmark
 
   function text(el, value) { el.textContent = value; }
@@ -127,7 +127,6 @@ LIVE_JS = r"""
 
   function apply(snap) {
     snapshot = snap;
-    clockOffset = snap.at - Date.now() / 1000;
     const g = snap.game;
     $('map').innerHTML = snap.svg || '';
     const players = $('players');
@@ -215,6 +214,10 @@ LIVE_JS = r"""
       text(link, 'reconnecting to the host…');
     });
     source.addEventListener('snapshot', (e) => apply(JSON.parse(e.data)));
+    source.addEventListener('clock', (e) => {
+      clockOffset = Number(e.data) - Date.now() / 1000;
+      showTimer();
+    });
   }
 
   connect();
