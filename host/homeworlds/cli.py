@@ -23,6 +23,7 @@ COMMANDS = (
     "pad_test",
     "firmware_config",
     "archive_view",
+    "display",
 )
 
 
