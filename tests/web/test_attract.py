@@ -144,7 +144,8 @@ def test_the_leds_replay_through_the_hints_renderer(mode, clock):
 
 
 def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, live_server,
-                                                                         screenshot_dir):
+                                                                         screenshot_dir,
+                                                                         clock):
     from starlette.applications import Starlette
 
     from homeworlds.web.archive import Archive
@@ -152,14 +153,22 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     from tests.web.pixels import assert_not_blank
 
     archive = Archive(None, [SDG_DIR / "28841.raw"])
-    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=1.0, step_s=0.3)
+    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=60, step_s=2, clock=clock)
     server = live_server(Starlette(routes=attract_routes(archive, attract=mode)))
     page.goto(server.url + "/attract")
-    page.wait_for_selector('body[data-active="yes"]', timeout=10_000)
-    page.wait_for_selector("#map svg")
-    page.wait_for_function(r"/^Turn ([89]|\d\d): /.test("
-                           "document.querySelector('#caption').textContent)", timeout=15_000)
+    page.wait_for_selector('body[data-active="no"]')
+    assert page.locator("#waiting").is_visible()
+    clock.now += 60 + 2 * 3  # idle long enough: the replay is at its turn 3
+    page.wait_for_selector('body[data-active="yes"]', timeout=5_000)
+    page.wait_for_function("document.querySelector('#caption').textContent"
+                           ".startsWith('Turn 3: kanzenryu')", timeout=5_000)
+    clock.now += 2 * 9  # turn 12, the picture of docs/display.md
+    page.wait_for_function("document.querySelector('#caption').textContent"
+                           ".startsWith('Turn 12: Felix')", timeout=5_000)
     assert page.locator("#waiting").is_hidden()
+    svg = page.evaluate("() => new XMLSerializer().serializeToString("
+                        "document.querySelector('#map svg'))")
+    assert_svg_shows(svg, archive.file(0).steps[12].state, "the attract page at turn 12")
     shot = page.screenshot(path=str(screenshot_dir / "attract.png"))
     assert_not_blank(shot, "the attract page", page=page)
     mode.observe(ZoneChanged(3, frozenset({"04AB"}), at=0))  # a piece placed
