@@ -45,7 +45,8 @@ def test_it_starts_after_the_idle_time_and_steps_through_the_games(mode, clock):
     clock.now += 2 * 5 + 1  # five steps later
     frame = mode.frame()
     assert frame.step == 5
-    assert frame.caption.startswith("Turn 5: kanzenryu")
+    # In SDG's full words, whatever abbreviations the file used ("D G1 ...").
+    assert frame.caption.startswith("Turn 5: kanzenryu \u2014 Discover G1 Kanzenryu Y2 Mid")
     assert_svg_shows(frame.svg(), GAMES[0].steps[5].state, "the replay's step 5")
     first_length = len(GAMES[0].steps) * 2 + 5
     clock.now += first_length - 11 - 1  # the pause on the last position
