@@ -208,3 +208,8 @@ def test_the_table_loop_shows_the_replay_on_the_leds_until_a_piece_is_placed(clo
     table.tick()
     assert not mode.active
     assert sink.last == session.render()
+
+
+def test_captions_use_sdgs_full_words_where_the_file_abbreviates():
+    game = GAMES[0]  # 28841.raw says "12) Felix: T G3 R3 Felix"
+    assert caption(game, 12, alerts=False) == "Turn 12: Felix \u2014 Trade G3 R3 Felix"
