@@ -160,12 +160,12 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     page.wait_for_selector('body[data-active="no"]')
     assert page.locator("#waiting").is_visible()
     clock.now += 60 + 2 * 3  # idle long enough: the replay is at its turn 3
-    page.wait_for_selector('body[data-active="yes"]', timeout=5_000)
+    page.wait_for_selector('body[data-active="yes"]', timeout=10_000)
     page.wait_for_function("document.querySelector('#caption').textContent"
-                           ".startsWith('Turn 3: kanzenryu')", timeout=5_000)
+                           ".startsWith('Turn 3: kanzenryu')", timeout=10_000)
     clock.now += 2 * 9  # turn 12, the picture of docs/display.md
     page.wait_for_function("document.querySelector('#caption').textContent"
-                           ".startsWith('Turn 12: Felix')", timeout=5_000)
+                           ".startsWith('Turn 12: Felix')", timeout=10_000)
     assert page.locator("#waiting").is_hidden()
     svg = page.evaluate("() => new XMLSerializer().serializeToString("
                         "document.querySelector('#map svg'))")
@@ -173,7 +173,7 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     shot = page.screenshot(path=str(screenshot_dir / "attract.png"))
     assert_not_blank(shot, "the attract page", page=page)
     mode.observe(ZoneChanged(3, frozenset({"04AB"}), at=0))  # a piece placed
-    page.wait_for_selector('body[data-active="no"]', timeout=5_000)
+    page.wait_for_selector('body[data-active="no"]', timeout=10_000)
     assert page.locator("#map svg").count() == 0
     assert page.locator("#waiting").is_visible()
 
