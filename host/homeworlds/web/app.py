@@ -187,7 +187,18 @@ def create_app(state: DisplayState) -> Starlette:
                         continue
                     if event is None:  # the server is shutting down
                         return
-                    yield state.sse_for(event, with_svg)
+                    batch = [event]
+                    while not sub.queue.empty():  # a burst: what else is waiting
+                        batch.append(sub.queue.get_nowait())
+                    if batch[-1] is None:
+                        return
+                    # A snapshot is the whole table: of several waiting, only the newest
+                    # is worth drawing and sending (turn and result events all go).
+                    newest = max(k for k, e in enumerate(batch) if isinstance(e, Snapshot)) \
+                        if any(isinstance(e, Snapshot) for e in batch) else -1
+                    yield "".join(state.sse_for(e, with_svg) for k, e in enumerate(batch)
+                                  if e is not None and (k == newest
+                                                        or not isinstance(e, Snapshot)))
             finally:
                 sub.close()
 

@@ -14,6 +14,9 @@ import signal
 import sys
 import threading
 
+#: How much lower the display process's CPU priority is than the table's (nice(2)).
+DISPLAY_NICENESS = 10
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="homeworlds.web.child")
@@ -25,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     # Ctrl-C on the terminal reaches the whole process group: the host decides, and stops
     # this process by closing its stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The table loop comes first: on the Pi's few cores the display's work (maps, fifty
+    # streams) waits for it rather than the other way round.
+    try:
+        os.nice(DISPLAY_NICENESS)
+    except OSError:
+        pass
     out = sys.stdout
     from homeworlds.web import WebUnavailable
 
