@@ -243,3 +243,20 @@ def test_names_from_the_table_are_escaped_in_the_admin_page(table):
         page = c.get("/admin").text
         assert "<script>x" not in page and "&lt;script&gt;" in page
         assert "<b>club" not in c.get("/").text
+
+
+def test_a_burst_sends_the_newest_snapshot_and_every_turn_in_order():
+    from homeworlds.feed import GameInfo, Hints, Snapshot, TurnEvent
+    from homeworlds.web.app import coalesce
+
+    def snap(seq):
+        return Snapshot("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, False),
+                        "", {}, (), Hints(), True)
+
+    def turn(seq):
+        return TurnEvent("t", seq, "u", seq, 0, "Pass", "", "", None)
+
+    batch = [snap(1), snap(2), turn(3), snap(4), turn(5), snap(6)]
+    assert [e.seq for e in coalesce(batch)] == [3, 5, 6]
+    assert [e.seq for e in coalesce([turn(1), turn(2)])] == [1, 2]
+    assert [e.seq for e in coalesce([snap(1), turn(2)])] == [1, 2]

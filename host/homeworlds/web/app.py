@@ -192,13 +192,7 @@ def create_app(state: DisplayState) -> Starlette:
                         batch.append(sub.queue.get_nowait())
                     if batch[-1] is None:
                         return
-                    # A snapshot is the whole table: of several waiting, only the newest
-                    # is worth drawing and sending (turn and result events all go).
-                    newest = max(k for k, e in enumerate(batch) if isinstance(e, Snapshot)) \
-                        if any(isinstance(e, Snapshot) for e in batch) else -1
-                    yield "".join(state.sse_for(e, with_svg) for k, e in enumerate(batch)
-                                  if e is not None and (k == newest
-                                                        or not isinstance(e, Snapshot)))
+                    yield "".join(state.sse_for(e, with_svg) for e in coalesce(batch))
             finally:
                 sub.close()
 
@@ -279,6 +273,16 @@ def create_app(state: DisplayState) -> Starlette:
     ]
     return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
         HTTPException: not_found, Exception: server_error, 500: server_error})
+
+
+def coalesce(batch: list) -> list:
+    """Events waiting together, as they are sent: a snapshot is the whole table, so of
+    several only the newest is worth drawing and sending; every turn and result event goes,
+    in order."""
+    snapshots = [k for k, e in enumerate(batch) if isinstance(e, Snapshot)]
+    newest = snapshots[-1] if snapshots else -1
+    return [e for k, e in enumerate(batch)
+            if e is not None and (k == newest or not isinstance(e, Snapshot))]
 
 
 def _clock() -> str:
