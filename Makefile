@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin
+.PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin screenshots
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -52,6 +52,9 @@ mosquitto-bin:
 		sudo sh -c '$(MOSQUITTO_INSTALL)'; \
 	else echo "make: $(MOSQUITTO) is absent, so the event tests (tests/event) will skip;" \
 		"install it with: sudo sh -c '$(MOSQUITTO_INSTALL)'"; fi
+# The screenshots of docs/display.md (docs/images) are made by the browser tests.
+screenshots: $(STAMP) browser
+	$(PY) -m pytest -q tests/web/test_live_browser.py tests/web/test_archive_browser.py tests/web/test_attract.py
 
 corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests

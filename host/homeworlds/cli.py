@@ -24,6 +24,7 @@ COMMANDS = (
     "firmware_config",
     "archive_view",
     "hub",
+    "display",
 )
 
 

@@ -42,8 +42,9 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "clock": {},   # checked by ClockSpec (docs/clocks.md)
     # Publishing to an event's MQTT broker (docs/event.md); absent: no broker at all.
     "event": dict(EVENT_KEYS),
-    # The web display (docs/display.md); attract mode's keys.
-    "display": {"attract_after_s": (int, float), "attract_leds": bool},
+    # The web display (docs/display.md): where it listens, its admin token, attract mode.
+    "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str,
+                "attract_after_s": (int, float), "attract_leds": bool},
     # Firmware settings the host sends with CFG after every (re)connect and table restart.
     "scanner": {key: int for key in SCANNER_SETTINGS},
     # The computer at the table (docs/computer-opponent.md, "At the table").
@@ -82,6 +83,21 @@ MAX_NAME_LENGTH = 40
 NAME_FORBIDDEN = ":(),;"
 
 
+#: Shortest admin token accepted from a configuration (a generated one has 32 characters).
+MIN_ADMIN_TOKEN = 16
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """``[display]``: the web display ``play`` serves (docs/display.md)."""
+
+    enabled: bool = False
+    listen: str = "127.0.0.1"
+    port: int = 8080
+    #: None: a fresh token is generated at every start and printed (with a QR code)
+    admin_token: str | None = None
+
+
 @dataclass(frozen=True)
 class TableConfig:
     source: str
@@ -106,6 +122,7 @@ class TableConfig:
     clock: ClockSpec = field(default_factory=ClockSpec)
     #: the event's MQTT broker this table publishes to (None: no broker)
     event: EventSettings | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
     #: [display] attract mode: idle seconds before replays start (0: never), and whether
     #: the LEDs replay the games too.
     attract_after_s: float = 120.0
@@ -259,8 +276,9 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                 default_table=store.get("table") or layout.name)
         except EventSettingsError as exc:
             raise ConfigError(source, exc.key, exc.reason) from None
-    display = data.get("display", {})
-    attract_after_s = float(display.get("attract_after_s", 120.0))
+    display = _display(data.get("display", {}), source)
+    display_section = data.get("display", {})
+    attract_after_s = float(display_section.get("attract_after_s", 120.0))
     low_a, high_a = ATTRACT_AFTER_RANGE
     if attract_after_s != 0 and not (math.isfinite(attract_after_s)
                                      and low_a <= attract_after_s <= high_a):
@@ -274,8 +292,8 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
                        alignment_seed=table.get("alignment_seed"), clock=clock,
-                       attract_after_s=attract_after_s,
-                       attract_leds=display.get("attract_leds", False), event=event,
+                       display=display, attract_after_s=attract_after_s,
+                       attract_leds=display_section.get("attract_leds", False), event=event,
                        computer_seats=computer_seats, time_limits=time_limits,
                        hint_level=hint_level)
 
@@ -368,6 +386,33 @@ def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, 
         raise ConfigError(source, "computer.hint_level", f"no level {hint_level}: levels are "
                           f"{', '.join(map(str, levels))}")
     return limits, hint_level
+
+
+def _display(section: dict[str, Any], source: str) -> DisplayConfig:
+    import ipaddress
+
+    listen = section.get("listen", "127.0.0.1")
+    if listen != "localhost":
+        try:
+            ipaddress.ip_address(listen)
+        except ValueError:
+            raise ConfigError(source, "display.listen", f"{listen!r} is not an IP address "
+                              "(127.0.0.1: this machine only; 0.0.0.0: every network)") \
+                from None
+    port = section.get("port", 8080)
+    if not 1 <= port <= 65535:
+        raise ConfigError(source, "display.port", f"{port} is out of range: give a TCP port "
+                          "from 1 to 65535 (e.g. 8080)")
+    token = section.get("admin_token")
+    if token is not None:
+        if len(token) < MIN_ADMIN_TOKEN:
+            raise ConfigError(source, "display.admin_token", f"too short ({len(token)} "
+                              f"characters): give at least {MIN_ADMIN_TOKEN}, or leave it out "
+                              "to have a fresh token generated at every start")
+        if not all(ch.isascii() and (ch.isalnum() or ch in "-_.~") for ch in token):
+            raise ConfigError(source, "display.admin_token", "use only letters, digits and "
+                              "- _ . ~ (it goes into the admin link and its QR code)")
+    return DisplayConfig(section.get("enabled", False), listen, port, token)
 
 
 #: No setting needs a number this large; beyond it an integer cannot become a float.

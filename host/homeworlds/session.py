@@ -74,6 +74,11 @@ class SessionLog:
         self.totals[kind] += 1
 
 
+#: How much the LEDs show (the display's admin settings): "full" (move hints and
+#: warnings), "warnings" (no move hints: mistakes, Red Alert, overpopulation), "minimal"
+#: (the turn bars and mistakes only).
+HINT_LEVELS = ("full", "warnings", "minimal")
+
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
 
@@ -165,6 +170,13 @@ class TableSession:
         #: Guiding the table back to a position (``guide_back``): the plan, its judgement.
         self._restore_plan: TablePlan | None = None
         self.restore_guidance: Guidance | None = None
+        #: Called at the end of every tick, on the table's thread: the display's admin
+        #: commands and its feed producer (homeworlds.web.live) hang here.
+        self.tick_hooks: list[Callable[[], None]] = []
+        #: One of HINT_LEVELS (changed from the display's admin page).
+        self.hint_level = "full"
+        #: The LED brightness now (the admin page may lower it below the configured one).
+        self.brightness = output.correction.brightness if output is not None else None
 
     # ---- events ----
 
@@ -689,7 +701,24 @@ class TableSession:
             clock_fraction=clock_fraction,
             clock_low=clock_low,
             flagged_seats=flagged,
-        )
+        ) if self.hint_level == "full" else self._reduced_view(
+            lifted, status, shown, guidance, mistakes, clock_fraction, clock_low, flagged)
+
+    def _reduced_view(self, lifted, status, shown, guidance, mistakes, clock_fraction,
+                      clock_low, flagged) -> HintView:
+        """The hint view of a lower hint level: no lifted ship (no move hints); at
+        "minimal" no Red Alert either. The computer's guidance and the clocks stay."""
+        state = self.tracker.state
+        obs = self.observation
+        system_at = {slot: name for name, slot in self.tracker.slot_of_system(obs).items()} \
+            if obs is not None else {}
+        return HintView(
+            layout=self.layout, game=state, system_at=system_at, active_seat=state.to_move,
+            lifted=None, turn=status.partial, mistake_slots=mistakes, guidance=guidance,
+            refused_handover_seat=status.refused_seat, link_down=not self.link_up,
+            red_alert_seat=None if self.hint_level == "minimal" else self.red_alert_seat,
+            store_fault=self.store_fault, alignment_shown=shown,
+            clock_fraction=clock_fraction, clock_low=clock_low, flagged_seats=flagged)
 
     def render(self, now: float | None = None):
         return self.renderer.render(self.hint_view(), self.clock() if now is None else now)
@@ -708,3 +737,5 @@ class TableSession:
         if self.output is not None:
             self.output.submit(self.render())
             self.output.poll()
+        for hook in self.tick_hooks:
+            hook()

@@ -45,7 +45,8 @@ def test_it_starts_after_the_idle_time_and_steps_through_the_games(mode, clock):
     clock.now += 2 * 5 + 1  # five steps later
     frame = mode.frame()
     assert frame.step == 5
-    assert frame.caption.startswith("Turn 5: kanzenryu")
+    # In SDG's full words, whatever abbreviations the file used ("D G1 ...").
+    assert frame.caption.startswith("Turn 5: kanzenryu \u2014 Discover G1 Kanzenryu Y2 Mid")
     assert_svg_shows(frame.svg(), GAMES[0].steps[5].state, "the replay's step 5")
     first_length = len(GAMES[0].steps) * 2 + 5
     clock.now += first_length - 11 - 1  # the pause on the last position
@@ -144,7 +145,8 @@ def test_the_leds_replay_through_the_hints_renderer(mode, clock):
 
 
 def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, live_server,
-                                                                         screenshot_dir):
+                                                                         screenshot_dir,
+                                                                         clock):
     from starlette.applications import Starlette
 
     from homeworlds.web.archive import Archive
@@ -152,18 +154,26 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     from tests.web.pixels import assert_not_blank
 
     archive = Archive(None, [SDG_DIR / "28841.raw"])
-    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=1.0, step_s=0.3)
+    mode = AttractMode(lambda: [archive.file(0)], idle_after_s=60, step_s=2, clock=clock)
     server = live_server(Starlette(routes=attract_routes(archive, attract=mode)))
     page.goto(server.url + "/attract")
+    page.wait_for_selector('body[data-active="no"]')
+    assert page.locator("#waiting").is_visible()
+    clock.now += 60 + 2 * 3  # idle long enough: the replay is at its turn 3
     page.wait_for_selector('body[data-active="yes"]', timeout=10_000)
-    page.wait_for_selector("#map svg")
-    page.wait_for_function(r"/^Turn ([89]|\d\d): /.test("
-                           "document.querySelector('#caption').textContent)", timeout=15_000)
+    page.wait_for_function("document.querySelector('#caption').textContent"
+                           ".startsWith('Turn 3: kanzenryu')", timeout=10_000)
+    clock.now += 2 * 9  # turn 12, the picture of docs/display.md
+    page.wait_for_function("document.querySelector('#caption').textContent"
+                           ".startsWith('Turn 12: Felix')", timeout=10_000)
     assert page.locator("#waiting").is_hidden()
+    svg = page.evaluate("() => new XMLSerializer().serializeToString("
+                        "document.querySelector('#map svg'))")
+    assert_svg_shows(svg, archive.file(0).steps[12].state, "the attract page at turn 12")
     shot = page.screenshot(path=str(screenshot_dir / "attract.png"))
     assert_not_blank(shot, "the attract page", page=page)
     mode.observe(ZoneChanged(3, frozenset({"04AB"}), at=0))  # a piece placed
-    page.wait_for_selector('body[data-active="no"]', timeout=5_000)
+    page.wait_for_selector('body[data-active="no"]', timeout=10_000)
     assert page.locator("#map svg").count() == 0
     assert page.locator("#waiting").is_visible()
 
@@ -198,3 +208,8 @@ def test_the_table_loop_shows_the_replay_on_the_leds_until_a_piece_is_placed(clo
     table.tick()
     assert not mode.active
     assert sink.last == session.render()
+
+
+def test_captions_use_sdgs_full_words_where_the_file_abbreviates():
+    game = GAMES[0]  # 28841.raw says "12) Felix: T G3 R3 Felix"
+    assert caption(game, 12, alerts=False) == "Turn 12: Felix \u2014 Trade G3 R3 Felix"

@@ -40,6 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="game clocks: none, 600 (sudden death, s), 300+5 (Fischer increment), "
                    "300d5 (delay); casual: a flag does not end the recorded game "
                    "(default 300+5; docs/clocks.md)")
+    p.add_argument("--web", action="store_true",
+                   help="also serve the live display in the browser (prints its URL; needs "
+                   "the web extra); it stays up after the game until Ctrl-C")
+    p.add_argument("--listen", metavar="ADDR[:PORT]", default=None,
+                   help="where the display listens (default 127.0.0.1:8080; 0.0.0.0 for "
+                   "every network; port 0 picks a free one)")
     p.add_argument("--versus-computer", action="store_true",
                    help="instead of a recorded game: the north seat is the computer, and a "
                    "simulated person at the south seat plays it, carrying out the computer's "
@@ -69,7 +75,7 @@ def _speed(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
+    from homeworlds.table_replay import SimulatedTableGame
 
     if getattr(args, "versus_computer", False):
         return _versus_computer(args)
@@ -97,6 +103,18 @@ def run(args: argparse.Namespace) -> int:
                         "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
+    listen = None
+    if args.listen is not None and not args.web:
+        print("homeworlds demo: --listen needs --web", file=sys.stderr)
+        return 2
+    if args.web:
+        from homeworlds.web.server import parse_listen
+
+        try:
+            listen = parse_listen(args.listen or "127.0.0.1:8080")
+        except ValueError as exc:
+            print(f"homeworlds demo: --listen: {exc}", file=sys.stderr)
+            return 2
     players = game.players
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
     title = f"SDG game #{game.number}" if game.number is not None else "recorded game"
@@ -107,6 +125,34 @@ def run(args: argparse.Namespace) -> int:
                      f"{title}: {' vs '.join(players)} — simulated table, {args.rules} rules")
     screen.add_status(lambda: clocks_text(sim.session.clocks, players, sim.session.clock())
                       or None)
+    display = None
+    if listen is not None:
+        from homeworlds.web import WebUnavailable
+        from homeworlds.web.live import attach_display
+
+        try:
+            display = attach_display(
+                sim.session, table="demo", rules_name=args.rules, host=listen[0],
+                port=listen[1], control_options={
+                    "verbs": ("settings",),
+                    "refusal": "the demo plays a recorded game; only the settings (hint "
+                               "level, brightness) can be changed here"})
+        except WebUnavailable as exc:
+            print(f"homeworlds demo: {exc}", file=sys.stderr)
+            return 2
+        display.server.announce()
+        url = display.url
+        screen.add_status(lambda: f"live display: {url}")
+    try:
+        return _play(game, sim, screen, delay, players, display)
+    finally:
+        if display is not None:
+            display.stop()
+
+
+def _play(game, sim, screen, delay: float, players, display) -> int:
+    from homeworlds.table_replay import SettleTimeout
+
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
     try:
@@ -150,7 +196,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"the record ends here (resigned or unfinished); recorded winner: "
               f"{game.winner or 'unknown'}")
+    if display is not None:
+        print(f"the display stays up at {display.url} until Ctrl-C", flush=True)
+        _serve_until_stopped(sim)
     return 0
+
+
+def _serve_until_stopped(sim) -> None:
+    """Keep the table loop (and so the display's feed and admin commands) running until
+    SIGINT or SIGTERM."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    session, link = sim.session, sim.link
+    while not stop.is_set():
+        for event in link.poll(0.02):
+            session.handle(event)
+        session.tick()
 
 
 class _Screen:

@@ -22,6 +22,7 @@ import random
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="on a terminal: a live view of the table fitted to the terminal "
                    "(docs/terminal.md), the messages in its scrolling log and the command "
                    "being typed on its last line, instead of the messages line by line")
+    p.add_argument("--listen", metavar="ADDR[:PORT]",
+                   help="serve the web display there (overrides [display] listen and port "
+                   "and turns the display on; e.g. 0.0.0.0:8080); see docs/display.md")
     p.set_defaults(func=run)
 
 
@@ -83,19 +87,31 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     record_path = Path(args.record) if args.record else here / "game-record.raw"
     store_path = Path(args.store) if getattr(args, "store", None) else (
         config.store_path or here / "games.sqlite")
+    listen = None
+    if getattr(args, "listen", None):
+        from homeworlds.web.server import parse_listen
+
+        try:
+            listen = parse_listen(args.listen, config.display.port)
+        except ValueError as exc:
+            if output is not None:
+                output.close()
+            return _fail(f"--listen: {exc}")
+    elif config.display.enabled:
+        listen = (config.display.listen, config.display.port)
     if getattr(args, "live", False) and stop is None:
         from homeworlds.display.screen import TerminalScreen
 
         screen = TerminalScreen()
         if screen.live:
-            return _serve_live(screen, config, output, record_path, store_path)
+            return _serve_live(screen, config, output, record_path, store_path, listen)
     commands = _terminal_commands() if stop is None else None
     return serve(config, output, record_path, stop or _stop_on_signals(),
-                 store_path=store_path, commands=commands)
+                 store_path=store_path, commands=commands, listen=listen)
 
 
-def _serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path
-                ) -> int:
+def _serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path,
+                listen: tuple[str, int] | None = None) -> int:
     """``serve`` under the live view: what it prints goes to the view's log, shown as its
     record (and printed when the view closes); commands are typed on its last line."""
     from homeworlds.display.line_input import LineInput
@@ -108,7 +124,8 @@ def _serve_live(screen, config: TableConfig, output, record_path: Path, store_pa
     try:
         with screen:
             return serve(config, output, record_path, stop, store_path=store_path,
-                         commands=line_input.lines if line_input else None, view=view)
+                         commands=line_input.lines if line_input else None, view=view,
+                         listen=listen)
     finally:
         if line_input is not None:
             line_input.close()
@@ -159,10 +176,10 @@ class _LiveView:
 
 def serve(config: TableConfig, output, record_path: Path, stop: threading.Event, *,
           store_path: Path | None = None, commands: queue.Queue | None = None,
-          store_opener=None, view=None) -> int:
+          store_opener=None, view=None, listen: tuple[str, int] | None = None) -> int:
     """Run the table until ``stop``; ``store_opener`` (path -> GameStore) is the store's
     seam for tests that inject faults; ``view.tick(session)`` (the live terminal view) is
-    called on every pass."""
+    called on every pass; ``listen`` (address, port) serves the web display."""
     from homeworlds.link import SerialTransport, TableLink
     from homeworlds.session import TableSession
     from homeworlds.store import GameRecorder, StoreRefused
@@ -260,6 +277,14 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     session.on_flag = flag_fell
     if pending is not None:
         _replay_journal(session, pending)
+    display = None
+    if listen is not None:
+        display = _start_display(config, session, recorder, exporter, new_game, listen)
+        if isinstance(display, str):
+            recorder.close()
+            if output is not None:
+                output.close()
+            return _fail(display)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
@@ -294,6 +319,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if view is not None:
                 view.tick(session)
     finally:
+        if display is not None:
+            display.stop()
         link.close()
         recorder.flush()
         if publisher is not None:
@@ -340,6 +367,37 @@ def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
     print(f"publishing to event {config.event.event} as table {config.event.table} via "
           f"{config.event.broker_text}", flush=True)
     return publisher
+def _start_display(config: TableConfig, session, recorder, exporter, new_game,
+                   listen: tuple[str, int]):
+    """The web display with its admin commands (run by this loop through the session's
+    tick); a string says why it cannot start."""
+    from homeworlds.web import WebUnavailable
+    from homeworlds.web.live import attach_display
+
+    tracker = session.tracker
+
+    def start_new_game() -> None:
+        new_game()
+        tracker.status = replace(tracker.status, message="new game: clear the table, then "
+                                 "set up your homeworlds")
+
+    def undone(number: int) -> None:
+        print(f"turn {number} withdrawn (undo from the display): put the pieces back",
+              flush=True)
+        exporter.rewrite(tracker.record)
+
+    brightness = session.output.correction.brightness if session.output is not None else 1.0
+    try:
+        display = attach_display(
+            session, table=config.store_table or config.layout.name,
+            rules_name=config.rules.name, host=listen[0], port=listen[1],
+            admin_token=config.display.admin_token, uid=lambda: recorder.uid,
+            recorder=recorder, start_new_game=start_new_game, on_undo=undone,
+            max_brightness=brightness, store_path=recorder.path)
+    except WebUnavailable as exc:
+        return str(exc)
+    display.server.announce()
+    return display
 
 
 def _resume(session, recorder, record_path: Path, config: TableConfig, exporter):
@@ -388,6 +446,8 @@ def _resume(session, recorder, record_path: Path, config: TableConfig, exporter)
                   flush=True)
             return None
         exporter.write(tracker.record)
+        if point.withdrawn_next and len(tracker.record) == len(point.record):
+            tracker.expect_token_return()  # turn N+1 was withdrawn (undo) before the stop
         print(f"resuming game {game.id} from {recorder.path} after {len(tracker.record)} "
               "turns", flush=True)
         return point.pending_handover
@@ -556,6 +616,21 @@ class _Exporter:
             if text != self.warned:
                 print(f"homeworlds play: {text}", file=sys.stderr, flush=True)
             self.warned = text
+
+    def rewrite(self, record) -> None:
+        """After an undo: the export holds the record as it is now, also when no turn is
+        left (the store keeps the withdrawn turn)."""
+        if record:
+            self.write(record)
+            return
+        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+
+        try:
+            write_atomically(self.path, record_sdg(self.players, [], rules=self.rules,
+                                                   alignments=self.tracker.alignments))
+        except (OSError, ExportError) as exc:
+            print(f"homeworlds play: the export {self.path} was not written: {exc}",
+                  file=sys.stderr, flush=True)
 
     def archive(self, game_id: int | None) -> None:
         """Keep a finished game's export under its own name before a new game begins."""

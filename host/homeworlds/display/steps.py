@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeworlds.notation.cooked import format_cooked_turn, read_cooked
-from homeworlds.notation.sdg import SdgGame, read_sdg
+from homeworlds.notation.sdg import SdgGame, format_sdg_action, read_sdg
 from homeworlds.notation.textfile import read_notation_text
 from homeworlds.rules import (
     AmbiguousAction,
@@ -116,8 +116,10 @@ def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> Gam
                       alignments=game.alignments)
     steps = [Step(0, None, "", state.copy())]
     error = None
+    letters = ({seat: letter for letter, seat in game.seat_letters().items()}
+               if len(game.players) > 2 else None)
     for index, turn in enumerate(game.turns):
-        text = "\n".join(turn.texts)
+        text = _sdg_text(turn, letters, game.players)
         if turn.seat != state.to_move and len(game.players) > 2 and not state.is_over:
             _infer_departures(state, game, index, turn.seat)
         if state.is_over:
@@ -135,6 +137,16 @@ def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> Gam
     title = (f"SDG game {game.number}" if game.number is not None else Path(source).name)
     return GameSteps(f"{title}: {' v '.join(game.players)}", source, game.players, rules.name,
                      tuple(steps), sdg_text, None, error)
+
+
+def _sdg_text(turn, letters, players) -> str:
+    """The turn's actions in SDG's full words ("Trade G3 R3 Felix" where the file may say
+    "T G3 R3 Felix"), one per line; the file's own words if they cannot be rewritten."""
+    try:
+        return "\n".join(format_sdg_action(a, seat_letters=letters, players=players)
+                         for a in turn.actions)
+    except (TypeError, ValueError, KeyError):
+        return "\n".join(turn.texts)
 
 
 def steps_of_cooked(text: str, source: str) -> GameSteps:

@@ -117,6 +117,12 @@ class PixelOutput:
         """The corrected frame the LEDs show (None before the first write)."""
         return None if self._shown is None else frame_from_bytes(self._shown)
 
+    def set_correction(self, correction: ColorCorrection) -> None:
+        """Change brightness or gamma while running (the display's admin settings); the
+        next submitted frame is corrected afresh."""
+        self._correction = correction
+        self._last_input = None
+
     @property
     def pending(self) -> bool:
         """Whether a frame is held, waiting for the rate limit."""

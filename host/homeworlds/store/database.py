@@ -322,6 +322,42 @@ class GameStore:
                       "VALUES (?, ?, ?, ?)", (game_id, after_turn, seen, text))
         self._write(work)
 
+    def withdraw_turn(self, uid: str, number: int, withdrawn: str) -> None:
+        """Undo: turn ``number`` (the game's last) moves to ``withdrawn_turns`` and the
+        hand-overs journalled since the turn before it are marked withdrawn; nothing is
+        deleted for good. Withdrawing a turn already withdrawn is a no-op (a retried
+        write)."""
+        def work(c: sqlite3.Connection) -> None:
+            game_id, status = self._game_row(c, uid)
+            if status != "playing":
+                raise StoreConflict(self.path, f"game {game_id} is finished ({status}); "
+                                    "its turns are never withdrawn")
+            have = c.execute("SELECT COUNT(*) FROM turns WHERE game_id = ?",
+                             (game_id,)).fetchone()[0]
+            if have == number - 1 and c.execute(
+                    "SELECT 1 FROM withdrawn_turns WHERE game_id = ? AND number = ? "
+                    "AND withdrawn = ?", (game_id, number, withdrawn)).fetchone():
+                return
+            if have != number:
+                raise StoreConflict(self.path, f"game {game_id} has {have} turns; only the "
+                                    f"last can be withdrawn, not turn {number}")
+            c.execute("INSERT INTO withdrawn_turns(game_id, number, seat, sdg, position, "
+                      "star_tags, committed, elapsed_ms, clock_ms, withdrawn) SELECT game_id, "
+                      "number, seat, sdg, position, star_tags, committed, elapsed_ms, "
+                      "clock_ms, ? FROM turns WHERE game_id = ? AND number = ?",
+                      (withdrawn, game_id, number))
+            c.execute("DELETE FROM turns WHERE game_id = ? AND number = ?", (game_id, number))
+            c.execute("UPDATE observations SET withdrawn = ? WHERE game_id = ? AND "
+                      "after_turn >= ? AND withdrawn IS NULL", (withdrawn, game_id, number - 1))
+        self._write(work)
+
+    def withdrawn_turns(self, game_id: int) -> list[tuple[StoredTurn, str]]:
+        """Every turn withdrawn from the game (undo), with when, oldest first."""
+        rows = self._read("SELECT number, seat, sdg, position, star_tags, committed, withdrawn "
+                          "FROM withdrawn_turns WHERE game_id = ? ORDER BY id", (game_id,))
+        return [(StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5]), r[6])
+                for r in rows]
+
     def finish_game(self, uid: str, result: StoredResult) -> None:
         """Record how a game ended off the board (resign, agreed draw, abandon)."""
         def work(c: sqlite3.Connection) -> None:
@@ -403,7 +439,8 @@ class GameStore:
 
     def observations(self, game_id: int, after_turn: int | None = None
                      ) -> list[StoredObservation]:
-        sql = "SELECT id, after_turn, seen, zones FROM observations WHERE game_id = ?"
+        sql = ("SELECT id, after_turn, seen, zones FROM observations WHERE game_id = ? "
+               "AND withdrawn IS NULL")
         params: tuple = (game_id,)
         if after_turn is not None:
             sql += " AND after_turn = ?"

@@ -55,6 +55,9 @@ class ResumePoint:
     #: per seat, the milliseconds its clock showed after its last timed turn (None: no
     #: timed turn yet); the clocks of a resumed game start from these (docs/clocks.md)
     clock_ms: tuple[int | None, ...] = ()
+    #: the turn after the last was withdrawn (undo) and not played again: the table may
+    #: still show it, with the turn token passed on (docs/display.md, "Undo")
+    withdrawn_next: bool = False
 
 
 class GameRecorder:
@@ -115,11 +118,14 @@ class GameRecorder:
         for t in turns:
             if t.clock_ms is not None and 0 <= t.seat < len(clock_ms):
                 clock_ms[t.seat] = t.clock_ms
+        withdrawn = self.store.withdrawn_turns(game.id)
         return ResumePoint(game, record, turns[-1].position if turns else None,
                            turns[-1].star_tags if turns else {},
                            None if pending == [] or game.finished else pending[-1],
                            self.store.result(game.id) if game.finished else None,
-                           tuple(clock_ms))
+                           clock_ms=tuple(clock_ms),
+                           withdrawn_next=bool(withdrawn)
+                           and withdrawn[-1][0].number == len(turns) + 1 and not pending)
 
     # ------------------------------------------------------------------ games
 
@@ -176,6 +182,14 @@ class GameRecorder:
         snapshot = {int(z): sorted(u) for z, u in zones.items() if u}
         self._queue(f"the table at the hand-over after turn {after_turn}",
                     lambda s: s.journal_observation(uid, after_turn, seen, snapshot))
+
+    def withdraw(self, number: int) -> None:
+        """Undo: turn ``number``, the last committed, is withdrawn (kept in the store as
+        withdrawn, never deleted)."""
+        uid = self._need_game()
+        at = self._wall()
+        self._queue(f"the withdrawal of turn {number}",
+                    lambda s: s.withdraw_turn(uid, number, at))
 
     def finish(self, kind: str, winners: Sequence[int], by_seat: int | None,
                after_turn: int) -> None:

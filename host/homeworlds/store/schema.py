@@ -129,5 +129,30 @@ CREATE TABLE result_corrections (
 
 SCHEMA += _V2_OUTBOX
 
+#: Undo of a committed turn (the display's admin action): the turn moves to
+#: ``withdrawn_turns``, nothing is deleted, and the hand-overs journalled for it are marked
+#: so that a restart does not commit it again (docs/store.md).
+_V2_UNDO = """
+CREATE TABLE withdrawn_turns (
+    id         INTEGER PRIMARY KEY,
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    number     INTEGER NOT NULL,
+    seat       INTEGER NOT NULL,
+    sdg        TEXT NOT NULL,
+    position   TEXT NOT NULL,
+    star_tags  TEXT NOT NULL,
+    committed  TEXT NOT NULL,
+    elapsed_ms INTEGER,
+    clock_ms   INTEGER,
+    withdrawn  TEXT NOT NULL
+);
+CREATE INDEX withdrawn_turns_by_game ON withdrawn_turns(game_id, number);
+ALTER TABLE observations ADD COLUMN withdrawn TEXT;
+"""
+
+SCHEMA += _V2_UNDO
+
 #: version -> SQL that brings a store of that version to the next one.
-MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS + _V2_OUTBOX}
+#: Version 2 came from three features at once (clocks, the event outbox, undo): one
+#: migration, one transaction.
+MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS + _V2_OUTBOX + _V2_UNDO}

@@ -117,6 +117,8 @@ class TurnTracker:
         self._progress: tuple[int, TurnInProgress | None] | None = None
         self._resumed = False
         self._journal_tags: dict[str, frozenset[str]] = {}
+        #: After an undo: hand-overs wait until the token is back with the seat to move.
+        self._token_must_return = False
         self.new_game()
 
     # ---- game lifecycle ----
@@ -129,6 +131,7 @@ class TurnTracker:
         self._progress = None
         self._names_used = 0
         self._resumed = False
+        self._token_must_return = False
         self.ended_by = None
         self.expected = None
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
@@ -225,6 +228,34 @@ class TurnTracker:
             "agreed-draw": "game over: draw by agreement",
             "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
 
+    def withdraw_last_turn(self) -> tuple[int, Turn]:
+        """Undo the last committed turn (an admin action): the committed position goes back
+        one turn and the players put the pieces back — until the table shows that position
+        again the tracker guides them as after a restart (slots that differ are mistakes).
+        Returns (seat, turn) withdrawn. IllegalAction when there is none or the game is
+        over (start a new game instead)."""
+        if not self.record:
+            raise IllegalAction("no committed turn to undo")
+        if self.is_over:
+            raise IllegalAction("the game is over: its turns stay as played (start a new "
+                                "game instead)")
+        withdrawn = self.record[-1]
+        tags = dict(self.star_tags)
+        self.resume(self.record[:-1], tags)
+        self.expect_token_return()
+        self.status = Status("resume", self.state.to_move, self._withdrawn_message())
+        return withdrawn
+
+    def expect_token_return(self) -> None:
+        """After an undo (also one found in the store at a restart): the turn token still
+        lies where the withdrawn turn's hand-over put it, and that must not hand the turn
+        over again — committing the same turn — before it has come back to the mover."""
+        self._token_must_return = True
+
+    def _withdrawn_message(self) -> str:
+        return (f"turn {len(self.record) + 1} withdrawn: put the pieces back as they stood "
+                f"before it, and the turn token back to {self.players[self.state.to_move]}")
+
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
         """Re-evaluate after a settled change of the table (or a button press)."""
         state = self.state
@@ -236,6 +267,15 @@ class TurnTracker:
                 if self.on_new_game is not None:
                     self.on_new_game()
             return self.status
+        if self._token_must_return:
+            if observation.token_seat is not None and observation.token_seat != state.to_move:
+                button_seat = None
+                observation = replace(observation, token_seat=None)
+                holding = True
+            else:
+                self._token_must_return = holding = False
+        else:
+            holding = False
         handover = self.wants_handover(observation, button_seat)
         if handover and self.on_handover is not None:
             self.on_handover(observation)
@@ -260,6 +300,8 @@ class TurnTracker:
             self.status = self._try_handover(observation)
         else:
             self.status = self._check_partial(observation)
+        if holding and not self.status.message:
+            self.status = replace(self.status, message=self._withdrawn_message())
         return self.status
 
     def _recover(self, obs: Observation, handover: bool) -> Status | None:

@@ -1,0 +1,208 @@
+"""Admin commands for the running table, from another thread (the web display's admin page).
+
+The table loop owns the game (the ``TurnTracker``); nothing else may change it. An admin
+request therefore becomes an ``AdminCommand`` put on a ``ControlQueue``; the table loop
+runs what waits (``run_pending``) between ticks and answers each through a
+``concurrent.futures.Future``, which the web thread awaits. A command that cannot be done
+(undo with no turn, resign after the game ended, a bad setting) is answered with a
+``ControlError`` naming why, and nothing changes.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import Any
+
+#: The admin verbs.
+VERBS = ("new-game", "resign", "draw", "undo", "settings")
+
+#: Lowest LED brightness the admin page may set (0 would look like a dead table).
+MIN_BRIGHTNESS = 0.02
+
+
+class ControlError(ValueError):
+    """An admin command that cannot be done now; the text says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdminCommand:
+    verb: str
+    #: resign: the seat that resigns
+    seat: int | None = None
+    #: settings: hint level ("full", "warnings", "minimal")
+    hint_level: str | None = None
+    #: settings: LED brightness, 0..the configured brightness
+    brightness: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.verb not in VERBS:
+            raise ControlError(f"unknown action {self.verb!r} (actions: {', '.join(VERBS)})")
+
+
+class ControlQueue:
+    """Commands from any thread to the table loop; each ``submit`` returns a Future that
+    the loop resolves with the message to show (or a ControlError)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[AdminCommand, Future]] = queue.SimpleQueue()
+
+    def submit(self, command: AdminCommand) -> Future:
+        future: Future = Future()
+        self._queue.put((command, future))
+        return future
+
+    def run_pending(self, run: Callable[[AdminCommand], str]) -> int:
+        """On the table loop's thread: run every waiting command; returns how many ran."""
+        done = 0
+        while True:
+            try:
+                command, future = self._queue.get_nowait()
+            except queue.Empty:
+                return done
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(run(command))
+            except ControlError as exc:
+                future.set_exception(exc)
+            except Exception as exc:  # a bug must not stop the table loop
+                future.set_exception(ControlError(f"the table could not do it: {exc}"))
+            done += 1
+
+
+class TableControl:
+    """Runs admin commands against a session, on the table loop's thread.
+
+    ``recorder`` (optional) records resignations, draws and undos in the game store;
+    ``start_new_game`` starts the next game the way the host does (store, export,
+    Good/Evil deal); ``on_undo(number)`` is told after a turn was withdrawn (the SDG
+    export is rewritten there, and a guidance facility may take over). ``producer``, a
+    ``FeedProducer``, shows the position to restore after an undo."""
+
+    def __init__(self, session, *, recorder=None, producer=None,
+                 start_new_game: Callable[[], None] | None = None,
+                 on_undo: Callable[[int], None] | None = None,
+                 max_brightness: float = 1.0, verbs: tuple[str, ...] = VERBS,
+                 refusal: str = "not available here"):
+        self.session = session
+        #: the actions this table allows (the demo, which plays a recorded game, allows
+        #: only the settings); ``refusal`` says why the others are refused
+        self.verbs = verbs
+        self.refusal = refusal
+        self.recorder = recorder
+        self.producer = producer
+        self.start_new_game = start_new_game
+        self.on_undo = on_undo
+        self.max_brightness = max_brightness
+
+    def __call__(self, command: AdminCommand) -> str:
+        if command.verb not in self.verbs:
+            raise ControlError(f"{command.verb}: {self.refusal}")
+        return getattr(self, "_" + command.verb.replace("-", "_"))(command)
+
+    def _end(self, kind: str, seat: int | None) -> str:
+        from homeworlds.rules import IllegalAction
+
+        tracker = self.session.tracker
+        try:
+            tracker.end_game(kind, seat)
+        except IllegalAction as exc:
+            raise ControlError(str(exc)) from None
+        result = tracker.state.result
+        winners = tuple(result.winners) if result is not None else ()
+        if self.recorder is not None:
+            self.recorder.finish(kind, winners, seat, len(tracker.record))
+        self.session.status = tracker.status
+        return tracker.status.message
+
+    def _resign(self, command: AdminCommand) -> str:
+        players = self.session.tracker.players
+        if command.seat is None or not 0 <= command.seat < len(players):
+            raise ControlError(f"resign: name the seat that resigns (0 to {len(players) - 1})")
+        return self._end("resigned", command.seat)
+
+    def _draw(self, command: AdminCommand) -> str:
+        return self._end("agreed-draw", None)
+
+    def _new_game(self, command: AdminCommand) -> str:
+        tracker = self.session.tracker
+        if not tracker.is_over:
+            if tracker.record:
+                self._end("abandoned", None)
+        tracker.new_game()
+        if self.start_new_game is not None:
+            self.start_new_game()
+        self.session.status = tracker.status
+        self.session.red_alert_seat = None
+        if self.producer is not None:
+            self.producer.guidance = None
+        return "new game: set up your homeworlds"
+
+    def _undo(self, command: AdminCommand) -> str:
+        from homeworlds.rules import IllegalAction
+
+        tracker = self.session.tracker
+        number = len(tracker.record)
+        try:
+            seat, turn = tracker.withdraw_last_turn()
+        except IllegalAction as exc:
+            raise ControlError(f"undo: {exc}") from None
+        if self.recorder is not None:
+            self.recorder.withdraw(number)
+        self.session.status = tracker.status
+        self.session.red_alert_seat = None
+        self.session.log.commits[:] = self.session.log.commits[:number - 1]
+        if self.producer is not None:
+            from homeworlds.feed import cooked_position
+            from homeworlds.store.records import turn_to_sdg
+
+            # Until a guidance facility drives the LEDs (the lead wires
+            # table/guidance.py here), the display shows the position to restore.
+            self.producer.guidance = {
+                "kind": "undo", "withdrawn_turn": number, "seat": seat,
+                "sdg": turn_to_sdg(turn, tracker.players),
+                "restore": cooked_position(tracker.state),
+                "text": f"turn {number} withdrawn: put the pieces back as shown"}
+        if self.on_undo is not None:
+            self.on_undo(number)
+        # The table changed nothing, but the tracker must judge it against the restored
+        # position at once.
+        self.session._changed()
+        return tracker.status.message
+
+    def _settings(self, command: AdminCommand) -> str:
+        from homeworlds.session import HINT_LEVELS
+
+        session = self.session
+        said = []
+        if command.hint_level is not None:
+            if command.hint_level not in HINT_LEVELS:
+                raise ControlError(f"hint level {command.hint_level!r}: choose one of "
+                                   f"{', '.join(HINT_LEVELS)}")
+        if command.brightness is not None:
+            b = command.brightness
+            if not MIN_BRIGHTNESS <= b <= self.max_brightness:
+                raise ControlError(f"brightness {b:g}: choose from {MIN_BRIGHTNESS:g} to "
+                                   f"{self.max_brightness:g} (the configuration's "
+                                   "[pixels] brightness is the ceiling)")
+        if command.hint_level is not None:
+            session.hint_level = command.hint_level
+            said.append(f"hint level {command.hint_level}")
+        if command.brightness is not None:
+            output = session.output
+            if output is not None and hasattr(output, "set_correction"):
+                output.set_correction(replace(output.correction,
+                                              brightness=command.brightness))
+            session.brightness = command.brightness
+            said.append(f"brightness {command.brightness:g}")
+        if not said:
+            raise ControlError("settings: nothing to change (hint level or brightness)")
+        return "settings: " + ", ".join(said)
+
+
+def settings_of(session) -> dict[str, Any]:
+    return {"hint_level": getattr(session, "hint_level", "full"),
+            "brightness": getattr(session, "brightness", None)}

@@ -1,0 +1,394 @@
+"""The display's ASGI app (Starlette): live page, event streams, admin actions.
+
+Routes (docs/display.md):
+
+* ``GET /`` the live table view; ``GET /static/live.js``, ``/static/live.css``.
+* ``GET /events`` server-sent events for the live page: every feed event, snapshots with
+  the star map drawn (``svg``). The first event of every connection is a full snapshot,
+  so a page that reconnects (EventSource does so by itself) resyncs.
+* ``GET /feed`` the bare table feed as server-sent events (another host's display, a hub);
+  ``GET /api/snapshot`` the latest snapshot as JSON.
+* ``GET /admin`` the admin page; ``POST /admin/{action}`` an admin action (new-game, resign,
+  draw, undo, settings). Each needs the admin token: ``Authorization: Bearer TOKEN`` (a
+  script), or the admin cookie that ``GET /admin?token=TOKEN`` (the QR code's link) sets
+  — then also the CSRF token of the form (double submit: cookie and field must match) and
+  a same-origin ``Origin``/``Referer``. Anything else gets 403 and changes nothing.
+
+Every error is a short page or JSON without a trace (``debug`` is off, handlers for every
+status and for any exception).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import html
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+
+from homeworlds.control import AdminCommand, ControlError, ControlQueue
+from homeworlds.feed import FeedEvent, FeedHub, Snapshot
+from homeworlds.web import page
+
+#: Seconds between keep-alive comments on an idle event stream (proxies drop silent ones).
+KEEPALIVE_S = 15.0
+#: Milliseconds an EventSource waits before reconnecting (sent in the stream).
+RETRY_MS = 1000
+#: Seconds an admin request waits for the table loop to run its command.
+COMMAND_TIMEOUT_S = 5.0
+ADMIN_COOKIE = "hw_admin"
+CSRF_COOKIE = "hw_csrf"
+#: Largest admin form accepted (a few short fields).
+MAX_FORM_BYTES = 4096
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; frame-ancestors 'none'; "
+                               "form-action 'self'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # cross-site: none; same-site POSTs keep their Origin
+    "Cache-Control": "no-store",
+}
+
+
+def new_admin_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+@dataclass
+class DisplayState:
+    """What the app shares between requests (all on the server's event loop)."""
+
+    hub: FeedHub
+    control: ControlQueue | None
+    admin_token: str
+    table_name: str = "table"
+    render_svg: Callable[[Snapshot], str] | None = None
+    #: seq -> rendered map, so that fifty spectators cost one drawing per snapshot
+    _svg_cache: dict[tuple, str] = field(default_factory=dict)
+    shutting_down: bool = False
+    #: tests collect the exceptions behind 500 answers here (never shown to a client)
+    debug_errors: list | None = None
+    #: more routes served beside the live view (the archive viewer of the table's store)
+    extra_routes: list = field(default_factory=list)
+
+    #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
+    _sse_cache: dict[tuple, str] = field(default_factory=dict)
+
+    def svg_for(self, snapshot: Snapshot) -> str:
+        key = (snapshot.seq, snapshot.at)
+        svg = self._svg_cache.get(key)
+        if svg is None:
+            svg = draw_map(snapshot, self.render_svg)
+            if len(self._svg_cache) > 8:
+                self._svg_cache.clear()
+            self._svg_cache[key] = svg
+        return svg
+
+    def sse_for(self, event: FeedEvent, with_svg: bool) -> str:
+        key = (with_svg, event.seq, event.at if isinstance(event, Snapshot) else event.type)
+        text = self._sse_cache.get(key)
+        if text is None:
+            text = _sse(event, self if with_svg else None)
+            if len(self._sse_cache) > 32:
+                self._sse_cache.clear()
+            self._sse_cache[key] = text
+        return text
+
+
+def draw_map(snapshot: Snapshot, render: Callable[[Snapshot], str] | None = None) -> str:
+    """The star map of a snapshot as SVG text; a position that cannot be drawn becomes a
+    short notice in the drawing (the page never breaks on one)."""
+    try:
+        if render is not None:
+            return render(snapshot)
+        return default_renderer()(snapshot)
+    except Exception as exc:  # a drawing bug must not cut the stream off
+        return ('<svg xmlns="http://www.w3.org/2000/svg" class="hw-map" viewBox="0 0 800 100">'
+                f'<text x="10" y="50" font-size="20">the map cannot be drawn: '
+                f'{html.escape(str(exc))}</text></svg>')
+
+
+def default_renderer() -> Callable[[Snapshot], str]:
+    """The star-map renderer of ``homeworlds.display.svg`` applied to a feed snapshot."""
+    from homeworlds.display.svg import render_snapshot_svg
+
+    return lambda snapshot: render_snapshot_svg(snapshot.to_json())
+
+
+def _headers(extra: dict[str, str] | None = None) -> dict[str, str]:
+    out = dict(SECURITY_HEADERS)
+    if extra:
+        out.update(extra)
+    return out
+
+
+def _error_page(status: int, text: str, request: Request) -> Response:
+    if "application/json" in request.headers.get("accept", "") or \
+            request.url.path.startswith(("/api/", "/feed", "/events")):
+        return JSONResponse({"error": text, "status": status}, status_code=status,
+                            headers=_headers())
+    return HTMLResponse(page.error_page(status, text), status_code=status, headers=_headers())
+
+
+def create_app(state: DisplayState) -> Starlette:
+    async def live(request: Request) -> Response:
+        return HTMLResponse(page.live_page(state.table_name), headers=_headers())
+
+    async def static_js(request: Request) -> Response:
+        return Response(page.LIVE_JS, media_type="text/javascript", headers=_headers(
+            {"Cache-Control": "no-cache"}))
+
+    async def static_css(request: Request) -> Response:
+        return Response(page.LIVE_CSS, media_type="text/css", headers=_headers(
+            {"Cache-Control": "no-cache"}))
+
+    async def static_admin_css(request: Request) -> Response:
+        return Response(page.ADMIN_STYLE, media_type="text/css", headers=_headers(
+            {"Cache-Control": "no-cache"}))
+
+    async def snapshot_json(request: Request) -> Response:
+        latest = state.hub.latest
+        if latest is None:
+            return JSONResponse({"error": "no snapshot yet: the table has not started"},
+                                status_code=503, headers=_headers())
+        return JSONResponse(latest.to_json(), headers=_headers())
+
+    def stream(request: Request, with_svg: bool) -> Response:
+        sub = state.hub.subscribe()
+
+        async def events():
+            try:
+                yield f"retry: {RETRY_MS}\n\n" + _clock()
+                while not state.shutting_down:
+                    try:
+                        event = await asyncio.wait_for(sub.get(), KEEPALIVE_S)
+                    except TimeoutError:
+                        yield _clock()  # also keeps proxies from closing an idle stream
+                        continue
+                    if event is None:  # the server is shutting down
+                        return
+                    batch = [event]
+                    while not sub.queue.empty():  # a burst: what else is waiting
+                        batch.append(sub.queue.get_nowait())
+                    if batch[-1] is None:
+                        return
+                    yield "".join(state.sse_for(e, with_svg) for e in coalesce(batch))
+            finally:
+                sub.close()
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers=_headers(
+            {"X-Accel-Buffering": "no"}))
+
+    async def live_events(request: Request) -> Response:
+        return stream(request, True)
+
+    async def feed_events(request: Request) -> Response:
+        return stream(request, False)
+
+    async def admin_page(request: Request) -> Response:
+        token = request.query_params.get("token")
+        if token is not None:
+            if not _same(token, state.admin_token):
+                return _error_page(403, "wrong admin token", request)
+            # The token leaves the address bar (and history) at once; the cookie keeps it.
+            response = RedirectResponse("/admin", status_code=303, headers=_headers())
+            _set_cookie(response, ADMIN_COOKIE, token, request)
+            return response
+        authorised = _same(request.cookies.get(ADMIN_COOKIE), state.admin_token)
+        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+        response = HTMLResponse(page.admin_page(state.table_name, authorised, csrf,
+                                                _settings(state)), headers=_headers())
+        _set_cookie(response, CSRF_COOKIE, csrf, request)
+        return response
+
+    async def admin_action(request: Request) -> Response:
+        action = request.path_params["action"]
+        problem, form = await _authorise(request, state)
+        if problem is not None:
+            return _error_page(403, problem, request)
+        try:
+            command = _command(action, form)
+        except ControlError as exc:
+            return _answer(request, state, 400, str(exc))
+        if state.control is None:
+            return _answer(request, state, 503, "this display has no table to command")
+        future = state.control.submit(command)
+        try:
+            message = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
+        except ControlError as exc:
+            return _answer(request, state, 409, str(exc))
+        except TimeoutError:
+            future.cancel()
+            return _answer(request, state, 504, "the table did not answer in time; nothing "
+                           "was changed unless the page shows it")
+        return _answer(request, state, 200, message)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        text = {404: "no such page", 405: "method not allowed"}.get(status, "bad request")
+        return _error_page(status, text, request)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        if state.debug_errors is not None:
+            state.debug_errors.append(exc)
+        return _error_page(500, "the display could not answer this request", request)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        state.hub.attach(asyncio.get_running_loop())
+        yield
+        state.shutting_down = True
+
+    routes = [
+        Route("/", live),
+        Route("/static/live.js", static_js),
+        Route("/static/live.css", static_css),
+        Route("/static/admin.css", static_admin_css),
+        Route("/api/snapshot", snapshot_json),
+        Route("/events", live_events),
+        Route("/feed", feed_events),
+        Route("/admin", admin_page),
+        Route("/admin/{action}", admin_action, methods=["POST"]),
+        *state.extra_routes,
+    ]
+    return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
+        HTTPException: not_found, Exception: server_error, 500: server_error})
+
+
+def coalesce(batch: list) -> list:
+    """Events waiting together, as they are sent: a snapshot is the whole table, so of
+    several only the newest is worth drawing and sending; every turn and result event goes,
+    in order."""
+    snapshots = [k for k, e in enumerate(batch) if isinstance(e, Snapshot)]
+    newest = snapshots[-1] if snapshots else -1
+    return [e for k, e in enumerate(batch)
+            if e is not None and (k == newest or not isinstance(e, Snapshot))]
+
+
+def _clock() -> str:
+    """The host's wall clock now: the page counts the turn's time from the snapshot's
+    ``turn_started_at`` against it, whatever the spectator's own clock says."""
+    return f"event: clock\ndata: {time.time():.3f}\n\n"
+
+
+def _sse(event: FeedEvent, state: DisplayState | None) -> str:
+    data = event.to_json()
+    if state is not None and isinstance(event, Snapshot):
+        data["svg"] = state.svg_for(event)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {event.type}\nid: {event.seq}\ndata: {text}\n\n"
+
+
+def _same(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _set_cookie(response: Response, name: str, value: str, request: Request) -> None:
+    response.set_cookie(name, value, httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")
+
+
+def _settings(state: DisplayState) -> dict[str, Any]:
+    latest = state.hub.latest
+    return {"table": state.table_name,
+            "players": list(latest.game.players) if latest is not None else []}
+
+
+async def _authorise(request: Request, state: DisplayState
+                     ) -> tuple[str | None, dict[str, str]]:
+    """(why the request is refused or None, its form). A bearer token needs nothing more;
+    the cookie needs the CSRF field and a same-origin request."""
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return "request too large", {}
+    form: dict[str, str] = {}
+    kind = request.headers.get("content-type", "")
+    if body:
+        try:
+            if kind.startswith("application/json"):
+                data = json.loads(body)
+                if not isinstance(data, dict):
+                    return "a JSON object was expected", {}
+                form = {str(k): str(v) for k, v in data.items() if v is not None}
+            else:
+                from urllib.parse import parse_qsl
+
+                form = dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True,
+                                      strict_parsing=False, max_num_fields=20))
+        except (ValueError, UnicodeDecodeError):
+            return "the request's form cannot be read", {}
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        if _same(auth[7:].strip(), state.admin_token):
+            return None, form
+        return "wrong admin token", form
+    if not _same(request.cookies.get(ADMIN_COOKIE), state.admin_token):
+        return "admin token required: open the admin link printed on the table's terminal " \
+               "(or its QR code)", form
+    cookie = request.cookies.get(CSRF_COOKIE)
+    if not cookie or not _same(form.get("csrf"), cookie):
+        return "the form is stale or forged (CSRF check): reload the admin page", form
+    if not _same_origin(request):
+        return "cross-site request refused", form
+    return None, form
+
+
+def _same_origin(request: Request) -> bool:
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if not origin or origin == "null":
+        return False
+    host = request.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+def _command(action: str, form: dict[str, str]) -> AdminCommand:
+    if action == "resign":
+        try:
+            seat = int(form.get("seat", ""))
+        except ValueError:
+            raise ControlError("resign: name the seat that resigns (seat=0 or seat=1)") from None
+        return AdminCommand("resign", seat=seat)
+    if action == "settings":
+        level = form.get("hint_level") or None
+        brightness = None
+        if form.get("brightness"):
+            try:
+                brightness = float(form["brightness"])
+            except ValueError:
+                raise ControlError(f"brightness {form['brightness']!r}: give a number such "
+                                   "as 0.3") from None
+            if brightness != brightness:
+                raise ControlError("brightness: give a number such as 0.3")
+        return AdminCommand("settings", hint_level=level, brightness=brightness)
+    return AdminCommand(action)
+
+
+def _answer(request: Request, state: DisplayState, status: int, message: str) -> Response:
+    if "application/json" in request.headers.get("accept", "") or \
+            request.headers.get("authorization"):
+        return JSONResponse({"ok": status == 200, "message": message}, status_code=status,
+                            headers=_headers())
+    csrf = request.cookies.get(CSRF_COOKIE) or ""
+    return HTMLResponse(page.admin_page(state.table_name, True, csrf, _settings(state),
+                                        message=message, ok=status == 200),
+                        status_code=status, headers=_headers())

@@ -1,0 +1,124 @@
+"""The live display attached to a running table: feed producer, hub, admin commands, server.
+
+``attach_display(session, ...)`` is what ``play`` and ``demo --web`` call: it hooks a
+``FeedProducer`` and the admin ``ControlQueue`` to the session's tick (the table's own
+thread: commands run there, snapshots are taken there), chains the producer to the
+tracker's commits, and starts the web server on its own thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from homeworlds.control import ControlQueue, TableControl
+from homeworlds.feed import FeedHub, FeedProducer
+
+
+@dataclass
+class LiveDisplay:
+    hub: FeedHub
+    producer: FeedProducer
+    control: TableControl
+    queue: ControlQueue
+    server: object  # WebDisplay or DisplayProcess
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def _guarded(hook: Callable, what: str) -> Callable:
+    """The hook, but a bug in it never stops the table loop (the game goes on without the
+    display); the first failure of each kind is reported on stderr."""
+    import sys
+
+    reported: set[str] = set()
+
+    def run(*args) -> None:
+        try:
+            hook(*args)
+        except Exception as exc:
+            text = f"{type(exc).__name__}: {exc}"
+            if text not in reported:
+                reported.add(text)
+                print(f"homeworlds: {what} failed ({text}); the table goes on",
+                      file=sys.stderr, flush=True)
+    return run
+
+
+def attach_feed(session, *, table: str, rules_name: str,
+                uid: Callable[[], str | None] | None = None, recorder=None,
+                start_new_game: Callable[[], None] | None = None,
+                on_undo: Callable[[int], None] | None = None,
+                max_brightness: float = 1.0, commands: ControlQueue | None = None,
+                hub: FeedHub | None = None, sinks=(),
+                control_options: dict | None = None) -> tuple[FeedHub, FeedProducer,
+                                                              TableControl, ControlQueue]:
+    """The feed and the admin commands of ``session``, without a server (a transport of its
+    own, e.g. MQTT, may take the hub or add a sink to the producer)."""
+    hub = hub or FeedHub()
+    producer = FeedProducer(session, table=table, rules_name=rules_name, uid=uid,
+                            sinks=[hub.publish_threadsafe, *sinks])
+    control = TableControl(session, recorder=recorder, producer=producer,
+                           start_new_game=start_new_game, on_undo=on_undo,
+                           max_brightness=max_brightness, **(control_options or {}))
+    commands = commands or ControlQueue()
+    tracker = session.tracker
+    previous = tracker.on_commit
+
+    feed_commit = _guarded(producer.committed, "the display feed")
+
+    def committed(commit) -> None:
+        if previous is not None:
+            previous(commit)
+        feed_commit(commit)
+
+    tracker.on_commit = committed
+    session.tick_hooks.append(_guarded(lambda: commands.run_pending(control), "admin commands"))
+    session.tick_hooks.append(_guarded(producer.tick, "the display feed"))
+    producer.tick()  # the first snapshot, before anyone connects
+    return hub, producer, control, commands
+
+
+def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0.1",
+                   port: int = 8080, admin_token: str | None = None,
+                   uid: Callable[[], str | None] | None = None, recorder=None,
+                   start_new_game: Callable[[], None] | None = None,
+                   on_undo: Callable[[int], None] | None = None,
+                   max_brightness: float = 1.0, in_process: bool = False,
+                   store_path=None, control_options: dict | None = None) -> LiveDisplay:
+    """Feed + admin commands + the web server, by default in a process of its own
+    (``web.process``: the server's work never takes the table loop's interpreter lock).
+    WebUnavailable (missing extra, port in use) propagates before anything is hooked to
+    the session."""
+    from homeworlds.web import require_web
+    from homeworlds.web.app import new_admin_token
+
+    require_web()
+    token = admin_token or new_admin_token()
+    commands = ControlQueue()
+    if in_process:
+        from homeworlds.web.server import WebDisplay
+
+        server = WebDisplay(FeedHub(), commands, host=host, port=port, admin_token=token,
+                            table_name=table, store_path=store_path)
+    else:
+        from homeworlds.web.process import DisplayProcess
+
+        server = DisplayProcess(commands, host=host, port=port, admin_token=token,
+                                table_name=table, store_path=store_path)
+    server.start()
+    try:
+        hub, producer, control, commands = attach_feed(
+            session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
+            start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness,
+            commands=commands, hub=server.state.hub if in_process else None,
+            sinks=[] if in_process else [server.publish], control_options=control_options)
+    except BaseException:
+        server.stop()
+        raise
+    return LiveDisplay(hub, producer, control, commands, server)

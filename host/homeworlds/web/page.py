@@ -1,0 +1,281 @@
+"""The display's pages: the live view (HTML, its script and style), the admin page and
+error pages. Every text from the table (player and system names, messages) is escaped here
+or set as text by the script, never as markup; the star map comes drawn (and escaped) by
+``display.svg``."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+
+def live_page(table: str) -> str:
+    t = escape(table)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{t} — Homeworlds live</title>
+<link rel="stylesheet" href="/static/live.css">
+<script src="/static/live.js" defer></script>
+</head>
+<body data-seq="0" data-connected="false">
+<header id="top">
+  <h1 id="table-name">{t}</h1>
+  <div id="players"></div>
+  <div id="turn" aria-live="polite">waiting for the table…</div>
+  <div id="turn-timer" title="how long this turn has lasted">–</div>
+  <div id="link" class="down">connecting…</div>
+  <a id="archive-link" href="/archive">archive</a>
+</header>
+<div id="result" hidden></div>
+<div id="message" aria-live="polite"></div>
+<main>
+  <section id="map" aria-label="star map"></section>
+  <aside>
+    <section id="hints-box"><h2>Hints</h2><ul id="hints"><li>none</li></ul></section>
+    <section id="bank-box"><h2>Bank</h2><table id="bank"></table></section>
+    <section id="log-box"><h2>Turns</h2><ol id="log"></ol></section>
+  </aside>
+</main>
+</body></html>
+"""
+
+
+LIVE_CSS = """
+:root { --bg:#10131a; --fg:#f2f2f2; --muted:#9aa3b2; --panel:#1b2030; --alert:#ff4040;
+        --ok:#42d77d; --seat0:#f2f2f2; --seat1:#d17bff; --seat2:#38e0d0; --seat3:#ff9e40; }
+/* the owners' colours of the star map (display.svg SEAT_COLORS) */
+* { box-sizing: border-box; }
+html, body { margin:0; height:100%; background:var(--bg); color:var(--fg);
+             font-family: "DejaVu Sans", Verdana, sans-serif; }
+header { display:flex; flex-wrap:wrap; align-items:baseline; gap:0.4em 1.4em;
+         padding:0.4em 1em; background:var(--panel); font-size:clamp(16px, 2.2vw, 40px); }
+header h1 { font-size:1em; margin:0; color:var(--muted); }
+#turn { font-weight:bold; }
+#turn-timer { font-variant-numeric: tabular-nums; }
+#link { margin-left:auto; font-size:0.6em; }
+#archive-link { font-size:0.5em; color:var(--muted); }
+#link.down { color:var(--alert); }
+#link.up { color:var(--ok); }
+.seat-0 { color:var(--seat0); } .seat-1 { color:var(--seat1); }
+.seat-2 { color:var(--seat2); } .seat-3 { color:var(--seat3); }
+#result { padding:0.3em 1em; font-size:clamp(20px, 3vw, 56px); font-weight:bold;
+          background:#2d6a3e; text-align:center; }
+#message { padding:0 1em; min-height:1.4em; font-size:clamp(14px, 1.6vw, 30px);
+           color:#ffcf40; }
+main { display:grid; grid-template-columns: minmax(0, 3fr) minmax(16em, 1fr); gap:0.6em;
+       padding:0.4em 0.8em; height:calc(100% - 7.5em); }
+#map { min-height:0; background:#0b0e14; border-radius:8px; overflow:hidden; }
+#map svg { width:100%; height:100%; display:block; }
+aside { display:flex; flex-direction:column; gap:0.6em; min-height:0;
+        font-size:clamp(14px, 1.25vw, 26px); }
+aside section { background:var(--panel); border-radius:8px; padding:0.3em 0.7em; }
+aside h2 { font-size:0.8em; margin:0.2em 0; color:var(--muted); text-transform:uppercase; }
+#log-box { flex:1; min-height:6em; overflow:auto; }
+#log { margin:0; padding-left:2.2em; font-family:"DejaVu Sans Mono", monospace;
+       font-size:0.85em; }
+#log li.last { background:#2a3350; }
+#hints { margin:0; padding-left:1.1em; }
+#hints li.alert, #hints li.mistake { color:var(--alert); font-weight:bold; }
+#bank { border-collapse:collapse; width:100%; font-variant-numeric: tabular-nums; }
+#bank td, #bank th { padding:0.05em 0.3em; text-align:center; }
+#bank th { text-align:left; }
+.c-r { color:#ff5050; } .c-y { color:#ffc000; } .c-g { color:#00e08c; } .c-b { color:#4080ff; }
+@media (max-width: 900px) {
+  main { display:block; height:auto; }
+  #map { height:70vh; margin-bottom:0.6em; }
+  aside { font-size:16px; }
+  #link { margin-left:0; }
+}
+"""
+
+
+LIVE_JS = r"""
+'use strict';
+// The live view: one EventSource on /events. Every connection starts with a full snapshot
+// (the page resyncs from it after the host restarts); EventSource reconnects by itself.
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let snapshot = null;
+  let clockOffset = 0;  // host wall clock minus ours (seconds), from the 'clock' events
+  window.hwApplied = [];  // [seq, feed time, applied time] for the latency benchmark
+
+  function text(el, value) { el.textContent = value; }
+
+  function seatSpan(players, seat) {
+    const span = document.createElement('span');
+    span.className = 'seat-' + seat;
+    span.textContent = players[seat] !== undefined ? players[seat] : 'seat ' + seat;
+    return span;
+  }
+
+  function li(content, cls) {
+    const item = document.createElement('li');
+    if (cls) item.className = cls;
+    item.textContent = content;
+    return item;
+  }
+
+  function showTimer() {
+    const el = $('turn-timer');
+    const g = snapshot && snapshot.game;
+    if (!g || g.turn_started_at === null || g.result) { text(el, '–'); return; }
+    const s = Math.max(0, Math.floor(Date.now() / 1000 + clockOffset - g.turn_started_at));
+    const m = Math.floor(s / 60);
+    text(el, m + ':' + String(s % 60).padStart(2, '0'));
+  }
+
+  function apply(snap) {
+    snapshot = snap;
+    const g = snap.game;
+    $('map').innerHTML = snap.svg || '';
+    const players = $('players');
+    players.replaceChildren();
+    g.players.forEach((name, seat) => {
+      if (seat) players.append(' v ');
+      players.append(seatSpan(g.players, seat));
+    });
+    const turn = $('turn');
+    turn.replaceChildren();
+    if (g.result) {
+      turn.append('game over');
+    } else {
+      turn.append(seatSpan(g.players, g.to_move));
+      turn.append(g.in_setup ? ' sets up' : ' to move — turn ' + g.turn_number);
+    }
+    turn.dataset.seat = g.to_move;
+    const result = $('result');
+    result.hidden = !g.result;
+    text(result, g.result ? g.result.text : '');
+    text($('message'), snap.hints.message || '');
+    const link = $('link');
+    link.className = snap.link_up ? 'up' : 'down';
+    text(link, snap.link_up ? 'table connected' : 'table link down');
+    const hints = $('hints');
+    hints.replaceChildren();
+    const h = snap.hints;
+    if (h.lifted) {
+      const where = [];
+      if (h.legal_destinations.length) where.push('move to ' + h.legal_destinations.join(', '));
+      if (h.may_discover) where.push('discover a new system');
+      hints.append(li(g.players[h.lifted.seat] + ' lifted ' + h.lifted.piece +
+                      (h.lifted.from ? ' from ' + h.lifted.from : '') + ': ' +
+                      (where.length ? 'may ' + where.join(', or ') : 'cannot move it now'),
+                      'lifted'));
+    }
+    h.overpopulated.forEach((o) => hints.append(li('overpopulation: ' + o.system + ' (' +
+                                                   o.color + ')', 'overpop')));
+    if (h.red_alert_seat !== null && h.red_alert_seat !== undefined) {
+      hints.append(li('Red Alert: ' + g.players[h.red_alert_seat] +
+                      ' can be eliminated next turn', 'alert'));
+    }
+    h.mistakes.forEach((m) => hints.append(li('mistake at ' + m.slot + ': ' + m.text,
+                                              'mistake')));
+    if (h.guidance) hints.append(li(h.guidance.text || 'follow the table', 'guidance'));
+    if (snap.turn_in_progress.length) {
+      hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
+    }
+    if (!hints.children.length) hints.append(li('none', 'none'));
+    const bank = $('bank');
+    bank.replaceChildren();
+    for (const c of ['r', 'y', 'g', 'b']) {
+      const row = document.createElement('tr');
+      row.className = 'c-' + c;
+      const th = document.createElement('th');
+      th.textContent = {r: 'red', y: 'yellow', g: 'green', b: 'blue'}[c];
+      row.append(th);
+      for (const size of [1, 2, 3]) {
+        const td = document.createElement('td');
+        td.dataset.piece = c + size;
+        td.textContent = snap.bank[c + size];
+        row.append(td);
+      }
+      bank.append(row);
+    }
+    const log = $('log');
+    log.replaceChildren();
+    snap.turn_log.forEach((sdg, k) => log.append(li(sdg, k === snap.turn_log.length - 1 ?
+                                                         'last' : '')));
+    $('log-box').scrollTop = $('log-box').scrollHeight;
+    showTimer();
+    document.body.dataset.seq = snap.seq;
+    document.body.dataset.turnNumber = g.turn_number;
+    window.hwApplied.push([snap.seq, snap.at, Date.now() / 1000]);
+    if (window.hwApplied.length > 1000) window.hwApplied.shift();
+  }
+
+  function connect() {
+    const source = new EventSource('/events');
+    source.addEventListener('open', () => { document.body.dataset.connected = 'true'; });
+    source.addEventListener('error', () => {
+      document.body.dataset.connected = 'false';
+      const link = $('link');
+      link.className = 'down';
+      text(link, 'reconnecting to the host…');
+    });
+    source.addEventListener('snapshot', (e) => apply(JSON.parse(e.data)));
+    source.addEventListener('clock', (e) => {
+      clockOffset = Number(e.data) - Date.now() / 1000;
+      showTimer();
+    });
+  }
+
+  connect();
+  setInterval(showTimer, 1000);
+})();
+"""
+
+
+def _flash(message: str | None, ok: bool) -> str:
+    if not message:
+        return ""
+    cls = "ok" if ok else "error"
+    return f'<p id="flash" class="{cls}">{escape(message)}</p>'
+
+
+ADMIN_STYLE = ("body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em;"
+               "background:#10131a;color:#eee}fieldset{margin:0.8em 0;border:1px solid #444}"
+               "button{font-size:1.1em;margin:0.2em}.error{color:#ff6060}.ok{color:#60ff90}"
+               "a{color:#8cf}")
+
+
+def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
+               message: str | None = None, ok: bool = True) -> str:
+    t = escape(table)
+    head = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta '
+            f'name="viewport" content="width=device-width, initial-scale=1"><title>{t} — '
+            f'admin</title><link rel="stylesheet" href="/static/admin.css"></head><body>'
+            f'<h1>{t}: admin</h1>')
+    if not authorised:
+        return (head + '<p id="need-token">Admin actions need the admin token: open the link '
+                "printed on the table's terminal (or scan its QR code).</p>"
+                '<p><a href="/">back to the live view</a></p></body></html>')
+    c = escape(csrf, quote=True)
+
+    def form(action: str, label: str, fields: str = "", confirm: str = "") -> str:
+        return (f'<form method="post" action="/admin/{action}" id="form-{action}">'
+                f'<input type="hidden" name="csrf" value="{c}">{fields}'
+                f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
+
+    seats = "".join(f'<option value="{k}">{escape(name)}</option>'
+                    for k, name in enumerate(info.get("players") or ()))
+    return (head + _flash(message, ok) +
+            '<fieldset><legend>Game</legend>' +
+            form("undo", "Undo the last committed turn") +
+            form("draw", "Draw by agreement") +
+            form("resign", "Resign", f'<select name="seat" id="resign-seat">{seats}</select>') +
+            form("new-game", "New game (abandons the current one)") +
+            '</fieldset><fieldset><legend>Settings</legend>' +
+            form("settings", "Apply",
+                 '<label>Hint level <select name="hint_level" id="hint-level">'
+                 '<option value="">(unchanged)</option><option>full</option>'
+                 '<option>warnings</option><option>minimal</option></select></label> '
+                 '<label>LED brightness <input name="brightness" id="brightness" '
+                 'inputmode="decimal" size="5" placeholder="0.3"></label> ') +
+            '</fieldset><p><a href="/">live view</a></p></body></html>')
+
+
+def error_page(status: int, text: str) -> str:
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{status}'
+            f'</title></head><body><h1>{status}</h1><p id="error">{escape(text)}</p>'
+            '<p><a href="/">live view</a></p></body></html>')

@@ -1,0 +1,301 @@
+"""The display in a process of its own, fed through a pipe: the table's thread never shares
+its interpreter (and its lock) with the web server.
+
+Fifty spectators cost the server real work — drawing each snapshot, writing each event
+fifty times — and in the table's own process that work takes turns with the table loop
+under Python's global interpreter lock: the line → LED frame latency doubled in
+``benchmarks/display_bench.py``. So ``play`` and ``demo --web`` run the server in a child
+process and talk to it over its standard streams, one JSON object a line:
+
+* host → child (stdin): feed events exactly as ``feed.encode`` writes them, and answers to
+  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``;
+* child → host (stdout): ``{"ready": PORT}`` once it serves (or ``{"error": text}``), then
+  admin commands ``{"type": "command", "id": N, "command": {...}}``.
+
+The host writes from a thread of its own through a bounded queue: a child that stops
+reading loses events and is sent the latest snapshot once it reads again (as a slow
+spectator is resynced). The admin token goes to the child in its environment, never on a
+command line. The child ends when its stdin closes (the host stopped or died).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from dataclasses import asdict
+
+from homeworlds.control import AdminCommand, ControlError, ControlQueue
+from homeworlds.feed import FeedEvent, Snapshot, encode
+from homeworlds.web import WebUnavailable
+
+TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"
+#: Events waiting for the pipe before the child counts as behind (then it is resynced).
+PIPE_QUEUE_LIMIT = 256
+STARTUP_TIMEOUT_S = 30.0
+#: Seconds between checks that the display process still runs, and before another try
+#: when it could not be started again.
+RESTART_CHECK_S = 1.0
+RESTART_BACKOFF_S = 5.0
+
+
+class DisplayProcess:
+    """The web display served by a child process; ``publish`` is the feed producer's sink,
+    admin commands from the child go to ``commands`` (run by the table loop)."""
+
+    def __init__(self, commands: ControlQueue, *, host: str, port: int, admin_token: str,
+                 table_name: str, store_path=None):
+        self.commands = commands
+        self.host = host
+        self.port = port
+        self.admin_token = admin_token
+        self.table_name = table_name
+        self.store_path = store_path
+        self._proc: subprocess.Popen | None = None
+        self._out: queue.Queue[bytes | None] = queue.Queue(PIPE_QUEUE_LIMIT)
+        self._latest: Snapshot | None = None
+        self._behind = False
+        self.resyncs = 0
+        self.restarts = 0
+        self._threads: list[threading.Thread] = []
+        self._stopping: threading.Event | None = None
+        self._watchdog: threading.Thread | None = None
+
+    # ---- life ----
+
+    def start(self) -> DisplayProcess:
+        self._spawn()
+        self._stopping = threading.Event()
+        watchdog = threading.Thread(target=self._watch, name="display-watchdog", daemon=True)
+        watchdog.start()
+        self._watchdog = watchdog
+        return self
+
+    def _watch(self) -> None:
+        """A display process that died (a crash, kill -9, out of memory) is started again
+        on the same port; the pages reconnect by themselves and resync."""
+        while not self._stopping.wait(RESTART_CHECK_S):
+            proc = self._proc
+            if proc is None or proc.poll() is None:
+                continue
+            print(f"homeworlds: the display process stopped (exit {proc.returncode}); "
+                  "starting it again", file=sys.stderr, flush=True)
+            for thread in self._threads:
+                thread.join(2)
+            self._threads = []
+            proc.stdout.close()
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            self._drain()
+            try:
+                self._spawn()
+                self.restarts += 1
+            except WebUnavailable as exc:
+                print(f"homeworlds: the display could not start again: {exc}",
+                      file=sys.stderr, flush=True)
+                self._stopping.wait(RESTART_BACKOFF_S)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self._out.get_nowait()
+            except queue.Empty:
+                return
+
+    def _spawn(self) -> None:
+        env = {**os.environ, TOKEN_VARIABLE: self.admin_token}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "homeworlds.web.child", "--host", self.host, "--port",
+             str(self.port), "--table", self.table_name,
+             *(("--store", str(self.store_path)) if self.store_path is not None else ())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+        first = _read_line_within(self._proc.stdout, STARTUP_TIMEOUT_S)
+        try:
+            hello = json.loads(first) if first else {}
+        except ValueError:
+            hello = {}
+        if "ready" not in hello:
+            self._kill()
+            raise WebUnavailable(hello.get("error") or "the display process did not start")
+        self.port = int(hello["ready"])
+        for target, name in ((self._write_loop, "display-writer"),
+                             (self._read_loop, "display-reader")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self._behind = False
+        if self._latest is not None:
+            self.publish(self._latest)
+
+    def stop(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+            self._watchdog.join(5)
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        try:
+            self._out.put_nowait(None)
+        except queue.Full:
+            pass
+        try:
+            proc.stdin.close()  # the child ends when its stdin closes
+        except OSError:
+            pass
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        for thread in self._threads:
+            thread.join(2)
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc.stdout.close()
+            self._proc.stdin.close()
+            self._proc = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def url(self) -> str:
+        from homeworlds.web.server import display_url
+
+        return display_url(self.host, self.port)
+
+    @property
+    def admin_url(self) -> str:
+        return f"{self.url}admin?token={self.admin_token}"
+
+    def announce(self, out=sys.stdout, qr: bool = True) -> None:
+        from homeworlds.web.server import announce
+
+        announce(self.url, self.admin_url, out, qr)
+
+    # ---- the feed, on the table's thread ----
+
+    def publish(self, event: FeedEvent) -> None:
+        """The producer's sink: never blocks."""
+        if isinstance(event, Snapshot):
+            self._latest = event
+        if self._behind:
+            if not isinstance(event, Snapshot):
+                return  # the snapshot that follows carries it
+            self._behind = False
+        try:
+            self._out.put_nowait((encode(event) + "\n").encode())
+        except queue.Full:
+            self._behind = True
+            self.resyncs += 1
+
+    def _write_loop(self) -> None:
+        proc = self._proc
+        while True:
+            data = self._out.get()
+            if data is None or proc is None:
+                return
+            try:
+                proc.stdin.write(data)
+            except (OSError, ValueError):
+                return
+
+    def _reply(self, ident: int, ok: bool, message: str) -> None:
+        line = json.dumps({"type": "reply", "id": ident, "ok": ok, "message": message})
+        try:
+            self._out.put((line + "\n").encode(), timeout=5)
+        except queue.Full:
+            pass
+
+    # ---- admin commands from the child ----
+
+    def _read_loop(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        for line in proc.stdout:
+            try:
+                message = json.loads(line)
+                ident = int(message["id"])
+                command = AdminCommand(**message["command"])
+            except (ValueError, KeyError, TypeError) as exc:
+                ident = message.get("id") if isinstance(message, dict) else None
+                if isinstance(ident, int):
+                    self._reply(ident, False, f"not a command: {exc}")
+                continue
+            except ControlError as exc:
+                self._reply(ident, False, str(exc))
+                continue
+            future = self.commands.submit(command)
+            future.add_done_callback(lambda f, i=ident: self._answered(i, f))
+
+    def _answered(self, ident: int, future: Future) -> None:
+        try:
+            self._reply(ident, True, future.result())
+        except ControlError as exc:
+            self._reply(ident, False, str(exc))
+        except Exception as exc:  # cancelled, or a bug: an answer either way
+            self._reply(ident, False, f"the table could not do it: {exc}")
+
+
+def _read_line_within(stream, timeout: float) -> bytes:
+    box: list[bytes] = []
+    thread = threading.Thread(target=lambda: box.append(stream.readline()), daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return box[0] if box else b""
+
+
+class RemoteControl:
+    """In the child: ``submit`` sends a command to the host and returns a Future that the
+    host's reply resolves (the app awaits it like a local ControlQueue's)."""
+
+    def __init__(self, out) -> None:
+        self._out = out
+        self._lock = threading.Lock()
+        self._next = 0
+        self._waiting: dict[int, Future] = {}
+
+    def submit(self, command: AdminCommand) -> Future:
+        future: Future = Future()
+        with self._lock:
+            self._next += 1
+            ident = self._next
+            self._waiting[ident] = future
+            line = json.dumps({"type": "command", "id": ident, "command": asdict(command)})
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (OSError, ValueError):
+                del self._waiting[ident]
+                future.set_exception(ControlError("the table is not reachable"))
+        return future
+
+    def answer(self, message: dict) -> None:
+        with self._lock:
+            future = self._waiting.pop(message.get("id"), None)
+        if future is None or future.done():
+            return
+        if message.get("ok"):
+            future.set_result(str(message.get("message", "")))
+        else:
+            future.set_exception(ControlError(str(message.get("message", "refused"))))
+
+    def fail_all(self, why: str) -> None:
+        with self._lock:
+            waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            if not future.done():
+                future.set_exception(ControlError(why))

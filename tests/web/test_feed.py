@@ -1,0 +1,239 @@
+"""The table feed: its JSON, the producer on a simulated table over a pty, the fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from homeworlds.feed import (
+    FeedError,
+    FeedHub,
+    FeedProducer,
+    ResultEvent,
+    Snapshot,
+    TurnEvent,
+    cooked_position,
+    encode,
+    event_from_json,
+)
+from homeworlds.notation.cooked import read_cooked
+from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.rules import GameState, preset
+from homeworlds.table_replay import SimulatedTableGame
+
+PLAYERS = ("Ann", "Bob")
+OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Bob",
+           "Trade G1 Y1 Ann"]
+
+
+def _turn(text: str, seat: int):
+    return tuple(parse_sdg_action(a.strip(), player=PLAYERS[seat]) for a in text.split(";"))
+
+
+def _play(sim, text: str, seat: int) -> None:
+    sim.driver.begin_turn()
+    for action in _turn(text, seat):
+        sim.driver.act(action)
+        sim.settle()
+    sim.driver.end_turn(hand_over=False)
+    sim.settle()
+    assert sim.hand_over_and_wait(1 - seat), sim.session.status.message
+
+
+@pytest.fixture
+def fed_game():
+    sim = SimulatedTableGame(preset("sdg"), PLAYERS, miss_rate=0.0)
+    events: list = []
+    producer = FeedProducer(sim.session, table="club-1", rules_name="sdg",
+                            sinks=[events.append])
+    previous = sim.session.tracker.on_commit
+
+    def committed(commit):
+        previous(commit)
+        producer.committed(commit)
+
+    sim.session.tracker.on_commit = committed
+    sim.session.tick_hooks.append(producer.tick)
+    with sim:
+        yield sim, producer, events
+
+
+def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the_engine(
+        fed_game):
+    sim, producer, events = fed_game
+    reference = GameState(preset("sdg"), 2)
+    for k, text in enumerate(OPENING):
+        reference.apply_turn(_turn(text, k % 2))
+        _play(sim, text, k % 2)
+        sim.session.tick()
+        turns = [e for e in events if isinstance(e, TurnEvent)]
+        assert len(turns) == k + 1
+        assert turns[-1].number == k + 1 and turns[-1].seat == k % 2
+        assert turns[-1].sdg == text
+        assert turns[-1].position == cooked_position(reference)
+        latest = [e for e in events if isinstance(e, Snapshot)][-1]
+        assert latest.position == cooked_position(reference)
+        assert latest.turn_log == tuple(OPENING[:k + 1])
+        assert latest.game.to_move == reference.to_move
+        assert latest.game.turn_number == k + 2
+        assert latest.bank["g1"] == reference.bank[6]
+    # The position text is the cooked notation: it reads back to the engine's systems.
+    systems = read_cooked(latest.position).systems
+    assert {s.name for s in systems} == {s.name for s in reference.systems}
+    assert [e.seq for e in events] == sorted({e.seq for e in events})  # increasing, unique
+    assert len({e.game_uid for e in events if isinstance(e, TurnEvent)}) == 1
+
+
+def test_no_snapshot_while_nothing_changes(fed_game):
+    sim, producer, events = fed_game
+    _play(sim, OPENING[0], 0)
+    count = len(events)
+    for _ in range(20):
+        sim.session.tick()
+    assert len(events) == count
+
+
+def test_a_lifted_ship_shows_its_legal_destinations(fed_game):
+    sim, producer, events = fed_game
+    for k, text in enumerate(OPENING[:4]):
+        _play(sim, text, k % 2)
+    # Ann lifts her g3 from her home (yellow star there: she may move to what is connected)
+    table = sim.table
+    home_slot = sim.session.tracker.slot_of_system(sim.session.observation)["Ann"]
+    zone = sim.layout.slots[home_slot].ship_zone(0)
+    uid = next(u for u in table.tags_on(zone)
+               if sim.registry.lookup(u).piece.to_text() == "g3")
+    table.lift(uid)
+    sim.settle()
+    sim.session.tick()
+    snap = producer.latest
+    assert snap.hints.lifted == {"seat": 0, "piece": "g3", "from": "Ann"}
+    # Bob's home (r1 y2) shares no size with Ann's (y1 b2): it is not connected; a new
+    # system of size 3 (g3 bank) is.
+    assert "Bob" not in snap.hints.legal_destinations
+    assert snap.hints.may_discover
+    table.place(uid, zone)
+    sim.settle()
+    sim.session.tick()
+    assert producer.latest.hints.lifted is None
+
+
+def test_the_result_event_is_sent_once_when_the_game_ends(fed_game):
+    sim, producer, events = fed_game
+    for k, text in enumerate(OPENING[:2]):
+        _play(sim, text, k % 2)
+    sim.session.tracker.end_game("resigned", 1)
+    sim.session.status = sim.session.tracker.status
+    sim.session.tick()
+    sim.session.tick()
+    results = [e for e in events if isinstance(e, ResultEvent)]
+    assert len(results) == 1
+    assert results[0].winners == (0,) and results[0].kind == "resigned"
+    assert producer.latest.game.result.text == "Ann wins (resignation)"
+
+
+def test_every_event_survives_json_and_back(fed_game):
+    sim, producer, events = fed_game
+    for k, text in enumerate(OPENING[:3]):
+        _play(sim, text, k % 2)
+    sim.session.tracker.end_game("agreed-draw")
+    sim.session.tick()
+    kinds = set()
+    for event in events:
+        text = encode(event)
+        again = event_from_json(text)
+        assert again == event_from_json(json.loads(text))
+        assert again.to_json() == event.to_json()
+        kinds.add(event.type)
+    assert kinds == {"snapshot", "turn", "result"}
+
+
+@pytest.mark.parametrize("data, names", [
+    ("{", "not JSON"),
+    ([], "a JSON object"),
+    ({"type": "move"}, "unknown event type 'move'"),
+    ({"type": "turn", "table": "t", "seq": 1, "game_uid": "u", "number": "two", "seat": 0,
+      "sdg": "", "position": "", "committed": "", "elapsed_ms": None}, "turn.number"),
+    ({"type": "result", "table": "t", "seq": 1, "game_uid": "u", "kind": "won",
+      "winners": ["Ann"], "text": "", "after_turn": 3}, "result.winners"),
+])
+def test_a_malformed_event_is_refused_naming_the_field(data, names):
+    with pytest.raises(FeedError, match=names):
+        event_from_json(data)
+
+
+def test_a_snapshot_with_a_negative_bank_count_is_refused(fed_game):
+    sim, producer, events = fed_game
+    data = producer.snapshot().to_json()
+    data["bank"]["r1"] = -1
+    with pytest.raises(FeedError, match="snapshot.bank.r1"):
+        event_from_json(data)
+
+
+# ---------------------------------------------------------------------- the hub
+
+
+def _snapshot(seq: int) -> Snapshot:
+    from homeworlds.feed import GameInfo, Hints
+
+    return Snapshot("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, True),
+                    "", {}, (), Hints(), True)
+
+
+def _run(scenario):
+    """asyncio.run on a thread of its own: Playwright's sync API (the browser tests of the
+    same session) keeps an event loop running on the main thread."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(scenario())).result(30)
+
+
+def test_a_slow_subscriber_is_resynced_with_the_latest_snapshot_and_others_lose_nothing():
+    async def scenario():
+        hub = FeedHub()
+        hub.attach(asyncio.get_running_loop())
+        slow = hub.subscribe(limit=4)
+        fast = hub.subscribe(limit=100)
+        for seq in range(1, 11):
+            hub.publish(_snapshot(seq))
+        got_fast = [fast.queue.get_nowait().seq for _ in range(fast.queue.qsize())]
+        got_slow = [slow.queue.get_nowait().seq for _ in range(slow.queue.qsize())]
+        return got_fast, got_slow, slow.resynced
+
+    got_fast, got_slow, resynced = _run(scenario)
+    assert got_fast == list(range(1, 11))
+    assert resynced >= 1
+    assert got_slow[-1] == 10  # whatever it lost, it ends on the table's latest state
+    assert got_slow == sorted(got_slow)
+
+
+def test_events_from_another_thread_reach_subscribers_and_a_new_one_starts_with_a_snapshot():
+    import threading
+
+    async def scenario():
+        hub = FeedHub()
+        hub.attach(asyncio.get_running_loop())
+        sub = hub.subscribe()
+        thread = threading.Thread(target=lambda: [hub.publish_threadsafe(_snapshot(k))
+                                                  for k in (1, 2, 3)])
+        thread.start()
+        got = [(await asyncio.wait_for(sub.get(), 5)).seq for _ in range(3)]
+        thread.join()
+        late = hub.subscribe()
+        first = await asyncio.wait_for(late.get(), 5)
+        sub.close()
+        return got, first.seq, hub.subscribers
+
+    got, first, left = _run(scenario)
+    assert got == [1, 2, 3]
+    assert first == 3
+    assert left == 1
+
+
+def test_publishing_without_a_loop_keeps_the_latest_snapshot_and_never_blocks():
+    hub = FeedHub()
+    hub.publish_threadsafe(_snapshot(7))
+    assert hub.latest.seq == 7

@@ -1,0 +1,242 @@
+"""The live view in a real browser (Debian's Chromium through Playwright): a simulated game
+over the pty, the star map checked after every turn against the engine's position, hints,
+screenshots for docs/display.md, the admin token, and reconnection after a host restart."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeworlds.rules import PIECES
+from homeworlds.store.records import turn_to_sdg
+from tests.web.live_table import TOKEN, LiveTable
+from tests.web.pixels import assert_not_blank
+
+#: Turns of the bundled game (SDG #608) followed in the browser: setup, builds, trades,
+#: discoveries, moves.
+FOLLOWED = 18
+
+MAP_JS = """() => Array.from(document.querySelectorAll('#map g.system')).map(g => ({
+  name: g.dataset.system, stars: g.dataset.stars, home: g.dataset.homeOf ?? null,
+  starsDrawn: g.querySelectorAll('.stars g.piece[data-role=star]').length,
+  fleets: Array.from(g.querySelectorAll('g.fleet')).map(f => ({
+    owner: f.dataset.owner, ships: f.dataset.ships,
+    drawn: Array.from(f.querySelectorAll('g.piece[data-role=ship]')).map(p => p.dataset.piece)
+             .join('')}))}))"""
+
+
+def _engine_map(state):
+    out = {}
+    for s in state.systems:
+        fleets = {}
+        for seat in range(state.players):
+            ships = "".join(PIECES[i].to_text() for i in range(12)
+                            for _ in range(s.ships[seat][i]))
+            fleets[str(seat)] = ships
+        out[s.name] = {"stars": "".join(PIECES[i].to_text() for i in sorted(s.stars)),
+                       "home": None if s.home_of is None else str(s.home_of),
+                       "fleets": fleets, "star_count": len(s.stars)}
+    return out
+
+
+def _page_map(page):
+    out = {}
+    for g in page.evaluate(MAP_JS):
+        fleets = {}
+        for f in g["fleets"]:
+            assert sorted(f["drawn"][k:k + 2] for k in range(0, len(f["drawn"]), 2)) == \
+                sorted(f["ships"][k:k + 2] for k in range(0, len(f["ships"]), 2)), \
+                f"{g['name']}: the ships drawn differ from the fleet's attribute"
+            fleets[f["owner"]] = f["ships"]
+        out[g["name"]] = {"stars": g["stars"], "home": g["home"], "fleets": fleets,
+                          "star_count": g["starsDrawn"]}
+    return out
+
+
+def _wait_turn(page, number: int) -> None:
+    page.wait_for_function(f"() => document.body.dataset.turnNumber === '{number}'",
+                           timeout=10_000)
+
+
+@pytest.fixture
+def table():
+    with LiveTable() as t:
+        yield t
+
+
+def test_the_page_follows_a_game_and_draws_every_position_as_the_engine_has_it(
+        table, page, screenshot_dir):
+    page.goto(table.url + "/")
+    page.wait_for_function("() => document.body.dataset.seq !== '0'")
+    tracker = table.sim.session.tracker
+    players = table.game.players
+    for _ in range(FOLLOWED):
+        committed = table.play_turn()
+        _wait_turn(page, committed + 1)
+        state = tracker.state
+        assert _page_map(page) == _engine_map(state), f"after turn {committed}"
+        bank = {cell.get_attribute("data-piece"): int(cell.inner_text())
+                for cell in page.locator("#bank td").all()}
+        assert bank == {PIECES[i].to_text(): state.bank[i] for i in range(12)}
+        log = page.locator("#log li").all_inner_texts()
+        assert len(log) == committed
+        assert log[-1] == turn_to_sdg(tracker.record[-1][1], players)
+        assert page.locator("#turn").inner_text().startswith(players[state.to_move])
+    assert page.locator("#turn-timer").inner_text().count(":") == 1
+    shot = page.screenshot(path=str(screenshot_dir / "live-view.png"))
+    assert_not_blank(shot, "the live view at 1920x1080")
+    # The named elements are on screen, not only in the page.
+    for selector in ("#map svg", "#bank", "#log", "#turn", "#hints"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["width"] > 100 and box["height"] > 20, selector
+    page.set_viewport_size({"width": 390, "height": 844})
+    phone = page.screenshot(path=str(screenshot_dir / "live-view-phone.png"), full_page=True)
+    assert_not_blank(phone, "the live view on a phone")
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, "the phone view scrolls sideways"
+
+
+def test_hints_show_the_lifted_ship_its_destinations_and_a_mistake_with_its_slot(
+        table, page, screenshot_dir):
+    for _ in range(FOLLOWED):  # Aaron to move; Capella (b3) is connected to his home
+        table.play_turn()
+    page.goto(table.url + "/")
+    _wait_turn(page, FOLLOWED + 1)
+    sim = table.sim
+    session = sim.session
+    seat = session.tracker.state.to_move
+    where = session.tracker.slot_of_system(session.observation)
+    home = session.tracker.state.home_of(seat).name
+    zone = sim.layout.slots[where[home]].ship_zone(seat)
+    uid = sim.table.tags_on(zone)[0]
+    sim.table.lift(uid)
+    sim.settle()
+    session.tick()
+    lifted = page.locator("#hints li.lifted")
+    lifted.wait_for()
+    piece = sim.registry.lookup(uid).piece.to_text()
+    assert f"lifted {piece} from {home}" in lifted.inner_text()
+    page.locator(f'#map g.system.origin[data-system="{home}"]').wait_for()
+    destinations = table.producer.latest.hints.legal_destinations
+    assert "Capella" in destinations
+    for name in destinations:
+        assert page.locator(f'#map g.system.destination[data-system="{name}"]').count() == 1
+        assert name in lifted.inner_text()
+    page.screenshot(path=str(screenshot_dir / "live-hints.png"))
+    sim.table.place(uid, zone)
+    # A piece from the bank dropped on the home star pad: no legal turn leads there.
+    extra = sim.table.take_from_bank(next(p for k, p in enumerate(PIECES)
+                                          if session.tracker.state.bank[k]))
+    sim.table.place(extra, sim.layout.slots[where[home]].star_zone)
+    sim.settle()
+    session.tick()
+    mistake = page.locator("#hints li.mistake")
+    mistake.wait_for()
+    assert sim.layout.slots[where[home]].title in mistake.inner_text()
+    shot = page.screenshot(path=str(screenshot_dir / "live-mistake.png"))
+    assert_not_blank(shot, "the live view showing a mistake")
+
+
+def test_admin_actions_need_the_token_in_the_browser_and_a_forged_form_changes_nothing(
+        table, browser, page, live_server):
+    for _ in range(4):
+        table.play_turn()
+    table.pump()
+    try:
+        page.goto(table.url + "/admin")
+        assert page.locator("#need-token").is_visible()
+        assert page.locator("form").count() == 0
+        # A page of another site posts the admin form with the visitor's cookies.
+        page.goto(f"{table.url}/admin?token={TOKEN}")
+        assert page.locator("#do-undo").is_visible()
+        assert "token" not in page.url
+        evil = live_server(_forging_app(table.url))
+        response_codes = []
+        page.on("response", lambda r: response_codes.append((r.url, r.status)))
+        page.goto(evil.url + "/")
+        page.wait_for_load_state()
+        page.wait_for_timeout(300)
+        assert (f"{table.url}/admin/draw", 403) in response_codes
+        assert not table.sim.session.tracker.is_over
+        # The real form works.
+        page.goto(table.url + "/admin")
+        page.click("#do-undo")
+        flash = page.locator("#flash")
+        flash.wait_for()
+        assert "withdrawn" in flash.inner_text()
+        assert len(table.sim.session.tracker.record) == 3
+        # A fresh browser without the cookie cannot do it.
+        other = browser.new_context()
+        try:
+            answer = other.request.post(f"{table.url}/admin/undo", form={"csrf": "x"})
+            assert answer.status == 403
+        finally:
+            other.close()
+        assert len(table.sim.session.tracker.record) == 3
+    finally:
+        table.stop_pumping()
+
+
+def _forging_app(target: str):
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    html = (f'<html><body><form id="f" method="post" action="{target}/admin/draw">'
+            '<input name="csrf" value="guess"></form>'
+            '<script>document.getElementById("f").submit()</script></body></html>')
+
+    async def home(request):
+        return HTMLResponse(html)
+
+    return Starlette(routes=[Route("/", home)])
+
+
+def test_the_page_reconnects_after_the_host_restarts_and_resyncs(table, page):
+    table.play_turn()
+    table.play_turn()
+    page.goto(table.url + "/")
+    _wait_turn(page, 3)
+    page.evaluate("() => { window.notReloaded = true; }")
+    table.stop_server()
+    page.wait_for_function("() => document.body.dataset.connected === 'false'")
+    assert "reconnecting" in page.locator("#link").inner_text()
+    # The table plays on while the display is down.
+    table.play_turn()
+    table.play_turn()
+    table.start_server()
+    _wait_turn(page, 5)
+    assert page.evaluate("() => window.notReloaded") is True
+    assert page.locator("#log li").count() == 4
+    assert "connected" in page.locator("#link").inner_text()
+
+
+def test_the_turn_timer_counts_by_the_hosts_clock_even_when_the_spectators_is_wrong(
+        table, browser):
+    import time
+
+    table.play_turn()
+    table.play_turn()
+    # The turn began 125 s ago on the host, and nothing changed on the table for 100 s:
+    # the snapshot a new spectator gets is that old.
+    producer = table.producer
+    producer._marks.started_at -= 125
+    producer._key = None
+    wall, producer._wall = producer._wall, lambda: time.time() - 100
+    try:
+        table.sim.session.tick()
+    finally:
+        producer._wall = wall
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        # This phone's clock is an hour and a half fast.
+        page.clock.install(time=time.time() + 5400)
+        page.clock.resume()
+        page.goto(table.url + "/")
+        _wait_turn(page, 3)
+        page.wait_for_function("() => document.getElementById('turn-timer').textContent"
+                               " !== '–'")
+        minutes, seconds = page.locator("#turn-timer").inner_text().split(":")
+        assert minutes == "2" and 5 <= int(seconds) <= 15
+    finally:
+        context.close()

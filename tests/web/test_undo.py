@@ -1,0 +1,154 @@
+"""Undo of the last committed turn: the tracker goes back one turn and waits for the table;
+the store keeps the withdrawn turn; a restarted host resumes without it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import threading
+import time
+import urllib.request
+
+from homeworlds.commands import play
+from homeworlds.control import AdminCommand
+from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.rules import GameState, Piece, preset
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+from tests.web.live_table import LiveTable
+from tests.web.server import free_port
+
+LAYOUT = builtin_layout("standard-2p")
+TOKEN = "undo-test-token-abcdefghijklmnop"
+
+
+def _ticks(sim, n=30):
+    for _ in range(n):
+        for event in sim.link.poll(0.005):
+            sim.session.handle(event)
+        sim.session.tick()
+
+
+def test_after_an_undo_the_token_left_on_the_next_pad_does_not_commit_the_turn_again():
+    with LiveTable() as live:
+        for _ in range(4):
+            live.play_turn()
+        sim = live.sim
+        tracker = sim.session.tracker
+        assert live.control(AdminCommand("undo")).startswith("turn 4 withdrawn")
+        _ticks(sim)
+        # The table still shows turn 4 and the token lies at Aaron's pad: nothing commits.
+        assert len(tracker.record) == 3
+        assert tracker.state.to_move == 1
+        snap = live.producer.latest
+        assert snap.hints.guidance["withdrawn_turn"] == 4
+        assert "turn token back to MatrixFrog" in snap.hints.message
+        # MatrixFrog puts the built r1 back in the bank and takes the token back...
+        home = tracker.slot_of_system(sim.session.observation)["MatrixFrog"]
+        zone = LAYOUT.slots[home].ship_zone(1)
+        built = next(u for u in sim.table.tags_on(zone)
+                     if sim.registry.lookup(u).piece == Piece.from_text("r1"))
+        sim.table.to_bank(built)
+        sim.table.move_token(1)
+        sim.settle()
+        _ticks(sim)
+        assert len(tracker.record) == 3
+        assert live.producer.latest.hints.guidance is None  # the table shows turn 3 again
+        # ...and plays the turn again (a build is MatrixFrog's one legal kind here).
+        ship = sim.table.take_from_bank(Piece.from_text("r1"))
+        sim.table.place(ship, zone)
+        sim.settle()
+        assert sim.hand_over_and_wait(0), sim.session.status.message
+        assert len(tracker.record) == 4
+        assert tracker.record[-1][1][0].piece == Piece.from_text("r1")
+
+
+def _turn(text, player):
+    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
+
+
+class _Host:
+    def __init__(self, config, record, listen):
+        self.stop = threading.Event()
+        args = argparse.Namespace(config=str(config), record=str(record), store=None,
+                                  listen=listen)
+        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
+        self.thread.start()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+
+
+def _wait_for(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def _get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return json.loads(r.read())
+    except OSError:
+        return None
+
+
+def _post(url, token):
+    request = urllib.request.Request(url, method="POST", data=b"",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return r.status, json.loads(r.read())
+
+
+def test_undo_through_play_is_kept_in_the_store_and_a_restart_does_not_bring_the_turn_back(
+        tmp_path):
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    table = VirtualTable(LAYOUT, registry)
+    record = tmp_path / "game.raw"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    turns = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann"]
+    with PtyMcu(table, scan_time=0) as mcu:
+        config = tmp_path / "table.toml"
+        config.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
+            f'[display]\nenabled = true\nport = {port}\nadmin_token = "{TOKEN}"\n')
+        driver = TableDriver(table, GameState(preset("looney")))
+        host = _Host(config, record, None)
+        try:
+            for k, text in enumerate(turns):
+                time.sleep(0.3)
+                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
+                _wait_for(lambda n=k + 1: (_get(url + "/api/snapshot") or {}).get(
+                    "turn_log", []).__len__() == n)
+            status, answer = _post(url + "/admin/undo", TOKEN)
+            assert status == 200 and "withdrawn" in answer["message"]
+            _wait_for(lambda: len(_get(url + "/api/snapshot")["turn_log"]) == 2)
+            time.sleep(0.5)  # the token still lies on Bob's pad: the turn must stay withdrawn
+            assert len(_get(url + "/api/snapshot")["turn_log"]) == 2
+            assert len(read_sdg_file(record).turns) == 2
+        finally:
+            host.close()
+        store = sqlite3.connect(tmp_path / "games.sqlite")
+        assert store.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 2
+        withdrawn = store.execute("SELECT number, sdg FROM withdrawn_turns").fetchall()
+        assert withdrawn == [(3, "Build G1 Ann")]
+        store.close()
+        # The host restarts: it resumes after turn 2, and the journalled hand-over of the
+        # withdrawn turn does not commit it again.
+        host = _Host(config, record, f"127.0.0.1:{port}")
+        try:
+            _wait_for(lambda: _get(url + "/api/snapshot") is not None)
+            time.sleep(0.5)
+            snap = _get(url + "/api/snapshot")
+            assert snap["turn_log"] == turns[:2]
+            assert snap["game"]["to_move"] == 0
+        finally:
+            host.close()

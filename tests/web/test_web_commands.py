@@ -1,0 +1,144 @@
+"""``homeworlds demo --web`` and ``play --listen``: the URL, the options, clear refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from homeworlds.cli import main
+from tests.web.server import free_port
+
+
+def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--web", "--speed",
+                             "0", "--listen", f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        first = proc.stdout.readline()
+        assert first.strip() == f"display: http://127.0.0.1:{port}/"
+        first_admin = proc.stdout.readline()
+        assert first_admin.startswith(f"admin: http://127.0.0.1:{port}/admin?token=")
+        for line in proc.stdout:
+            if "the display stays up" in line:
+                break
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/snapshot", timeout=5) as r:
+            snap = json.loads(r.read())
+        assert snap["game"]["result"]["winners"] == [1]  # SDG #608: MatrixFrog wins
+        assert snap["game"]["players"] == ["Aaron", "MatrixFrog"]
+        assert len(snap["turn_log"]) > 40
+        token = first_admin.split("token=")[1].strip()
+        answer = _post(f"http://127.0.0.1:{port}/admin/undo", token)
+        assert answer[0] == 409 and "recorded game" in answer[1]["message"]
+        answer = _post(f"http://127.0.0.1:{port}/admin/settings", token, b"hint_level=minimal")
+        assert answer == (200, {"ok": True, "message": "settings: hint level minimal"})
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def _post(url, token, body=b""):
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_killed_host_takes_its_display_process_with_it(tmp_path):
+    """kill -9 of the table's process: the display process sees its pipe close and ends
+    (no orphan keeps the port)."""
+    script = tmp_path / "host.py"
+    script.write_text(
+        "import sys, time\n"
+        "from homeworlds.control import ControlQueue\n"
+        "from homeworlds.web.process import DisplayProcess\n"
+        "p = DisplayProcess(ControlQueue(), host='127.0.0.1', port=0, "
+        "admin_token='t' * 20, table_name='t').start()\n"
+        "print(p._proc.pid, p.port, flush=True)\n"
+        "time.sleep(60)\n")
+    host = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        child, port = map(int, host.stdout.readline().split())
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(child, signal.SIGKILL)
+            raise AssertionError("the display process outlived its host")
+    finally:
+        host.stdout.close()
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["demo", "--listen", "0.0.0.0"], "--listen needs --web"),
+    (["demo", "--web", "--listen", "example.org:80"], "not an IP address"),
+    (["demo", "--web", "--listen", "127.0.0.1:99999"], "port must be a number"),
+    (["demo", "--web", "--listen", "[::1"], "needs its ']'"),
+])
+def test_bad_listen_options_are_refused_with_the_reason(argv, says, capsys):
+    assert main(argv) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_port_in_use_is_a_clear_refusal(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert main(["demo", "--web", "--speed", "0", "--listen", f"127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot serve the display on 127.0.0.1:{port}" in err
+    assert "Traceback" not in err
+
+
+def test_without_the_web_extra_the_message_names_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn -> ImportError
+    assert main(["demo", "--web", "--speed", "0", "--listen", "127.0.0.1:0"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'homeworlds-table[web]'" in err and "uvicorn" in err
+
+
+def test_the_admin_link_is_printed_with_a_qr_code_on_a_terminal():
+    import io
+
+    from homeworlds.feed import FeedHub
+    from homeworlds.web.server import WebDisplay
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    display = WebDisplay(FeedHub(), None, port=8080, admin_token="t" * 20)
+    display.announce(out)
+    text = out.getvalue()
+    assert "admin: http://127.0.0.1:8080/admin?token=" + "t" * 20 in text
+    assert text.count("\n") > 15 and "█" in text  # the QR code's rows
