@@ -51,7 +51,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from homeworlds.ai.match import NAMES, make_player, opened_state, player_names  # noqa: E402
+from homeworlds.ai.match import (  # noqa: E402
+    NAMES,
+    make_player,
+    opened_state,
+    player_names,
+    think_time_figures,
+)
 from homeworlds.notation.cooked import (  # noqa: E402
     CookedSystem,
     format_cooked_turn,
@@ -331,25 +337,15 @@ def _job(args: tuple) -> QuuxGame:
     return play_quux_game(*args)
 
 
-def timing(times: list[float]) -> dict:
-    """Think time per turn: p50, p99 and max in seconds (and the count)."""
-    if not times:
-        return {"moves": 0}
-    ordered = sorted(times)
-    return {"moves": len(ordered), "mean": statistics.fmean(ordered),
-            "p50": ordered[len(ordered) // 2],
-            "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-            "max": ordered[-1]}
-
 
 def summarize(games: list[QuuxGame]) -> dict:
     """Counts of every outcome, mean length, think times of both sides."""
     counts = {k: sum(1 for g in games if g.outcome == k) for k in (*GAME_OUTCOMES, *FAULTS)}
-    finished = [g for g in games if g.outcome in GAME_OUTCOMES]
+    scored = [g for g in games if g.outcome in GAME_OUTCOMES]
     return {"games": len(games), **counts,
-            "mean_turns": statistics.fmean(g.turns for g in finished) if finished else 0.0,
-            "player_seconds": timing([t for g in games for t in g.times]),
-            "reference_seconds": timing([t for g in games for t in g.reference_times]),
+            "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0,
+            "player_seconds": think_time_figures([t for g in games for t in g.times]),
+            "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
             "faults": [f"game {g.index}: {g.outcome}: {g.detail}" for g in games
                        if g.outcome in FAULTS]}
 

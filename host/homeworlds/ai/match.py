@@ -16,6 +16,7 @@ it moving first and once second. Seeds are fixed (player under test ``index``, o
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -141,3 +142,14 @@ def play_match_game(index: int, opponent: str, rules: str = "looney", level: int
 def play_match_job(job: tuple) -> MatchGame:
     """``play_match_game`` on one tuple of arguments (for process pools)."""
     return play_match_game(*job)
+
+
+def think_time_figures(times: list[float]) -> dict:
+    """Think time per turn in seconds: count, mean, p50, p99 and max."""
+    if not times:
+        return {"moves": 0}
+    ordered = sorted(times)
+    return {"moves": len(ordered), "mean": statistics.fmean(ordered),
+            "p50": ordered[len(ordered) // 2],
+            "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+            "max": ordered[-1]}
