@@ -1,5 +1,5 @@
 """Strength of the computer levels: each level against the baselines (the random mover
-and the greedy one-ply player) and against every lower level, with think times.
+and the greedy one-ply player) and against lower levels, with think times.
 
 Game ``i`` of a pairing starts from opening ``i // 2`` with the player under test in
 seat ``i % 2`` (``homeworlds.ai.match``: the six standard openings, then seeded sound
@@ -9,7 +9,7 @@ is "unfinished", never a win. For each pairing: wins, losses, draws, unfinished 
 mean game length, and both sides' think time per turn (p50, p99, max).
 
     .venv/bin/python benchmarks/strength.py                      # quick run (make bench)
-    .venv/bin/python benchmarks/strength.py --games 40           # the documented run
+    .venv/bin/python benchmarks/strength.py --games 20 --all-lower   # the documented run
     .venv/bin/python benchmarks/strength.py --player level3 --opponent level1 --games 40
 
 Player names: ``random``, ``greedy``, ``level1``, … (one per level in
@@ -45,13 +45,14 @@ def levels() -> list[str]:
     return [name for name in player_names() if name not in BASELINES]
 
 
-def default_pairings() -> list[tuple[str, str]]:
-    """Every level against each baseline, and against every lower level."""
+def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
+    """Every level against each baseline, and against the level below it (every lower
+    level with ``all_lower``)."""
     names = levels()
     pairs = [(level, base) for level in names for base in BASELINES]
-    pairs += [(high, low) for k, high in enumerate(names) for low in names[:k]]
+    for k, high in enumerate(names):
+        pairs += [(high, low) for low in (names[:k] if all_lower else names[max(0, k - 1):k])]
     return pairs
-
 
 
 def summarize(games: list[MatchGame]) -> dict:
@@ -112,7 +113,7 @@ def run() -> dict:
     flat = {"setup": report_lines(report)[0]}
     flat.update({label: pairing_line(label, s) for label, s in report["pairings"].items()})
     flat["note"] = ("quick run; the documented measurement is "
-                    ".venv/bin/python benchmarks/strength.py --games 40")
+                    ".venv/bin/python benchmarks/strength.py --games 20 --all-lower")
     return flat
 
 
@@ -125,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", action="append", choices=player_names(),
                         help="opponent (repeatable; default the baselines and every lower "
                         "level)")
+    parser.add_argument("--all-lower", action="store_true",
+                        help="each level against every lower level, not only the one below")
     parser.add_argument("--rules", default="looney", help="rules preset (default looney)")
     parser.add_argument("--max-turns", type=int, default=MAX_TURNS)
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     args = parser.parse_args(argv)
-    pairings = default_pairings()
+    pairings = default_pairings(args.all_lower)
     if args.player:
         pairings = [p for p in pairings if p[0] in args.player] if not args.opponent else \
             [(p, o) for p in args.player for o in args.opponent if p != o]
