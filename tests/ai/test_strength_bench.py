@@ -81,3 +81,20 @@ def test_make_bench_runs_it():
     run_all = _load("run_all")
     assert "strength.py" not in run_all.SKIP and "quux_match.py" not in run_all.SKIP
     assert callable(strength.run)
+
+
+def test_a_legacy_player_where_the_players_module_keeps_one(monkeypatch):
+    from homeworlds.ai import players
+
+    class Legacy:
+        def __init__(self, level, seed=None, names=None):
+            self.level, self.seed = level, seed
+
+    monkeypatch.setattr(players, "LegacyPlayer", Legacy, raising=False)
+    legacy = [f"legacy{n}" for n, s in sorted(LEVELS.items())
+              if isinstance(s, players.LevelSettings)]
+    assert legacy and set(legacy) <= set(player_names())
+    made = make_player(legacy[-1], 5)
+    assert isinstance(made, Legacy) and made.seed == 5
+    monkeypatch.delattr(players, "LegacyPlayer")
+    assert not any(name.startswith("legacy") for name in player_names())

@@ -2,7 +2,8 @@
 
 Players are named (``player_names()``): ``random`` and ``greedy`` (the baselines) and
 ``level1``, ``level2``, … — one per entry of ``homeworlds.ai.players.LEVELS``, so a level
-added there can be benchmarked at once; ``register_player`` adds any other factory.
+added there can be benchmarked at once (and ``legacy1``… where the players module keeps a
+``LegacyPlayer``); ``register_player`` adds any other factory.
 
 Game ``index`` starts from opening ``index // 2`` (``match_opening``): the six standard
 openings first, then homeworlds chosen by the computer's own setup advice with a seeded
@@ -21,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from homeworlds.ai import players as _players
 from homeworlds.ai.openings import OPENINGS, choose_homeworld, opening_homeworld
 from homeworlds.ai.players import LEVELS, ComputerPlayer, GreedyPlayer, RandomPlayer
 from homeworlds.rules import GameState, Homeworld, preset
@@ -47,10 +49,22 @@ def register_player(name: str, factory: PlayerFactory) -> None:
     _REGISTERED[name] = factory
 
 
+def _legacy_levels() -> list[int]:
+    """Levels a ``LegacyPlayer`` (the look-ahead without a move time limit, kept as a
+    yardstick once the levels changed) can play, where the players module has one."""
+    if getattr(_players, "LegacyPlayer", None) is None:
+        return []
+    settings = getattr(_players, "LevelSettings", ())
+    return [n for n in sorted(LEVELS) if isinstance(LEVELS[n], settings)]
+
+
 def player_names() -> tuple[str, ...]:
-    """Every selectable player: the baselines, one per computer level, then registered."""
+    """Every selectable player: the baselines, one per computer level (and ``legacyN``
+    where a ``LegacyPlayer`` exists), then registered ones."""
     levels = tuple(f"level{n}" for n in sorted(LEVELS))
-    return (*BASELINES, *levels, *(n for n in _REGISTERED if n not in levels))
+    legacy = tuple(f"legacy{n}" for n in _legacy_levels())
+    builtin = (*BASELINES, *levels, *legacy)
+    return (*builtin, *(n for n in _REGISTERED if n not in builtin))
 
 
 def make_player(name: str, seed: int, names: tuple[str, ...] = NAMES):
@@ -63,6 +77,8 @@ def make_player(name: str, seed: int, names: tuple[str, ...] = NAMES):
         return GreedyPlayer(seed=seed, names=names)
     if name.startswith("level") and name[5:].isdigit() and int(name[5:]) in LEVELS:
         return ComputerPlayer(int(name[5:]), seed=seed, names=names)
+    if name.startswith("legacy") and name[6:].isdigit() and int(name[6:]) in _legacy_levels():
+        return _players.LegacyPlayer(int(name[6:]), seed=seed, names=names)
     raise ValueError(f"unknown player {name!r}; known: {', '.join(player_names())}")
 
 
