@@ -342,7 +342,9 @@ def summarize(games: list[QuuxGame]) -> dict:
     """Counts of every outcome, mean length, think times of both sides."""
     counts = {k: sum(1 for g in games if g.outcome == k) for k in (*GAME_OUTCOMES, *FAULTS)}
     scored = [g for g in games if g.outcome in GAME_OUTCOMES]
+    unfinished = [g for g in games if g.outcome == "unfinished"]
     return {"games": len(games), **counts,
+            "unfinished_ahead": sum(1 for g in unfinished if g.material[0] > g.material[1]),
             "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0,
             "player_seconds": think_time_figures([t for g in games for t in g.times]),
             "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
@@ -374,7 +376,8 @@ def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> 
     s = summary
     lines = [f"{player} vs C++ AI ({s['games']} games, {rules} rules, cap {max_turns} turns): "
              f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
-             f"unfinished; mean length {s['mean_turns']:.1f} turns"]
+             f"unfinished ({s['unfinished_ahead']} of them ahead in ship material); "
+             f"mean length {s['mean_turns']:.1f} turns"]
     faults = sum(s[k] for k in FAULTS)
     lines.append("  reference faults: " + (", ".join(f"{s[k]} {k}" for k in FAULTS if s[k])
                                             if faults else "none"))
