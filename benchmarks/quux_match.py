@@ -390,6 +390,39 @@ def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> 
     return lines
 
 
+def load_games(path: Path) -> list[QuuxGame]:
+    """Games recorded with ``--jsonl`` (one JSON object a line)."""
+    games = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            record["times"] = tuple(record["times"])
+            record["reference_times"] = tuple(record["reference_times"])
+            record["material"] = tuple(record["material"])
+            record["turn_log"] = tuple(record.get("turn_log", ()))
+            games.append(QuuxGame(**record))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"{path}, line {number}: not a recorded game ({exc})") from None
+    return games
+
+
+def summarize_file(path: Path, rules: str, max_turns: int) -> int:
+    try:
+        games = load_games(path)
+    except (OSError, ValueError) as exc:
+        print(f"quux_match: {exc}", file=sys.stderr)
+        return 2
+    by_player: dict[str, list[QuuxGame]] = {}
+    for game in games:
+        by_player.setdefault(game.player, []).append(game)
+    for player, mine in by_player.items():
+        for line in format_report(player, summarize(mine), rules=rules, max_turns=max_turns):
+            print(line)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--player", default="level1",
@@ -406,7 +439,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds the C++ program may take for one answer")
     parser.add_argument("--jsonl", type=Path, default=None,
                         help="append one JSON record per finished game to this file")
+    parser.add_argument("--summarize", type=Path, default=None, metavar="JSONL",
+                        help="print the report of games recorded by --jsonl (no games played)")
     args = parser.parse_args(argv)
+    if args.summarize:
+        return summarize_file(args.summarize, args.rules, args.max_turns)
     quux_dir = os.environ.get("QUUX_DIR")
     if not quux_dir:
         print(HOW_TO_BUILD)

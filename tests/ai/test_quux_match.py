@@ -156,3 +156,20 @@ def test_the_summary_of_recorded_games():
     assert "2 unfinished (1 of them ahead in ship material)" in lines[0]
     assert lines[1] == "  reference faults: 1 reference-illegal"
     assert lines[-1] == "  game 4: reference-illegal: "
+
+
+def test_a_run_recorded_to_jsonl_can_be_reported_again(build, tmp_path, monkeypatch, capsys):
+    program = build("legal", "garbage")
+    monkeypatch.setenv("QUUX_DIR", str(program.parent))
+    record = tmp_path / "run.jsonl"
+    assert quux_match.main(["--player", "random", "--games", "2", "--max-turns", "6",
+                            "--jsonl", str(record)]) == 0
+    played = capsys.readouterr().out
+    assert sum(1 for line in played.splitlines() if line.startswith("  game ")
+               and "(seat " in line) == 2
+    assert quux_match.main(["--summarize", str(record), "--max-turns", "6"]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines()[0] in played.splitlines()
+    record.write_text(record.read_text() + "{not json\n")
+    assert quux_match.main(["--summarize", str(record)]) == 2
+    assert f"{record}, line 3: not a recorded game" in capsys.readouterr().err
