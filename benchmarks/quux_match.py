@@ -80,6 +80,8 @@ quux_match: skipped: set QUUX_DIR to a build of the C++ engine Quuxplusone/Homew
     QUUX_DIR=/work/ext/quux .venv/bin/python benchmarks/quux_match.py"""
 QUICK_GAMES = 4
 DEFAULT_TIMEOUT = 120.0
+#: Seconds the program may take to start and read the position (not a move).
+STARTUP_TIMEOUT = 60.0
 
 
 class ReferenceError_(Exception):
@@ -115,6 +117,7 @@ class ReferenceEngine:
         self._reader.start()
         #: Every line the program wrote (the last ones go into fault reports).
         self.transcript: list[str] = []
+        self._asked = time.monotonic()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -123,6 +126,7 @@ class ReferenceEngine:
         self._lines.put(None)
 
     def _send(self, text: str) -> None:
+        self._asked = time.monotonic()
         try:
             assert self.process.stdin is not None
             self.process.stdin.write(text + "\n")
@@ -137,7 +141,7 @@ class ReferenceEngine:
             line = self._lines.get(timeout=max(0.0, left))
         except queue.Empty:
             raise ReferenceError_("reference-fault", f"no answer to {waiting_for} within "
-                                  f"{self.timeout:.0f} s") from None
+                                  f"{deadline - self._asked:.0f} s") from None
         if line is None:
             self._lines.put(None)
             status = self.process.wait(timeout=5)
@@ -157,7 +161,7 @@ class ReferenceEngine:
         position = "\n".join(s.to_text() for s in cooked_systems(state))
         self._send(position + "\n")
         self._send("verbose")
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + max(self.timeout, STARTUP_TIMEOUT)
         while "verbose mode" not in self._next_line("the switch to verbose mode", deadline):
             pass
 
