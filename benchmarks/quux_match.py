@@ -342,6 +342,11 @@ def _job(args: tuple) -> QuuxGame:
 
 
 
+def _cycling(turn_log: tuple[str, ...]) -> bool:
+    """The game ended in an exact four-turn cycle (the same two turns each, twice)."""
+    return len(turn_log) >= 8 and turn_log[-4:] == turn_log[-8:-4]
+
+
 def summarize(games: list[QuuxGame]) -> dict:
     """Counts of every outcome, mean length, think times of both sides."""
     counts = {k: sum(1 for g in games if g.outcome == k) for k in (*GAME_OUTCOMES, *FAULTS)}
@@ -349,6 +354,7 @@ def summarize(games: list[QuuxGame]) -> dict:
     unfinished = [g for g in games if g.outcome == "unfinished"]
     return {"games": len(games), **counts,
             "unfinished_ahead": sum(1 for g in unfinished if g.material[0] > g.material[1]),
+            "unfinished_cycling": sum(1 for g in unfinished if _cycling(g.turn_log)),
             "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0,
             "player_seconds": think_time_figures([t for g in games for t in g.times]),
             "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
@@ -380,7 +386,8 @@ def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> 
     s = summary
     lines = [f"{player} vs C++ AI ({s['games']} games, {rules} rules, cap {max_turns} turns): "
              f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
-             f"unfinished ({s['unfinished_ahead']} of them ahead in ship material); "
+             f"unfinished ({s['unfinished_ahead']} of them ahead in ship material, "
+             f"{s['unfinished_cycling']} ending in a four-turn cycle); "
              f"mean length {s['mean_turns']:.1f} turns"]
     faults = sum(s[k] for k in FAULTS)
     lines.append("  reference faults: " + (", ".join(f"{s[k]} {k}" for k in FAULTS if s[k])

@@ -140,20 +140,24 @@ def test_the_player_under_test_is_chosen_by_name(monkeypatch, tmp_path):
 
 
 def test_the_summary_of_recorded_games():
-    def game(index, outcome, turns, material=(0, 0)):
+    def game(index, outcome, turns, material=(0, 0), log=()):
         return quux_match.QuuxGame(index, "level1", index % 2, outcome, turns, (0.5, 1.5),
-                                   (0.01,), "", material)
+                                   (0.01,), "", material, log)
+
+    shuttle = ("build g1 at A", "move g1 from A to B", "build y1 at B", "move g1 from B to A")
 
     summary = quux_match.summarize([
-        game(0, "win", 40), game(1, "loss", 60), game(2, "unfinished", 150, (30, 3)),
+        game(0, "win", 40), game(1, "loss", 60), game(2, "unfinished", 150, (30, 3), ("pass",) * 3 + shuttle * 2),
         game(3, "unfinished", 150, (4, 9)), game(4, "reference-illegal", 7)])
     assert (summary["win"], summary["loss"], summary["unfinished"],
             summary["reference-illegal"]) == (1, 1, 2, 1)
     assert summary["unfinished_ahead"] == 1
+    assert summary["unfinished_cycling"] == 1
     assert summary["mean_turns"] == 100.0  # faults are not games of a normal length
     assert summary["player_seconds"]["max"] == 1.5 and summary["player_seconds"]["moves"] == 10
     lines = quux_match.format_report("level1", summary, rules="strict", max_turns=150)
-    assert "2 unfinished (1 of them ahead in ship material)" in lines[0]
+    assert "2 unfinished (1 of them ahead in ship material, 1 ending in a four-turn " \
+        "cycle)" in lines[0]
     assert lines[1] == "  reference faults: 1 reference-illegal"
     assert lines[-1] == "  game 4: reference-illegal: "
 
