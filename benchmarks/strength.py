@@ -23,6 +23,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -66,17 +67,26 @@ def summarize(games: list[MatchGame]) -> dict:
 
 
 def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None = None,
-            rules: str = "looney", max_turns: int = MAX_TURNS, workers: int = 2) -> dict:
-    """Play ``games`` games of every pairing; figures per pairing, keyed ``"A vs B"``."""
+            rules: str = "looney", max_turns: int = MAX_TURNS, workers: int = 2,
+            on_game: Callable[[MatchGame], None] | None = None) -> dict:
+    """Play ``games`` games of every pairing; figures per pairing, keyed ``"A vs B"``.
+    ``on_game`` is told of each game as it ends (in the order the games were listed)."""
     pairings = pairings if pairings is not None else default_pairings()
     jobs = [(i, opponent, rules, 1, max_turns, player)
             for player, opponent in pairings for i in range(games)]
     started = time.perf_counter()
+    records: list[MatchGame] = []
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            records = list(pool.map(play_match_job, jobs, chunksize=1))
+            for record in pool.map(play_match_job, jobs, chunksize=1):
+                records.append(record)
+                if on_game:
+                    on_game(record)
     else:
-        records = [play_match_job(job) for job in jobs]
+        for job in jobs:
+            records.append(play_match_job(job))
+            if on_game:
+                on_game(records[-1])
     return {"games_per_pairing": games, "rules": rules, "max_turns": max_turns,
             "wall_seconds": time.perf_counter() - started,
             "load_average": os.getloadavg()[0],
@@ -131,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="looney", help="rules preset (default looney)")
     parser.add_argument("--max-turns", type=int, default=MAX_TURNS)
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--progress", action="store_true",
+                        help="a line for each game as it ends (for long runs)")
     args = parser.parse_args(argv)
     pairings = default_pairings(args.all_lower)
     if args.player:
@@ -140,8 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         pairings = [p for p in pairings if p[1] in args.opponent]
     if not pairings:
         parser.error("no pairing to play (a player against itself is not played)")
+    def progress(game: MatchGame) -> None:
+        if args.progress:
+            print(f"  {game.player} vs {game.opponent}, game {game.index} (seat {game.seat}): "
+                  f"{game.outcome} after {game.turns} turns", flush=True)
+
     report = measure(args.games, pairings=pairings, rules=args.rules,
-                     max_turns=args.max_turns, workers=args.workers)
+                     max_turns=args.max_turns, workers=args.workers, on_game=progress)
     for line in report_lines(report):
         print(line)
     return 0
