@@ -220,7 +220,7 @@ class ReferenceEngine:
         except OSError:
             pass
         try:
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=1)  # end of input is its "quit"
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
