@@ -355,6 +355,8 @@ def summarize(games: list[QuuxGame]) -> dict:
     return {"games": len(games), **counts,
             "unfinished_ahead": sum(1 for g in unfinished if g.material[0] > g.material[1]),
             "unfinished_cycling": sum(1 for g in unfinished if _cycling(g.turn_log)),
+            "by_seat": [{k: sum(1 for g in games if g.seat == seat and g.outcome == k)
+                         for k in ("win", "loss", "unfinished")} for seat in (0, 1)],
             "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0,
             "player_seconds": think_time_figures([t for g in games for t in g.times]),
             "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
@@ -389,6 +391,10 @@ def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> 
              f"unfinished ({s['unfinished_ahead']} of them ahead in ship material, "
              f"{s['unfinished_cycling']} ending in a four-turn cycle); "
              f"mean length {s['mean_turns']:.1f} turns"]
+    first, second = s["by_seat"]
+    lines.append(f"  moving first: {first['win']} won, {first['loss']} lost, "
+                 f"{first['unfinished']} unfinished; moving second: {second['win']} won, "
+                 f"{second['loss']} lost, {second['unfinished']} unfinished")
     faults = sum(s[k] for k in FAULTS)
     lines.append("  reference faults: " + (", ".join(f"{s[k]} {k}" for k in FAULTS if s[k])
                                             if faults else "none"))

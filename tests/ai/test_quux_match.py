@@ -114,7 +114,7 @@ def test_the_report_counts_faults_apart_from_results(build):
     lines = quux_match.format_report("random", summary, rules="strict", max_turns=4)
     assert lines[0].startswith("random vs C++ AI (2 games, strict rules, cap 4 turns): ")
     if any(g.outcome in quux_match.FAULTS for g in games):
-        assert "reference faults: none" not in lines[1]
+        assert "reference faults: none" not in lines[2]
     assert any(line.startswith("  think time C++ AI: p50 ") for line in lines)
 
 
@@ -158,7 +158,11 @@ def test_the_summary_of_recorded_games():
     lines = quux_match.format_report("level1", summary, rules="strict", max_turns=150)
     assert "2 unfinished (1 of them ahead in ship material, 1 ending in a four-turn " \
         "cycle)" in lines[0]
-    assert lines[1] == "  reference faults: 1 reference-illegal"
+    assert summary["by_seat"] == [{"win": 1, "loss": 0, "unfinished": 1},
+                                  {"win": 0, "loss": 1, "unfinished": 1}]
+    assert lines[1] == ("  moving first: 1 won, 0 lost, 1 unfinished; moving second: 0 won, "
+                        "1 lost, 1 unfinished")
+    assert lines[2] == "  reference faults: 1 reference-illegal"
     assert lines[-1] == "  game 4: reference-illegal: "
 
 
