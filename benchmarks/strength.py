@@ -122,7 +122,7 @@ def run() -> dict:
     report = measure()
     flat = {"setup": report_lines(report)[0]}
     flat.update({label: pairing_line(label, s) for label, s in report["pairings"].items()})
-    flat["note"] = ("quick run; the documented measurement is "
+    flat["note"] = ("quick run; a longer one: "
                     ".venv/bin/python benchmarks/strength.py --games 20 --all-lower")
     return flat
 
