@@ -1,98 +1,166 @@
-"""Strength of the computer opponent: win rates against the random mover and the greedy
-baseline, and the computer's thinking time per move.
+"""Strength of the computer levels: each level against the baselines (the random mover
+and the greedy one-ply player) and against lower levels, with think times.
 
-Every game starts from one of the standard openings (both players set up a
-sound homeworld); game ``i`` uses opening ``(i // 2) % 6`` with the computer
-in seat ``i % 2``, so each opening is played once with the computer moving
-first and once second. Seeds are fixed, so a run is reproducible up to the
-time budgets. A game still running after ``max_turns`` turns counts as not
-won. See ``homeworlds.ai.match``.
+Game ``i`` of a pairing starts from opening ``i // 2`` with the player under test in
+seat ``i % 2`` (``homeworlds.ai.match``: the six standard openings, then seeded sound
+ones), so every opening is played from both seats. Seeds are fixed, so a run is
+reproducible up to the time budgets. A game still running after ``--max-turns`` turns
+is "unfinished", never a win. For each pairing: wins, losses, draws, unfinished games,
+mean game length, and both sides' think time per turn (p50, p99, max).
 
-    .venv/bin/python benchmarks/strength.py              # quick run (make bench)
-    .venv/bin/python benchmarks/strength.py --games 200  # the full measurement
+    .venv/bin/python benchmarks/strength.py                      # quick run (make bench)
+    .venv/bin/python benchmarks/strength.py --games 20 --all-lower   # the documented run
+    .venv/bin/python benchmarks/strength.py --player level3 --opponent level1 --games 40
+
+Player names: ``random``, ``greedy``, ``level1``, … (one per level in
+``homeworlds.ai.players.LEVELS``, so a new level is measured without touching this file).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from homeworlds.ai.match import OPPONENTS, play_match_job  # noqa: E402
+from homeworlds.ai.match import (  # noqa: E402
+    BASELINES,
+    MAX_TURNS,
+    MatchGame,
+    play_match_job,
+    player_names,
+    think_time_figures,
+)
 
-#: Games per opponent in a quick run (``make bench``); ``--games 200`` for the full one.
-QUICK_GAMES = 20
+#: Games per pairing in a quick run (``make bench``: one opening from both seats).
+QUICK_GAMES = 2
 
 
-def run(games: int = QUICK_GAMES, *, rules: str = "looney", level: int = 1,
-        max_turns: int = 200, workers: int = 2, opponents: tuple[str, ...] = OPPONENTS) -> dict:
-    """Play ``games`` games against each opponent; return rates and timing figures."""
-    jobs = [(i, opp, rules, level, max_turns) for opp in opponents for i in range(games)]
+def levels() -> list[str]:
+    return [name for name in player_names() if name not in BASELINES]
+
+
+def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
+    """Every level against each baseline, and against the level below it (every lower
+    level with ``all_lower``)."""
+    names = levels()
+    pairs = [(level, base) for level in names for base in BASELINES]
+    for k, high in enumerate(names):
+        pairs += [(high, low) for low in (names[:k] if all_lower else names[max(0, k - 1):k])]
+    return pairs
+
+
+def summarize(games: list[MatchGame]) -> dict:
+    """One pairing's figures from the player under test's side."""
+    counts = {k: sum(1 for g in games if g.outcome == k)
+              for k in ("win", "loss", "draw", "unfinished")}
+    return {"games": len(games), **counts,
+            "mean_turns": statistics.fmean(g.turns for g in games) if games else 0.0,
+            "player_seconds": think_time_figures([t for g in games for t in g.times]),
+            "opponent_seconds": think_time_figures([t for g in games for t in g.opponent_times])}
+
+
+def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None = None,
+            rules: str = "looney", max_turns: int = MAX_TURNS, workers: int = 2,
+            on_game: Callable[[MatchGame], None] | None = None) -> dict:
+    """Play ``games`` games of every pairing; figures per pairing, keyed ``"A vs B"``.
+    ``on_game`` is told of each game as it ends (in the order the games were listed)."""
+    pairings = pairings if pairings is not None else default_pairings()
+    jobs = [(i, opponent, rules, 1, max_turns, player)
+            for player, opponent in pairings for i in range(games)]
     started = time.perf_counter()
+    records: list[MatchGame] = []
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            records = list(pool.map(play_match_job, jobs, chunksize=1))
+            for record in pool.map(play_match_job, jobs, chunksize=1):
+                records.append(record)
+                if on_game:
+                    on_game(record)
     else:
-        records = [play_match_job(job) for job in jobs]
-    report: dict = {"games_per_opponent": games, "rules": rules, "level": level,
-                    "max_turns": max_turns, "wall_seconds": time.perf_counter() - started}
-    if games < 200:
-        report["note"] = (f"quick run of {games} games per opponent; the full measurement "
-                          "is: .venv/bin/python benchmarks/strength.py --games 200")
-    all_times: list[float] = []
-    for opp in opponents:
-        mine = [r for r in records if r.opponent == opp]
-        counts = {k: sum(1 for r in mine if r.outcome == k)
-                  for k in ("win", "loss", "draw", "capped")}
-        times = [t for r in mine for t in r.times]
-        all_times += times
-        report[opp] = {**counts, "games": len(mine), "win_rate": counts["win"] / len(mine),
-                       "mean_turns": statistics.fmean(r.turns for r in mine),
-                       "seconds_per_move": _timing(times)}
-    report["seconds_per_move"] = _timing(all_times)
-    return report
+        for job in jobs:
+            records.append(play_match_job(job))
+            if on_game:
+                on_game(records[-1])
+    return {"games_per_pairing": games, "rules": rules, "max_turns": max_turns,
+            "wall_seconds": time.perf_counter() - started,
+            "load_average": os.getloadavg()[0],
+            "pairings": {f"{player} vs {opponent}": summarize(
+                [r for r in records if r.player == player and r.opponent == opponent])
+                for player, opponent in pairings}}
 
 
-def _timing(times: list[float]) -> dict:
-    if not times:
-        return {"moves": 0}
-    ordered = sorted(times)
-    return {"moves": len(ordered), "mean": statistics.fmean(ordered),
-            "p50": ordered[len(ordered) // 2], "p90": ordered[int(len(ordered) * 0.9)],
-            "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
-            "max": ordered[-1]}
+def _time_text(t: dict) -> str:
+    if not t["moves"]:
+        return "no turns"
+    return f"p50 {t['p50']:.3f} s, p99 {t['p99']:.3f} s, max {t['max']:.2f} s"
+
+
+def pairing_line(label: str, s: dict) -> str:
+    opponent = label.split(" vs ", 1)[1]
+    return (f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
+            f"unfinished of {s['games']}; {s['mean_turns']:.1f} turns mean; think "
+            f"{label.split(' vs ')[0]} {_time_text(s['player_seconds'])}; "
+            f"{opponent} {_time_text(s['opponent_seconds'])}")
+
+
+def report_lines(report: dict) -> list[str]:
+    lines = [f"{report['games_per_pairing']} games per pairing, {report['rules']} rules, "
+             f"cap {report['max_turns']} turns ({report['wall_seconds']:.0f} s wall, load "
+             f"average {report['load_average']:.1f})"]
+    lines += [f"  {label}: {pairing_line(label, s)}" for label, s in report["pairings"].items()]
+    return lines
+
+
+def run() -> dict:
+    """``make bench``: the quick run, one line per pairing."""
+    report = measure()
+    flat = {"setup": report_lines(report)[0]}
+    flat.update({label: pairing_line(label, s) for label, s in report["pairings"].items()})
+    flat["note"] = ("quick run; a longer one: "
+                    ".venv/bin/python benchmarks/strength.py --games 20 --all-lower")
+    return flat
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=QUICK_GAMES,
-                        help=f"games against each opponent (default {QUICK_GAMES}; the "
-                        "documented measurement uses 200)")
+                        help=f"games per pairing (default {QUICK_GAMES})")
+    parser.add_argument("--player", action="append", choices=player_names(),
+                        help="player under test (repeatable; default every level)")
+    parser.add_argument("--opponent", action="append", choices=player_names(),
+                        help="opponent (repeatable; default the baselines and every lower "
+                        "level)")
+    parser.add_argument("--all-lower", action="store_true",
+                        help="each level against every lower level, not only the one below")
     parser.add_argument("--rules", default="looney", help="rules preset (default looney)")
-    parser.add_argument("--level", type=int, default=1, help="computer level (default 1)")
-    parser.add_argument("--max-turns", type=int, default=200)
+    parser.add_argument("--max-turns", type=int, default=MAX_TURNS)
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--progress", action="store_true",
+                        help="a line for each game as it ends (for long runs)")
     args = parser.parse_args(argv)
-    report = run(args.games, rules=args.rules, level=args.level, max_turns=args.max_turns,
-                 workers=args.workers)
-    print(f"computer level {report['level']}, {report['rules']} rules, "
-          f"{report['games_per_opponent']} games per opponent, cap {report['max_turns']} "
-          f"turns ({report['wall_seconds']:.0f} s)")
-    for opp in OPPONENTS:
-        r = report[opp]
-        t = r["seconds_per_move"]
-        print(f"  vs {opp:<6}: win rate {r['win_rate']:.1%} ({r['win']} won, {r['loss']} "
-              f"lost, {r['draw']} drawn, {r['capped']} over the cap; {r['mean_turns']:.0f} "
-              f"turns on average); {t['mean']:.3f} s/move mean, p90 {t['p90']:.3f}, max "
-              f"{t['max']:.2f}")
-    t = report["seconds_per_move"]
-    print(f"  seconds per computer move: mean {t['mean']:.3f}, p50 {t['p50']:.3f}, "
-          f"p90 {t['p90']:.3f}, p99 {t['p99']:.3f}, max {t['max']:.2f} ({t['moves']} moves)")
+    pairings = default_pairings(args.all_lower)
+    if args.player:
+        pairings = [p for p in pairings if p[0] in args.player] if not args.opponent else \
+            [(p, o) for p in args.player for o in args.opponent if p != o]
+    elif args.opponent:
+        pairings = [p for p in pairings if p[1] in args.opponent]
+    if not pairings:
+        parser.error("no pairing to play (a player against itself is not played)")
+    def progress(game: MatchGame) -> None:
+        if args.progress:
+            print(f"  {game.player} vs {game.opponent}, game {game.index} (seat {game.seat}): "
+                  f"{game.outcome} after {game.turns} turns", flush=True)
+
+    report = measure(args.games, pairings=pairings, rules=args.rules,
+                     max_turns=args.max_turns, workers=args.workers, on_game=progress)
+    for line in report_lines(report):
+        print(line)
     return 0
 
 

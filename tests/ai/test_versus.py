@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import select
+import subprocess
 import sys
+import time
+from pathlib import Path
 
+import pytest
+
+from homeworlds.ai.players import LEVELS
 from homeworlds.commands import versus
+from homeworlds.display.thinking import SPINNER, think
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -119,3 +128,138 @@ def test_good_evil_deals_secret_alignments_and_reveals_them_at_the_end():
     assert rest.rstrip().endswith(f"Alignments: Human {human.capitalize()}, "
                                   f"Computer {computer.capitalize()}")
     assert {human, computer} == {"good", "evil"}
+
+
+# ---- thinking progress ------------------------------------------------------------------
+
+class _Terminal(io.StringIO):
+    """What ``versus`` writes to, claiming to be a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class _SlowSearch:
+    """A player that thinks in steps and reports depth and nodes after each one."""
+
+    def __init__(self, steps: int = 4, pause: float = 0.12):
+        self.steps, self.pause = steps, pause
+
+    def choose_turn(self, state, progress=None):
+        from types import SimpleNamespace
+        for depth in range(1, self.steps + 1):
+            time.sleep(self.pause)
+            if progress is not None:
+                progress(SimpleNamespace(depth=depth, nodes=1000 * depth))
+        return "the turn"
+
+
+def test_thinking_on_a_terminal_is_one_line_redrawn_in_place_with_depth_and_nodes():
+    out = _Terminal()
+    assert think(_SlowSearch().choose_turn, None, out, tty=True, interval=0.02) == "the turn"
+    text = out.getvalue()
+    frames = text.split("\r\x1b[K")[1:]
+    assert len(frames) >= 5  # redrawn while it thought, then the final line
+    assert text.count("\n") == 1 and text.endswith("\n")
+    assert any("depth 2, 2,000 nodes" in f for f in frames[:-1])
+    assert frames[-1].startswith("Computer thought for ")
+    assert frames[-1].rstrip().endswith("(depth 4, 4,000 nodes)")
+    assert {f.split(" thinking ")[1][0] for f in frames[:-1]} <= set(SPINNER)
+
+
+def test_thinking_elsewhere_is_a_single_plain_line():
+    out = io.StringIO()
+    assert think(_SlowSearch().choose_turn, None, out, tty=False, interval=0.02) == "the turn"
+    text = out.getvalue()
+    assert "\r" not in text and "\x1b" not in text
+    assert text.count("\n") == 1
+    assert text.startswith("Computer is thinking... ")
+    assert text.rstrip().endswith("s, depth 4, 4,000 nodes")
+
+
+def test_a_player_without_progress_still_shows_the_elapsed_time():
+    def choose_turn(state):  # no progress keyword: it must not be passed one
+        time.sleep(0.1)
+        return "plain"
+
+    out = _Terminal()
+    assert think(choose_turn, None, out, tty=True, interval=0.02) == "plain"
+    final = out.getvalue().split("\r\x1b[K")[-1]
+    assert final.startswith("Computer thought for ") and "depth" not in final
+    assert float(final.split("for ")[1].split(" s")[0]) >= 0.1
+
+
+def test_an_error_while_thinking_reaches_the_caller():
+    def choose_turn(state, progress=None):
+        raise ValueError("no legal turn")
+
+    out = io.StringIO()
+    with pytest.raises(ValueError, match="no legal turn"):
+        think(choose_turn, None, out, tty=False)
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_every_level_plays_and_shows_its_thinking(level):
+    status, out = play(["--human-first", "--seed", "7", "--level", str(level)],
+                       "Homeworld Y1 B2 G3\nBuild G1 Human\nquit\n")
+    assert status == 0
+    assert f"level {level}" in out
+    assert len(computer_turns(out)) == 2
+    thinking = [line for line in out.splitlines() if line.startswith("Computer is thinking")]
+    assert len(thinking) == 2 and all(line.endswith(" s") or "nodes" in line
+                                      for line in thinking)
+
+
+def test_the_level_choices_come_from_the_levels_table(monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        parse(["--level", str(max(LEVELS) + 1)])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def _read_until(fd: int, wanted: str, timeout: float = 60.0) -> str:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while wanted.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{wanted!r} never came; the terminal showed:\n"
+                                 f"{seen.decode(errors='replace')}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # the program exited and closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode(errors="replace")
+
+
+def test_on_a_real_terminal_it_shows_thinking_and_a_hint(tmp_path):
+    """The whole program on a pty, as a person at a terminal runs it."""
+    master, slave = os.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "host")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "homeworlds", "versus", "--human-first", "--seed", "8",
+         "--no-color"], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    try:
+        screen = _read_until(master, "Human to play> ")
+        os.write(master, b"Homeworld Y1 B2 G3\n")
+        screen += _read_until(master, "Human to play> ")
+        assert "Computer thought for " in screen  # the computer's setup
+        assert "Computer is thinking..." not in screen  # the plain form is for pipes only
+        os.write(master, b"hint\n")
+        screen = _read_until(master, "Human to play> ")
+        assert "Hint: the computer thought for " in screen
+        hint = screen.split("The computer would play: ")[1].splitlines()[0]
+        assert "Human" in hint
+        os.write(master, b"quit\n")
+        screen = _read_until(master, "Game abandoned.")
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)

@@ -1,77 +1,171 @@
-"""Seeded matches from the standard openings: what the strength benchmark plays.
+"""Seeded matches between players from varied openings: what the strength benchmarks play.
 
-Game ``index`` starts from opening ``(index // 2) % len(OPENINGS)`` with the
-computer in seat ``index % 2`` (seat 0 sets up and moves first), so each
-opening is played once with the computer first and once second. Seeds are
-fixed (computer ``index``, opponent ``10_000 + index``). A game still running
-after ``max_turns`` turns is recorded as ``"capped"``, not as a win.
+Players are named (``player_names()``): ``random`` and ``greedy`` (the baselines) and
+``level1``, ``level2``, … — one per entry of ``homeworlds.ai.players.LEVELS``, so a level
+added there can be benchmarked at once (and ``legacy1``… where the players module keeps a
+``LegacyPlayer``); ``register_player`` adds any other factory.
+
+Game ``index`` starts from opening ``index // 2`` (``match_opening``): the six standard
+openings first, then homeworlds chosen by the computer's own setup advice with a seeded
+random generator, so long runs keep meeting new positions. The player under test sits in
+seat ``index % 2`` (seat 0 sets up and moves first), so each opening is played once with
+it moving first and once second. Seeds are fixed (player under test ``index``, opponent
+``10_000 + index``). A game still running after ``max_turns`` turns is recorded as
+``"unfinished"``, not as a win.
 """
 
 from __future__ import annotations
 
+import random
+import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from homeworlds.ai.openings import OPENINGS, opening_homeworld
-from homeworlds.ai.players import ComputerPlayer, GreedyPlayer, RandomPlayer
-from homeworlds.rules import GameState, preset
+from homeworlds.ai import players as _players
+from homeworlds.ai.openings import OPENINGS, choose_homeworld, opening_homeworld
+from homeworlds.ai.players import LEVELS, ComputerPlayer, GreedyPlayer, RandomPlayer
+from homeworlds.rules import GameState, Homeworld, preset
 
-OPPONENTS = ("random", "greedy")
+#: The baselines every level is measured against.
+BASELINES = ("random", "greedy")
+#: Kept for callers of the first version of this module.
+OPPONENTS = BASELINES
 NAMES = ("Player1", "Player2")
+#: Default turn cap of a match game (the issue's figures against the C++ AI use 150).
+MAX_TURNS = 150
+#: Outcomes of a match game, from the side of the player under test.
+OUTCOMES = ("win", "loss", "draw", "unfinished")
+
+#: ``factory(seed, names)`` -> an object with ``choose_turn(state) -> Turn``.
+PlayerFactory = Callable[[int, tuple[str, ...]], object]
+_REGISTERED: dict[str, PlayerFactory] = {}
+
+
+def register_player(name: str, factory: PlayerFactory) -> None:
+    """Make ``name`` a player the benchmarks can select (e.g. an experimental search)."""
+    if not name or any(ch.isspace() for ch in name):
+        raise ValueError(f"a player name is one word, not {name!r}")
+    _REGISTERED[name] = factory
+
+
+def _legacy_levels() -> list[int]:
+    """Levels a ``LegacyPlayer`` (the look-ahead without a move time limit, kept as a
+    yardstick once the levels changed) can play, where the players module has one."""
+    if getattr(_players, "LegacyPlayer", None) is None:
+        return []
+    settings = getattr(_players, "LevelSettings", ())
+    return [n for n in sorted(LEVELS) if isinstance(LEVELS[n], settings)]
+
+
+def player_names() -> tuple[str, ...]:
+    """Every selectable player: the baselines, one per computer level (and ``legacyN``
+    where a ``LegacyPlayer`` exists), then registered ones."""
+    levels = tuple(f"level{n}" for n in sorted(LEVELS))
+    legacy = tuple(f"legacy{n}" for n in _legacy_levels())
+    builtin = (*BASELINES, *levels, *legacy)
+    return (*builtin, *(n for n in _REGISTERED if n not in builtin))
+
+
+def make_player(name: str, seed: int, names: tuple[str, ...] = NAMES):
+    """A fresh player by its benchmark name (``level3``, ``greedy``, …)."""
+    if name in _REGISTERED:
+        return _REGISTERED[name](seed, names)
+    if name == "random":
+        return RandomPlayer(seed=seed, names=names)
+    if name == "greedy":
+        return GreedyPlayer(seed=seed, names=names)
+    if name.startswith("level") and name[5:].isdigit() and int(name[5:]) in LEVELS:
+        return ComputerPlayer(int(name[5:]), seed=seed, names=names)
+    if name.startswith("legacy") and name[6:].isdigit() and int(name[6:]) in _legacy_levels():
+        return _players.LegacyPlayer(int(name[6:]), seed=seed, names=names)
+    raise ValueError(f"unknown player {name!r}; known: {', '.join(player_names())}")
+
+
+def opponent_player(kind: str, seed: int):
+    """Kept for callers of the first version: a baseline by name."""
+    return make_player(kind, seed)
+
+
+def match_opening(number: int, rules: str = "looney",
+                  names: tuple[str, ...] = NAMES) -> tuple[Homeworld, Homeworld]:
+    """The two homeworlds of opening ``number``: a standard one, or a seeded sound one."""
+    if number < len(OPENINGS):
+        first, second = OPENINGS[number]
+        return opening_homeworld(first, names[0]), opening_homeworld(second, names[1])
+    rng = random.Random(number)
+    state = GameState(preset(rules))
+    first_home = choose_homeworld(state, names[0], rng)
+    state.apply_turn((first_home,))
+    return first_home, choose_homeworld(state, names[1], rng)
+
+
+def opened_state(index: int, rules: str = "looney",
+                 names: tuple[str, ...] = NAMES) -> GameState:
+    """The position after both setups of match game ``index``; seat 0 to move."""
+    state = GameState(preset(rules))
+    for home in match_opening(index // 2, rules, names):
+        state.apply_turn((home,))
+    return state
 
 
 @dataclass(frozen=True, slots=True)
 class MatchGame:
-    """How one game went, from the computer's side."""
+    """How one game went, from the side of the player under test."""
 
     index: int
     opponent: str
-    #: "win", "loss", "draw" or "capped".
+    #: "win", "loss", "draw" or "unfinished" (still running at the turn cap).
     outcome: str
     turns: int
-    #: The computer's thinking time for each of its turns, in seconds.
+    #: The player's thinking time for each of its turns, in seconds.
     times: tuple[float, ...]
-
-
-def opponent_player(kind: str, seed: int):
-    if kind == "random":
-        return RandomPlayer(seed=seed, names=NAMES)
-    if kind == "greedy":
-        return GreedyPlayer(seed=seed, names=NAMES)
-    raise ValueError(f"unknown opponent {kind!r}; known: {', '.join(OPPONENTS)}")
+    player: str = "level1"
+    #: The player's seat (0 moves first).
+    seat: int = 0
+    #: The opponent's thinking time for each of its turns, in seconds.
+    opponent_times: tuple[float, ...] = ()
 
 
 def play_match_game(index: int, opponent: str, rules: str = "looney", level: int = 1,
-                    max_turns: int = 200) -> MatchGame:
-    state = GameState(preset(rules))
-    first, second = OPENINGS[(index // 2) % len(OPENINGS)]
-    state.apply_turn((opening_homeworld(first, NAMES[0]),))
-    state.apply_turn((opening_homeworld(second, NAMES[1]),))
+                    max_turns: int = MAX_TURNS, player: str | None = None) -> MatchGame:
+    """Play game ``index`` of ``player`` (default ``level{level}``) against ``opponent``."""
+    player = player or f"level{level}"
+    state = opened_state(index, rules)
     seat = index % 2
-    computer = ComputerPlayer(level, seed=index, names=NAMES)
-    other = opponent_player(opponent, 10_000 + index)
-    players = [other, other]
-    players[seat] = computer
-    times: list[float] = []
+    seats = [make_player(opponent, 10_000 + index), make_player(opponent, 10_000 + index)]
+    seats[seat] = make_player(player, index)
+    times: tuple[list[float], list[float]] = ([], [])
     turns = 0
     while state.result is None and turns < max_turns:
-        player = players[state.to_move]
+        mover = state.to_move
         started = time.perf_counter()
-        turn = player.choose_turn(state)
-        if player is computer:
-            times.append(time.perf_counter() - started)
+        turn = seats[mover].choose_turn(state)
+        times[mover].append(time.perf_counter() - started)
         state.apply_turn(turn)
         turns += 1
     result = state.result
     if result is None:
-        outcome = "capped"
+        outcome = "unfinished"
     elif not result.winners:
         outcome = "draw"
     else:
         outcome = "win" if seat in result.winners else "loss"
-    return MatchGame(index, opponent, outcome, turns, tuple(times))
+    return MatchGame(index, opponent, outcome, turns, tuple(times[seat]), player, seat,
+                     tuple(times[1 - seat]))
 
 
-def play_match_job(job: tuple[int, str, str, int, int]) -> MatchGame:
+def play_match_job(job: tuple) -> MatchGame:
     """``play_match_game`` on one tuple of arguments (for process pools)."""
     return play_match_game(*job)
+
+
+def think_time_figures(times: list[float]) -> dict:
+    """Think time per turn in seconds: count, mean, p50, p99 and max."""
+    if not times:
+        return {"moves": 0}
+    ordered = sorted(times)
+    return {"moves": len(ordered), "mean": statistics.fmean(ordered),
+            "p50": ordered[len(ordered) // 2],
+            "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+            "max": ordered[-1]}

@@ -15,6 +15,7 @@ from typing import TextIO
 from homeworlds.ai import ComputerPlayer
 from homeworlds.ai.players import LEVELS
 from homeworlds.display.terminal import render_position, terminal_width
+from homeworlds.display.thinking import think
 from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action
 from homeworlds.rules import (
     DEFAULT_PRESET,
@@ -58,8 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "Type each turn in SDG notation; 'help' lists the forms.")
     p.add_argument("--rules", choices=sorted(n for n, r in PRESETS.items() if r.min_players <= 2),
                    default=DEFAULT_PRESET, help=f"rules preset (default {DEFAULT_PRESET})")
-    p.add_argument("--level", type=int, choices=sorted(LEVELS), default=1,
-                   help="computer strength (default 1)")
+    p.add_argument("--level", type=int, choices=sorted(LEVELS), default=min(LEVELS),
+                   help="computer strength: " + ", ".join(map(str, sorted(LEVELS)))
+                   + f" (default {min(LEVELS)}; docs/computer-opponent.md, Levels)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for the computer's choices between equal turns (and, under "
                    "good-evil, for dealing the secret alignments)")
@@ -112,12 +114,22 @@ class _Game:
         self.color = color
         self.me = names[human]
         self.echoed = _isatty(stdin)
+        #: Thinking is shown as a line redrawn in place on a terminal, else as one line.
+        self.live = _isatty(out)
         self.cpu = names[1 - human]
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
     def play(self) -> int:
+        try:
+            return self._play()
+        except KeyboardInterrupt:
+            self.say("\nGame abandoned.")
+            self.reveal()
+            return 0
+
+    def _play(self) -> int:
         state = self.state
         self.say(f"Homeworlds against the computer (level {self.computer.level}, "
                  f"{state.rules.name} rules). You are {self.me}; "
@@ -136,7 +148,8 @@ class _Game:
                     return 0
                 state.apply_turn(turn)
             else:
-                turn = self.computer.choose_turn(state)
+                turn = think(self.computer.choose_turn, state, self.out, tty=self.live,
+                             who=self.cpu)
                 state.apply_turn(turn)
                 self.say(f"{self.cpu}: {self.format_turn(turn)}\n")
         self.show()
@@ -233,8 +246,10 @@ class _Game:
         return parse_sdg_action(text, player=self.me, strict=True)
 
     def hint(self) -> None:
+        """The computer's suggestion for the human's turn; nothing is played."""
         adviser = ComputerPlayer(self.computer.level, seed=0, names=self.names)
-        turn = adviser.choose_turn(self.state)
+        turn = think(adviser.choose_turn, self.state, self.out, tty=self.live,
+                     who="Hint: the computer")
         self.say(f"The computer would play: {self.format_turn(turn)}")
 
 

@@ -1,0 +1,100 @@
+"""benchmarks/strength.py: what it plays and how it reports, on tiny runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from homeworlds.ai.match import (
+    BASELINES,
+    make_player,
+    match_opening,
+    opened_state,
+    player_names,
+    register_player,
+)
+from homeworlds.ai.players import LEVELS, GreedyPlayer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+strength = _load("strength")
+
+
+def test_a_tiny_run_reports_every_outcome_and_both_sides_think_times():
+    won = strength.measure(2, pairings=[("level1", "random")], workers=1)
+    won = won["pairings"]["level1 vs random"]
+    # The random mover leaves its home empty within its first turns (docs: 2.5 turns).
+    assert (won["games"], won["win"], won["loss"], won["draw"], won["unfinished"]) == \
+        (2, 2, 0, 0, 0)
+    report = strength.measure(2, pairings=[("greedy", "level1")], max_turns=2, workers=1)
+    capped = report["pairings"]["greedy vs level1"]
+    assert (capped["games"], capped["unfinished"], capped["mean_turns"]) == (2, 2, 2.0)
+    # Two turns a game, one each: both sides' think times are counted.
+    assert capped["player_seconds"]["moves"] == 2 == capped["opponent_seconds"]["moves"]
+    times = capped["player_seconds"]
+    assert 0 <= times["p50"] <= times["p99"] <= times["max"]
+    lines = strength.report_lines(report)
+    assert lines[0].startswith("2 games per pairing, looney rules, cap 2 turns (")
+    assert lines[1].startswith("  greedy vs level1: 0 won, 0 lost, 0 drawn, 2 unfinished "
+                               "of 2; 2.0 turns mean; think greedy p50 ")
+    assert "; level1 p50 " in lines[1]
+
+
+def test_the_default_pairings_cover_every_level_and_both_baselines():
+    levels = [f"level{n}" for n in sorted(LEVELS)]
+    quick = strength.default_pairings()
+    for level in levels:
+        assert {(level, base) for base in BASELINES} <= set(quick)
+    assert all((high, low) in quick for low, high in zip(levels, levels[1:], strict=False))
+    every = strength.default_pairings(all_lower=True)
+    assert len(every) == len(quick) + (len(levels) - 1) * (len(levels) - 2) // 2
+    assert (levels[-1], levels[0]) in every
+
+
+def test_both_seats_play_each_opening_and_later_openings_vary():
+    assert opened_state(0).to_move == 0
+    first = [s.stars for s in opened_state(0).systems]
+    assert [s.stars for s in opened_state(1).systems] == first  # same opening, other seat
+    seeded = {tuple(str(h) for h in match_opening(n)) for n in range(6, 16)}
+    assert len(seeded) >= 5  # beyond the six standard openings, seeded varied ones
+
+
+def test_players_are_chosen_by_name_and_new_ones_can_be_registered():
+    assert {"random", "greedy", *(f"level{n}" for n in LEVELS)} <= set(player_names())
+    assert make_player(f"level{max(LEVELS)}", 1).level == max(LEVELS)
+    register_player("greedy-fast", lambda seed, names: GreedyPlayer(seed, names, budget=0.1))
+    assert "greedy-fast" in player_names()
+    assert make_player("greedy-fast", 3).budget == 0.1
+
+
+def test_make_bench_runs_it():
+    run_all = _load("run_all")
+    assert "strength.py" not in run_all.SKIP and "quux_match.py" not in run_all.SKIP
+    assert callable(strength.run)
+
+
+def test_a_legacy_player_where_the_players_module_keeps_one(monkeypatch):
+    from homeworlds.ai import players
+
+    class Legacy:
+        def __init__(self, level, seed=None, names=None):
+            self.level, self.seed = level, seed
+
+    monkeypatch.setattr(players, "LegacyPlayer", Legacy, raising=False)
+    legacy = [f"legacy{n}" for n, s in sorted(LEVELS.items())
+              if isinstance(s, players.LevelSettings)]
+    assert legacy and set(legacy) <= set(player_names())
+    made = make_player(legacy[-1], 5)
+    assert isinstance(made, Legacy) and made.seed == 5
+    monkeypatch.delattr(players, "LegacyPlayer")
+    assert not any(name.startswith("legacy") for name in player_names())
