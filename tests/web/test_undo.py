@@ -69,8 +69,13 @@ def test_after_an_undo_the_lights_guide_the_players_back_step_by_step_and_play_g
     (the feed names it with the withdrawn turn), the players follow them until the table
     shows turn 5's position again, hand the token back, and play the turn once more."""
     from homeworlds.sim import compare_table
-    from tests.integration.seat_helpers import check_lights, do_step, in_step, \
-        resync_driver, wait_for
+    from tests.integration.seat_helpers import (
+        check_lights,
+        do_step,
+        in_step,
+        resync_driver,
+        wait_for,
+    )
 
     with LiveTable() as live:
         for _ in range(5):
