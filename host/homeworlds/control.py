@@ -153,12 +153,22 @@ class TableControl:
     def _undo(self, command: AdminCommand) -> str:
         from homeworlds.rules import IllegalAction
 
-        tracker = self.session.tracker
+        session = self.session
+        tracker = session.tracker
         number = len(tracker.record)
+        clocks = getattr(session, "clocks", None)
+        now = session.clock() if clocks is not None else None
         try:
             seat, turn = tracker.withdraw_last_turn()
         except IllegalAction as exc:
             raise ControlError(f"undo: {exc}") from None
+        if clocks is not None:
+            # The tracker's game goes on from the earlier position: the clocks keep the
+            # time each seat has now (an undo is no new game), and the withdrawn turn's
+            # mover's clock runs again once the table shows that position.
+            session.restore_clocks(tuple(clocks.remaining_ms(s, now)
+                                         for s in range(len(clocks.remaining))),
+                                   session.game_clock_spec)
         if self.recorder is not None:
             self.recorder.withdraw(number)
         self.session.status = tracker.status

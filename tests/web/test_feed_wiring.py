@@ -121,3 +121,26 @@ def test_the_computer_thinking_and_its_steps_are_in_the_snapshot():
         assert guidance["text"].startswith("Take a ")  # a homeworld's star from the bank
         assert guidance["steps_left"] == guidance["steps_total"] >= 3
         assert guidance["current"]["kind"] == "from-bank"
+
+
+def test_an_undo_keeps_the_time_on_the_clocks_and_the_mover_of_the_withdrawn_turn_runs_again():
+    """Without the clocks being carried over, the tracker's earlier position looked like a
+    new game: both clocks went back to their full time."""
+    from homeworlds.control import AdminCommand, TableControl
+
+    t, producer, events = _fed(mode="sudden-death", initial_s=100)
+    for text in SETUP:
+        t.play(text)
+    t.play("Build G1 Ann", think=7)
+    t.wait(3)  # Bob thinks
+    control = TableControl(t.session, producer=producer)
+    assert control(AdminCommand("undo")).startswith("turn 3 withdrawn")
+    t.session.tick()
+    assert [t.remaining(0), t.remaining(1)] == [93_000, 97_000]
+    # The turn is Ann's again (the table shows her build as her turn so far): her clock
+    # runs on from her 93 s, Bob's keeps his.
+    clocks = producer.latest.clocks
+    assert [s["running"] for s in clocks["seats"]] == [True, False]
+    assert [s["remaining_ms"] for s in clocks["seats"]] == [93_000, 97_000]
+    t.wait(5)
+    assert [t.remaining(0), t.remaining(1)] == [88_000, 97_000]

@@ -240,3 +240,83 @@ def test_the_turn_timer_counts_by_the_hosts_clock_even_when_the_spectators_is_wr
         assert minutes == "2" and 5 <= int(seconds) <= 15
     finally:
         context.close()
+
+
+def _clock_ms(text: str) -> int:
+    """Milliseconds from the page's clock text (m:ss, h:mm:ss or s.t)."""
+    if ":" not in text:
+        seconds, tenths = text.split(".")
+        return int(seconds) * 1000 + int(tenths) * 100
+    total = 0
+    for part in text.split(":"):
+        total = total * 60 + int(part)
+    return total * 1000
+
+
+def test_the_clocks_count_down_in_the_page_pause_and_an_undo_shows_its_restore_step(
+        browser, screenshot_dir):
+    import time
+
+    from homeworlds.clock import ClockSpec
+    from homeworlds.control import AdminCommand
+    from homeworlds.link.events import LinkDown
+
+    spec = ClockSpec.from_dict({"mode": "sudden-death", "initial_s": 300})
+    with LiveTable(clock_spec=spec) as table:
+        for _ in range(5):
+            table.play_turn()
+        session = table.sim.session
+        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        try:
+            page = context.new_page()
+            page.goto(table.url + "/")
+            _wait_turn(page, 6)
+            mover = session.tracker.state.to_move
+            running = page.locator(f"#clocks .clock[data-seat='{mover}']")
+            other = page.locator(f"#clocks .clock[data-seat='{1 - mover}']")
+            page.wait_for_function(
+                f"() => document.querySelector(\"#clocks .clock[data-seat='{mover}']\")"
+                "?.dataset.running === 'true'")
+            assert page.locator("#clocks").is_visible()
+            assert table.game.players[mover] in running.inner_text()
+            first = _clock_ms(running.locator(".time").inner_text())
+            waiting = _clock_ms(other.locator(".time").inner_text())
+            time.sleep(2.2)  # the table is idle: no snapshot comes, the page counts down
+            later = _clock_ms(running.locator(".time").inner_text())
+            assert 1000 <= first - later <= 4000, (first, later)
+            assert _clock_ms(other.locator(".time").inner_text()) == waiting
+            host_left = session.clocks.remaining_ms(mover, session.clock())
+            assert abs(later - host_left) <= 1500, (later, host_left)
+            # The link goes down: the host pauses the clocks and the page says why.
+            session.handle(LinkDown("unplugged", 1.0, at=session.clock()))
+            session.tick()
+            paused = page.locator("#clocks .paused")
+            page.wait_for_function("() => document.querySelector('#clocks .paused')"
+                                   ".dataset.reason === 'link-down'")
+            assert paused.inner_text() == "clocks paused: the table's link is down"
+            assert running.get_attribute("data-running") == "false"
+            stopped = _clock_ms(running.locator(".time").inner_text())
+            time.sleep(1.2)
+            assert _clock_ms(running.locator(".time").inner_text()) == stopped
+            # An undo: the banner shows the LEDs' restore step, in words and counted.
+            for event in table.sim.link.poll(0.5):
+                session.handle(event)
+            session.tick()
+            assert table.control(AdminCommand("undo")).startswith("turn 5 withdrawn")
+            session.tick()
+            shown = session.guidance_shown()
+            assert shown is not None and shown.restore
+            page.wait_for_function("() => document.getElementById('guidance').dataset.phase"
+                                   " === 'restore'")
+            banner = page.locator("#guidance")
+            assert banner.is_visible()
+            words = banner.inner_text()
+            assert words.startswith("Undo of turn 5 (")
+            assert "step 1 of " in words and shown.text in words
+            # The undo gave no one their time back whole: the clocks read as before it.
+            page.wait_for_function(f"() => document.querySelector(\"#clocks .clock[data-seat="
+                                   f"'{mover}'] .time\").textContent !== '5:00'")
+            assert _clock_ms(running.locator(".time").inner_text()) <= stopped
+            page.screenshot(path=str(screenshot_dir / "live-undo-clocks.png"))
+        finally:
+            context.close()
