@@ -320,3 +320,52 @@ def test_the_clocks_count_down_in_the_page_pause_and_an_undo_shows_its_restore_s
             page.screenshot(path=str(screenshot_dir / "live-undo-clocks.png"))
         finally:
             context.close()
+
+
+def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
+        live_server, page):
+    """The page's side of ``hints.guidance`` and ``clocks`` (the feed's side is
+    tests/web/test_feed_wiring.py): snapshots published straight into the hub."""
+    import time
+
+    from homeworlds.feed import FeedHub, GameInfo, Hints, Snapshot
+    from homeworlds.web.app import DisplayState, create_app
+
+    hub = FeedHub()
+    server = live_server(create_app(DisplayState(hub, None, TOKEN, "t")))
+    seq = [0]
+
+    def publish(guidance, clocks=None, shown=True):
+        seq[0] += 1
+        game = GameInfo("g", "sdg", ("Ann", "Hal"), 0, 1, 7, time.time(), False)
+        hub.publish_threadsafe(Snapshot("t", seq[0], time.time(), game, "", {}, (),
+                                        Hints(guidance=guidance), True, clocks))
+        if shown:
+            page.wait_for_function(f"() => document.body.dataset.seq === '{seq[0]}'")
+
+    publish(None, shown=False)
+    page.goto(server.url + "/")
+    page.wait_for_function("() => document.body.dataset.seq === '1'")
+    banner = page.locator("#guidance")
+    assert banner.is_hidden() and page.locator("#clocks").is_hidden()
+    publish({"phase": "thinking", "seat": 1, "hint": False,
+             "text": "Hal (the computer) is thinking…"})
+    assert banner.is_visible() and banner.get_attribute("data-phase") == "thinking"
+    assert banner.get_attribute("data-seat") == "1"
+    assert "Hal (the computer) is thinking" in banner.inner_text()
+    publish({"phase": "guiding", "seat": 0, "hint": True, "kind": "move",
+             "text": "Lift the small red ship from slot S3 and put it on slot 5",
+             "steps_total": 3, "steps_left": 2, "mistakes": []})
+    words = banner.inner_text()
+    assert banner.locator(".badge").inner_text() == "HINT" and "hint" in banner.get_attribute(
+        "class")
+    assert "Ann" in words and "step 2 of 3" in words and "Lift the small red ship" in words
+    publish(None, {"seats": [{"remaining_ms": 0, "running": False, "flagged": True,
+                              "delay_ms": 0},
+                             {"remaining_ms": 95_000, "running": False, "flagged": False,
+                              "delay_ms": 0}], "paused": None})
+    assert banner.is_hidden()
+    flagged = page.locator("#clocks .clock[data-seat='0']")
+    assert flagged.get_attribute("data-flagged") == "true"
+    assert "flag fell" in flagged.inner_text() and "0.0" in flagged.inner_text()
+    assert page.locator("#clocks .clock[data-seat='1'] .time").inner_text() == "1:35"
