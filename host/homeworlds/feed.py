@@ -3,8 +3,10 @@
 Three kinds of event (docs/display.md, "The feed", has the JSON of each):
 
 * ``Snapshot``: everything a display needs, whole — the game, the position (cooked text),
-  the bank, the turn log in SDG, the hints the LEDs show and the result. Sent after every
-  tick in which the hints changed (the tick the LEDs change), and to every new or resynced
+  the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
+  guidance, and an undo's steps back), the game clocks and the result. Sent after every
+  tick in which the hints or the clocks' state changed (the tick the LEDs change; the
+  time ticking away is counted by the display itself), and to every new or resynced
   subscriber, so a display never needs the events before it.
 * ``TurnEvent``: a committed turn, with the position after it.
 * ``ResultEvent``: the game ended.

@@ -221,7 +221,8 @@ LIVE_JS = r"""
     const label = document.createElement('span');
     label.className = 'label';
     if (g.phase === 'restore') {
-      label.textContent = 'Undo of turn ' + g.withdrawn_turn + (g.sdg ? ' (' + g.sdg + ')' : '');
+      label.textContent = g.withdrawn_turn === undefined ? 'Back to the earlier position' :
+        'Undo of turn ' + g.withdrawn_turn + (g.sdg ? ' (' + g.sdg + ')' : '');
     } else if (g.seat !== null && g.seat !== undefined) {
       label.append(seatSpan(players, g.seat));
       label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' : ' (the computer)');
