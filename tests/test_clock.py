@@ -49,6 +49,18 @@ def test_simple_delay_is_not_charged_and_not_banked():
     assert clocks.remaining_ms(0, 16.0) == 56_000
 
 
+def test_the_feed_gives_the_delay_left_so_a_display_can_count_down_by_itself():
+    clocks = GameClocks.new(DELAY, 2).start(0, now=0.0)
+    seats = clocks.feed(2.0)["seats"]
+    assert seats[0]["delay_ms"] == 3_000 and seats[0]["remaining_ms"] == 60_000
+    assert seats[1]["delay_ms"] == 0  # not running
+    assert clocks.feed(7.0)["seats"][0]["delay_ms"] == 0
+    paused = clocks.pause("link-down", now=1.0)
+    assert paused.feed(9.0)["seats"][0]["delay_ms"] == 0  # a paused clock does not count
+    assert paused.state_key() != clocks.state_key()
+    assert clocks.at(30.0).state_key() == clocks.state_key()  # time passing is no change
+
+
 def test_a_pause_stops_the_clock_and_keeps_the_delay():
     clocks = GameClocks.new(DELAY, 2).start(0, now=0.0)
     clocks = clocks.pause("link-down", now=2.0)
@@ -69,8 +81,9 @@ def test_pause_and_resume_are_idempotent_and_named_by_importance():
     clocks = clocks.pause("mistake", 1.0).pause("mistake", 5.0).pause("link-down", 6.0)
     assert clocks.pause_reason() == "link-down"
     assert clocks.feed(50.0) == {
-        "seats": [{"remaining_ms": 60_000, "running": False, "flagged": False},
-                  {"remaining_ms": 59_000, "running": False, "flagged": False}],
+        "seats": [{"remaining_ms": 60_000, "running": False, "flagged": False, "delay_ms": 0},
+                  {"remaining_ms": 59_000, "running": False, "flagged": False,
+                   "delay_ms": 0}],
         "paused": "link-down"}
     assert clocks.resume("reader-fault", 7.0) is clocks
 
@@ -84,7 +97,8 @@ def test_the_flag_falls_at_zero_and_only_for_the_seat_to_move():
     assert flagged.remaining_ms(0, 70.0) == 0
     assert flagged.fallen(80.0) is None  # it fell once
     feed = flagged.feed(70.0)
-    assert feed["seats"][0] == {"remaining_ms": 0, "running": False, "flagged": True}
+    assert feed["seats"][0] == {"remaining_ms": 0, "running": False, "flagged": True,
+                                "delay_ms": 0}
     # casual play goes on: the turn is still timed for the record, no increment is given
     after, time = flagged.hand_over(1, now=75.0)
     assert time == TurnTime(0, 75_000, 0)

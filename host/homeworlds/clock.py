@@ -289,13 +289,22 @@ class GameClocks:
         return seat if self.remaining_s(seat, now) <= 0 else None
 
     def feed(self, now: float) -> dict[str, Any]:
-        """The ``clocks`` member of the table feed's snapshot."""
+        """The ``clocks`` member of the table feed's snapshot. ``delay_ms``: the simple
+        delay the running seat has left before its clock counts down (a display counting
+        down by itself waits that long)."""
+        delay_ms = _ms(max(0.0, self.grace - self._charged(now)[1]))
         return {"seats": [{"remaining_ms": self.remaining_ms(seat, now),
-                           "running": self.running and seat == self.to_move
-                           and seat not in self.flagged,
-                           "flagged": seat in self.flagged}
+                           "running": (running := self.running and seat == self.to_move
+                                       and seat not in self.flagged),
+                           "flagged": seat in self.flagged,
+                           "delay_ms": delay_ms if running else 0}
                           for seat in range(len(self.remaining))],
                 "paused": self.pause_reason() if self.started else None}
+
+    def state_key(self) -> tuple:
+        """What a display must be told about when it changes: the seat to move, running or
+        paused (and why), flags, the end — not the time ticking away."""
+        return (self.to_move, self.running, self.pause_reason(), self.flagged, self.ended)
 
     # ------------------------------------------------------------------ changing
 

@@ -79,8 +79,9 @@ class TableControl:
     ``recorder`` (optional) records resignations, draws and undos in the game store;
     ``start_new_game`` starts the next game the way the host does (store, export,
     Good/Evil deal); ``on_undo(number)`` is told after a turn was withdrawn (the SDG
-    export is rewritten there, and a guidance facility may take over). ``producer``, a
-    ``FeedProducer``, shows the position to restore after an undo."""
+    export is rewritten there). After an undo the session's guidance leads the players
+    back to the earlier position on the LEDs, step by step; ``producer``, a
+    ``FeedProducer``, shows the withdrawn turn and the position to restore."""
 
     def __init__(self, session, *, recorder=None, producer=None,
                  start_new_game: Callable[[], None] | None = None,
@@ -116,7 +117,16 @@ class TableControl:
         if self.recorder is not None:
             self.recorder.finish(kind, winners, seat, len(tracker.record))
         self.session.status = tracker.status
+        self._cancel_guide_back()
         return tracker.status.message
+
+    def _cancel_guide_back(self) -> None:
+        """A game that ended or was replaced needs no pieces put back."""
+        cancel = getattr(self.session, "cancel_guide_back", None)
+        if cancel is not None:
+            cancel()
+        if self.producer is not None:
+            self.producer.guidance = None
 
     def _resign(self, command: AdminCommand) -> str:
         players = self.session.tracker.players
@@ -137,32 +147,42 @@ class TableControl:
             self.start_new_game()
         self.session.status = tracker.status
         self.session.red_alert_seat = None
-        if self.producer is not None:
-            self.producer.guidance = None
+        self._cancel_guide_back()
         return "new game: set up your homeworlds"
 
     def _undo(self, command: AdminCommand) -> str:
         from homeworlds.rules import IllegalAction
 
-        tracker = self.session.tracker
+        session = self.session
+        tracker = session.tracker
         number = len(tracker.record)
+        clocks = getattr(session, "clocks", None)
+        now = session.clock() if clocks is not None else None
         try:
             seat, turn = tracker.withdraw_last_turn()
         except IllegalAction as exc:
             raise ControlError(f"undo: {exc}") from None
+        if clocks is not None:
+            # The tracker's game goes on from the earlier position: the clocks keep the
+            # time each seat has now (an undo is no new game), and the withdrawn turn's
+            # mover's clock runs again once the table shows that position.
+            session.restore_clocks(tuple(clocks.remaining_ms(s, now)
+                                         for s in range(len(clocks.remaining))),
+                                   session.game_clock_spec)
         if self.recorder is not None:
             self.recorder.withdraw(number)
         self.session.status = tracker.status
         self.session.red_alert_seat = None
         self.session.log.commits[:] = self.session.log.commits[:number - 1]
+        self._guide_back(number)
         if self.producer is not None:
             from homeworlds.feed import cooked_position
             from homeworlds.store.records import turn_to_sdg
 
-            # Until a guidance facility drives the LEDs (the lead wires
-            # table/guidance.py here), the display shows the position to restore.
+            # The display names the withdrawn turn and the position to restore; while the
+            # LEDs guide the players back, the feed adds the current step to it.
             self.producer.guidance = {
-                "kind": "undo", "withdrawn_turn": number, "seat": seat,
+                "withdrawn_turn": number, "seat": seat,
                 "sdg": turn_to_sdg(turn, tracker.players),
                 "restore": cooked_position(tracker.state),
                 "text": f"turn {number} withdrawn: put the pieces back as shown"}
@@ -172,6 +192,22 @@ class TableControl:
         # position at once.
         self.session._changed()
         return tracker.status.message
+
+    def _guide_back(self, number: int) -> None:
+        """The LEDs guide the players, step by step, back to the position before the
+        withdrawn turn (``TableSession.guide_back``). A table not seen yet cannot be
+        guided: the tracker's message and the display's restore position remain."""
+        guide_back = getattr(self.session, "guide_back", None)
+        if guide_back is None:
+            return
+        from homeworlds.table.guidance import GuidanceError
+
+        try:
+            guide_back(self.session.tracker.state)
+        except GuidanceError as exc:
+            self.session.notices.append(
+                f"turn {number} withdrawn: put the pieces back as the display shows "
+                f"(the lights cannot guide: {exc})")
 
     def _settings(self, command: AdminCommand) -> str:
         from homeworlds.session import HINT_LEVELS

@@ -3,8 +3,10 @@
 Three kinds of event (docs/display.md, "The feed", has the JSON of each):
 
 * ``Snapshot``: everything a display needs, whole — the game, the position (cooked text),
-  the bank, the turn log in SDG, the hints the LEDs show and the result. Sent after every
-  tick in which the hints changed (the tick the LEDs change), and to every new or resynced
+  the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
+  guidance, and an undo's steps back), the game clocks and the result. Sent after every
+  tick in which the hints or the clocks' state changed (the tick the LEDs change; the
+  time ticking away is counted by the display itself), and to every new or resynced
   subscriber, so a display never needs the events before it.
 * ``TurnEvent``: a committed turn, with the position after it.
 * ``ResultEvent``: the game ended.
@@ -377,7 +379,9 @@ class FeedProducer:
         self._marks: _GameMarks | None = None
         self._turn_log: list[str] = []
         self._lifted_cache: tuple[object, tuple[tuple[str, ...], bool]] | None = None
-        #: set by an undo: the position the players must restore (shown until it is there)
+        #: set by an undo (``TableControl``): the withdrawn turn and the position the
+        #: players must restore, shown until the table shows it (merged with the session's
+        #: restore steps into ``hints.guidance``, see ``guidance_json``)
         self.guidance: dict[str, Any] | None = None
         self.latest: Snapshot | None = None
         self._lock = threading.Lock()
@@ -414,6 +418,9 @@ class FeedProducer:
         now = self._wall()
         number = len(tracker.record)
         elapsed = round((now - marks.started_at) * 1000) if marks.started_at else None
+        timed = getattr(self.session, "last_turn_time", None)
+        if timed is not None and timed.seat == commit.seat:
+            elapsed = timed.elapsed_ms  # the mover's clock: pauses are not counted
         sdg = turn_to_sdg(commit.turn, tracker.players)
         position = cooked_position(commit.state)
         marks.started_at = now
@@ -447,12 +454,15 @@ class FeedProducer:
         if self.guidance is not None and partial is not None and not partial.actions \
                 and status.phase == "playing":
             self.guidance = None  # the table shows the restored position again
+        shown = self._shown()
+        clocks = getattr(session, "clocks", None)
         key = (len(tracker.record), tracker.state.to_move, tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
                tuple(partial.actions) if partial is not None else None,
                self._uid() if self._uid is not None else None,
-               None if self.guidance is None else id(self.guidance))
+               None if self.guidance is None else id(self.guidance), shown,
+               None if clocks is None else clocks.state_key())
         if key == self._key and self.latest is not None:
             return None
         self._key = key
@@ -495,18 +505,63 @@ class FeedProducer:
             status.message or "this slot differs from what the rules allow")
             for s in sorted(view.mistake_slots))
         hints = Hints(lifted, destinations, may_discover, overpopulations(shown),
-                      view.red_alert_seat, mistakes, status.message, self.guidance)
+                      view.red_alert_seat, mistakes, status.message, self.guidance_json())
+        clocks_feed = getattr(session, "clocks_feed", None)
+        clocks = clocks_feed() if clocks_feed is not None else None
         game = GameInfo(marks.uid, self.rules_name, tuple(tracker.players), tracker.first_seat,
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
                         result)
         with self._lock:
             snapshot = Snapshot(self.table, self._next_seq(), self._wall(), game,
                                 cooked_position(shown), bank_counts(shown),
-                                tuple(self._turn_log), hints, session.link_up, None,
+                                tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
                                 if partial is not None else ())
         self.latest = snapshot
         return snapshot
+
+    def _shown(self):
+        """The session's guidance as the lights show it (None: none, or a session without
+        a computer seat facility)."""
+        shown = getattr(self.session, "guidance_shown", None)
+        return shown() if shown is not None else None
+
+    def guidance_json(self) -> dict[str, Any] | None:
+        """``hints.guidance``: what the table asks of the players beyond the rules' hints,
+        one shape for the three cases (docs/display.md, "The table feed"):
+
+        * ``phase`` "thinking": the computer chooses a turn for ``seat`` (``hint``: a
+          learner's hint for that seat);
+        * ``phase`` "guiding": the current step of the computer's turn, or of a hint
+          (``hint`` true), in words (``text``) and as slots (``kind``, ``piece``,
+          ``lift_slot``, ``put_slot``, ``from_bank``, ``new_system``, ``token_seat``,
+          ``steps_left``, ``steps_total``, ``current``, ``steps``, ``mistakes``);
+        * ``phase`` "restore": after an undo, the withdrawn turn (``withdrawn_turn``,
+          ``seat``, ``sdg``), the position to restore (``restore``, cooked text) and,
+          while the LEDs guide the players back, the current step as for "guiding"."""
+        shown = self._shown()
+        undo = self.guidance
+        if shown is None and undo is None:
+            return None
+        players = self.session.tracker.players
+        out: dict[str, Any] = {}
+        if shown is not None and (undo is None or shown.restore):
+            out = shown.to_json()
+            out["hint"] = out.pop("suggestion")
+            out.pop("restore", None)
+            if shown.phase == "thinking":
+                who = players[shown.seat] if 0 <= shown.seat < len(players) else \
+                    f"seat {shown.seat}"
+                out["text"] = (f"the computer is thinking of a hint for {who}…"
+                               if shown.suggestion else f"{who} (the computer) is thinking…")
+            if shown.restore:
+                out["phase"] = "restore"
+        if undo is not None:
+            step_text = out.get("text")
+            out = {**out, **undo, "phase": "restore"}
+            if step_text:
+                out["text"] = step_text
+        return out
 
     def _destinations(self, view, position: GameState, origin_name: str
                       ) -> tuple[tuple[str, ...], bool]:

@@ -500,6 +500,10 @@ class TableSession:
                        + current.text(self.layout, self.players, plan.system_at()))
         return self.restore_guidance
 
+    def cancel_guide_back(self) -> None:
+        """Stop guiding the table back (a new game, or a game ended off the board)."""
+        self._restore_plan, self.restore_guidance = None, None
+
     def _think(self, seat: int, purpose: str, level: int, time_limit: float | None,
                seed: int | None) -> None:
         limit = time_limit if time_limit is not None else self.time_limits.get(level)
@@ -627,9 +631,10 @@ class TableSession:
                                  suggestion=thinking.purpose == "suggestion")
         restore = None if self._restore_plan is None else (
             (), self.tracker.state.to_move, (), self._restore_plan)
-        for judged, suggestion, plan in ((self.restore_guidance, False, restore),
-                                         (self.guidance, False, self._computer_plan),
-                                         (self.hint_guidance, True, self._hint_plan)):
+        for judged, suggestion, plan, restoring in (
+                (self.restore_guidance, False, restore, True),
+                (self.guidance, False, self._computer_plan, False),
+                (self.hint_guidance, True, self._hint_plan, False)):
             if judged is None or plan is None:
                 continue
             step = judged.current
@@ -644,7 +649,7 @@ class TableSession:
                 lift_slot=step.lift_slot, put_slot=step.put_slot,
                 from_bank=step.kind == "from-bank", new_system=step.new_system,
                 token_seat=step.target.seat if step.kind == "token" else None, text=text,
-                detail=judged.to_json(self.layout, self.players))
+                detail=judged.to_json(self.layout, self.players), restore=restoring)
         return None
 
     # ---- LEDs ----

@@ -93,6 +93,8 @@ def test_demo_versus_computer_a_simulated_person_carries_out_the_computers_turns
     # The computer's setup, guided on the lights and committed by the table.
     assert "The computer asks you to: Take a " in out
     assert "The computer asks you to: Hand the turn token to Person" in out
+    # The status line counts the steps the lights show.
+    assert re.search(r"Computer \(the computer\), step 1 of \d+: Take a ", out)
     assert re.search(r"2\) Computer: Homeworld \w\d \w\d \w\d", out)
     assert re.search(r"6\) Computer: ", out)
     assert out.rstrip().endswith("stopped after 6 turns")

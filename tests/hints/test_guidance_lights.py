@@ -104,7 +104,8 @@ def test_the_guidance_is_json_for_the_feed():
     assert data == {"seat": 1, "phase": "guiding", "suggestion": False, "kind": "move",
                     "piece": "b2", "lift_slot": 3, "put_slot": 5, "from_bank": False,
                     "new_system": False, "token_seat": None,
-                    "text": "Lift the medium blue ship …", "steps_left": 2}
+                    "text": "Lift the medium blue ship …", "restore": False,
+                    "steps_left": 2}
 
 
 def test_settings_know_the_guidance_keys():

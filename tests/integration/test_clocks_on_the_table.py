@@ -68,7 +68,8 @@ def test_a_link_loss_on_the_real_link_pauses_the_clock():
         _play(sim, "Build G1 Ann")
         assert session.last_turn_time == TurnTime(0, 15_000, 585_000)
         assert session.clocks_feed()["seats"][1] == {"remaining_ms": 600_000,
-                                                     "running": True, "flagged": False}
+                                                     "running": True, "flagged": False,
+                                                     "delay_ms": 0}
 
 
 def test_a_flag_falls_on_the_simulated_table_and_the_game_ends():

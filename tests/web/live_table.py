@@ -24,11 +24,12 @@ def bundled_game():
 class LiveTable:
     """``sim`` (the simulated table and host session), the feed and a display server."""
 
-    def __init__(self, game=None, port: int = 0):
+    def __init__(self, game=None, port: int = 0, **session_options):
+        """``session_options`` go to the simulated table's session (e.g. ``clock_spec``)."""
         self.game = game or bundled_game()
         first = self.game.turns[0].seat if self.game.turns else 0
         self.sim = SimulatedTableGame(preset("sdg"), self.game.players, first_seat=first,
-                                      miss_rate=0.0, seed=3)
+                                      miss_rate=0.0, seed=3, **session_options)
         self.hub, self.producer, self.control, self.commands = attach_feed(
             self.sim.session, table="club-table", rules_name="sdg")
         self.server: WebDisplay | None = None

@@ -240,3 +240,132 @@ def test_the_turn_timer_counts_by_the_hosts_clock_even_when_the_spectators_is_wr
         assert minutes == "2" and 5 <= int(seconds) <= 15
     finally:
         context.close()
+
+
+def _clock_ms(text: str) -> int:
+    """Milliseconds from the page's clock text (m:ss, h:mm:ss or s.t)."""
+    if ":" not in text:
+        seconds, tenths = text.split(".")
+        return int(seconds) * 1000 + int(tenths) * 100
+    total = 0
+    for part in text.split(":"):
+        total = total * 60 + int(part)
+    return total * 1000
+
+
+def test_the_clocks_count_down_in_the_page_pause_and_an_undo_shows_its_restore_step(
+        browser, screenshot_dir):
+    import time
+
+    from homeworlds.clock import ClockSpec
+    from homeworlds.control import AdminCommand
+    from homeworlds.link.events import LinkDown
+
+    spec = ClockSpec.from_dict({"mode": "sudden-death", "initial_s": 300})
+    with LiveTable(clock_spec=spec) as table:
+        for _ in range(5):
+            table.play_turn()
+        session = table.sim.session
+        context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        try:
+            page = context.new_page()
+            page.goto(table.url + "/")
+            _wait_turn(page, 6)
+            mover = session.tracker.state.to_move
+            running = page.locator(f"#clocks .clock[data-seat='{mover}']")
+            other = page.locator(f"#clocks .clock[data-seat='{1 - mover}']")
+            page.wait_for_function(
+                f"() => document.querySelector(\"#clocks .clock[data-seat='{mover}']\")"
+                "?.dataset.running === 'true'")
+            assert page.locator("#clocks").is_visible()
+            assert table.game.players[mover] in running.inner_text()
+            first = _clock_ms(running.locator(".time").inner_text())
+            waiting = _clock_ms(other.locator(".time").inner_text())
+            time.sleep(2.2)  # the table is idle: no snapshot comes, the page counts down
+            later = _clock_ms(running.locator(".time").inner_text())
+            assert 1000 <= first - later <= 4000, (first, later)
+            assert _clock_ms(other.locator(".time").inner_text()) == waiting
+            host_left = session.clocks.remaining_ms(mover, session.clock())
+            assert abs(later - host_left) <= 1500, (later, host_left)
+            # The link goes down: the host pauses the clocks and the page says why.
+            session.handle(LinkDown("unplugged", 1.0, at=session.clock()))
+            session.tick()
+            paused = page.locator("#clocks .paused")
+            page.wait_for_function("() => document.querySelector('#clocks .paused')"
+                                   ".dataset.reason === 'link-down'")
+            assert paused.inner_text() == "clocks paused: the table's link is down"
+            assert running.get_attribute("data-running") == "false"
+            stopped = _clock_ms(running.locator(".time").inner_text())
+            time.sleep(1.2)
+            assert _clock_ms(running.locator(".time").inner_text()) == stopped
+            # An undo: the banner shows the LEDs' restore step, in words and counted.
+            for event in table.sim.link.poll(0.5):
+                session.handle(event)
+            session.tick()
+            assert table.control(AdminCommand("undo")).startswith("turn 5 withdrawn")
+            session.tick()
+            shown = session.guidance_shown()
+            assert shown is not None and shown.restore
+            page.wait_for_function("() => document.getElementById('guidance').dataset.phase"
+                                   " === 'restore'")
+            banner = page.locator("#guidance")
+            assert banner.is_visible()
+            words = banner.inner_text()
+            assert words.startswith("Undo of turn 5 (")
+            assert "step 1 of " in words and shown.text in words
+            # The undo gave no one their time back whole: the clocks read as before it.
+            page.wait_for_function(f"() => document.querySelector(\"#clocks .clock[data-seat="
+                                   f"'{mover}'] .time\").textContent !== '5:00'")
+            assert _clock_ms(running.locator(".time").inner_text()) <= stopped
+            page.screenshot(path=str(screenshot_dir / "live-undo-clocks.png"))
+        finally:
+            context.close()
+
+
+def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
+        live_server, page):
+    """The page's side of ``hints.guidance`` and ``clocks`` (the feed's side is
+    tests/web/test_feed_wiring.py): snapshots published straight into the hub."""
+    import time
+
+    from homeworlds.feed import FeedHub, GameInfo, Hints, Snapshot
+    from homeworlds.web.app import DisplayState, create_app
+
+    hub = FeedHub()
+    server = live_server(create_app(DisplayState(hub, None, TOKEN, "t")))
+    seq = [0]
+
+    def publish(guidance, clocks=None, shown=True):
+        seq[0] += 1
+        game = GameInfo("g", "sdg", ("Ann", "Hal"), 0, 1, 7, time.time(), False)
+        hub.publish_threadsafe(Snapshot("t", seq[0], time.time(), game, "", {}, (),
+                                        Hints(guidance=guidance), True, clocks))
+        if shown:
+            page.wait_for_function(f"() => document.body.dataset.seq === '{seq[0]}'")
+
+    publish(None, shown=False)
+    page.goto(server.url + "/")
+    page.wait_for_function("() => document.body.dataset.seq === '1'")
+    banner = page.locator("#guidance")
+    assert banner.is_hidden() and page.locator("#clocks").is_hidden()
+    publish({"phase": "thinking", "seat": 1, "hint": False,
+             "text": "Hal (the computer) is thinking…"})
+    assert banner.is_visible() and banner.get_attribute("data-phase") == "thinking"
+    assert banner.get_attribute("data-seat") == "1"
+    assert "Hal (the computer) is thinking" in banner.inner_text()
+    publish({"phase": "guiding", "seat": 0, "hint": True, "kind": "move",
+             "text": "Lift the small red ship from slot S3 and put it on slot 5",
+             "steps_total": 3, "steps_left": 2, "mistakes": []})
+    words = banner.inner_text()
+    assert banner.locator(".badge").inner_text() == "HINT" and "hint" in banner.get_attribute(
+        "class")
+    assert "Ann" in words and "step 2 of 3" in words and "Lift the small red ship" in words
+    publish(None, {"seats": [{"remaining_ms": 0, "running": False, "flagged": True,
+                              "delay_ms": 0},
+                             {"remaining_ms": 95_000, "running": False, "flagged": False,
+                              "delay_ms": 0}], "paused": None})
+    assert banner.is_hidden()
+    flagged = page.locator("#clocks .clock[data-seat='0']")
+    assert flagged.get_attribute("data-flagged") == "true"
+    assert "flag fell" in flagged.inner_text() and "0.0" in flagged.inner_text()
+    assert page.locator("#clocks .clock[data-seat='1'] .time").inner_text() == "1:35"

@@ -64,6 +64,62 @@ def test_after_an_undo_the_token_left_on_the_next_pad_does_not_commit_the_turn_a
         assert tracker.record[-1][1][0].piece == Piece.from_text("r1")
 
 
+def test_after_an_undo_the_lights_guide_the_players_back_step_by_step_and_play_goes_on():
+    """Turn 6 discovers a system; after its undo the LEDs show one restore step at a time
+    (the feed names it with the withdrawn turn), the players follow them until the table
+    shows turn 5's position again, hand the token back, and play the turn once more."""
+    from homeworlds.sim import compare_table
+    from tests.integration.seat_helpers import (
+        check_lights,
+        do_step,
+        in_step,
+        resync_driver,
+        wait_for,
+    )
+
+    with LiveTable() as live:
+        for _ in range(5):
+            live.play_turn()
+        sim = live.sim
+        session = sim.session
+        tracker = session.tracker
+        before = tracker.state.copy()
+        slots = tracker.slot_of_system(session.observation)
+        live.play_turn()
+        assert live.control(AdminCommand("undo")).startswith("turn 6 withdrawn")
+        steps = []
+        for _ in range(20):
+            wait_for(sim, lambda: in_step(sim), "the table seen")
+            if session.restore_guidance is None:
+                break
+            shown = session.guidance_shown()
+            assert shown is not None and shown.phase == "guiding" and shown.restore
+            check_lights(sim, shown)  # the LED frame shows the restore step
+            guidance = live.producer.latest.hints.guidance
+            assert guidance["phase"] == "restore" and guidance["withdrawn_turn"] == 6
+            assert guidance["sdg"].startswith("Discover R1 MatrixFrog B1 ")
+            assert guidance["text"] == shown.text and guidance["steps_left"] >= 1
+            steps.append(shown.text)
+            do_step(sim, shown)
+            sim.settle()
+        else:
+            raise AssertionError(f"the table was not guided back: {steps}")
+        assert steps and any("return it to the bank" in s for s in steps), steps
+        assert "the table shows the earlier position again" in session.notices
+        assert compare_table(sim.table, before, slots) == []
+        # The turn token goes back to MatrixFrog: the display's restore guidance ends.
+        sim.table.move_token(1)
+        sim.settle()
+        _ticks(sim)
+        assert len(tracker.record) == 5
+        assert live.producer.latest.hints.guidance is None
+        # ...and MatrixFrog plays the turn again.
+        resync_driver(sim)
+        live.next_turn = 5
+        assert live.play_turn() == 6
+        assert live.producer.latest.turn_log[-1].startswith("Discover R1 MatrixFrog B1 ")
+
+
 def _turn(text, player):
     return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
 

@@ -258,6 +258,7 @@ def _versus_computer(args: argparse.Namespace) -> int:
     simulated table: the person's hands carry out each step the lights show."""
     from homeworlds.advisor import ComputerSeat
     from homeworlds.ai.players import GreedyPlayer
+    from homeworlds.display.guidance_text import guidance_text
     from homeworlds.sim import TableDriver, carry_out
     from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
 
@@ -270,6 +271,7 @@ def _versus_computer(args: argparse.Namespace) -> int:
                      f"Person vs the computer (level {args.level}) — simulated table, "
                      f"{args.rules} rules")
     session = sim.session
+    screen.add_status(lambda: guidance_text(session.guidance_shown(), players))
     try:
         with screen, sim:
             screen.draw("the table is ready")

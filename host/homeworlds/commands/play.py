@@ -162,8 +162,12 @@ class _LiveView:
             from homeworlds.display.clock_text import clocks_text
 
             players = self.config.players
+            from homeworlds.display.guidance_text import guidance_text
+
             self.screen.add_status(
                 lambda: clocks_text(session.clocks, players, session.clock()) or None)
+            # The computer thinking, the step the lights show (its turn, a hint, an undo).
+            self.screen.add_status(lambda: guidance_text(session.guidance_shown(), players))
             self._clock_line_added = True
         log = self.screen.log_lines()
         message = session.status.message or ""

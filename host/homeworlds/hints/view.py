@@ -45,7 +45,9 @@ class GuidanceShown:
     piece comes from the bank, so the destination shows it; ``new_system``: an empty slot
     where a new system begins, lit in the star's colour), ``token_seat`` the bar of the
     seat the turn token goes to. ``text`` is the step in words, ``detail`` the whole
-    guidance as JSON-able data (steps left, mistakes with their corrections)."""
+    guidance as JSON-able data (steps left, mistakes with their corrections).
+    ``restore``: the steps put the table back to an earlier position (an undo), not a
+    turn; lit like the computer's steps."""
 
     seat: int
     phase: str
@@ -59,6 +61,7 @@ class GuidanceShown:
     token_seat: int | None = None
     text: str = ""
     detail: Mapping | None = None
+    restore: bool = False
 
     def to_json(self) -> dict:
         """What a display needs (the feed's ``hints.guidance``)."""
@@ -66,7 +69,7 @@ class GuidanceShown:
                "kind": self.kind, "piece": self.piece.to_text() if self.piece else None,
                "lift_slot": self.lift_slot, "put_slot": self.put_slot,
                "from_bank": self.from_bank, "new_system": self.new_system,
-               "token_seat": self.token_seat, "text": self.text}
+               "token_seat": self.token_seat, "text": self.text, "restore": self.restore}
         if self.detail is not None:
             out.update(self.detail)
         return out

@@ -5,8 +5,11 @@ or set as text by the script, never as markup; the star map comes drawn (and esc
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
+
+from homeworlds.clock import LOW_TIME_S, PAUSE_TEXT
 
 
 def live_page(table: str) -> str:
@@ -24,11 +27,13 @@ def live_page(table: str) -> str:
   <div id="players"></div>
   <div id="turn" aria-live="polite">waiting for the table…</div>
   <div id="turn-timer" title="how long this turn has lasted">–</div>
+  <div id="clocks" hidden aria-label="game clocks"></div>
   <div id="link" class="down">connecting…</div>
   <a id="archive-link" href="/archive">archive</a>
 </header>
 <div id="result" hidden></div>
 <div id="message" aria-live="polite"></div>
+<div id="guidance" hidden aria-live="polite"></div>
 <main>
   <section id="map" aria-label="star map"></section>
   <aside>
@@ -77,6 +82,28 @@ aside h2 { font-size:0.8em; margin:0.2em 0; color:var(--muted); text-transform:u
 #log li.last { background:#2a3350; }
 #hints { margin:0; padding-left:1.1em; }
 #hints li.alert, #hints li.mistake { color:var(--alert); font-weight:bold; }
+#clocks { display:flex; gap:0.3em 0.8em; flex-wrap:wrap; align-items:baseline; }
+#clocks .clock { font-variant-numeric: tabular-nums; padding:0 0.3em; border-radius:4px;
+                 border:2px solid transparent; }
+#clocks .clock .time { font-weight:bold; margin-left:0.3em; }
+#clocks .clock.running { border-color:var(--ok); }
+#clocks .clock.low .time { color:#ffcf40; animation:blink 1s steps(2, start) infinite; }
+#clocks .clock.flagged .time { color:var(--alert); }
+#clocks .flag { color:var(--alert); margin-left:0.3em; }
+#clocks .paused { font-size:0.6em; color:#ffcf40; }
+@keyframes blink { to { visibility:hidden; } }
+#guidance { margin:0.2em 0.8em; padding:0.3em 0.7em; border-radius:8px;
+            font-size:clamp(16px, 2vw, 38px); background:#1f4d3a; }
+#guidance .label { font-weight:bold; margin-right:0.6em; }
+#guidance .count { color:var(--muted); margin-right:0.6em; font-size:0.8em; }
+#guidance.phase-thinking { background:#2a3a66; }
+#guidance.phase-thinking .step::after { content:"…"; animation:blink 1s steps(2, start)
+                                        infinite; }
+#guidance.phase-restore { background:#6a4a1f; }
+#guidance.hint { background:#4b2f6b; }
+#guidance .badge { background:#d17bff; color:#10131a; border-radius:4px; padding:0 0.3em;
+                   margin-right:0.5em; font-size:0.8em; font-weight:bold; }
+#guidance.correction .step { color:#ffb0b0; font-weight:bold; }
 #bank { border-collapse:collapse; width:100%; font-variant-numeric: tabular-nums; }
 #bank td, #bank th { padding:0.05em 0.3em; text-align:center; }
 #bank th { text-align:left; }
@@ -114,6 +141,103 @@ LIVE_JS = r"""
     if (cls) item.className = cls;
     item.textContent = content;
     return item;
+  }
+
+  const PAUSE_TEXT = __PAUSE_TEXT__;
+  const LOW_MS = __LOW_MS__;
+
+  function pad(n) { return String(n).padStart(2, '0'); }
+
+  // As the host's terminal shows a clock (clock.format_clock): h:mm:ss, m:ss, s.t.
+  function clockText(ms) {
+    ms = Math.max(0, Math.floor(ms));
+    if (ms < 10000) return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100);
+    const s = Math.floor(ms / 1000);
+    const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
+    return h ? h + ':' + pad(m) + ':' + pad(s % 60) : m + ':' + pad(s % 60);
+  }
+
+  // The game clocks: the snapshot gives each seat's time at the host's moment 'at'; the
+  // running clock counts down from there by the host's clock (after any delay left).
+  function showClocks() {
+    const box = $('clocks');
+    const c = snapshot && snapshot.clocks;
+    if (!c) { box.hidden = true; box.replaceChildren(); return; }
+    box.hidden = false;
+    const players = snapshot.game.players;
+    const ran = Math.max(0, (Date.now() / 1000 + clockOffset - snapshot.at) * 1000);
+    if (box.children.length !== c.seats.length + 1) {
+      box.replaceChildren();
+      c.seats.forEach((_s, seat) => {
+        const el = document.createElement('span');
+        const name = seatSpan(players, seat);
+        name.className = 'name';
+        const time = document.createElement('span');
+        time.className = 'time';
+        const flag = document.createElement('span');
+        flag.className = 'flag';
+        el.append(name, time, flag);
+        box.append(el);
+      });
+      const paused = document.createElement('span');
+      paused.className = 'paused';
+      box.append(paused);
+    }
+    c.seats.forEach((s, seat) => {
+      let left = s.remaining_ms;
+      if (s.running) left -= Math.max(0, ran - (s.delay_ms || 0));
+      const el = box.children[seat];
+      el.className = 'clock seat-' + seat + (s.running ? ' running' : '') +
+                     (s.flagged ? ' flagged' : '') +
+                     (s.running && !s.flagged && left < LOW_MS ? ' low' : '');
+      el.dataset.seat = seat;
+      el.dataset.running = s.running;
+      el.dataset.flagged = s.flagged;
+      text(el.children[1], clockText(left));
+      text(el.children[2], s.flagged ? '⚑ flag fell' : '');
+    });
+    const paused = box.children[c.seats.length];
+    paused.dataset.reason = c.paused || '';
+    text(paused, c.paused ? 'clocks paused: ' + (PAUSE_TEXT[c.paused] || c.paused) : '');
+  }
+
+  // The computer at the table (thinking, the step of its turn or of a learner's hint) and
+  // the steps back after an undo: hints.guidance (docs/display.md, "The table feed").
+  function showGuidance(g, players) {
+    const box = $('guidance');
+    box.replaceChildren();
+    if (!g) { box.hidden = true; box.className = ''; box.dataset.phase = ''; return; }
+    box.hidden = false;
+    box.dataset.phase = g.phase;
+    box.dataset.seat = g.seat === null || g.seat === undefined ? '' : g.seat;
+    box.className = 'phase-' + g.phase + (g.hint ? ' hint' : '') +
+                    (g.mistakes && g.mistakes.length ? ' correction' : '');
+    if (g.hint) {
+      const badge = document.createElement('span');
+      badge.className = 'badge';
+      badge.textContent = 'HINT';
+      box.append(badge);
+    }
+    const label = document.createElement('span');
+    label.className = 'label';
+    if (g.phase === 'restore') {
+      label.textContent = g.withdrawn_turn === undefined ? 'Back to the earlier position' :
+        'Undo of turn ' + g.withdrawn_turn + (g.sdg ? ' (' + g.sdg + ')' : '');
+    } else if (g.seat !== null && g.seat !== undefined) {
+      label.append(seatSpan(players, g.seat));
+      label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' : ' (the computer)');
+    }
+    if (g.phase !== 'thinking') box.append(label);
+    if (g.steps_total) {
+      const count = document.createElement('span');
+      count.className = 'count';
+      count.textContent = 'step ' + (g.steps_total - g.steps_left + 1) + ' of ' + g.steps_total;
+      box.append(count);
+    }
+    const step = document.createElement('span');
+    step.className = 'step';
+    step.textContent = (g.text || 'follow the lights').replace(/…$/, '');
+    box.append(step);
   }
 
   function showTimer() {
@@ -171,7 +295,7 @@ LIVE_JS = r"""
     }
     h.mistakes.forEach((m) => hints.append(li('mistake at ' + m.slot + ': ' + m.text,
                                               'mistake')));
-    if (h.guidance) hints.append(li(h.guidance.text || 'follow the table', 'guidance'));
+    showGuidance(h.guidance, g.players);
     if (snap.turn_in_progress.length) {
       hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
     }
@@ -198,6 +322,7 @@ LIVE_JS = r"""
                                                          'last' : '')));
     $('log-box').scrollTop = $('log-box').scrollHeight;
     showTimer();
+    showClocks();
     document.body.dataset.seq = snap.seq;
     document.body.dataset.turnNumber = g.turn_number;
     window.hwApplied.push([snap.seq, snap.at, Date.now() / 1000]);
@@ -217,13 +342,16 @@ LIVE_JS = r"""
     source.addEventListener('clock', (e) => {
       clockOffset = Number(e.data) - Date.now() / 1000;
       showTimer();
+      showClocks();
     });
   }
 
   connect();
   setInterval(showTimer, 1000);
+  setInterval(() => { if (snapshot && snapshot.clocks) showClocks(); }, 100);
 })();
-"""
+""".replace("__PAUSE_TEXT__", json.dumps(PAUSE_TEXT)).replace(
+    "__LOW_MS__", str(round(LOW_TIME_S * 1000)))
 
 
 def _flash(message: str | None, ok: bool) -> str:

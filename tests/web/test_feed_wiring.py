@@ -1,0 +1,146 @@
+"""The feed carries what the rest of the table knows: the game clocks (a change of who
+runs, a pause or a flag sends a snapshot; the time ticking away does not), a timed turn's
+clock time, and the computer's thinking and guidance."""
+
+from __future__ import annotations
+
+import threading
+
+from homeworlds.advisor import ComputerSeat
+from homeworlds.ai.players import GreedyPlayer
+from homeworlds.feed import Snapshot, TurnEvent
+from homeworlds.link.events import LinkDown
+from homeworlds.rules import preset
+from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.web.live import attach_feed
+from tests.integration.seat_helpers import wait_for
+from tests.test_session_clocks import SETUP, Table
+
+
+def _fed(**control):
+    table = Table(**control)
+    events: list = []
+    _hub, producer, _control, _queue = attach_feed(table.session, table="t",
+                                                   rules_name="looney", sinks=[events.append])
+    return table, producer, events
+
+
+def _snapshots(events):
+    return [e for e in events if isinstance(e, Snapshot)]
+
+
+def test_the_clocks_are_in_the_snapshot_and_only_a_change_of_their_state_sends_one():
+    t, producer, events = _fed(mode="fischer", initial_s=60, increment_s=5)
+    for text in SETUP:
+        t.play(text)
+    clocks = producer.latest.clocks
+    assert clocks["paused"] is None
+    assert [s["running"] for s in clocks["seats"]] == [True, False]
+    assert [s["remaining_ms"] for s in clocks["seats"]] == [60_000, 60_000]
+    sent = len(events)
+    t.wait(4)
+    t.wait(4)
+    assert len(events) == sent  # the time ticking away sends nothing
+    t.session.handle(LinkDown("unplugged", 1.0, at=t.clock.now))
+    t.session.tick()
+    clocks = _snapshots(events)[-1].clocks
+    assert clocks["paused"] == "link-down"
+    assert [s["running"] for s in clocks["seats"]] == [False, False]
+    assert clocks["seats"][0]["remaining_ms"] == 52_000
+    t.wait(30)  # paused: no time is charged
+    t.link_up()
+    clocks = _snapshots(events)[-1].clocks
+    assert clocks["paused"] is None and clocks["seats"][0]["running"]
+    assert clocks["seats"][0]["remaining_ms"] == 52_000
+    t.play("Build G1 Ann", think=5)
+    turn = [e for e in events if isinstance(e, TurnEvent)][-1]
+    # The turn's time is the mover's clock (13 s, the pause not counted), not the wall
+    # clock's few milliseconds of this test.
+    assert turn.elapsed_ms == t.times[-1].elapsed_ms == 13_000
+    clocks = producer.latest.clocks
+    assert [s["running"] for s in clocks["seats"]] == [False, True]
+    assert clocks["seats"][0]["remaining_ms"] == 60_000 - 13_000 + 5_000  # the increment
+
+
+def test_a_flag_fall_sends_a_snapshot_with_the_flag():
+    t, producer, events = _fed(mode="sudden-death", initial_s=10, on_flag="none")
+    for text in SETUP:
+        t.play(text)
+    sent = len(events)
+    t.wait(11)
+    assert len(events) > sent
+    clocks = producer.latest.clocks
+    assert clocks["seats"][0]["flagged"] and clocks["seats"][0]["remaining_ms"] == 0
+    assert not clocks["seats"][1]["flagged"]
+
+
+def test_an_untimed_table_has_no_clocks_and_times_turns_by_the_wall_clock():
+    t, producer, events = _fed()
+    t.play(SETUP[0])
+    assert producer.latest.clocks is None
+    turn = next(e for e in events if isinstance(e, TurnEvent))
+    assert turn.elapsed_ms is not None and turn.elapsed_ms < 60_000
+
+
+class _SlowPlayer:
+    """A computer that takes a moment to choose (so the thinking can be seen)."""
+
+    def __init__(self, release: threading.Event):
+        self.release = release
+        self.player = GreedyPlayer(seed=5, names=("Ann", "Hal"))
+
+    def choose_turn(self, state):
+        self.release.wait(20)
+        return self.player.choose_turn(state)
+
+
+def test_the_computer_thinking_and_its_steps_are_in_the_snapshot():
+    release = threading.Event()
+    sim = SimulatedTableGame(preset("looney"), ("Ann", "Hal"), miss_rate=0.0, seed=11,
+                             computer_seats={1: ComputerSeat(level=1)},
+                             player_factory=lambda *args: _SlowPlayer(release))
+    with sim:
+        events: list = []
+        _hub, producer, _c, _q = attach_feed(sim.session, table="t", rules_name="looney",
+                                             sinks=[events.append])
+        person = GreedyPlayer(seed=3, names=("Ann", "Hal"))
+        sim.driver.play_turn(person.choose_turn(sim.session.tracker.state), hand_over=False)
+        sim.settle()
+        assert sim.hand_over_and_wait(1)
+        wait_for(sim, lambda: (producer.latest.hints.guidance or {}).get("phase")
+                 == "thinking", "the thinking in the feed")
+        guidance = producer.latest.hints.guidance
+        assert guidance["seat"] == 1 and guidance["hint"] is False
+        assert guidance["text"] == "Hal (the computer) is thinking…"
+        release.set()
+        wait_for(sim, lambda: (producer.latest.hints.guidance or {}).get("phase")
+                 == "guiding", "a step in the feed")
+        guidance = producer.latest.hints.guidance
+        shown = sim.session.guidance_shown()
+        assert guidance["seat"] == 1 and guidance["text"] == shown.text
+        assert guidance["text"].startswith("Take a ")  # a homeworld's star from the bank
+        assert guidance["steps_left"] == guidance["steps_total"] >= 3
+        assert guidance["current"]["kind"] == "from-bank"
+
+
+def test_an_undo_keeps_the_time_on_the_clocks_and_the_mover_of_the_withdrawn_turn_runs_again():
+    """Without the clocks being carried over, the tracker's earlier position looked like a
+    new game: both clocks went back to their full time."""
+    from homeworlds.control import AdminCommand, TableControl
+
+    t, producer, events = _fed(mode="sudden-death", initial_s=100)
+    for text in SETUP:
+        t.play(text)
+    t.play("Build G1 Ann", think=7)
+    t.wait(3)  # Bob thinks
+    control = TableControl(t.session, producer=producer)
+    assert control(AdminCommand("undo")).startswith("turn 3 withdrawn")
+    t.session.tick()
+    assert [t.remaining(0), t.remaining(1)] == [93_000, 97_000]
+    # The turn is Ann's again (the table shows her build as her turn so far): her clock
+    # runs on from her 93 s, Bob's keeps his.
+    clocks = producer.latest.clocks
+    assert [s["running"] for s in clocks["seats"]] == [True, False]
+    assert [s["remaining_ms"] for s in clocks["seats"]] == [93_000, 97_000]
+    t.wait(5)
+    assert [t.remaining(0), t.remaining(1)] == [88_000, 97_000]
