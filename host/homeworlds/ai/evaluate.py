@@ -388,3 +388,126 @@ def _doomed_home(home: _Sys, seat: int) -> bool:
     if not over:
         return False
     return not (home.star_colors & ~over) or not (home.colors[seat] & ~over)
+
+
+@dataclass(frozen=True, slots=True)
+class PressureWeights:
+    """The search player's extra knobs: pressure on a home (pips per unit)."""
+
+    #: An attacker ship in the home at least as large as the largest defender (it captures
+    #: there with one red action: a red star, a red ship there, or a red sacrifice).
+    inside_big: float = 2.5
+    #: ... and the attacker has red at hand for that capture.
+    inside_red: float = 2.0
+    #: Each attacker ship next door (connected) at least as large as the largest
+    #: defender (one move from ``inside_big``), up to two.
+    adjacent_big: float = 1.2
+    #: Two or more of them with red at hand: a two-turn threat the defender must meet now.
+    adjacent_pair_red: float = 2.5
+    #: A home colour (star or defender) within reach of a catastrophe: per piece the
+    #: attacker could add, scaled by what the catastrophe destroys.
+    catastrophe: float = 0.35
+    #: A home with a single defender, or with defenders all small.
+    lone_defender: float = 1.5
+    #: Weights on one's own pressure on the enemy home and on the enemy's on one's own.
+    attack: float = 1.0
+    defence: float = 1.3
+    #: When one side has at least ``ahead_ratio`` times the other's material (and
+    #: ``ahead_margin`` more pips), its attack weight is multiplied by ``conversion``:
+    #: far ahead, drive to elimination instead of collecting more material.
+    ahead_ratio: float = 1.5
+    ahead_margin: float = 5.0
+    conversion: float = 3.0
+
+
+class PressureEvaluator(Evaluator):
+    """``Evaluator`` plus what the search player needs beyond the horizon of its search:
+    pressure on each home (attackers inside and next door that are big enough to capture
+    the defenders, red at hand, colours one move short of a catastrophe, lone or small
+    defenders), weighted up for the side far ahead in material (endgame conversion)."""
+
+    def __init__(self, rules, players: int = 2, weights: Weights | None = None,
+                 pressure: PressureWeights | None = None):
+        super().__init__(rules, players, weights)
+        self.pressure_weights = pressure or PressureWeights()
+
+    def score_key(self, key: tuple, seat: int, to_move: int) -> float:
+        homes, others = key
+        system = self.system
+        home_info = [None if h is None else system(h) for h in homes]
+        terminal = terminal_score(homes, seat, home_info)
+        if terminal is not None:
+            return terminal
+        base = super().score_key(key, seat, to_move)
+        home_sys: list[_Sys] = [info for info in home_info if info is not None]
+        all_sys = home_sys + [system(sig) for sig in others]
+        pw = self.pressure_weights
+        material = [0.0, 0.0]
+        for s in all_sys:
+            material[0] += s.value[0]
+            material[1] += s.value[1]
+        extra = 0.0
+        for me in (0, 1):
+            opp = 1 - me
+            attack = pw.attack
+            if material[me] >= pw.ahead_ratio * material[opp] + pw.ahead_margin:
+                attack *= pw.conversion
+            part = attack * self.pressure(me, opp, home_sys, all_sys)
+            extra += part if me == seat else -part
+            hurt = pw.defence * self.pressure(opp, me, home_sys, all_sys)
+            extra += -hurt if me == seat else hurt
+        return base + extra
+
+    def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys]) -> float:
+        """How close ``att`` is to taking ``dfn``'s home (0: nowhere near)."""
+        pw = self.pressure_weights
+        home = homes[dfn]
+        d_largest = home.largest[dfn]
+        d_count = home.count[dfn]
+        red_at_hand = bool(home.star_colors >> RED & 1)
+        adjacent_big = 0
+        adjacent_colors = [0, 0, 0, 0]
+        for s in systems:
+            if not s.count[att]:
+                continue
+            if s.red_ships[att]:
+                red_at_hand = True
+            if s is home or s.size_mask & home.size_mask:
+                continue
+            sizes = s.by_size[att]
+            for z in range(max(d_largest, 1), 4):
+                adjacent_big += sizes[z]
+            fleet = s.ships[att]
+            for k in range(12):
+                if fleet[k]:
+                    adjacent_colors[k // 3] += fleet[k]
+        score = 0.0
+        inside = home.largest[att]
+        if inside and inside >= d_largest:
+            score += pw.inside_big
+            if red_at_hand:
+                score += pw.inside_red
+        score += pw.adjacent_big * min(adjacent_big, 2)
+        if adjacent_big >= 2 and red_at_hand:
+            score += pw.adjacent_pair_red
+        if d_count == 1 or d_largest < 3:
+            if inside or adjacent_big:
+                score += pw.lone_defender
+        w = self.weights.ship
+        for c in range(4):
+            n = home.totals[c]
+            if n < 2:
+                continue
+            stars = home.color_stars[c]
+            defenders = home.color_value[dfn][c]
+            if not stars and not defenders:
+                continue
+            can_add = adjacent_colors[c] + (3 if home.count[att] else 0)
+            need = 4 - n
+            if need <= 0 or can_add < need:
+                continue
+            damage = defenders + 2 * w[3] * stars
+            if stars and stars == home.n_stars:
+                damage += 10.0
+            score += pw.catastrophe * damage / need
+        return score

@@ -1,0 +1,402 @@
+"""The computer's top level: iterative-deepening alpha-beta on the successor generator.
+
+How a move is chosen (docs/computer-opponent.md, *Level 4*):
+
+1. a win-in-one is played at once;
+2. the root's candidate turns (every free-action turn, then sacrifice groups while an
+   estimate budget and the clock last) are scored by ``PressureEvaluator`` and searched
+   best first, one iteration deeper each time (1, 2, 3 ... plies), every iteration in
+   the order the previous one left; the best turn of the last iteration (or of the
+   unfinished one, once it has beaten the previous best) is played;
+3. inside the tree every node first asks for a win-in-one of the player to move (this
+   is both the safety check — a turn that lets the opponent win loses — and the
+   detection of two-turn kills: a turn after which every reply still leaves a win),
+   then searches its best few successors by the evaluation (more of them when all the
+   ones looked at lose: a defence ranked low by the evaluation is still found);
+   the last ply is scored from the successors' keys without building positions;
+4. a transposition table keeps each position's best successor for ordering;
+5. when ahead, a turn back into a position already seen in the game is penalised, so
+   a won game is not shuttled into a draw by repetition.
+
+Every loop, successor enumeration included (group by group), checks one ``Budget``: a
+deadline on a monotonic clock (the whole move: search, replies, safety checks) and,
+for reproducible runs, an optional node count. The search is anytime: when the budget
+runs out it returns the best turn found so far, never nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from homeworlds.ai.candidates import FREE_KINDS, sacrifice_groups
+from homeworlds.ai.evaluate import WIN, PressureEvaluator, outcome_score
+from homeworlds.ai.wins import immediate_win
+from homeworlds.rules import (
+    GameState,
+    Sacrifice,
+    Successor,
+    Turn,
+    canonical_key,
+    successors,
+)
+
+INF = 4 * WIN
+#: Scores at or beyond this are wins or losses found by the search.
+DECIDED = WIN / 2
+
+
+class SearchTimeout(Exception):
+    """Raised inside the search when the move's budget is spent (caught at the root)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchProgress:
+    """What the search has done so far (handed to ``choose_turn``'s ``progress``)."""
+
+    #: Deepest iteration completed (plies; 0 while the first is running).
+    depth: int
+    #: Positions searched so far.
+    nodes: int
+    #: The turn that would be played if time ran out now (None before the first).
+    best_turn: Turn | None
+    #: Its score in pips for the player to move (``WIN`` and more: a forced win found).
+    score: float
+    #: Seconds since the move started.
+    elapsed: float
+
+
+class Budget:
+    """The limits of one move: a deadline on ``clock`` and optionally a node count.
+
+    ``clock`` is injectable (tests drive it by hand); ``expired`` is what every loop
+    of the search asks."""
+
+    def __init__(self, time_limit: float, clock: Callable[[], float] = time.monotonic,
+                 node_limit: int | None = None):
+        self.clock = clock
+        self.started = clock()
+        self.deadline = self.started + time_limit
+        self.node_limit = node_limit
+        self.nodes = 0
+        #: How many times the deadline was consulted (tests check that it is).
+        self.checks = 0
+
+    def expired(self) -> bool:
+        self.checks += 1
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            return True
+        return self.clock() >= self.deadline
+
+    def check(self) -> None:
+        if self.expired():
+            raise SearchTimeout
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How the search player spends its time."""
+
+    #: Seconds for the whole move (default for the level; ``time_limit`` overrides).
+    time_limit: float
+    #: Deepest iteration, in plies.
+    max_depth: int = 6
+    #: Root turns searched at iteration depth 2, 3, 4 ... (the last repeats).
+    root_widths: tuple[int, ...] = (40, 14, 8)
+    #: Successors searched at an inner node by depth left 2, 3, ... (the last repeats).
+    inner_widths: tuple[int, ...] = (10, 6)
+    #: When every successor looked at loses, up to this many times the width more are
+    #: tried (each first checked cheaply for an immediate loss).
+    widen_factor: int = 6
+    #: Sacrifice groups enumerated, in units of ``candidates.sacrifice_groups``'
+    #: estimate, at the root and at inner nodes (free-action turns are always all there).
+    root_estimate: int = 40_000
+    inner_estimate: int = 2_500
+    #: Ahead by at least this many pips, a turn back into a position seen before in the
+    #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
+    repeat_ahead: float = 3.0
+    repeat_base: float = 2.0
+    repeat_share: float = 0.5
+    repeat_cap: float = 25.0
+
+
+def _width(widths: tuple[int, ...], index: int) -> int:
+    return widths[min(index, len(widths) - 1)]
+
+
+class SearchPlayer:
+    """The search. ``ComputerPlayer`` at the top level drives one of these.
+
+    ``seed``: ties between equal turns are broken by a seeded generator. ``clock`` and
+    ``node_limit``: see ``Budget`` (with a node limit and a generous time limit the
+    player is deterministic). The player remembers the positions of the game it is
+    playing (a new game is noticed when the ply count goes back), so that it can avoid
+    repeating them when ahead; ``choose_turn(..., history=...)`` can pass them instead.
+    """
+
+    def __init__(self, settings: SearchSettings, seed: int | None = None,
+                 clock: Callable[[], float] = time.monotonic, node_limit: int | None = None):
+        self.settings = settings
+        self.rng = random.Random(seed)
+        self.clock = clock
+        self.node_limit = node_limit
+        self._evaluators: dict[str, PressureEvaluator] = {}
+        self._seen: dict[tuple, int] = {}
+        self._last_ply = -1
+        self._table: dict[tuple, tuple] = {}
+        #: The last move's budget (for tests and the benchmark).
+        self.last_budget: Budget | None = None
+        self.last_stats: dict[str, float] = {}
+
+    def evaluator(self, state: GameState) -> PressureEvaluator:
+        got = self._evaluators.get(state.rules.name)
+        if got is None:
+            got = self._evaluators[state.rules.name] = PressureEvaluator(state.rules,
+                                                                         state.players)
+        return got
+
+    # ---- the game's positions, for repetition -------------------------------------
+
+    def remember(self, state: GameState) -> None:
+        """Count ``state`` as seen in the current game."""
+        key = (canonical_key(state), state.to_move)
+        self._seen[key] = self._seen.get(key, 0) + 1
+
+    def _note_game(self, state: GameState, history: Iterable[GameState] | None) -> None:
+        if history is not None:
+            self._seen = {}
+            for earlier in history:
+                self.remember(earlier)
+        elif state.ply <= self._last_ply:
+            self._seen = {}  # a new game (or a take-back): forget the old positions
+        self._last_ply = state.ply
+        self.remember(state)
+
+    # ---- the move -----------------------------------------------------------------
+
+    def choose_turn(self, state: GameState, time_limit: float | None = None,
+                    progress: Callable[[SearchProgress], None] | None = None,
+                    history: Iterable[GameState] | None = None) -> Turn:
+        """The turn to play in ``state`` (after setup, not over, two players)."""
+        limit = self.settings.time_limit if time_limit is None else time_limit
+        budget = Budget(limit, self.clock, self.node_limit)
+        self.last_budget = budget
+        self._note_game(state, history)
+        if len(self._table) > 200_000:
+            self._table.clear()
+        turn = self._search(state, budget, progress)
+        after = state.copy()
+        after.apply_turn(turn)
+        self.remember(after)
+        self.last_stats["seconds"] = budget.elapsed()
+        self.last_stats["nodes"] = float(budget.nodes)
+        return turn
+
+    def _search(self, state: GameState, budget: Budget,
+                progress: Callable[[SearchProgress], None] | None) -> Turn:
+        self.last_stats = {}
+        win = immediate_win(state)
+        if win is not None:
+            self.last_stats["win_in_one"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
+            return win
+        me = state.to_move
+        evaluator = self.evaluator(state)
+        root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
+        if not root:
+            raise ValueError("no legal turn in this position")
+        here = evaluator.score_key(canonical_key(state), me, me)
+        penalty = self._repeat_penalty(here)
+        static = {}
+        for succ in root:
+            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
+            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        order = sorted(root, key=lambda s: -static[s.key])
+        best, best_score, depth_done = order[0], static[order[0].key], 1
+        self.last_stats["candidates"] = float(len(root))
+        if progress is not None:
+            progress(SearchProgress(1, budget.nodes, best.turn, best_score, budget.elapsed()))
+        for depth in range(2, self.settings.max_depth + 1):
+            if best_score >= DECIDED or budget.expired():
+                break
+            scores: dict[tuple, float] = {}
+            try:
+                found, found_score = self._root(state, order, depth, budget, scores, penalty)
+            except SearchTimeout:
+                found, found_score = self._partial_best(order, scores)
+                if found is not None and found_score > -INF:
+                    best, best_score = found, found_score
+                break
+            best, best_score, depth_done = found, found_score, depth
+            # Searched turns first, by their new scores; the rest keep their static order.
+            searched = [s for s in order if s.key in scores]
+            searched.sort(key=lambda s: -scores[s.key])
+            order = searched + [s for s in order if s.key not in scores]
+            if progress is not None:
+                progress(SearchProgress(depth, budget.nodes, best.turn, best_score,
+                                        budget.elapsed()))
+            if best_score <= -DECIDED and len(searched) == len(order):
+                break  # every turn loses: deeper search cannot help
+        self.last_stats.update(depth=float(depth_done), score=best_score)
+        return best.turn
+
+    @staticmethod
+    def _partial_best(order: list[Successor], scores: dict[tuple, float]):
+        """The best of an unfinished iteration, if it searched the previous best first
+        (then anything scoring higher is better than what the last iteration found)."""
+        if not order or order[0].key not in scores:
+            return None, -INF
+        best = max((s for s in order if s.key in scores), key=lambda s: scores[s.key])
+        return best, scores[best.key]
+
+    def _repeat_penalty(self, here: float) -> float:
+        st = self.settings
+        if here < st.repeat_ahead:
+            return 0.0
+        return min(st.repeat_base + st.repeat_share * here, st.repeat_cap)
+
+    def _repeats(self, succ: Successor, me: int) -> bool:
+        if not self._seen:
+            return False
+        homes, _ = succ.key
+        if any(h is None for h in homes):
+            return False
+        return (succ.key, 1 - me) in self._seen
+
+    def _root(self, state: GameState, order: list[Successor], depth: int, budget: Budget,
+              scores: dict[tuple, float], penalty: float) -> tuple[Successor, float]:
+        st = self.settings
+        me = state.to_move
+        width = _width(st.root_widths, depth - 2)
+        alpha = -INF
+        best = order[0]
+        widened = 0
+        for i, succ in enumerate(order):
+            if i >= width:
+                if alpha > -DECIDED or widened >= width * st.widen_factor:
+                    break
+                widened += 1
+            budget.check()
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            if after.result is not None:
+                value = outcome_score(after, me)
+            else:
+                if i >= width and immediate_win(after) is not None:
+                    value = -(WIN - 1)
+                else:
+                    value = -self._negamax(after, depth - 1, -INF, -alpha, 1, budget)
+                if penalty and value < DECIDED and self._repeats(succ, me):
+                    value -= penalty
+            scores[succ.key] = value
+            if value > alpha:
+                alpha, best = value, succ
+        return best, alpha
+
+    # ---- inside the tree ------------------------------------------------------------
+
+    def _negamax(self, state: GameState, depth: int, alpha: float, beta: float, ply: int,
+                 budget: Budget) -> float:
+        budget.nodes += 1
+        budget.check()
+        if state.result is not None:
+            return outcome_score(state, state.to_move)
+        if immediate_win(state) is not None:
+            return WIN - ply
+        me = state.to_move
+        evaluator = self.evaluator(state)
+        if depth <= 0:
+            return evaluator.score_key(canonical_key(state), me, me)
+        tt_key = (canonical_key(state), me)
+        entry = self._table.get(tt_key)
+        if entry is not None:
+            e_depth, e_value, e_flag, _ = entry
+            if e_depth >= depth:
+                if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
+                        or (e_flag < 0 and e_value <= alpha):
+                    return e_value
+        found = self._expand(state, budget, self.settings.inner_estimate)
+        if not found:
+            return evaluator.score_key(canonical_key(state), me, me)
+        scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
+        if depth == 1:
+            value = max(v for v, _ in scored)
+            if value >= DECIDED:
+                value = WIN - ply - 1
+            elif value <= -DECIDED:
+                value = -(WIN - ply - 1)
+            return value
+        scored.sort(key=lambda pair: -pair[0])
+        if entry is not None and entry[3] is not None:
+            first = [p for p in scored if p[1].key == entry[3]]
+            if first:
+                scored.remove(first[0])
+                scored.insert(0, first[0])
+        width = _width(self.settings.inner_widths, depth - 2)
+        original_alpha = alpha
+        best_value, best_key = -INF, None
+        widened = 0
+        for i, (_, succ) in enumerate(scored):
+            if i >= width:
+                if best_value > -DECIDED or widened >= width * self.settings.widen_factor:
+                    break
+                widened += 1
+            budget.check()
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            if after.result is not None:
+                value = outcome_score(after, me)
+                if value >= DECIDED:
+                    value = WIN - ply - 1
+            elif i >= width and immediate_win(after) is not None:
+                value = -(WIN - ply - 2)
+            else:
+                value = -self._negamax(after, depth - 1, -beta, -max(alpha, best_value),
+                                       ply + 1, budget)
+            if value > best_value:
+                best_value, best_key = value, succ.key
+            if value >= beta:
+                break
+        flag = 1 if best_value >= beta else (-1 if best_value <= original_alpha else 0)
+        self._table[tt_key] = (depth, best_value, flag, best_key)
+        return best_value
+
+    def _expand(self, state: GameState, budget: Budget, estimate_cap: int,
+                at_root: bool = False) -> list[Successor]:
+        """Distinct successors: every free-action turn, then sacrifice groups, smallest
+        estimate first, while their estimates fit ``estimate_cap`` and the budget lasts.
+        At the root the free-action turns are always gathered (there must be a turn to
+        play); elsewhere running out of time raises ``SearchTimeout``."""
+        seen: set[tuple] = set()
+        out: list[Successor] = []
+
+        def take(found: Iterable[Successor]) -> None:
+            for succ in found:
+                if succ.key not in seen:
+                    seen.add(succ.key)
+                    out.append(succ)
+
+        for kind in FREE_KINDS:
+            if not at_root:
+                budget.check()
+            take(successors(state, first_kind=kind))
+        used = 0
+        for name, color, estimate in sorted(sacrifice_groups(state), key=lambda g: g[2]):
+            if used + estimate > estimate_cap:
+                break
+            if budget.expired():
+                if at_root:
+                    break
+                raise SearchTimeout
+            used += estimate
+            take(successors(state, first_kind=Sacrifice, system=name, color=color))
+        return out
+
+
+__all__ = ["Budget", "SearchPlayer", "SearchProgress", "SearchSettings", "SearchTimeout"]
