@@ -278,7 +278,8 @@ class ComputerPlayer:
         return self._look_ahead(state, safe, evaluator, budget, progress)
 
     def _safe_candidates(self, state: GameState, scored: list[tuple[float, Successor]],
-                         wanted: int, budget: Budget) -> list[tuple[float, Successor]]:
+                         wanted: int, budget: Budget | None = None
+                         ) -> list[tuple[float, Successor]]:
         """The best ``wanted`` candidates after which the opponent cannot win at once.
 
         Candidates are checked best first. Until one safe turn is found, only the safety
@@ -287,6 +288,8 @@ class ComputerPlayer:
         gathered only while the candidate budget's worth of time lasts."""
         settings = self.settings
         assert isinstance(settings, LevelSettings)
+        if budget is None:
+            budget = Budget(self.time_limit, self.clock)
         started = budget.clock()
         deadline = min(started + settings.safety_budget, budget.deadline)
         # Once one safe turn is known, keep at least half the time left for the look-ahead.
