@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from homeworlds.ai.candidates import FREE_KINDS, sacrifice_groups
-from homeworlds.ai.evaluate import WIN, PressureEvaluator, outcome_score
+from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
 from homeworlds.ai.wins import immediate_win
 from homeworlds.rules import (
     GameState,
@@ -115,8 +115,8 @@ class SearchSettings:
     widen_factor: int = 6
     #: Sacrifice groups enumerated, in units of ``candidates.sacrifice_groups``'
     #: estimate, at the root and at inner nodes (free-action turns are always all there).
-    root_estimate: int = 40_000
-    inner_estimate: int = 2_500
+    root_estimate: int = 8_000
+    inner_estimate: int = 200
     #: Ahead by at least this many pips, a turn back into a position seen before in the
     #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
     repeat_ahead: float = 3.0
@@ -149,6 +149,7 @@ class SearchPlayer:
         self._seen: dict[tuple, int] = {}
         self._last_ply = -1
         self._table: dict[tuple, tuple] = {}
+        self._expansions: dict[tuple, list[tuple[float, Successor]]] = {}
         #: The last move's budget (for tests and the benchmark).
         self.last_budget: Budget | None = None
         self.last_stats: dict[str, float] = {}
@@ -313,7 +314,8 @@ class SearchPlayer:
         evaluator = self.evaluator(state)
         if depth <= 0:
             return evaluator.score_key(canonical_key(state), me, me)
-        tt_key = (canonical_key(state), me)
+        ckey = canonical_key(state)
+        tt_key = (ckey, me)
         entry = self._table.get(tt_key)
         if entry is not None:
             e_depth, e_value, e_flag, _ = entry
@@ -321,21 +323,20 @@ class SearchPlayer:
                 if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
                         or (e_flag < 0 and e_value <= alpha):
                     return e_value
-        found = self._expand(state, budget, self.settings.inner_estimate)
-        if not found:
-            return evaluator.score_key(canonical_key(state), me, me)
-        scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
+        scored = self._scored_successors(state, ckey, budget)
+        if not scored:
+            return evaluator.score_key(ckey, me, me)
         if depth == 1:
-            value = max(v for v, _ in scored)
+            value = scored[0][0]
             if value >= DECIDED:
                 value = WIN - ply - 1
             elif value <= -DECIDED:
                 value = -(WIN - ply - 1)
             return value
-        scored.sort(key=lambda pair: -pair[0])
         if entry is not None and entry[3] is not None:
             first = [p for p in scored if p[1].key == entry[3]]
-            if first:
+            if first and first[0] is not scored[0]:
+                scored = scored[:]
                 scored.remove(first[0])
                 scored.insert(0, first[0])
         width = _width(self.settings.inner_widths, depth - 2)
@@ -367,6 +368,26 @@ class SearchPlayer:
         self._table[tt_key] = (depth, best_value, flag, best_key)
         return best_value
 
+    def _scored_successors(self, state: GameState, ckey: tuple,
+                           budget: Budget) -> list[tuple[float, Successor]]:
+        """The successors of an inner node, best first for the player to move, kept
+        for the iterations and moves that come back to the same position (the turns
+        name systems, so the names are part of the key)."""
+        me = state.to_move
+        memo_key = (ckey, me, state.rules.name, tuple(s.name for s in state.systems))
+        got = self._expansions.get(memo_key)
+        if got is not None:
+            return got
+        evaluator = self.evaluator(state)
+        found = self._expand(state, budget, self.settings.inner_estimate)
+        scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
+        scored.sort(key=lambda pair: -pair[0])
+        budget.check()
+        if len(self._expansions) > 20_000:
+            self._expansions.clear()
+        self._expansions[memo_key] = scored
+        return scored
+
     def _expand(self, state: GameState, budget: Budget, estimate_cap: int,
                 at_root: bool = False) -> list[Successor]:
         """Distinct successors: every free-action turn, then sacrifice groups, smallest
@@ -387,8 +408,12 @@ class SearchPlayer:
                 budget.check()
             take(successors(state, first_kind=kind))
         used = 0
-        for name, color, estimate in sorted(sacrifice_groups(state), key=lambda g: g[2]):
+        # Red sacrifices (captures, the sharpest threats) first, then the smallest groups.
+        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        for name, color, estimate in groups:
             if used + estimate > estimate_cap:
+                if color == RED:
+                    continue
                 break
             if budget.expired():
                 if at_root:
