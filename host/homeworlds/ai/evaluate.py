@@ -399,6 +399,10 @@ class PressureWeights:
     inside_big: float = 2.5
     #: ... and the attacker has red at hand for that capture.
     inside_red: float = 2.0
+    #: An attacker ship in the home larger than every defender (none can take it back):
+    #: plus this per pip of the defenders it threatens, with red at hand.
+    inside_larger: float = 3.0
+    inside_prey: float = 0.8
     #: Each attacker ship next door (connected) at least as large as the largest
     #: defender (one move from ``inside_big``), up to two.
     adjacent_big: float = 1.2
@@ -406,7 +410,8 @@ class PressureWeights:
     adjacent_pair_red: float = 2.5
     #: A home colour (star or defender) within reach of a catastrophe: per piece the
     #: attacker could add, scaled by what the catastrophe destroys.
-    catastrophe: float = 0.35
+    catastrophe: float = 0.6
+    catastrophe_to_move: float = 1.6
     #: A home with a single defender, or with defenders all small.
     lone_defender: float = 1.5
     #: Weights on one's own pressure on the enemy home and on the enemy's on one's own.
@@ -446,19 +451,20 @@ class PressureEvaluator(Evaluator):
         for s in all_sys:
             material[0] += s.value[0]
             material[1] += s.value[1]
+        # Each side's pressure on the other's home counts for it (attack, more when far
+        # ahead) and against the other (defence).
         extra = 0.0
-        for me in (0, 1):
-            opp = 1 - me
-            attack = pw.attack
-            if material[me] >= pw.ahead_ratio * material[opp] + pw.ahead_margin:
-                attack *= pw.conversion
-            part = attack * self.pressure(me, opp, home_sys, all_sys)
-            extra += part if me == seat else -part
-            hurt = pw.defence * self.pressure(opp, me, home_sys, all_sys)
-            extra += -hurt if me == seat else hurt
+        for att in (0, 1):
+            dfn = 1 - att
+            weight = pw.attack + pw.defence
+            if material[att] >= pw.ahead_ratio * material[dfn] + pw.ahead_margin:
+                weight += pw.attack * (pw.conversion - 1)
+            part = weight * self.pressure(att, dfn, home_sys, all_sys, att == to_move)
+            extra += part if att == seat else -part
         return base + extra
 
-    def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys]) -> float:
+    def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys],
+                 att_to_move: bool = False) -> float:
         """How close ``att`` is to taking ``dfn``'s home (0: nowhere near)."""
         pw = self.pressure_weights
         home = homes[dfn]
@@ -466,27 +472,43 @@ class PressureEvaluator(Evaluator):
         d_count = home.count[dfn]
         red_at_hand = bool(home.star_colors >> RED & 1)
         adjacent_big = 0
-        adjacent_colors = [0, 0, 0, 0]
+        # Attacker ships by colour one jump from the home, and further away (two jumps:
+        # any system is, through a system of the third size or a new one).
+        near = [0, 0, 0, 0]
+        far = [0, 0, 0, 0]
+        yellow = 0  # moves one attacker turn can make: the largest yellow to sacrifice
         for s in systems:
             if not s.count[att]:
                 continue
             if s.red_ships[att]:
                 red_at_hand = True
-            if s is home or s.size_mask & home.size_mask:
+            by_color = s.color_value[att]
+            if by_color[YELLOW]:
+                yellow = max(yellow, max(k % 3 + 1 for k in range(3, 6) if s.ships[att][k]))
+            elif yellow == 0 and s.star_colors >> YELLOW & 1:
+                yellow = 1
+            if s is home:
                 continue
-            sizes = s.by_size[att]
-            for z in range(max(d_largest, 1), 4):
-                adjacent_big += sizes[z]
             fleet = s.ships[att]
+            adjacent = not s.size_mask & home.size_mask
+            if adjacent:
+                sizes = s.by_size[att]
+                for z in range(max(d_largest, 1), 4):
+                    adjacent_big += sizes[z]
+            into = near if adjacent else far
             for k in range(12):
                 if fleet[k]:
-                    adjacent_colors[k // 3] += fleet[k]
+                    into[k // 3] += fleet[k]
         score = 0.0
         inside = home.largest[att]
         if inside and inside >= d_largest:
             score += pw.inside_big
             if red_at_hand:
                 score += pw.inside_red
+            if inside > d_largest:
+                score += pw.inside_larger
+                if red_at_hand:
+                    score += pw.inside_prey * home.value[dfn]
         score += pw.adjacent_big * min(adjacent_big, 2)
         if adjacent_big >= 2 and red_at_hand:
             score += pw.adjacent_pair_red
@@ -494,6 +516,7 @@ class PressureEvaluator(Evaluator):
             if inside or adjacent_big:
                 score += pw.lone_defender
         w = self.weights.ship
+        builds = 3 if home.count[att] and home.access(att) >> GREEN & 1 else 0
         for c in range(4):
             n = home.totals[c]
             if n < 2:
@@ -502,12 +525,21 @@ class PressureEvaluator(Evaluator):
             defenders = home.color_value[dfn][c]
             if not stars and not defenders:
                 continue
-            can_add = adjacent_colors[c] + (3 if home.count[att] else 0)
             need = 4 - n
-            if need <= 0 or can_add < need:
+            if need <= 0:
+                continue
+            # Cheapest way to add ``need`` pieces: builds there (one green action each,
+            # of a colour the attacker has there), ships next door (one move), ships
+            # further (two moves); a sacrificed yellow gives up to three moves.
+            built = min(need, builds) if home.colors[att] >> c & 1 else 0
+            left = need - built
+            one = min(left, near[c])
+            two = min(left - one, far[c])
+            if one + two < left or one + 2 * two > yellow:
                 continue
             damage = defenders + 2 * w[3] * stars
             if stars and stars == home.n_stars:
                 damage += 10.0
-            score += pw.catastrophe * damage / need
+            weight = pw.catastrophe_to_move if att_to_move else pw.catastrophe
+            score += weight * damage / (1 + one + 2 * two + built)
         return score

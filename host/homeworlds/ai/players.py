@@ -73,7 +73,7 @@ LEVELS: dict[int, LevelSettings | SearchSettings] = {
                      time_limit=1.5),
     3: LevelSettings(candidate_budget=1.2, safety_budget=6.0, lookahead=24, reply_budget=0.4,
                      time_limit=2.0),
-    4: SearchSettings(time_limit=1.5),
+    4: SearchSettings(time_limit=1.8),
 }
 #: The strongest level (the search of ``ai.search``).
 TOP_LEVEL = 4

@@ -107,7 +107,7 @@ class SearchSettings:
     #: Deepest iteration, in plies.
     max_depth: int = 6
     #: Root turns searched at iteration depth 2, 3, 4 ... (the last repeats).
-    root_widths: tuple[int, ...] = (40, 14, 8)
+    root_widths: tuple[int, ...] = (24, 10, 6)
     #: Successors searched at an inner node by depth left 2, 3, ... (the last repeats).
     inner_widths: tuple[int, ...] = (10, 6)
     #: When every successor looked at loses, up to this many times the width more are
@@ -117,6 +117,9 @@ class SearchSettings:
     #: estimate, at the root and at inner nodes (free-action turns are always all there).
     root_estimate: int = 8_000
     inner_estimate: int = 200
+    #: ... and at the replies to the root's turns (the opponent's big sacrifices are
+    #: its sharpest answers).
+    reply_estimate: int = 3_000
     #: Ahead by at least this many pips, a turn back into a position seen before in the
     #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
     repeat_ahead: float = 3.0
@@ -323,7 +326,8 @@ class SearchPlayer:
                 if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
                         or (e_flag < 0 and e_value <= alpha):
                     return e_value
-        scored = self._scored_successors(state, ckey, budget)
+        estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
+        scored = self._scored_successors(state, ckey, budget, estimate)
         if not scored:
             return evaluator.score_key(ckey, me, me)
         if depth == 1:
@@ -368,18 +372,18 @@ class SearchPlayer:
         self._table[tt_key] = (depth, best_value, flag, best_key)
         return best_value
 
-    def _scored_successors(self, state: GameState, ckey: tuple,
-                           budget: Budget) -> list[tuple[float, Successor]]:
+    def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
+                           estimate: int) -> list[tuple[float, Successor]]:
         """The successors of an inner node, best first for the player to move, kept
         for the iterations and moves that come back to the same position (the turns
         name systems, so the names are part of the key)."""
         me = state.to_move
-        memo_key = (ckey, me, state.rules.name, tuple(s.name for s in state.systems))
+        memo_key = (ckey, me, estimate, state.rules.name, tuple(s.name for s in state.systems))
         got = self._expansions.get(memo_key)
         if got is not None:
             return got
         evaluator = self.evaluator(state)
-        found = self._expand(state, budget, self.settings.inner_estimate)
+        found = self._expand(state, budget, estimate)
         scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
         scored.sort(key=lambda pair: -pair[0])
         budget.check()
