@@ -13,12 +13,10 @@ import time
 from dataclasses import dataclass
 
 from homeworlds.ai.openings import OPENINGS, opening_homeworld
-from homeworlds.ai.players import ComputerPlayer, GreedyPlayer, LegacyPlayer, RandomPlayer
+from homeworlds.ai.players import ComputerPlayer, GreedyPlayer, RandomPlayer
 from homeworlds.rules import GameState, preset
 
-#: "legacy3": today's level 3 before the search (``LegacyPlayer``, no time limit);
-#: "level1" ... "level4": ``ComputerPlayer`` at that level with its default limit.
-OPPONENTS = ("random", "greedy", "legacy1", "legacy3", "level1", "level2", "level3", "level4")
+OPPONENTS = ("random", "greedy")
 NAMES = ("Player1", "Player2")
 
 
@@ -40,21 +38,17 @@ def opponent_player(kind: str, seed: int):
         return RandomPlayer(seed=seed, names=NAMES)
     if kind == "greedy":
         return GreedyPlayer(seed=seed, names=NAMES)
-    if kind in ("legacy1", "legacy3"):
-        return LegacyPlayer(int(kind[-1]), seed=seed, names=NAMES)
-    if kind.startswith("level") and kind[5:].isdigit() and kind in OPPONENTS:
-        return ComputerPlayer(int(kind[5:]), seed=seed, names=NAMES)
     raise ValueError(f"unknown opponent {kind!r}; known: {', '.join(OPPONENTS)}")
 
 
 def play_match_game(index: int, opponent: str, rules: str = "looney", level: int = 1,
-                    max_turns: int = 200, time_limit: float | None = None) -> MatchGame:
+                    max_turns: int = 200) -> MatchGame:
     state = GameState(preset(rules))
     first, second = OPENINGS[(index // 2) % len(OPENINGS)]
     state.apply_turn((opening_homeworld(first, NAMES[0]),))
     state.apply_turn((opening_homeworld(second, NAMES[1]),))
     seat = index % 2
-    computer = ComputerPlayer(level, seed=index, names=NAMES, time_limit=time_limit)
+    computer = ComputerPlayer(level, seed=index, names=NAMES)
     other = opponent_player(opponent, 10_000 + index)
     players = [other, other]
     players[seat] = computer
