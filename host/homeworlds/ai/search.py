@@ -110,6 +110,8 @@ class SearchSettings:
     root_widths: tuple[int, ...] = (24, 10, 6)
     #: Successors searched at an inner node by depth left 2, 3, ... (the last repeats).
     inner_widths: tuple[int, ...] = (10, 6)
+    #: Root turns checked for a win-in-one handed to the opponent before the search.
+    safety_checks: int = 200
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
@@ -222,6 +224,7 @@ class SearchPlayer:
             score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
             static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
         order = sorted(root, key=lambda s: -static[s.key])
+        order = self._safe_first(state, order, static, budget)
         best, best_score, depth_done = order[0], static[order[0].key], 1
         self.last_stats["candidates"] = float(len(root))
         if progress is not None:
@@ -249,6 +252,27 @@ class SearchPlayer:
                 break  # every turn loses: deeper search cannot help
         self.last_stats.update(depth=float(depth_done), score=best_score)
         return best.turn
+
+    def _safe_first(self, state: GameState, order: list[Successor],
+                    static: dict[tuple, float], budget: Budget) -> list[Successor]:
+        """The root turns with those that hand the opponent a win-in-one moved last
+        (cheap, and what matters most if the deeper iterations get little time)."""
+        checked = 0
+        unsafe: set[tuple] = set()
+        for succ in order:
+            if checked >= self.settings.safety_checks or budget.expired():
+                break
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            checked += 1
+            if after.result is None and immediate_win(after) is not None:
+                unsafe.add(succ.key)
+                static[succ.key] = -(WIN - 1)
+            elif checked - len(unsafe) >= _width(self.settings.root_widths, 0):
+                break  # enough safe turns for the first iteration
+        if not unsafe:
+            return order
+        return [s for s in order if s.key not in unsafe] + [s for s in order if s.key in unsafe]
 
     @staticmethod
     def _partial_best(order: list[Successor], scores: dict[tuple, float]):
