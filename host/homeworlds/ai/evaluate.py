@@ -68,7 +68,7 @@ class _Sys:
 
     __slots__ = ("stars", "star_colors", "size_mask", "n_stars", "totals", "pieces",
                  "ships", "count", "largest", "colors", "value", "by_size", "red_ships",
-                 "color_value", "color_stars")
+                 "color_value", "color_stars", "color_counts", "yellow_max")
 
     def __init__(self, layout: SignatureLayout, sig: int, weights: Weights):
         info = layout.info(sig)
@@ -116,6 +116,11 @@ class _Sys:
         self.red_ships = red_ships
         self.color_value = color_value
         self.color_stars = tuple(sum(1 for k in info.stars if k // 3 == c) for c in range(4))
+        #: Per seat: how many ships of each colour; the size of its largest yellow ship.
+        self.color_counts = tuple(tuple(sum(fleet[c * 3:c * 3 + 3]) for c in range(4))
+                                  for fleet in ships)
+        self.yellow_max = tuple(max((k % 3 + 1 for k in range(3, 6) if fleet[k]), default=0)
+                                for fleet in ships)
 
     def access(self, seat: int) -> int:
         return self.star_colors | self.colors[seat]
@@ -477,28 +482,33 @@ class PressureEvaluator(Evaluator):
         near = [0, 0, 0, 0]
         far = [0, 0, 0, 0]
         yellow = 0  # moves one attacker turn can make: the largest yellow to sacrifice
+        home_mask = home.size_mask
         for s in systems:
             if not s.count[att]:
                 continue
             if s.red_ships[att]:
                 red_at_hand = True
-            by_color = s.color_value[att]
-            if by_color[YELLOW]:
-                yellow = max(yellow, max(k % 3 + 1 for k in range(3, 6) if s.ships[att][k]))
-            elif yellow == 0 and s.star_colors >> YELLOW & 1:
+            ymax = s.yellow_max[att]
+            if ymax > yellow:
+                yellow = ymax
+            elif not yellow and s.star_colors & 2:  # a yellow star: one free move
                 yellow = 1
             if s is home:
                 continue
-            fleet = s.ships[att]
-            adjacent = not s.size_mask & home.size_mask
-            if adjacent:
+            counts = s.color_counts[att]
+            if s.size_mask & home_mask:
+                far[0] += counts[0]
+                far[1] += counts[1]
+                far[2] += counts[2]
+                far[3] += counts[3]
+            else:
                 sizes = s.by_size[att]
                 for z in range(max(d_largest, 1), 4):
                     adjacent_big += sizes[z]
-            into = near if adjacent else far
-            for k in range(12):
-                if fleet[k]:
-                    into[k // 3] += fleet[k]
+                near[0] += counts[0]
+                near[1] += counts[1]
+                near[2] += counts[2]
+                near[3] += counts[3]
         score = 0.0
         inside = home.largest[att]
         if inside and inside >= d_largest:

@@ -35,6 +35,7 @@ from homeworlds.ai.candidates import FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
 from homeworlds.ai.wins import immediate_win
 from homeworlds.rules import (
+    Capture,
     GameState,
     Sacrifice,
     Successor,
@@ -220,7 +221,10 @@ class SearchPlayer:
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
         static = {}
-        for succ in root:
+        for n, succ in enumerate(root):
+            if n and n % 64 == 0 and budget.expired():
+                root = root[:n]  # out of time: the free turns come first, the rest go
+                break
             score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
             static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
         order = sorted(root, key=lambda s: -static[s.key])
@@ -351,16 +355,17 @@ class SearchPlayer:
                         or (e_flag < 0 and e_value <= alpha):
                     return e_value
         estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
-        scored = self._scored_successors(state, ckey, budget, estimate)
-        if not scored:
-            return evaluator.score_key(ckey, me, me)
         if depth == 1:
-            value = scored[0][0]
+            value, complete = self._leaf_max(state, ckey, budget, estimate, beta)
             if value >= DECIDED:
                 value = WIN - ply - 1
             elif value <= -DECIDED:
                 value = -(WIN - ply - 1)
+            self._table[tt_key] = (1, value, 0 if complete else 1, None)
             return value
+        scored = self._scored_successors(state, ckey, budget, estimate)
+        if not scored:
+            return evaluator.score_key(ckey, me, me)
         if entry is not None and entry[3] is not None:
             first = [p for p in scored if p[1].key == entry[3]]
             if first and first[0] is not scored[0]:
@@ -396,13 +401,73 @@ class SearchPlayer:
         self._table[tt_key] = (depth, best_value, flag, best_key)
         return best_value
 
+    def _leaf_max(self, state: GameState, ckey: tuple, budget: Budget, estimate: int,
+                  beta: float) -> tuple[float, bool]:
+        """The best successor's score for the player to move, and whether it is exact:
+        successors are generated and scored group by group, sharpest first (captures, red
+        sacrifices), and the scan stops at the first one reaching ``beta`` (the position
+        is refuted; the score is then a lower bound)."""
+        me = state.to_move
+        got = self._expansions.get(self._memo_key(state, ckey, estimate))
+        if got is not None:
+            return (got[0][0], True) if got else (self.evaluator(state).score_key(
+                ckey, me, me), True)
+        score_key = self.evaluator(state).score_key
+        seen: set[tuple] = set()
+        best = -INF
+        for group in self._groups(state, budget, estimate):
+            for succ in group:
+                key = succ.key
+                if key in seen:
+                    continue
+                seen.add(key)
+                value = score_key(key, me, 1 - me)
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        return best, False
+        if best == -INF:
+            return self.evaluator(state).score_key(ckey, me, me), True
+        return best, True
+
+    def _groups(self, state: GameState, budget: Budget, estimate_cap: int):
+        """Successor groups of an inner node, sharpest first: captures, red sacrifices,
+        the other free turns, then sacrifice groups while their estimates fit."""
+        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        red = [g for g in groups if g[1] == RED]
+        yield successors(state, first_kind=Capture)
+        budget.check()
+        used = 0
+        for name, color, estimate in red:
+            if used + estimate > estimate_cap:
+                continue
+            used += estimate
+            yield successors(state, first_kind=Sacrifice, system=name, color=color)
+            budget.check()
+        for kind in FREE_KINDS:
+            if kind is not Capture:
+                yield successors(state, first_kind=kind)
+                budget.check()
+        for name, color, estimate in groups:
+            if color == RED:
+                continue
+            if used + estimate > estimate_cap:
+                break
+            used += estimate
+            yield successors(state, first_kind=Sacrifice, system=name, color=color)
+            budget.check()
+
+    def _memo_key(self, state: GameState, ckey: tuple, estimate: int) -> tuple:
+        return (ckey, state.to_move, estimate, state.rules.name,
+                tuple(s.name for s in state.systems))
+
     def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
                            estimate: int) -> list[tuple[float, Successor]]:
         """The successors of an inner node, best first for the player to move, kept
         for the iterations and moves that come back to the same position (the turns
         name systems, so the names are part of the key)."""
         me = state.to_move
-        memo_key = (ckey, me, estimate, state.rules.name, tuple(s.name for s in state.systems))
+        memo_key = self._memo_key(state, ckey, estimate)
         got = self._expansions.get(memo_key)
         if got is not None:
             return got
