@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from homeworlds.ai.candidates import FREE_KINDS, sacrifice_groups
+from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
 from homeworlds.ai.wins import immediate_win
 from homeworlds.rules import (
@@ -97,6 +97,12 @@ class Budget:
 
     def elapsed(self) -> float:
         return self.clock() - self.started
+
+    def fits(self, estimate: int) -> bool:
+        """Whether a successor group of this estimate (``candidates.sacrifice_groups``)
+        fits in the time left: groups are never cut halfway, so one too big for it is
+        left out rather than overrun the deadline."""
+        return estimate <= (self.deadline - self.clock()) * ESTIMATE_PER_SECOND / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,7 +445,7 @@ class SearchPlayer:
         budget.check()
         used = 0
         for name, color, estimate in red:
-            if used + estimate > estimate_cap:
+            if used + estimate > estimate_cap or not budget.fits(estimate):
                 continue
             used += estimate
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
@@ -451,7 +457,7 @@ class SearchPlayer:
         for name, color, estimate in groups:
             if color == RED:
                 continue
-            if used + estimate > estimate_cap:
+            if used + estimate > estimate_cap or not budget.fits(estimate):
                 break
             used += estimate
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
@@ -499,12 +505,14 @@ class SearchPlayer:
         for kind in FREE_KINDS:
             if not at_root:
                 budget.check()
+            elif out and budget.expired():
+                break  # there is a turn to play; out of time for more
             take(successors(state, first_kind=kind))
         used = 0
         # Red sacrifices (captures, the sharpest threats) first, then the smallest groups.
         groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
         for name, color, estimate in groups:
-            if used + estimate > estimate_cap:
+            if used + estimate > estimate_cap or not budget.fits(estimate):
                 if color == RED:
                     continue
                 break
