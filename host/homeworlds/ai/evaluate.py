@@ -440,8 +440,20 @@ class PressureEvaluator(Evaluator):
                  pressure: PressureWeights | None = None):
         super().__init__(rules, players, weights)
         self.pressure_weights = pressure or PressureWeights()
+        self._scores: dict[tuple, float] = {}
 
     def score_key(self, key: tuple, seat: int, to_move: int) -> float:
+        # The search meets the same positions again and again (turns that commute reach
+        # one position in two orders): scores are kept, for the side to move.
+        memo = self._scores
+        got = memo.get((key, to_move))
+        if got is None:
+            got = memo[(key, to_move)] = self._score(key, 0, to_move)
+            if len(memo) > 400_000:
+                memo.clear()
+        return got if seat == 0 else -got
+
+    def _score(self, key: tuple, seat: int, to_move: int) -> float:
         homes, others = key
         system = self.system
         home_info = [None if h is None else system(h) for h in homes]

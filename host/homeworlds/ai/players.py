@@ -39,6 +39,7 @@ from homeworlds.rules import (
     Homeworld,
     HomeworldsError,
     Rules,
+    SearchInterrupted,
     Successor,
     Turn,
     legal_actions,
@@ -236,7 +237,10 @@ class ComputerPlayer:
             return turn
         budget = Budget(self.time_limit, self.clock)
         self.last_budget = budget
-        win = immediate_win(state)
+        try:
+            win = immediate_win(state, budget.expired)
+        except SearchInterrupted:
+            win = None  # out of time: the best-scored turn is played
         if win is not None:
             self.last_stats = {"win_in_one": 1.0, "seconds": self.clock() - started}
             return win
@@ -310,7 +314,10 @@ class ComputerPlayer:
             if after.result is not None:
                 ok = outcome_score(after, state.to_move) > -WIN / 2
             else:
-                ok = not opponent_threatens_win(after)
+                try:
+                    ok = not opponent_threatens_win(after, budget.expired)
+                except SearchInterrupted:
+                    break
             if ok:
                 safe.append((score, succ))
                 if len(safe) >= wanted:

@@ -38,6 +38,7 @@ from homeworlds.rules import (
     Capture,
     GameState,
     Sacrifice,
+    SearchInterrupted,
     Successor,
     Turn,
     canonical_key,
@@ -119,6 +120,10 @@ class SearchSettings:
     inner_widths: tuple[int, ...] = (10, 6)
     #: Root turns checked for a win-in-one handed to the opponent before the search.
     safety_checks: int = 200
+    #: Seconds one win-in-one search may take before it is given up as "no win": for
+    #: those safety checks, and inside the tree.
+    root_win_cap: float = 0.15
+    inner_win_cap: float = 0.03
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
@@ -128,13 +133,37 @@ class SearchSettings:
     inner_estimate: int = 200
     #: ... and at the replies to the root's turns (the opponent's big sacrifices are
     #: its sharpest answers).
-    reply_estimate: int = 3_000
+    reply_estimate: int = 1_500
     #: Ahead by at least this many pips, a turn back into a position seen before in the
     #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
     repeat_ahead: float = 3.0
     repeat_base: float = 2.0
     repeat_share: float = 0.5
     repeat_cap: float = 25.0
+
+
+def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
+    """Can the player to move win at once? A few busy positions make the engine's win
+    search take a second or more: after ``cap`` seconds it is given up and taken as no
+    (the evaluation's pressure terms still see the threat); at the move's deadline it
+    raises ``SearchTimeout``."""
+    clock = budget.clock
+    give_up = clock() + cap
+    gave_up = False
+
+    def should_stop() -> bool:
+        nonlocal gave_up
+        if budget.expired():
+            return True
+        gave_up = clock() >= give_up
+        return gave_up
+
+    try:
+        return immediate_win(state, should_stop) is not None
+    except SearchInterrupted:
+        if gave_up:
+            return False
+        raise SearchTimeout from None
 
 
 def _width(widths: tuple[int, ...], index: int) -> int:
@@ -213,7 +242,10 @@ class SearchPlayer:
     def _search(self, state: GameState, budget: Budget,
                 progress: Callable[[SearchProgress], None] | None) -> Turn:
         self.last_stats = {}
-        win = immediate_win(state)
+        try:
+            win = immediate_win(state, budget.expired)
+        except SearchInterrupted:
+            win = None  # out of time already: the static best is played
         if win is not None:
             self.last_stats["win_in_one"] = 1.0
             if progress is not None:
@@ -275,7 +307,12 @@ class SearchPlayer:
             after = state.copy()
             after.apply_turn(succ.turn)
             checked += 1
-            if after.result is None and immediate_win(after) is not None:
+            try:
+                loses = after.result is None and _win_now(after, budget,
+                                                          self.settings.root_win_cap)
+            except SearchTimeout:
+                break
+            if loses:
                 unsafe.add(succ.key)
                 static[succ.key] = -(WIN - 1)
             elif checked - len(unsafe) >= _width(self.settings.root_widths, 0):
@@ -326,7 +363,7 @@ class SearchPlayer:
             if after.result is not None:
                 value = outcome_score(after, me)
             else:
-                if i >= width and immediate_win(after) is not None:
+                if i >= width and _win_now(after, budget, self.settings.inner_win_cap):
                     value = -(WIN - 1)
                 else:
                     value = -self._negamax(after, depth - 1, -INF, -alpha, 1, budget)
@@ -345,7 +382,7 @@ class SearchPlayer:
         budget.check()
         if state.result is not None:
             return outcome_score(state, state.to_move)
-        if immediate_win(state) is not None:
+        if _win_now(state, budget, self.settings.inner_win_cap):
             return WIN - ply
         me = state.to_move
         evaluator = self.evaluator(state)
@@ -394,7 +431,7 @@ class SearchPlayer:
                 value = outcome_score(after, me)
                 if value >= DECIDED:
                     value = WIN - ply - 1
-            elif i >= width and immediate_win(after) is not None:
+            elif i >= width and _win_now(after, budget, self.settings.inner_win_cap):
                 value = -(WIN - ply - 2)
             else:
                 value = -self._negamax(after, depth - 1, -beta, -max(alpha, best_value),
