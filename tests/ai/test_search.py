@@ -12,7 +12,15 @@ import pytest
 from homeworlds.ai import ComputerPlayer, SearchProgress
 from homeworlds.ai.candidates import candidate_successors
 from homeworlds.ai.wins import immediate_win
-from homeworlds.rules import PRESETS, GameState, canonical_key, preset, successors
+from homeworlds.rules import (
+    PRESETS,
+    GameState,
+    SearchInterrupted,
+    canonical_key,
+    find_winning_turn,
+    preset,
+    successors,
+)
 from tests.ai.helpers import after, opened, position, random_positions
 
 
@@ -67,7 +75,7 @@ def test_a_tiny_time_limit_still_gives_a_legal_turn_and_stops_at_the_deadline():
         assert budget is not None and budget.checks > 0
         # Once the deadline is seen, the move ends within a handful of clock reads.
         overrun_reads = (clock.now - budget.deadline) / clock.step
-        assert overrun_reads <= 6, (level, overrun_reads)
+        assert overrun_reads <= 10, (level, overrun_reads)
 
 
 def test_a_clock_already_past_the_deadline_still_gives_the_best_static_turn():
@@ -158,3 +166,40 @@ def test_level_four_plays_legal_turns_in_every_preset(rules: str):
         turn = players[state.to_move].choose_turn(state)
         state.apply_turn(turn)  # raises if illegal
     assert state.ply >= 4
+
+
+# Seat 1 to move, with a large yellow to sacrifice and ships all around seat 0's home: the
+# engine's win search (which finds nothing here) takes over a second on a quiet machine.
+SLOW_WIN_SEARCH = """
+    Player1 (0, y1b2) r1r1-
+    Player2 (1, b1y3) -r1r2r2y1y3g3b3
+    New2 (y2) b1b1-b2b2
+    New3 (g3) -b3
+    New4 (g3) g1g2-g2
+    New5 (y2) -y1y2g1
+    New6 (r3) g1g2-
+"""
+
+
+def test_the_win_search_stops_when_asked():
+    state = position(SLOW_WIN_SEARCH, to_move=1)
+    asked = []
+
+    def should_stop() -> bool:
+        asked.append(True)
+        return len(asked) >= 3
+
+    with pytest.raises(SearchInterrupted):
+        find_winning_turn(state, should_stop=should_stop)
+    assert len(asked) == 3
+
+
+def test_a_long_win_search_does_not_hold_the_move_past_its_deadline():
+    state = position(SLOW_WIN_SEARCH, to_move=1)
+    clock = FakeClock(step=0.001)
+    player = ComputerPlayer(level=4, seed=0, clock=clock, time_limit=0.5)
+    turn = player.choose_turn(state)
+    after(state, turn)
+    budget = player.last_budget
+    assert budget is not None
+    assert (clock.now - budget.deadline) / clock.step <= 10
