@@ -202,4 +202,5 @@ def test_a_long_win_search_does_not_hold_the_move_past_its_deadline():
     after(state, turn)
     budget = player.last_budget
     assert budget is not None
+    assert budget.interrupted >= 1  # the win search itself watched the deadline
     assert (clock.now - budget.deadline) / clock.step <= 10

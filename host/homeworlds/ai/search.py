@@ -85,6 +85,8 @@ class Budget:
         self.nodes = 0
         #: How many times the deadline was consulted (tests check that it is).
         self.checks = 0
+        #: Win-in-one searches cut short (by the deadline or their own cap).
+        self.interrupted = 0
 
     def expired(self) -> bool:
         self.checks += 1
@@ -161,6 +163,7 @@ def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
     try:
         return immediate_win(state, should_stop) is not None
     except SearchInterrupted:
+        budget.interrupted += 1
         if gave_up:
             return False
         raise SearchTimeout from None
@@ -245,6 +248,7 @@ class SearchPlayer:
         try:
             win = immediate_win(state, budget.expired)
         except SearchInterrupted:
+            budget.interrupted += 1
             win = None  # out of time already: the static best is played
         if win is not None:
             self.last_stats["win_in_one"] = 1.0
