@@ -204,3 +204,16 @@ def test_a_long_win_search_does_not_hold_the_move_past_its_deadline():
     assert budget is not None
     assert budget.interrupted >= 1  # the win search itself watched the deadline
     assert (clock.now - budget.deadline) / clock.step <= 10
+
+
+def test_a_ship_is_not_moved_into_a_home_that_takes_it_back():
+    # Moving the g3 into Beta looks like pressure on Beta's home, but Beta's r3 captures
+    # it at once (a red star there): even on the evaluation alone (one node), it stays out.
+    state = position("""
+        Alpha (0, y2b1) g3y1-
+        Beta (1, r2y3) -r3
+        Gamma (b1) g3y1-
+    """)
+    player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=1)
+    turn = player.choose_turn(state)
+    assert not any(getattr(action, "destination", None) == "Beta" for action in turn), turn

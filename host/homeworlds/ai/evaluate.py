@@ -480,6 +480,14 @@ class PressureEvaluator(Evaluator):
             extra += part if att == seat else -part
         return base + extra
 
+    @staticmethod
+    def _has_red(seat: int, home: _Sys, systems: list[_Sys]) -> bool:
+        """Red at hand for ``seat`` at its home: a red star there, or a red ship of its
+        own anywhere (to sacrifice)."""
+        if home.star_colors >> RED & 1:
+            return True
+        return any(s.red_ships[seat] for s in systems)
+
     def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys],
                  att_to_move: bool = False) -> float:
         """How close ``att`` is to taking ``dfn``'s home (0: nowhere near)."""
@@ -523,6 +531,10 @@ class PressureEvaluator(Evaluator):
                 near[3] += counts[3]
         score = 0.0
         inside = home.largest[att]
+        # An intruder a defender can take back (as large, with red at hand for the
+        # defender) is a hanging piece, not pressure.
+        if inside and inside <= d_largest and self._has_red(dfn, home, systems):
+            inside = 0
         if inside and inside >= d_largest:
             score += pw.inside_big
             if red_at_hand:
