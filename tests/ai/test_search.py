@@ -11,6 +11,7 @@ import pytest
 
 from homeworlds.ai import ComputerPlayer, SearchProgress
 from homeworlds.ai.candidates import candidate_successors
+from homeworlds.ai.search import Budget
 from homeworlds.ai.wins import immediate_win
 from homeworlds.rules import (
     PRESETS,
@@ -217,3 +218,28 @@ def test_a_ship_is_not_moved_into_a_home_that_takes_it_back():
     player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=1)
     turn = player.choose_turn(state)
     assert not any(getattr(action, "destination", None) == "Beta" for action in turn), turn
+
+
+def test_remembered_successors_are_never_played_in_a_lookalike_position():
+    # The same position up to names, and the same names on different systems: the turns
+    # remembered for one (which name systems) must not be reused for the other.
+    first = position("""
+        Alpha (0, y2b1) g3-
+        Beta (1, y3b2) -g3
+        New1 (r1) g1-
+        New2 (b3) y1-
+    """)
+    second = position("""
+        Alpha (0, y2b1) g3-
+        Beta (1, y3b2) -g3
+        New1 (b3) y1-
+        New2 (r1) g1-
+    """)
+    assert canonical_key(first) == canonical_key(second)
+    player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=10_000)
+    search = player._search_player
+    assert search is not None
+    budget = Budget(60.0)
+    for state in (first, second):
+        for _, succ in search._scored_successors(state, canonical_key(state), budget, 200):
+            after(state, succ.turn)  # raises if the turn belongs to the other position

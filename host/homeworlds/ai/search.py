@@ -504,9 +504,13 @@ class SearchPlayer:
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
             budget.check()
 
-    def _memo_key(self, state: GameState, ckey: tuple, estimate: int) -> tuple:
-        return (ckey, state.to_move, estimate, state.rules.name,
-                tuple(s.name for s in state.systems))
+    @staticmethod
+    def _memo_key(state: GameState, ckey: tuple, estimate: int) -> tuple:
+        """The position with its system names: turns name systems, and two positions
+        with one canonical key can give the same names to different systems."""
+        named = tuple((s.name, tuple(s.stars), tuple(tuple(f) for f in s.ships), s.home_of)
+                      for s in state.systems)
+        return (ckey, state.to_move, estimate, state.rules.name, named)
 
     def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
                            estimate: int) -> list[tuple[float, Successor]]:
