@@ -22,7 +22,7 @@ from homeworlds.rules import GameState, Rules, Turn
 
 #: Default seconds a level may think per move at the table (a Raspberry Pi 4 is about 3x
 #: slower than the development machine, so these leave room; [computer] time_limits).
-DEFAULT_TIME_LIMITS: dict[int, float] = {1: 3.0, 2: 6.0, 3: 10.0}
+DEFAULT_TIME_LIMITS: dict[int, float] = {1: 3.0, 2: 6.0, 3: 10.0, 4: 6.0}
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ proof to: it looks through every successor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from homeworlds.rules import (
     GameState,
     SignatureLayout,
@@ -126,15 +128,19 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     return True
 
 
-def immediate_win(state: GameState) -> Turn | None:
-    """A turn that wins the game at once for the player to move, or None."""
+def immediate_win(state: GameState,
+                  should_stop: Callable[[], bool] | None = None) -> Turn | None:
+    """A turn that wins the game at once for the player to move, or None.
+
+    ``should_stop``: see ``find_winning_turn`` (raises ``SearchInterrupted``)."""
     if state.result is not None or state.in_setup:
         return None
     if state.players == 2 and home_out_of_reach(state, 1 - state.to_move):
         return None
-    return find_winning_turn(state)
+    return find_winning_turn(state, should_stop=should_stop)
 
 
-def opponent_threatens_win(after: GameState) -> bool:
+def opponent_threatens_win(after: GameState,
+                           should_stop: Callable[[], bool] | None = None) -> bool:
     """After one's own turn: can the player now to move win at once? (Red Alert.)"""
-    return immediate_win(after) is not None
+    return immediate_win(after, should_stop) is not None

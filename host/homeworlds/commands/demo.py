@@ -15,6 +15,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
+from homeworlds.ai.players import LEVELS
 from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.commands.table_replay import finite_number, miss_rate_option
 from homeworlds.display.clock_text import clocks_text
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead of a recorded game: the north seat is the computer, and a "
                    "simulated person at the south seat plays it, carrying out the computer's "
                    "turns step by step as the LEDs show them")
-    p.add_argument("--level", type=int, choices=(1, 2, 3), default=1,
+    p.add_argument("--level", type=int, choices=sorted(LEVELS), default=1,
                    help="the computer's level with --versus-computer (default 1)")
     p.add_argument("--turns", type=int, default=60,
                    help="with --versus-computer: stop after this many turns (default 60)")

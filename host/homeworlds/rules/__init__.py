@@ -67,6 +67,7 @@ from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, Handicaps, Rules, 
 from homeworlds.rules.state import GameResult, GameState, System, TurnInProgress
 from homeworlds.rules.successors import (
     FIRST_KINDS,
+    SearchInterrupted,
     Successor,
     count_successors,
     each_successor,
@@ -93,7 +94,7 @@ __all__ = [
     "SignatureLayout", "layout_for",
     # derived from the authority
     "fresh_system_name", "legal_actions",
-    "FIRST_KINDS", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
+    "FIRST_KINDS", "SearchInterrupted", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
     "find_winning_turn", "has_winning_turn", "red_alert",
     "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
     "explain_partial", "infer_turn",

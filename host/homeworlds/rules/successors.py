@@ -50,6 +50,7 @@ from homeworlds.rules.state import GameState
 
 __all__ = [
     "FIRST_KINDS",
+    "SearchInterrupted",
     "Successor",
     "canonical_key",
     "count_successors",
@@ -100,6 +101,10 @@ class Successor:
         return after
 
 
+class SearchInterrupted(Exception):
+    """A win search given ``should_stop`` was told to stop before it could answer."""
+
+
 class _Found(Exception):
     """Raised inside the win search to unwind it at the first eliminating turn."""
 
@@ -133,7 +138,8 @@ class SuccessorSearch:
 
     def __init__(self, state: GameState, keep_paths: bool = True,
                  win_targets: tuple[int, ...] | None = None,
-                 on_found: Callable[[tuple, tuple], None] | None = None):
+                 on_found: Callable[[tuple, tuple], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
         if state.result is not None:
             raise ValueError("the game is over: there are no successors")
         if state.in_setup:
@@ -153,6 +159,9 @@ class SuccessorSearch:
         #: Called with (path, canonical key) of each new result instead of keeping it in
         #: ``fresh``, so that a listing holds nothing but the keys.
         self.on_found = on_found
+        #: Win mode: asked now and then; True interrupts the search (``SearchInterrupted``),
+        #: so that a caller with a deadline is never held up by a long win search.
+        self.should_stop = should_stop
         self._node = _assemble(_Context(self))
 
     def run(self, first: _Filter | None = None) -> None:
@@ -191,7 +200,7 @@ class _Context:
         "star_weight", "primes", "n0", "timing", "cats_close", "may_empty", "immediate",
         "self_elim_ok", "post_check", "whole_pass", "prune_home", "home_slot", "my_home",
         "others", "results", "fresh", "keep", "on_found", "win_mode", "bank_settled", "targets",
-        "no_reorder",
+        "no_reorder", "should_stop",
         # parts
         "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
         "won", "final", "can_win", "node", "after_action",
@@ -257,6 +266,7 @@ class _Context:
         self.keep = search.keep_paths
         self.on_found = search.on_found
         self.win_mode = search.win_targets is not None
+        self.should_stop = search.should_stop
         # Inside a sacrifice's run of builds the bank only shrinks, unless catastrophes
         # may happen mid-turn.
         self.bank_settled = self.timing != "anytime"
@@ -647,6 +657,17 @@ def _win_bound(c: _Context) -> None:
         if near + far < d:
             return 99
         return d + max(0, d - near)
+
+    should_stop = c.should_stop
+    if should_stop is not None:
+        bound = can_win
+        calls = [0]
+
+        def can_win(color, left, exact=False):  # noqa: F811 -- the bound, interruptible
+            calls[0] += 1
+            if not calls[0] & 63 and should_stop():
+                raise SearchInterrupted
+            return bound(color, left, exact)
 
     c.can_win = can_win
 

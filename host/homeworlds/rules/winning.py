@@ -19,6 +19,8 @@ after ``seat``, with ``seat`` as the target: the Red Alert handicap warns
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from homeworlds.rules.actions import Turn
 from homeworlds.rules.state import GameState
 from homeworlds.rules.successors import SuccessorSearch, TurnWriter
@@ -26,10 +28,14 @@ from homeworlds.rules.successors import SuccessorSearch, TurnWriter
 __all__ = ["find_winning_turn", "has_winning_turn", "red_alert"]
 
 
-def find_winning_turn(state: GameState, *, target: int | None = None) -> Turn | None:
+def find_winning_turn(state: GameState, *, target: int | None = None,
+                      should_stop: Callable[[], bool] | None = None) -> Turn | None:
     """One legal turn of the player to move that eliminates ``target`` (default: any
     opponent still in the game), or None if there is none. None also when the game
-    is over or still in setup."""
+    is over or still in setup.
+
+    ``should_stop``: asked now and then during the search (a few busy positions take a
+    second or more); when it returns True the search raises ``SearchInterrupted``."""
     if state.result is not None or state.in_setup:
         return None
     me = state.to_move
@@ -43,7 +49,8 @@ def find_winning_turn(state: GameState, *, target: int | None = None) -> Turn | 
         if state.eliminated[target]:
             return None
         targets = (target,)
-    search = SuccessorSearch(state, keep_paths=False, win_targets=targets)
+    search = SuccessorSearch(state, keep_paths=False, win_targets=targets,
+                             should_stop=should_stop)
     path = search.find_win()
     if path is None:
         return None

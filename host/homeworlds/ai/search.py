@@ -1,0 +1,573 @@
+"""The computer's top level: iterative-deepening alpha-beta on the successor generator.
+
+How a move is chosen (docs/computer-opponent.md, *Level 4*):
+
+1. a win-in-one is played at once;
+2. the root's candidate turns (every free-action turn, then sacrifice groups while an
+   estimate budget and the clock last) are scored by ``PressureEvaluator`` and searched
+   best first, one iteration deeper each time (1, 2, 3 ... plies), every iteration in
+   the order the previous one left; the best turn of the last iteration (or of the
+   unfinished one, once it has beaten the previous best) is played;
+3. inside the tree every node first asks for a win-in-one of the player to move (this
+   is both the safety check — a turn that lets the opponent win loses — and the
+   detection of two-turn kills: a turn after which every reply still leaves a win),
+   then searches its best few successors by the evaluation (more of them when all the
+   ones looked at lose: a defence ranked low by the evaluation is still found);
+   the last ply is scored from the successors' keys without building positions;
+4. a transposition table keeps each position's best successor for ordering;
+5. when ahead, a turn back into a position already seen in the game is penalised, so
+   a won game is not shuttled into a draw by repetition.
+
+Every loop, successor enumeration included (group by group), checks one ``Budget``: a
+deadline on a monotonic clock (the whole move: search, replies, safety checks) and,
+for reproducible runs, an optional node count. The search is anytime: when the budget
+runs out it returns the best turn found so far, never nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
+from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
+from homeworlds.ai.wins import immediate_win
+from homeworlds.rules import (
+    Capture,
+    GameState,
+    Sacrifice,
+    SearchInterrupted,
+    Successor,
+    Turn,
+    canonical_key,
+    successors,
+)
+
+INF = 4 * WIN
+#: Scores at or beyond this are wins or losses found by the search.
+DECIDED = WIN / 2
+
+
+class SearchTimeout(Exception):
+    """Raised inside the search when the move's budget is spent (caught at the root)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchProgress:
+    """What the search has done so far (handed to ``choose_turn``'s ``progress``)."""
+
+    #: Deepest iteration completed (plies; 0 while the first is running).
+    depth: int
+    #: Positions searched so far.
+    nodes: int
+    #: The turn that would be played if time ran out now (None before the first).
+    best_turn: Turn | None
+    #: Its score in pips for the player to move (``WIN`` and more: a forced win found).
+    score: float
+    #: Seconds since the move started.
+    elapsed: float
+
+
+class Budget:
+    """The limits of one move: a deadline on ``clock`` and optionally a node count.
+
+    ``clock`` is injectable (tests drive it by hand); ``expired`` is what every loop
+    of the search asks."""
+
+    def __init__(self, time_limit: float, clock: Callable[[], float] = time.monotonic,
+                 node_limit: int | None = None):
+        self.clock = clock
+        self.started = clock()
+        self.deadline = self.started + time_limit
+        self.node_limit = node_limit
+        self.nodes = 0
+        #: How many times the deadline was consulted (tests check that it is).
+        self.checks = 0
+        #: Win-in-one searches cut short (by the deadline or their own cap).
+        self.interrupted = 0
+
+    def expired(self) -> bool:
+        self.checks += 1
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            return True
+        return self.clock() >= self.deadline
+
+    def check(self) -> None:
+        if self.expired():
+            raise SearchTimeout
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def fits(self, estimate: int) -> bool:
+        """Whether a successor group of this estimate (``candidates.sacrifice_groups``)
+        fits in the time left: groups are never cut halfway, so one too big for it is
+        left out rather than overrun the deadline."""
+        return estimate <= (self.deadline - self.clock()) * ESTIMATE_PER_SECOND / 2
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How the search player spends its time."""
+
+    #: Seconds for the whole move (default for the level; ``time_limit`` overrides).
+    time_limit: float
+    #: Deepest iteration, in plies.
+    max_depth: int = 6
+    #: Root turns searched at iteration depth 2, 3, 4 ... (the last repeats).
+    root_widths: tuple[int, ...] = (24, 10, 6)
+    #: Successors searched at an inner node by depth left 2, 3, ... (the last repeats).
+    inner_widths: tuple[int, ...] = (10, 6)
+    #: Root turns checked for a win-in-one handed to the opponent before the search.
+    safety_checks: int = 200
+    #: Seconds one win-in-one search may take before it is given up as "no win": for
+    #: those safety checks, and inside the tree.
+    root_win_cap: float = 0.15
+    inner_win_cap: float = 0.03
+    #: When every successor looked at loses, up to this many times the width more are
+    #: tried (each first checked cheaply for an immediate loss).
+    widen_factor: int = 6
+    #: Sacrifice groups enumerated, in units of ``candidates.sacrifice_groups``'
+    #: estimate, at the root and at inner nodes (free-action turns are always all there).
+    root_estimate: int = 8_000
+    inner_estimate: int = 200
+    #: ... and at the replies to the root's turns (the opponent's big sacrifices are
+    #: its sharpest answers).
+    reply_estimate: int = 1_500
+    #: Ahead by at least this many pips, a turn back into a position seen before in the
+    #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
+    repeat_ahead: float = 3.0
+    repeat_base: float = 2.0
+    repeat_share: float = 0.5
+    repeat_cap: float = 25.0
+
+
+def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
+    """Can the player to move win at once? A few busy positions make the engine's win
+    search take a second or more: after ``cap`` seconds it is given up and taken as no
+    (the evaluation's pressure terms still see the threat); at the move's deadline it
+    raises ``SearchTimeout``."""
+    clock = budget.clock
+    give_up = clock() + cap
+    gave_up = False
+
+    def should_stop() -> bool:
+        nonlocal gave_up
+        if budget.expired():
+            return True
+        gave_up = clock() >= give_up
+        return gave_up
+
+    try:
+        return immediate_win(state, should_stop) is not None
+    except SearchInterrupted:
+        budget.interrupted += 1
+        if gave_up:
+            return False
+        raise SearchTimeout from None
+
+
+def _width(widths: tuple[int, ...], index: int) -> int:
+    return widths[min(index, len(widths) - 1)]
+
+
+class SearchPlayer:
+    """The search. ``ComputerPlayer`` at the top level drives one of these.
+
+    ``seed``: ties between equal turns are broken by a seeded generator. ``clock`` and
+    ``node_limit``: see ``Budget`` (with a node limit and a generous time limit the
+    player is deterministic). The player remembers the positions of the game it is
+    playing (a new game is noticed when the ply count goes back), so that it can avoid
+    repeating them when ahead; ``choose_turn(..., history=...)`` can pass them instead.
+    """
+
+    def __init__(self, settings: SearchSettings, seed: int | None = None,
+                 clock: Callable[[], float] = time.monotonic, node_limit: int | None = None):
+        self.settings = settings
+        self.rng = random.Random(seed)
+        self.clock = clock
+        self.node_limit = node_limit
+        self._evaluators: dict[str, PressureEvaluator] = {}
+        self._seen: dict[tuple, int] = {}
+        self._last_ply = -1
+        self._table: dict[tuple, tuple] = {}
+        self._expansions: dict[tuple, list[tuple[float, Successor]]] = {}
+        #: The last move's budget (for tests and the benchmark).
+        self.last_budget: Budget | None = None
+        self.last_stats: dict[str, float] = {}
+
+    def evaluator(self, state: GameState) -> PressureEvaluator:
+        got = self._evaluators.get(state.rules.name)
+        if got is None:
+            got = self._evaluators[state.rules.name] = PressureEvaluator(state.rules,
+                                                                         state.players)
+        return got
+
+    # ---- the game's positions, for repetition -------------------------------------
+
+    def remember(self, state: GameState) -> None:
+        """Count ``state`` as seen in the current game."""
+        key = (canonical_key(state), state.to_move)
+        self._seen[key] = self._seen.get(key, 0) + 1
+
+    def _note_game(self, state: GameState, history: Iterable[GameState] | None) -> None:
+        if history is not None:
+            self._seen = {}
+            for earlier in history:
+                self.remember(earlier)
+        elif state.ply <= self._last_ply:
+            self._seen = {}  # a new game (or a take-back): forget the old positions
+        self._last_ply = state.ply
+        self.remember(state)
+
+    # ---- the move -----------------------------------------------------------------
+
+    def choose_turn(self, state: GameState, time_limit: float | None = None,
+                    progress: Callable[[SearchProgress], None] | None = None,
+                    history: Iterable[GameState] | None = None) -> Turn:
+        """The turn to play in ``state`` (after setup, not over, two players)."""
+        limit = self.settings.time_limit if time_limit is None else time_limit
+        budget = Budget(limit, self.clock, self.node_limit)
+        self.last_budget = budget
+        self._note_game(state, history)
+        if len(self._table) > 200_000:
+            self._table.clear()
+        turn = self._search(state, budget, progress)
+        after = state.copy()
+        after.apply_turn(turn)
+        self.remember(after)
+        self.last_stats["seconds"] = budget.elapsed()
+        self.last_stats["nodes"] = float(budget.nodes)
+        return turn
+
+    def _search(self, state: GameState, budget: Budget,
+                progress: Callable[[SearchProgress], None] | None) -> Turn:
+        self.last_stats = {}
+        try:
+            win = immediate_win(state, budget.expired)
+        except SearchInterrupted:
+            budget.interrupted += 1
+            win = None  # out of time already: the static best is played
+        if win is not None:
+            self.last_stats["win_in_one"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
+            return win
+        me = state.to_move
+        evaluator = self.evaluator(state)
+        root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
+        if not root:
+            raise ValueError("no legal turn in this position")
+        here = evaluator.score_key(canonical_key(state), me, me)
+        penalty = self._repeat_penalty(here)
+        static = {}
+        for n, succ in enumerate(root):
+            if n and n % 64 == 0 and budget.expired():
+                root = root[:n]  # out of time: the free turns come first, the rest go
+                break
+            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
+            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        order = sorted(root, key=lambda s: -static[s.key])
+        order = self._safe_first(state, order, static, budget)
+        best, best_score, depth_done = order[0], static[order[0].key], 1
+        self.last_stats["candidates"] = float(len(root))
+        if progress is not None:
+            progress(SearchProgress(1, budget.nodes, best.turn, best_score, budget.elapsed()))
+        for depth in range(2, self.settings.max_depth + 1):
+            if best_score >= DECIDED or budget.expired():
+                break
+            scores: dict[tuple, float] = {}
+            try:
+                found, found_score = self._root(state, order, depth, budget, scores, penalty)
+            except SearchTimeout:
+                found, found_score = self._partial_best(order, scores)
+                if found is not None and found_score > -INF:
+                    best, best_score = found, found_score
+                break
+            best, best_score, depth_done = found, found_score, depth
+            # Searched turns first, by their new scores; the rest keep their static order.
+            searched = [s for s in order if s.key in scores]
+            searched.sort(key=lambda s: -scores[s.key])
+            order = searched + [s for s in order if s.key not in scores]
+            if progress is not None:
+                progress(SearchProgress(depth, budget.nodes, best.turn, best_score,
+                                        budget.elapsed()))
+            if best_score <= -DECIDED and len(searched) == len(order):
+                break  # every turn loses: deeper search cannot help
+        self.last_stats.update(depth=float(depth_done), score=best_score)
+        return best.turn
+
+    def _safe_first(self, state: GameState, order: list[Successor],
+                    static: dict[tuple, float], budget: Budget) -> list[Successor]:
+        """The root turns with those that hand the opponent a win-in-one moved last
+        (cheap, and what matters most if the deeper iterations get little time)."""
+        checked = 0
+        unsafe: set[tuple] = set()
+        for succ in order:
+            if checked >= self.settings.safety_checks or budget.expired():
+                break
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            checked += 1
+            try:
+                loses = after.result is None and _win_now(after, budget,
+                                                          self.settings.root_win_cap)
+            except SearchTimeout:
+                break
+            if loses:
+                unsafe.add(succ.key)
+                static[succ.key] = -(WIN - 1)
+            elif checked - len(unsafe) >= _width(self.settings.root_widths, 0):
+                break  # enough safe turns for the first iteration
+        if not unsafe:
+            return order
+        return [s for s in order if s.key not in unsafe] + [s for s in order if s.key in unsafe]
+
+    @staticmethod
+    def _partial_best(order: list[Successor], scores: dict[tuple, float]):
+        """The best of an unfinished iteration, if it searched the previous best first
+        (then anything scoring higher is better than what the last iteration found)."""
+        if not order or order[0].key not in scores:
+            return None, -INF
+        best = max((s for s in order if s.key in scores), key=lambda s: scores[s.key])
+        return best, scores[best.key]
+
+    def _repeat_penalty(self, here: float) -> float:
+        st = self.settings
+        if here < st.repeat_ahead:
+            return 0.0
+        return min(st.repeat_base + st.repeat_share * here, st.repeat_cap)
+
+    def _repeats(self, succ: Successor, me: int) -> bool:
+        if not self._seen:
+            return False
+        homes, _ = succ.key
+        if any(h is None for h in homes):
+            return False
+        return (succ.key, 1 - me) in self._seen
+
+    def _root(self, state: GameState, order: list[Successor], depth: int, budget: Budget,
+              scores: dict[tuple, float], penalty: float) -> tuple[Successor, float]:
+        st = self.settings
+        me = state.to_move
+        width = _width(st.root_widths, depth - 2)
+        alpha = -INF
+        best = order[0]
+        widened = 0
+        for i, succ in enumerate(order):
+            if i >= width:
+                if alpha > -DECIDED or widened >= width * st.widen_factor:
+                    break
+                widened += 1
+            budget.check()
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            if after.result is not None:
+                value = outcome_score(after, me)
+            else:
+                if i >= width and _win_now(after, budget, self.settings.inner_win_cap):
+                    value = -(WIN - 1)
+                else:
+                    value = -self._negamax(after, depth - 1, -INF, -alpha, 1, budget)
+                if penalty and value < DECIDED and self._repeats(succ, me):
+                    value -= penalty
+            scores[succ.key] = value
+            if value > alpha:
+                alpha, best = value, succ
+        return best, alpha
+
+    # ---- inside the tree ------------------------------------------------------------
+
+    def _negamax(self, state: GameState, depth: int, alpha: float, beta: float, ply: int,
+                 budget: Budget) -> float:
+        budget.nodes += 1
+        budget.check()
+        if state.result is not None:
+            return outcome_score(state, state.to_move)
+        if _win_now(state, budget, self.settings.inner_win_cap):
+            return WIN - ply
+        me = state.to_move
+        evaluator = self.evaluator(state)
+        if depth <= 0:
+            return evaluator.score_key(canonical_key(state), me, me)
+        ckey = canonical_key(state)
+        tt_key = (ckey, me)
+        entry = self._table.get(tt_key)
+        if entry is not None:
+            e_depth, e_value, e_flag, _ = entry
+            if e_depth >= depth:
+                if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
+                        or (e_flag < 0 and e_value <= alpha):
+                    return e_value
+        estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
+        if depth == 1:
+            value, complete = self._leaf_max(state, ckey, budget, estimate, beta)
+            if value >= DECIDED:
+                value = WIN - ply - 1
+            elif value <= -DECIDED:
+                value = -(WIN - ply - 1)
+            self._table[tt_key] = (1, value, 0 if complete else 1, None)
+            return value
+        scored = self._scored_successors(state, ckey, budget, estimate)
+        if not scored:
+            return evaluator.score_key(ckey, me, me)
+        if entry is not None and entry[3] is not None:
+            first = [p for p in scored if p[1].key == entry[3]]
+            if first and first[0] is not scored[0]:
+                scored = scored[:]
+                scored.remove(first[0])
+                scored.insert(0, first[0])
+        width = _width(self.settings.inner_widths, depth - 2)
+        original_alpha = alpha
+        best_value, best_key = -INF, None
+        widened = 0
+        for i, (_, succ) in enumerate(scored):
+            if i >= width:
+                if best_value > -DECIDED or widened >= width * self.settings.widen_factor:
+                    break
+                widened += 1
+            budget.check()
+            after = state.copy()
+            after.apply_turn(succ.turn)
+            if after.result is not None:
+                value = outcome_score(after, me)
+                if value >= DECIDED:
+                    value = WIN - ply - 1
+            elif i >= width and _win_now(after, budget, self.settings.inner_win_cap):
+                value = -(WIN - ply - 2)
+            else:
+                value = -self._negamax(after, depth - 1, -beta, -max(alpha, best_value),
+                                       ply + 1, budget)
+            if value > best_value:
+                best_value, best_key = value, succ.key
+            if value >= beta:
+                break
+        flag = 1 if best_value >= beta else (-1 if best_value <= original_alpha else 0)
+        self._table[tt_key] = (depth, best_value, flag, best_key)
+        return best_value
+
+    def _leaf_max(self, state: GameState, ckey: tuple, budget: Budget, estimate: int,
+                  beta: float) -> tuple[float, bool]:
+        """The best successor's score for the player to move, and whether it is exact:
+        successors are generated and scored group by group, sharpest first (captures, red
+        sacrifices), and the scan stops at the first one reaching ``beta`` (the position
+        is refuted; the score is then a lower bound)."""
+        me = state.to_move
+        got = self._expansions.get(self._memo_key(state, ckey, estimate))
+        if got is not None:
+            return (got[0][0], True) if got else (self.evaluator(state).score_key(
+                ckey, me, me), True)
+        score_key = self.evaluator(state).score_key
+        seen: set[tuple] = set()
+        best = -INF
+        for group in self._groups(state, budget, estimate):
+            for succ in group:
+                key = succ.key
+                if key in seen:
+                    continue
+                seen.add(key)
+                value = score_key(key, me, 1 - me)
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        return best, False
+        if best == -INF:
+            return self.evaluator(state).score_key(ckey, me, me), True
+        return best, True
+
+    def _groups(self, state: GameState, budget: Budget, estimate_cap: int):
+        """Successor groups of an inner node, sharpest first: captures, red sacrifices,
+        the other free turns, then sacrifice groups while their estimates fit."""
+        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        red = [g for g in groups if g[1] == RED]
+        yield successors(state, first_kind=Capture)
+        budget.check()
+        used = 0
+        for name, color, estimate in red:
+            if used + estimate > estimate_cap or not budget.fits(estimate):
+                continue
+            used += estimate
+            yield successors(state, first_kind=Sacrifice, system=name, color=color)
+            budget.check()
+        for kind in FREE_KINDS:
+            if kind is not Capture:
+                yield successors(state, first_kind=kind)
+                budget.check()
+        for name, color, estimate in groups:
+            if color == RED:
+                continue
+            if used + estimate > estimate_cap or not budget.fits(estimate):
+                break
+            used += estimate
+            yield successors(state, first_kind=Sacrifice, system=name, color=color)
+            budget.check()
+
+    @staticmethod
+    def _memo_key(state: GameState, ckey: tuple, estimate: int) -> tuple:
+        """The position with its system names: turns name systems, and two positions
+        with one canonical key can give the same names to different systems."""
+        named = tuple((s.name, tuple(s.stars), tuple(tuple(f) for f in s.ships), s.home_of)
+                      for s in state.systems)
+        return (ckey, state.to_move, estimate, state.rules.name, named)
+
+    def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
+                           estimate: int) -> list[tuple[float, Successor]]:
+        """The successors of an inner node, best first for the player to move, kept
+        for the iterations and moves that come back to the same position (the turns
+        name systems, so the names are part of the key)."""
+        me = state.to_move
+        memo_key = self._memo_key(state, ckey, estimate)
+        got = self._expansions.get(memo_key)
+        if got is not None:
+            return got
+        evaluator = self.evaluator(state)
+        found = self._expand(state, budget, estimate)
+        scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
+        scored.sort(key=lambda pair: -pair[0])
+        budget.check()
+        if len(self._expansions) > 20_000:
+            self._expansions.clear()
+        self._expansions[memo_key] = scored
+        return scored
+
+    def _expand(self, state: GameState, budget: Budget, estimate_cap: int,
+                at_root: bool = False) -> list[Successor]:
+        """Distinct successors: every free-action turn, then sacrifice groups, smallest
+        estimate first, while their estimates fit ``estimate_cap`` and the budget lasts.
+        At the root the free-action turns are always gathered (there must be a turn to
+        play); elsewhere running out of time raises ``SearchTimeout``."""
+        seen: set[tuple] = set()
+        out: list[Successor] = []
+
+        def take(found: Iterable[Successor]) -> None:
+            for succ in found:
+                if succ.key not in seen:
+                    seen.add(succ.key)
+                    out.append(succ)
+
+        for kind in FREE_KINDS:
+            if not at_root:
+                budget.check()
+            elif out and budget.expired():
+                break  # there is a turn to play; out of time for more
+            take(successors(state, first_kind=kind))
+        used = 0
+        # Red sacrifices (captures, the sharpest threats) first, then the smallest groups.
+        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        for name, color, estimate in groups:
+            if used + estimate > estimate_cap or not budget.fits(estimate):
+                if color == RED:
+                    continue
+                break
+            if budget.expired():
+                if at_root:
+                    break
+                raise SearchTimeout
+            used += estimate
+            take(successors(state, first_kind=Sacrifice, system=name, color=color))
+        return out
+
+
+__all__ = ["Budget", "SearchPlayer", "SearchProgress", "SearchSettings", "SearchTimeout"]
