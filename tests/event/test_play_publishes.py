@@ -65,3 +65,46 @@ def test_play_publishes_turns_and_result_to_the_hub(tmp_path, broker, event_tabl
     # without sensors).
     assert ingest.tables["table-1"].snapshot["link_up"] is True
     assert next(r for r in ingest.overview() if r["table"] == "table-1")["link_up"] is True
+
+
+def _hints(ingest, table="table-1"):
+    return ((ingest.tables.get(table) and ingest.tables[table].snapshot) or {}).get("hints") or {}
+
+
+def test_the_hub_sees_the_live_table_a_lifted_ship_and_the_turns_start(tmp_path, broker,
+                                                                       event_table):
+    """The retained state carries the live feed's hints and turn start (play without the
+    web display: the feed of its own), not only what the store holds."""
+    table, config = event_table
+    hub_store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(hub_store, "club")
+    client = HubClient(parse_broker_url(broker.url), "club", ingest)
+    client.start()
+    store, record = tmp_path / "games.sqlite", tmp_path / "game-record.raw"
+    host = _Host(config, record, store)
+    try:
+        driver = TableDriver(table, GameState(preset("looney")))
+        _play(driver, store, OPENING[:2])
+        wait_for(lambda: ingest.committed == 2, 20, "turns 1-2 at the hub")
+        # Ann lifts the g3 of her home: the LEDs show where it may go, and so does the hub.
+        zone = LAYOUT.slots[driver.slot("Ann")].ship_zone(0)
+        uid = next(u for u in table.tags_on(zone)
+                   if table.registry.lookup(u).piece.to_text() == "g3")
+        table.lift(uid)
+        wait_for(lambda: _hints(ingest).get("lifted") == {"seat": 0, "piece": "g3",
+                                                          "from": "Ann"},
+                 20, "the lifted ship in the hub's copy of the table")
+        snapshot = ingest.tables["table-1"].snapshot
+        assert snapshot["link_up"] is True
+        assert snapshot["hints"]["may_discover"] is True
+        assert snapshot["game"]["turns"] == 2
+        started = snapshot["game"]["turn_started_at"]
+        assert isinstance(started, float) and abs(time.time() - started) < 60
+        table.place(uid, zone)  # put back: the hint goes out again
+        wait_for(lambda: _hints(ingest).get("lifted", "?") is None, 20,
+                 "the ship put back in the hub's copy")
+    finally:
+        host.close()
+        client.stop()
+        hub_store.close()
+    assert not ingest.problems

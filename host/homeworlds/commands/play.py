@@ -285,6 +285,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if output is not None:
                 output.close()
             return _fail(display)
+    if publisher is not None:
+        _feed_publisher(publisher, display, session, config, recorder)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
@@ -367,6 +369,28 @@ def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
     print(f"publishing to event {config.event.event} as table {config.event.table} via "
           f"{config.event.broker_text}", flush=True)
     return publisher
+def _feed_publisher(publisher, display, session, config: TableConfig, recorder) -> None:
+    """The event's retained state shows what the live table shows (hints, clocks, the
+    sensors' link, the turn's start): the feed's snapshots go to the publisher, from the
+    display's feed when it runs, else from a feed of their own (homeworlds.feed is core:
+    no web extra needed). Turns and results are published from the store's outbox only."""
+    from homeworlds.feed import Snapshot
+
+    def offer(event) -> None:
+        if isinstance(event, Snapshot):
+            publisher.offer_snapshot(event.to_json())
+
+    if display is not None:
+        display.producer.sinks.append(offer)
+        if display.producer.latest is not None:
+            offer(display.producer.latest)
+        return
+    from homeworlds.web.live import attach_feed
+
+    attach_feed(session, table=config.store_table or config.layout.name,
+                rules_name=config.rules.name, uid=lambda: recorder.uid, sinks=[offer])
+
+
 def _start_display(config: TableConfig, session, recorder, exporter, new_game,
                    listen: tuple[str, int]):
     """The web display with its admin commands (run by this loop through the session's
