@@ -287,6 +287,7 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             return _fail(display)
     if publisher is not None:
         _feed_publisher(publisher, display, session, config, recorder)
+    table = _attract_table(config, session, display, recorder.path)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
@@ -298,8 +299,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     try:
         while not stop.is_set():
             for event in link.poll(0.02):
-                session.handle(event)
-            session.tick()
+                table.handle(event)
+            table.tick()
             recorder.poll()
             if commands is not None:
                 _run_commands(commands, session, recorder, config)
@@ -369,6 +370,30 @@ def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
     print(f"publishing to event {config.event.event} as table {config.event.table} via "
           f"{config.event.broker_text}", flush=True)
     return publisher
+def _attract_table(config: TableConfig, session, display, store_path):
+    """What the loop hands link events and ticks to: the session, or with the display's
+    attract mode on, ``AttractTable`` in front of it — a piece placed stops the display's
+    replays at once, and with ``[display] attract_leds`` the LEDs replay the games too."""
+    if display is None or config.attract_after_s <= 0:
+        return session
+    from homeworlds.web.archive import Archive
+    from homeworlds.web.attract import (
+        AttractLeds,
+        AttractMode,
+        AttractTable,
+        playlist_from_archive,
+    )
+
+    leds = None
+    playlist = list  # without LEDs the host's mode only watches the table
+    if config.attract_leds:
+        leds = AttractLeds(config.layout)
+        playlist = playlist_from_archive(Archive(store_path))
+    mode = AttractMode(playlist, idle_after_s=config.attract_after_s, clock=session.clock)
+    mode.on_activity = display.server.activity
+    return AttractTable(session, mode, leds)
+
+
 def _feed_publisher(publisher, display, session, config: TableConfig, recorder) -> None:
     """The event's retained state shows what the live table shows (hints, clocks, the
     sensors' link, the turn's start): the feed's snapshots go to the publisher, from the
@@ -417,7 +442,8 @@ def _start_display(config: TableConfig, session, recorder, exporter, new_game,
             rules_name=config.rules.name, host=listen[0], port=listen[1],
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
-            max_brightness=brightness, store_path=recorder.path)
+            max_brightness=brightness, store_path=recorder.path,
+            attract_after_s=config.attract_after_s)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

@@ -34,6 +34,8 @@ from homeworlds.feed import FeedEvent, Snapshot, encode
 from homeworlds.web import WebUnavailable
 
 TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"
+#: host → child: a piece was placed on the table (the attract mode stops its replays).
+ACTIVITY = "attract-activity"
 #: Events waiting for the pipe before the child counts as behind (then it is resynced).
 PIPE_QUEUE_LIMIT = 256
 STARTUP_TIMEOUT_S = 30.0
@@ -48,8 +50,9 @@ class DisplayProcess:
     admin commands from the child go to ``commands`` (run by the table loop)."""
 
     def __init__(self, commands: ControlQueue, *, host: str, port: int, admin_token: str,
-                 table_name: str, store_path=None):
+                 table_name: str, store_path=None, attract_after_s: float = 0.0):
         self.commands = commands
+        self.attract_after_s = attract_after_s
         self.host = host
         self.port = port
         self.admin_token = admin_token
@@ -113,7 +116,9 @@ class DisplayProcess:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "homeworlds.web.child", "--host", self.host, "--port",
              str(self.port), "--table", self.table_name,
-             *(("--store", str(self.store_path)) if self.store_path is not None else ())],
+             *(("--store", str(self.store_path)) if self.store_path is not None else ()),
+             *(("--attract-after", repr(float(self.attract_after_s)))
+               if self.attract_after_s > 0 else ())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
         first = _read_line_within(self._proc.stdout, STARTUP_TIMEOUT_S)
         try:
@@ -200,6 +205,14 @@ class DisplayProcess:
         except queue.Full:
             self._behind = True
             self.resyncs += 1
+
+    def activity(self) -> None:
+        """A piece was placed on the table (the host's attract mode saw it): the display's
+        attract mode stops its replays. Never blocks."""
+        try:
+            self._out.put_nowait((json.dumps({"type": ACTIVITY}) + "\n").encode())
+        except queue.Full:
+            pass  # the child is behind; the snapshots that follow say a game is on
 
     def _write_loop(self) -> None:
         proc = self._proc
