@@ -100,3 +100,68 @@ def _up(url: str) -> bool:
         return True
     except OSError:
         return False
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+class _Display:
+    """What ``_attract_table`` needs of the display: the pipe's piece-placed notice."""
+
+    def __init__(self):
+        self.server = self
+        self.notices = 0
+
+    def activity(self):
+        self.notices += 1
+
+
+@pytest.mark.parametrize("attract_leds", [False, True])
+def test_the_leds_replay_only_with_attract_leds(tmp_path, attract_leds):
+    from homeworlds.commands.play import _attract_table
+    from homeworlds.config import load_config
+    from homeworlds.link.events import SnapshotReceived, ZoneChanged
+    from homeworlds.pixels.memory import MemorySink
+    from homeworlds.pixels.output import PixelOutput
+    from homeworlds.rules import preset
+    from homeworlds.session import TableSession
+    from homeworlds.web.attract import AttractTable
+
+    store = tmp_path / "games.sqlite"
+    played_store(store, TWO_PLAYER_GAMES[0], LAYOUT.name)
+    make_registry(LAYOUT, 2).save(tmp_path / "registry.toml")
+    (tmp_path / "table.toml").write_text(
+        '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+        '[serial]\nport = "/dev/null"\n[pixels]\nsink = "memory"\n'
+        f'[display]\nattract_after_s = {IDLE_S}\nattract_leds = {str(attract_leds).lower()}\n')
+    config = load_config(tmp_path / "table.toml")
+    clock = _Clock()
+    sink = MemorySink(LAYOUT.pixel_count, clock=clock)
+    session = TableSession(LAYOUT, config.registry, preset("looney"), ("Ann", "Bob"),
+                           output=PixelOutput(sink, max_fps=None, clock=clock), clock=clock,
+                           settle_s=0.0)
+    session.link_up = True
+    display = _Display()
+    table = _attract_table(config, session, display, store)
+    assert isinstance(table, AttractTable)
+    table.handle(SnapshotReceived({z: frozenset() for z in range(LAYOUT.zone_count)}, (),
+                                  at=0))
+    table.tick()
+    own = sink.last
+    clock.now += IDLE_S + 5  # idle long enough: replaying
+    table.tick()
+    assert table.mode.active
+    if attract_leds:
+        assert sink.last != own  # the replayed position on the LEDs
+    else:
+        assert sink.last == session.render() == own  # the LEDs are the table's own
+    table.handle(ZoneChanged(LAYOUT.slots[0].star_zone, frozenset({"04AA"}), at=0))
+    assert display.notices == 1  # the display process hears of the piece at once
+    table.tick()
+    assert not table.mode.active
+    assert sink.last == session.render()
