@@ -56,7 +56,7 @@ def _wait(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp_path):
+def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp_path, page):
     store = tmp_path / "games.sqlite"
     played_store(store, TWO_PLAYER_GAMES[0], LAYOUT.name)  # a finished game to replay
     registry = make_registry(LAYOUT, 2)
@@ -79,17 +79,24 @@ def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp
             switch = urlopen(url + "/static/attract-switch.js", timeout=10).read().decode()
             assert "/attract/state" in switch
             assert _state(url)["active"] is False  # a new table: idle, not yet long enough
+            page.goto(url + "/")  # a spectator's screen shows the live page
+            page.wait_for_selector('body[data-connected="true"]')
             started = _wait(lambda: (s := _state(url))["active"] and s["key"] and s, IDLE_S + 20,
                             "the replays to start")
             assert "<svg" in started["svg"] and started["caption"]
-            page = urlopen(url + "/attract", timeout=10).read().decode()
-            assert 'location.replace("/")' in page or '"/"' in page
-            # A piece placed on the table: the replays stop at once.
+            # The screen gives way to the replays by itself.
+            page.wait_for_url(url + "/attract", timeout=10_000)
+            page.wait_for_selector('body[data-active="yes"]')
+            page.wait_for_selector("#map svg")
+            assert page.locator("#caption").text_content()
+            # A piece placed on the table: the replays stop at once, the live page is back.
             uid = table.take_from_bank(PIECES[0])
             table.place(uid, LAYOUT.slots[0].star_zone)
             stopped = _wait(lambda: not (s := _state(url))["active"] and s, 5,
                             "the replays to stop")
             assert stopped["key"] is None
+            page.wait_for_url(url + "/", timeout=5_000)
+            page.wait_for_selector('body[data-connected="true"]')
         finally:
             host.close()
 

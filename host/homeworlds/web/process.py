@@ -7,8 +7,9 @@ under Python's global interpreter lock: the line → LED frame latency doubled i
 ``benchmarks/display_bench.py``. So ``play`` and ``demo --web`` run the server in a child
 process and talk to it over its standard streams, one JSON object a line:
 
-* host → child (stdin): feed events exactly as ``feed.encode`` writes them, and answers to
-  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``;
+* host → child (stdin): feed events exactly as ``feed.encode`` writes them, answers to
+  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``, and
+  ``{"type": "attract-activity"}`` when a piece was placed (the attract mode stops);
 * child → host (stdout): ``{"ready": PORT}`` once it serves (or ``{"error": text}``), then
   admin commands ``{"type": "command", "id": N, "command": {...}}``.
 
