@@ -74,6 +74,8 @@ def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp
         url = f"http://127.0.0.1:{port}"
         try:
             _wait(lambda: _up(url), 30, "the display")
+            time.sleep(0.5)
+            assert host.thread.is_alive(), "the table loop stopped"
             live = urlopen(url + "/", timeout=10).read().decode()
             assert 'src="/static/attract-switch.js"' in live
             switch = urlopen(url + "/static/attract-switch.js", timeout=10).read().decode()
@@ -92,10 +94,10 @@ def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp
             # A piece placed on the table: the replays stop at once, the live page is back.
             uid = table.take_from_bank(PIECES[0])
             table.place(uid, LAYOUT.slots[0].star_zone)
-            stopped = _wait(lambda: not (s := _state(url))["active"] and s, 5,
+            stopped = _wait(lambda: not (s := _state(url))["active"] and s, 20,
                             "the replays to stop")
             assert stopped["key"] is None
-            page.wait_for_url(url + "/", timeout=5_000)
+            page.wait_for_url(url + "/", timeout=20_000)
             page.wait_for_selector('body[data-connected="true"]')
         finally:
             host.close()

@@ -186,7 +186,7 @@ class DisplayProcess:
     def admin_url(self) -> str:
         return f"{self.url}admin?token={self.admin_token}"
 
-    def announce(self, out=sys.stdout, qr: bool = True) -> None:
+    def announce(self, out=None, qr: bool = True) -> None:
         from homeworlds.web.server import announce
 
         announce(self.url, self.admin_url, out, qr)

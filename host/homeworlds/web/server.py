@@ -143,7 +143,7 @@ class WebDisplay:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def announce(self, out: TextIO = sys.stdout, qr: bool = True) -> None:
+    def announce(self, out: TextIO | None = None, qr: bool = True) -> None:
         announce(self.url, self.admin_url, out, qr)
 
 
@@ -155,8 +155,11 @@ def display_url(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def announce(url: str, admin_url: str, out: TextIO = sys.stdout, qr: bool = True) -> None:
-    """Print where the display is and the admin link (with its QR code on a terminal)."""
+def announce(url: str, admin_url: str, out: TextIO | None = None, qr: bool = True) -> None:
+    """Print where the display is and the admin link (with its QR code on a terminal), on
+    ``out`` or the standard output of the moment (not the one of the import: it may be
+    replaced, and closed, since)."""
+    out = out if out is not None else sys.stdout
     print(f"display: {url}", file=out, flush=True)
     print(f"admin: {admin_url}", file=out, flush=True)
     if qr and out.isatty():
