@@ -101,9 +101,10 @@ def test_no_replay_while_a_game_is_in_progress(mode, clock):
 def test_what_counts_as_a_game_in_progress():
     assert not game_in_progress(None)
     assert not game_in_progress({"uid": None})
-    assert not game_in_progress({"uid": "a", "in_setup": True, "turn_number": 0,
+    # The feed's turn_number is the turn being played: 1 before the first homeworld.
+    assert not game_in_progress({"uid": "a", "in_setup": True, "turn_number": 1,
                                  "result": None})
-    assert game_in_progress({"uid": "a", "in_setup": True, "turn_number": 1, "result": None})
+    assert game_in_progress({"uid": "a", "in_setup": True, "turn_number": 2, "result": None})
     assert not game_in_progress({"uid": "a", "in_setup": False, "turn_number": 9,
                                  "result": {"kind": "draw"}})
 

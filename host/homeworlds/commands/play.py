@@ -289,6 +289,9 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
             if output is not None:
                 output.close()
             return _fail(display)
+    if publisher is not None:
+        _feed_publisher(publisher, display, session, config, recorder)
+    table = _attract_table(config, session, display, recorder.path)
     link = TableLink(lambda: SerialTransport(config.port, config.baudrate),
                      heartbeat_timeout=config.heartbeat_timeout,
                      expected_zones=config.layout.zone_count)
@@ -300,8 +303,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
     try:
         while not stop.is_set():
             for event in link.poll(0.02):
-                session.handle(event)
-            session.tick()
+                table.handle(event)
+            table.tick()
             recorder.poll()
             if commands is not None:
                 _run_commands(commands, session, recorder, config)
@@ -371,6 +374,52 @@ def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
     print(f"publishing to event {config.event.event} as table {config.event.table} via "
           f"{config.event.broker_text}", flush=True)
     return publisher
+def _attract_table(config: TableConfig, session, display, store_path):
+    """What the loop hands link events and ticks to: the session, or with the display's
+    attract mode on, ``AttractTable`` in front of it — a piece placed stops the display's
+    replays at once, and with ``[display] attract_leds`` the LEDs replay the games too."""
+    if display is None or config.attract_after_s <= 0:
+        return session
+    from homeworlds.web.archive import Archive
+    from homeworlds.web.attract import (
+        AttractLeds,
+        AttractMode,
+        AttractTable,
+        playlist_from_archive,
+    )
+
+    leds = None
+    playlist = list  # without LEDs the host's mode only watches the table
+    if config.attract_leds:
+        leds = AttractLeds(config.layout)
+        playlist = playlist_from_archive(Archive(store_path))
+    mode = AttractMode(playlist, idle_after_s=config.attract_after_s, clock=session.clock)
+    mode.on_activity = display.server.activity
+    return AttractTable(session, mode, leds)
+
+
+def _feed_publisher(publisher, display, session, config: TableConfig, recorder) -> None:
+    """The event's retained state shows what the live table shows (hints, clocks, the
+    sensors' link, the turn's start): the feed's snapshots go to the publisher, from the
+    display's feed when it runs, else from a feed of their own (homeworlds.feed is core:
+    no web extra needed). Turns and results are published from the store's outbox only."""
+    from homeworlds.feed import Snapshot
+
+    def offer(event) -> None:
+        if isinstance(event, Snapshot):
+            publisher.offer_snapshot(event.to_json())
+
+    if display is not None:
+        display.producer.sinks.append(offer)
+        if display.producer.latest is not None:
+            offer(display.producer.latest)
+        return
+    from homeworlds.web.live import attach_feed
+
+    attach_feed(session, table=config.store_table or config.layout.name,
+                rules_name=config.rules.name, uid=lambda: recorder.uid, sinks=[offer])
+
+
 def _start_display(config: TableConfig, session, recorder, exporter, new_game,
                    listen: tuple[str, int]):
     """The web display with its admin commands (run by this loop through the session's
@@ -397,7 +446,8 @@ def _start_display(config: TableConfig, session, recorder, exporter, new_game,
             rules_name=config.rules.name, host=listen[0], port=listen[1],
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
-            max_brightness=brightness, store_path=recorder.path)
+            max_brightness=brightness, store_path=recorder.path,
+            attract_after_s=config.attract_after_s)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs, quote
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.pairing import PairingError
+from homeworlds.event.payloads import snapshot_message
 from homeworlds.event.rounds import EventBook
 from homeworlds.store.database import StoreError
 from homeworlds.web.pages import error_page, page
@@ -28,6 +30,11 @@ from homeworlds.web.pages import error_page, page
 SSE_MIN_INTERVAL_S = 0.1
 #: Largest admin form read (the players' names are the longest field).
 MAX_FORM_BYTES = 64 * 1024
+
+#: A snapshot's hints when the table published none (its store's state only).
+NO_HINTS = {"lifted": None, "legal_destinations": [], "may_discover": False,
+            "overpopulated": [], "red_alert_seat": None, "mistakes": [], "message": "",
+            "guidance": None}
 
 CSS = """
 .tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr));
@@ -64,6 +71,8 @@ class HubPages:
         self.book = book
         self.admin_token = admin_token
         self.event = event
+        #: table -> (what its live snapshot shows, the event sent for it)
+        self._live_events: dict[str, tuple[str, str]] = {}
 
     # ------------------------------------------------------------------ fragments
 
@@ -126,21 +135,52 @@ class HubPages:
                    f'<a href="/archive/game/{game["id"]}/export">SDG</a></p></div>')
         return "".join(out)
 
-    def live_fragment(self, table: str) -> str:
-        latest = self.ingest.latest(table)
-        if latest is None:
-            return '<p class="none">No game at this table yet.</p>'
-        stored, state = latest
-        row = next((r for r in self.ingest.overview() if r["table"] == table), None)
-        game = (row or {}).get("game") or {}
-        log = "".join(f"<li>{esc(line)}</li>" for line in self._turn_log(stored.id))
-        return (f"<p>{' v '.join(esc(p) for p in stored.players)} · turn "
-                f"{game.get('turn_number', '?')}</p>"
-                f'<div class="map">{render_svg(state, players=stored.players)}</div>'
-                f"<ol>{log}</ol>")
+    def live_snapshot(self, table: str):
+        """The table as the spectator display's feed shows it (a ``feed.Snapshot``), from
+        the hub's copy: the table's retained state (its hints, clocks, sensors' link and
+        turn start, as the table last published them), else the game in the hub's store.
+        None while the hub knows no game of the table."""
+        from homeworlds.feed import FeedError, event_from_json
 
-    def _turn_log(self, game_id: int) -> list[str]:
-        return [t.sdg.replace("\n", "; ") for t in self.ingest.store.turns(game_id)]
+        status = self.ingest.tables.get(table)
+        retained = status.snapshot if status is not None else None
+        if isinstance(retained, dict) and isinstance(retained.get("game"), dict):
+            data = dict(retained)
+        else:
+            latest = self.ingest.latest(table)
+            if latest is None:
+                return None
+            stored, state = latest
+            data = snapshot_message(table, 0, stored, state, self.ingest.store.turns(stored.id),
+                                    self.ingest.store.result(stored.id))
+            data["at"] = 0.0  # the same snapshot until the store changes
+        data["hints"] = data.get("hints") or dict(NO_HINTS)
+        # An offline table's sensors are not known to be connected.
+        data["link_up"] = data.get("link_up") is True and (
+            status is None or status.online is not False)
+        try:
+            return event_from_json(data)
+        except FeedError as exc:
+            text = f"table {table}: its state cannot be shown live: {exc}"
+            if not self.ingest.problems or self.ingest.problems[-1] != text:
+                self.ingest.problems.append(text)
+            return None
+
+    def live_event(self, table: str, snapshot) -> tuple[str, str]:
+        """(what the snapshot shows, its server-sent event with the star map drawn): one
+        drawing per change of the table, however many spectators watch it."""
+        from homeworlds.web.app import draw_map
+
+        data = snapshot.to_json()
+        key = json.dumps({k: v for k, v in data.items() if k != "at"}, sort_keys=True)
+        cached = self._live_events.get(table)
+        if cached is not None and cached[0] == key:
+            return cached
+        data["svg"] = draw_map(snapshot)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        cached = (key, f"event: snapshot\nid: {snapshot.seq}\ndata: {text}\n\n")
+        self._live_events[table] = cached
+        return cached
 
     def results_fragment(self) -> str:
         book = self.book
@@ -198,10 +238,12 @@ def build_app(pages: HubPages):
         HTMLResponse,
         JSONResponse,
         RedirectResponse,
+        Response,
         StreamingResponse,
     )
     from starlette.routing import Route
 
+    from homeworlds.web import page as live_page
     from homeworlds.web.archive import archive_routes
 
     ingest = pages.ingest
@@ -229,15 +271,61 @@ def build_app(pages: HubPages):
         return name
 
     async def live(request):
+        """The spectator display's live page, fed by the hub's copy of the table."""
         name = table_name(request)
-        body = await run_in_threadpool(pages.locked, pages.live_fragment, name)
-        script = UPDATE_JS % (json.dumps("live"), json.dumps("/events"),
-                              json.dumps(f"/fragment/tables/{quote(name, safe='')}"))
-        return HTMLResponse(whole(f"Table {name}", f'<div id="live">{body}</div>{script}'))
+        events = f"/tables/{quote(name, safe='')}/live/events"
+        return HTMLResponse(live_page.live_page(f"Table {name}", events=events),
+                            headers={"Cache-Control": "no-store"})
 
-    async def live_fragment(request):
-        return HTMLResponse(await run_in_threadpool(pages.locked, pages.live_fragment,
-                                                    table_name(request)))
+    async def live_events(request):
+        """The live page's stream, as the table's own display sends it: a snapshot (with
+        its star map) whenever the hub's copy of the table changes, the hub's clock."""
+        from homeworlds.web.app import KEEPALIVE_S, RETRY_MS
+
+        name = table_name(request)
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+
+        def listener(_version: int) -> None:
+            loop.call_soon_threadsafe(changed.set)
+
+        def clock() -> str:
+            return f"event: clock\ndata: {time.time():.3f}\n\n"
+
+        def current() -> tuple[str, str] | None:
+            snapshot = pages.locked(pages.live_snapshot, name)
+            return None if snapshot is None else pages.live_event(name, snapshot)
+
+        async def stream():
+            ingest.listeners.append(listener)
+            try:
+                yield f"retry: {RETRY_MS}\n\n" + clock()
+                sent = None
+                while not await request.is_disconnected():
+                    event = await run_in_threadpool(current)
+                    if event is not None and event[0] != sent:
+                        sent = event[0]
+                        yield event[1]
+                    try:
+                        await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
+                    except TimeoutError:
+                        yield clock()
+                        continue
+                    changed.clear()
+                    await asyncio.sleep(SSE_MIN_INTERVAL_S)
+            finally:
+                ingest.listeners.remove(listener)
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache",
+                                          "X-Accel-Buffering": "no"})
+
+    async def live_script(request):
+        return Response(live_page.LIVE_JS, media_type="text/javascript",
+                        headers={"Cache-Control": "no-cache"})
+
+    async def live_style(request):
+        return Response(live_page.LIVE_CSS, media_type="text/css",
+                        headers={"Cache-Control": "no-cache"})
 
     async def events(request):
         loop = asyncio.get_running_loop()
@@ -348,10 +436,12 @@ def build_app(pages: HubPages):
     routes = [
         Route("/", overview),
         Route("/fragment/tables", tables_fragment),
-        Route("/fragment/tables/{table:str}", live_fragment),
         Route("/api/tables", api_tables),
         Route("/events", events),
         Route("/tables/{table:str}/live", live),
+        Route("/tables/{table:str}/live/events", live_events),
+        Route("/static/live.js", live_script),
+        Route("/static/live.css", live_style),
         Route("/results", results),
         Route("/admin", admin),
         Route("/admin/{action:str}", admin_action, methods=["POST"]),

@@ -90,6 +90,8 @@ class DisplayState:
     debug_errors: list | None = None
     #: more routes served beside the live view (the archive viewer of the table's store)
     extra_routes: list = field(default_factory=list)
+    #: more scripts of the live page (the attract mode's switch)
+    live_scripts: tuple[str, ...] = ()
 
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
@@ -152,7 +154,8 @@ def _error_page(status: int, text: str, request: Request) -> Response:
 
 def create_app(state: DisplayState) -> Starlette:
     async def live(request: Request) -> Response:
-        return HTMLResponse(page.live_page(state.table_name), headers=_headers())
+        return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts),
+                            headers=_headers())
 
     async def static_js(request: Request) -> Response:
         return Response(page.LIVE_JS, media_type="text/javascript", headers=_headers(

@@ -18,6 +18,7 @@ state; the table loop shows it instead of its own frame while attract mode runs 
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -99,6 +100,9 @@ class AttractMode:
         #: How many times attract mode started and was stopped (for the page and tests).
         self.starts = 0
         self.stops = 0
+        #: Called (outside the lock) when a link event changed what the table holds: the
+        #: table host tells its display process, whose own mode serves the page.
+        self.on_activity: Callable[[], None] | None = None
 
     # ---- what the table reports
 
@@ -147,7 +151,9 @@ class AttractMode:
                 return False
             was = self._active_locked(self.clock())
             self._stop_locked()
-            return was
+        if self.on_activity is not None:
+            self.on_activity()
+        return was
 
     def _stop_locked(self) -> None:
         if self._started_at is not None:
@@ -205,12 +211,14 @@ class AttractMode:
 
 def game_in_progress(game: Mapping | None) -> bool:
     """From a feed snapshot's ``game``: a game is on and not over, past its first setup
-    turn (a table waiting for its first homeworld is idle)."""
+    turn (a table waiting for its first homeworld is idle). ``turn_number`` is the number
+    of the turn being played: 1 before any turn is committed."""
     if not isinstance(game, Mapping) or game.get("uid") is None:
         return False
     if game.get("result") is not None:
         return False
-    return bool(game.get("turn_number")) or not game.get("in_setup", True)
+    number = game.get("turn_number")
+    return (isinstance(number, int) and number > 1) or not game.get("in_setup", True)
 
 
 def playlist_from_archive(archive, limit: int = PLAYLIST_LENGTH) -> Callable[[], list[GameSteps]]:
@@ -326,13 +334,16 @@ class AttractTable:
 
 
 def attract_routes(archive, *, idle_after_s: float | None = None,
-                   attract: AttractMode | None = None, prefix: str = "/attract") -> list:
+                   attract: AttractMode | None = None, prefix: str = "/attract",
+                   live_url: str | None = None) -> list:
     """``/attract`` (the page) and ``/attract/state`` (JSON: ``active``, ``key``,
     ``caption``, ``seconds_until_start``, and ``svg`` when ``?have=`` is not the current
     key). ``attract`` is the table's own AttractMode; without one, a mode on the archive
-    that never sees a game (``homeworlds archive-view``)."""
+    that never sees a game (``homeworlds archive-view``). With ``live_url`` (the table's
+    live display) the attract page goes back there the moment the replays stop, and
+    ``SWITCH_SCRIPT`` (for the live page) goes to the attract page when they start."""
     from starlette.concurrency import run_in_threadpool
-    from starlette.responses import HTMLResponse, JSONResponse
+    from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
     from homeworlds.web.pages import page
@@ -359,13 +370,30 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
                             headers={"Cache-Control": "no-store"})
 
     async def page_endpoint(request):
+        script = ATTRACT_JS.replace("STATE_URL", prefix + "/state").replace(
+            "LIVE_URL", json.dumps(live_url))
         body = (f'<div id="attract"><p id="waiting">{esc(WAITING)}</p>'
                 f'<div id="map"></div><p id="caption"></p></div>'
-                f'<script>{ATTRACT_JS.replace("STATE_URL", prefix + "/state")}</script>')
+                f'<script>{script}</script>')
         return HTMLResponse(page("Homeworlds", body, css=ATTRACT_CSS))
 
+    async def switch_endpoint(request):
+        script = SWITCH_JS.replace("STATE_URL", json.dumps(prefix + "/state")).replace(
+            "ATTRACT_URL", json.dumps(prefix))
+        return Response(script, media_type="text/javascript",
+                        headers={"Cache-Control": "no-cache"})
+
     routes = [Route(prefix, page_endpoint), Route(prefix + "/state", state_endpoint)]
+    if live_url is not None:
+        routes.append(Route(SWITCH_SCRIPT, switch_endpoint))
     return routes
+
+
+#: The live page's script that shows the attract page while the replays run.
+SWITCH_SCRIPT = "/static/attract-switch.js"
+#: Seconds between the live page's looks at the attract state (only while not replaying:
+#: no map is drawn for it).
+SWITCH_POLL_S = 2
 
 
 WAITING = "Homeworlds \u2014 place a piece on the table to play"
@@ -394,9 +422,27 @@ ATTRACT_JS = r"""
       have = s.key || '';
       document.body.dataset.key = have;
       document.getElementById('caption').textContent = s.caption || '';
+      if (LIVE_URL !== null && !s.active) { location.replace(LIVE_URL); return; }
     } catch (e) { /* the host restarts: try again */ }
     setTimeout(poll, 1000);
   }
   poll();
 })();
 """
+
+SWITCH_JS = r"""
+'use strict';
+// Attract mode: while the table is idle the live page gives way to the replays; the attract
+// page comes back here the moment a piece is placed.
+(() => {
+  async function look() {
+    try {
+      const r = await fetch(STATE_URL + '?have=live', {cache: 'no-store'});
+      const s = await r.json();
+      if (s.active && s.key) { location.assign(ATTRACT_URL); return; }
+    } catch (e) { /* the host restarts: try again */ }
+    setTimeout(look, SWITCH_POLL_MS);
+  }
+  setTimeout(look, SWITCH_POLL_MS);
+})();
+""".replace("SWITCH_POLL_MS", str(SWITCH_POLL_S * 1000))

@@ -24,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--table", required=True)
     parser.add_argument("--store", default=None, help="the game store, shown at /archive")
+    parser.add_argument("--attract-after", type=float, default=0.0,
+                        help="seconds without a game before the display replays the archive "
+                        "(0: no attract mode)")
     args = parser.parse_args(argv)
     # Ctrl-C on the terminal reaches the whole process group: the host decides, and stops
     # this process by closing its stdin.
@@ -39,14 +42,22 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         from homeworlds.feed import FeedError, FeedHub, event_from_json
-        from homeworlds.web.process import TOKEN_VARIABLE, RemoteControl
+        from homeworlds.web.process import ACTIVITY, TOKEN_VARIABLE, RemoteControl
         from homeworlds.web.server import WebDisplay
 
         hub = FeedHub()
         control = RemoteControl(out)
+        mode = None
+        if args.attract_after > 0:
+            from homeworlds.web.archive import Archive
+            from homeworlds.web.attract import AttractMode, playlist_from_archive
+
+            mode = AttractMode(playlist_from_archive(Archive(args.store)),
+                               idle_after_s=args.attract_after)
         server = WebDisplay(hub, control, host=args.host, port=args.port,
                             admin_token=os.environ.get(TOKEN_VARIABLE) or None,
-                            table_name=args.table, store_path=args.store).start()
+                            table_name=args.table, store_path=args.store,
+                            attract=mode).start()
     except WebUnavailable as exc:
         print(json.dumps({"error": str(exc)}), file=out, flush=True)
         return 2
@@ -60,7 +71,13 @@ def main(argv: list[str] | None = None) -> int:
                 if isinstance(data, dict) and data.get("type") == "reply":
                     control.answer(data)
                     continue
+                if isinstance(data, dict) and data.get("type") == ACTIVITY:
+                    if mode is not None:
+                        mode.activity()  # a piece was placed: the replays stop
+                    continue
                 hub.publish_threadsafe(event_from_json(data))
+                if mode is not None and data.get("type") == "snapshot":
+                    mode.observe(data)
             except (ValueError, FeedError) as exc:
                 print(f"homeworlds display: line {number} from the table ignored: {exc}",
                       file=sys.stderr, flush=True)

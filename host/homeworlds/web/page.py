@@ -12,16 +12,19 @@ from typing import Any
 from homeworlds.clock import LOW_TIME_S, PAUSE_TEXT
 
 
-def live_page(table: str) -> str:
+def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = ()) -> str:
+    """``events``: the stream of the table's feed (a hub serves several tables' pages);
+    ``scripts``: more scripts of this origin (the attract mode's switch)."""
     t = escape(table)
+    more = "".join(f'<script src="{escape(s)}" defer></script>\n' for s in scripts)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{t} — Homeworlds live</title>
 <link rel="stylesheet" href="/static/live.css">
 <script src="/static/live.js" defer></script>
-</head>
-<body data-seq="0" data-connected="false">
+{more}</head>
+<body data-seq="0" data-connected="false" data-events="{escape(events)}">
 <header id="top">
   <h1 id="table-name">{t}</h1>
   <div id="players"></div>
@@ -330,7 +333,7 @@ LIVE_JS = r"""
   }
 
   function connect() {
-    const source = new EventSource('/events');
+    const source = new EventSource(document.body.dataset.events || '/events');
     source.addEventListener('open', () => { document.body.dataset.connected = 'true'; });
     source.addEventListener('error', () => {
       document.body.dataset.connected = 'false';

@@ -7,8 +7,9 @@ under Python's global interpreter lock: the line → LED frame latency doubled i
 ``benchmarks/display_bench.py``. So ``play`` and ``demo --web`` run the server in a child
 process and talk to it over its standard streams, one JSON object a line:
 
-* host → child (stdin): feed events exactly as ``feed.encode`` writes them, and answers to
-  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``;
+* host → child (stdin): feed events exactly as ``feed.encode`` writes them, answers to
+  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``, and
+  ``{"type": "attract-activity"}`` when a piece was placed (the attract mode stops);
 * child → host (stdout): ``{"ready": PORT}`` once it serves (or ``{"error": text}``), then
   admin commands ``{"type": "command", "id": N, "command": {...}}``.
 
@@ -34,6 +35,8 @@ from homeworlds.feed import FeedEvent, Snapshot, encode
 from homeworlds.web import WebUnavailable
 
 TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"
+#: host → child: a piece was placed on the table (the attract mode stops its replays).
+ACTIVITY = "attract-activity"
 #: Events waiting for the pipe before the child counts as behind (then it is resynced).
 PIPE_QUEUE_LIMIT = 256
 STARTUP_TIMEOUT_S = 30.0
@@ -48,8 +51,9 @@ class DisplayProcess:
     admin commands from the child go to ``commands`` (run by the table loop)."""
 
     def __init__(self, commands: ControlQueue, *, host: str, port: int, admin_token: str,
-                 table_name: str, store_path=None):
+                 table_name: str, store_path=None, attract_after_s: float = 0.0):
         self.commands = commands
+        self.attract_after_s = attract_after_s
         self.host = host
         self.port = port
         self.admin_token = admin_token
@@ -113,7 +117,9 @@ class DisplayProcess:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "homeworlds.web.child", "--host", self.host, "--port",
              str(self.port), "--table", self.table_name,
-             *(("--store", str(self.store_path)) if self.store_path is not None else ())],
+             *(("--store", str(self.store_path)) if self.store_path is not None else ()),
+             *(("--attract-after", repr(float(self.attract_after_s)))
+               if self.attract_after_s > 0 else ())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
         first = _read_line_within(self._proc.stdout, STARTUP_TIMEOUT_S)
         try:
@@ -180,7 +186,7 @@ class DisplayProcess:
     def admin_url(self) -> str:
         return f"{self.url}admin?token={self.admin_token}"
 
-    def announce(self, out=sys.stdout, qr: bool = True) -> None:
+    def announce(self, out=None, qr: bool = True) -> None:
         from homeworlds.web.server import announce
 
         announce(self.url, self.admin_url, out, qr)
@@ -200,6 +206,14 @@ class DisplayProcess:
         except queue.Full:
             self._behind = True
             self.resyncs += 1
+
+    def activity(self) -> None:
+        """A piece was placed on the table (the host's attract mode saw it): the display's
+        attract mode stops its replays. Never blocks."""
+        try:
+            self._out.put_nowait((json.dumps({"type": ACTIVITY}) + "\n").encode())
+        except queue.Full:
+            pass  # the child is behind; the snapshots that follow say a game is on
 
     def _write_loop(self) -> None:
         proc = self._proc

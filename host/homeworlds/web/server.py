@@ -27,7 +27,7 @@ MAX_CONNECTIONS = 400
 class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
-                 render_svg: Callable | None = None, store_path=None):
+                 render_svg: Callable | None = None, store_path=None, attract=None):
         require_web()
         from homeworlds.web.app import DisplayState, new_admin_token
 
@@ -36,11 +36,21 @@ class WebDisplay:
         self.token_configured = admin_token is not None
         self.state = DisplayState(hub, control, admin_token or new_admin_token(),
                                   table_name, render_svg)
-        if store_path is not None:
-            from homeworlds.web.archive import archive_routes
+        if store_path is not None or attract is not None:
+            from homeworlds.web.archive import Archive, archive_routes
 
+            archive = Archive(store_path)
             # The archive viewer of the table's own store (read-only), at /archive.
-            self.state.extra_routes = archive_routes(store_path)
+            if store_path is not None:
+                self.state.extra_routes = archive_routes(archive=archive)
+            if attract is not None:
+                # Attract mode (``attract``: an AttractMode on this archive): the live page
+                # gives way to the replays while the table is idle.
+                from homeworlds.web.attract import SWITCH_SCRIPT, attract_routes
+
+                self.state.extra_routes += attract_routes(archive, attract=attract,
+                                                          live_url="/")
+                self.state.live_scripts = (SWITCH_SCRIPT,)
         self._server = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -133,7 +143,7 @@ class WebDisplay:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def announce(self, out: TextIO = sys.stdout, qr: bool = True) -> None:
+    def announce(self, out: TextIO | None = None, qr: bool = True) -> None:
         announce(self.url, self.admin_url, out, qr)
 
 
@@ -145,8 +155,11 @@ def display_url(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def announce(url: str, admin_url: str, out: TextIO = sys.stdout, qr: bool = True) -> None:
-    """Print where the display is and the admin link (with its QR code on a terminal)."""
+def announce(url: str, admin_url: str, out: TextIO | None = None, qr: bool = True) -> None:
+    """Print where the display is and the admin link (with its QR code on a terminal), on
+    ``out`` or the standard output of the moment (not the one of the import: it may be
+    replaced, and closed, since)."""
+    out = out if out is not None else sys.stdout
     print(f"display: {url}", file=out, flush=True)
     print(f"admin: {admin_url}", file=out, flush=True)
     if qr and out.isatty():
