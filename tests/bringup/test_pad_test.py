@@ -29,7 +29,7 @@ def _rates(out: str) -> dict[str, float]:
 
 
 def test_once_reports_every_tag_of_the_chosen_pads(capsys, config_file, table, layout):
-    code = main(["pad-test", "--config", str(config_file), "--once", "--settle", "2",
+    code = main(["pad-test", "--config", str(config_file), "--once", "--settle", "5",
                  "--zones", "44-46"])
     out = capsys.readouterr().out
     assert code == 0, out
