@@ -43,7 +43,15 @@ QUICK_GAMES = 2
 
 
 def levels() -> list[str]:
-    return [name for name in player_names() if name not in BASELINES]
+    """The computer's levels as the table offers them (``levelN``; not the ``legacyN``
+    yardsticks, which are opponents only)."""
+    return [name for name in player_names() if name.startswith("level")]
+
+
+def yardstick(names: list[str]) -> list[tuple[str, str]]:
+    """The top level against the old level 3 (issue 12's target: the search must beat the
+    look-ahead of before), where the players module keeps it."""
+    return [(names[-1], "legacy3")] if names and "legacy3" in player_names() else []
 
 
 def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
@@ -53,7 +61,7 @@ def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
     pairs = [(level, base) for level in names for base in BASELINES]
     for k, high in enumerate(names):
         pairs += [(high, low) for low in (names[:k] if all_lower else names[max(0, k - 1):k])]
-    return pairs
+    return pairs + yardstick(names)
 
 
 def summarize(games: list[MatchGame]) -> dict:

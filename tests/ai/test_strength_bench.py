@@ -59,6 +59,8 @@ def test_the_default_pairings_cover_every_level_and_both_baselines():
     every = strength.default_pairings(all_lower=True)
     assert len(every) == len(quick) + (len(levels) - 1) * (len(levels) - 2) // 2
     assert (levels[-1], levels[0]) in every
+    assert (levels[-1], "legacy3") in quick  # the top level against the old level 3
+    assert not any(name.startswith("legacy") for name, _ in quick)
 
 
 def test_both_seats_play_each_opening_and_later_openings_vary():
