@@ -60,7 +60,7 @@ corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
 	$(PY) benchmarks/corpus_check.py
 
-bench: $(STAMP) mosquitto-bin
+bench: $(STAMP) browser mosquitto-bin
 	$(PY) benchmarks/run_all.py
 
 # Long fault-injection and input fuzz runs (the short forms are part of `make test`).
