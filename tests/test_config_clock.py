@@ -78,3 +78,10 @@ def test_a_bad_from_event_names_file_and_key(tmp_path, value):
         _load(tmp_path, f"[clock]\nfrom_event = {value}\n")
     text = str(caught.value)
     assert "table.toml: clock.from_event:" in text and "is not true or false" in text
+
+
+def test_a_misspelt_clock_key_lists_from_event_too(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, "[clock]\nfrom_events = false\n")
+    assert "table.toml: clock.from_events: unknown key" in str(caught.value)
+    assert str(caught.value).endswith("timed_setup, from_event)")

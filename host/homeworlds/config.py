@@ -312,6 +312,8 @@ def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
     try:
         clock = ClockSpec.from_dict(section, source=source, prefix="clock.")
     except ClockSpecError as exc:
+        if exc.reason.startswith("unknown key (keys: "):  # [clock] has one key more
+            raise ConfigError(source, exc.key, exc.reason[:-1] + ", from_event)") from None
         raise ConfigError("", None, str(exc)) from None  # already names file and key
     if clock.timed and clock.on_flag == "loss" and seats > 2:
         # The record cannot hold an elimination off the board with three or more players
