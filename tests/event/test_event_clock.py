@@ -101,7 +101,8 @@ def clear_the_table(t: Table) -> None:
     t.session.tick()
 
 
-def test_the_hubs_clock_applies_to_the_next_game_not_the_one_in_progress(hub, table_host):
+def test_the_hubs_clock_applies_to_the_next_game_not_the_one_in_progress(hub, table_host,
+                                                                        broker, tmp_path):
     web, control, _ = hub
     host = table_host()
     t = host.table
@@ -133,6 +134,15 @@ def test_the_hubs_clock_applies_to_the_next_game_not_the_one_in_progress(hub, ta
     late = table_host("t2")
     late.loop_until(lambda: late.session.clock_spec == FISCHER, "the retained clock at t2")
     assert late.offers == [FISCHER]
+    other_store = GameStore.open(tmp_path / "hub-2.sqlite")
+    other = HubClient(parse_broker_url(broker.url), EVENT, HubIngest(other_store, EVENT),
+                      client_id="hw-hub-second")
+    other.start()
+    try:
+        wait_for(lambda: other.event_clock == FISCHER, 10, "the retained clock at a new hub")
+    finally:
+        other.stop()
+        other_store.close()
 
     # Cleared: each table plays its own [clock] again, from its next game.
     r = web.post("/admin/clock", data={"token": TOKEN, "mode": "table"},
