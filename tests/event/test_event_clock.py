@@ -178,15 +178,23 @@ def test_the_admin_needs_the_token_and_a_bad_clock_is_refused(hub, table_host):
     assert r.status_code == 400 and "not JSON" in r.text
     assert control.event_clock is None
 
-    # The API (Bearer token, JSON ClockSpec): what the tables receive first is this one,
-    # nothing of the refused requests reached the broker.
+    # The form's boxes the chosen mode does not use are left out.
+    r = web.post("/admin/clock", data={"token": TOKEN, "mode": "sudden-death",
+                                       "initial_s": "120", "increment_s": "5",
+                                       "delay_s": "3"}, follow_redirects=False)
+    assert r.status_code == 303
+    sudden = ClockSpec.from_dict({"mode": "sudden-death", "initial_s": 120})
+    host.loop_until(lambda: host.session.clock_spec == sudden, "the form's clock at t1")
+
+    # Nothing of the refused requests reached the broker: the tables received only the
+    # form's clock and then the API's (Bearer token, JSON ClockSpec).
     delay = {"mode": "delay", "initial_s": 900.0, "delay_s": 10.0, "on_flag": "none",
              "timed_setup": False}
     r = web.post("/admin/clock", json=delay, headers={"authorization": f"Bearer {TOKEN}"})
     assert r.status_code == 200 and r.json() == {"clock": delay}
     spec = ClockSpec.from_dict(delay)
     host.loop_until(lambda: host.session.clock_spec == spec, "the API's clock at t1")
-    assert host.offers == [spec]
+    assert host.offers == [sudden, spec]
 
 
 def test_a_bad_clock_message_is_logged_and_ignored(hub, table_host, broker, caplog):

@@ -247,9 +247,13 @@ def clock_from_form(form: dict[str, str]) -> ClockSpec | None:
         return None
     data: dict[str, Any] = {"mode": mode, "on_flag": form.get("on_flag", "loss"),
                             "timed_setup": form.get("timed_setup") in ("on", "true", "1")}
+    # The form shows every box; a box the chosen mode does not use is left out (the API,
+    # which sends only what it means, is checked strictly).
+    used = {"none": (), "fischer": ("initial_s", "increment_s"),
+            "delay": ("initial_s", "delay_s")}.get(mode, ("initial_s",))
     for key in _CLOCK_NUMBERS:
         text = form.get(key, "").strip()
-        if not text:
+        if not text or key not in used:
             continue
         try:
             data[key] = float(text)
