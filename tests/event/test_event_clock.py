@@ -295,3 +295,20 @@ def test_play_takes_the_event_clock_for_its_next_game(tmp_path, broker,
     clocks = _query(store, "SELECT clock FROM games ORDER BY id")
     assert clocks[0] == (None,)  # the game the table began untimed stays untimed
     assert json.loads(clocks[1][0]) == FISCHER.to_dict()
+
+
+def test_a_hub_without_its_broker_says_the_clock_was_not_set(tmp_path):
+    store = GameStore.open(tmp_path / "hub.sqlite")
+    ingest = HubIngest(store, EVENT)
+    offline = HubClient(parse_broker_url("mqtt://127.0.0.1:9"), EVENT, ingest)  # not started
+    pages = HubPages(ingest, tmp_path / "hub.sqlite", EventBook(store, "round-robin"),
+                     admin_token=TOKEN, event=EVENT, clock_control=offline)
+    web = TestClient(build_app(pages), raise_server_exceptions=False)
+    try:
+        r = web.post("/admin/clock", data={"token": TOKEN, "mode": "sudden-death",
+                                           "initial_s": "600"})
+        assert r.status_code == 503
+        assert "not connected to the broker" in r.text and "was not set" in r.text
+        assert offline.event_clock is None
+    finally:
+        store.close()
