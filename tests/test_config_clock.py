@@ -61,3 +61,27 @@ def test_the_example_configuration_has_a_clock_section():
 
     example = Path(__file__).resolve().parents[1] / "hardware" / "table.example.toml"
     assert load_config(example).clock == ClockSpec()
+
+
+def test_from_event_says_whether_the_hub_may_set_the_clock(tmp_path):
+    assert _load(tmp_path, "[table]\nrules = 'looney'\n").clock_from_event is True
+    config = _load(tmp_path, "[clock]\nmode = 'sudden-death'\ninitial_s = 600\n"
+                   "from_event = false\n")
+    assert config.clock_from_event is False
+    assert config.clock == ClockSpec.from_dict({"mode": "sudden-death", "initial_s": 600})
+    assert _load(tmp_path, "[clock]\nfrom_event = true\n").clock == ClockSpec()
+
+
+@pytest.mark.parametrize("value", ["'no'", "0", "[]"])
+def test_a_bad_from_event_names_file_and_key(tmp_path, value):
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, f"[clock]\nfrom_event = {value}\n")
+    text = str(caught.value)
+    assert "table.toml: clock.from_event:" in text and "is not true or false" in text
+
+
+def test_a_misspelt_clock_key_lists_from_event_too(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, "[clock]\nfrom_events = false\n")
+    assert "table.toml: clock.from_events: unknown key" in str(caught.value)
+    assert str(caught.value).endswith("timed_setup, from_event)")

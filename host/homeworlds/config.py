@@ -120,6 +120,9 @@ class TableConfig:
     alignment_seed: int | None = None
     #: the time control of this table's games (docs/clocks.md); mode "none" by default
     clock: ClockSpec = field(default_factory=ClockSpec)
+    #: whether the event's hub may set the time control of this table's next games
+    #: (``[clock] from_event``; docs/clocks.md, "Set by the event's hub")
+    clock_from_event: bool = True
     #: the event's MQTT broker this table publishes to (None: no broker)
     event: EventSettings | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -267,7 +270,13 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             ScannerSettings({key: value})
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
-    clock = _check_clock(data.get("clock", {}), seats, source)
+    clock_section = dict(data.get("clock", {}))
+    clock_from_event = clock_section.pop("from_event", True)
+    if not isinstance(clock_from_event, bool):
+        raise ConfigError(source, "clock.from_event", f"{clock_from_event!r} is not true or "
+                          "false: true (the default) lets the event's hub set the time "
+                          "control of this table's next games, false keeps this [clock]")
+    clock = _check_clock(clock_section, seats, source)
     event = None
     if "event" in data:
         try:
@@ -292,6 +301,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        base / store["path"] if "path" in store else None,
                        store.get("table"), scanner,
                        alignment_seed=table.get("alignment_seed"), clock=clock,
+                       clock_from_event=clock_from_event,
                        display=display, attract_after_s=attract_after_s,
                        attract_leds=display_section.get("attract_leds", False), event=event,
                        computer_seats=computer_seats, time_limits=time_limits,
@@ -302,6 +312,8 @@ def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
     try:
         clock = ClockSpec.from_dict(section, source=source, prefix="clock.")
     except ClockSpecError as exc:
+        if exc.reason.startswith("unknown key (keys: "):  # [clock] has one key more
+            raise ConfigError(source, exc.key, exc.reason[:-1] + ", from_event)") from None
         raise ConfigError("", None, str(exc)) from None  # already names file and key
     if clock.timed and clock.on_flag == "loss" and seats > 2:
         # The record cannot hold an elimination off the board with three or more players

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         store.close()
         return _fail(str(exc))
     pages = HubPages(ingest, args.store, EventBook(store, args.format), admin_token=token,
-                     event=args.event)
+                     event=args.event, clock_control=client)
     app = build_app(pages)
     client.start()
     print(f"homeworlds hub: event {args.event} from {broker.text()}, store {args.store}, "

@@ -228,7 +228,8 @@ def serve(config: TableConfig, output, record_path: Path, stop: threading.Event,
         if output is not None:
             output.close()
         return _fail(str(exc))
-    publisher = _start_publisher(config, store_path, recorder.table)
+    event_clock = _event_clock_follower(config, session)
+    publisher = _start_publisher(config, store_path, recorder.table, event_clock)
 
     def save(commit: Commit) -> None:
         number = len(tracker.record)
@@ -356,7 +357,22 @@ class _ResumeError(Exception):
     pass
 
 
-def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
+def _event_clock_follower(config: TableConfig, session):
+    """With a broker ([event]): the event's time control, as the hub sets it, becomes the
+    session's for its next games (taken on this loop's thread, in a tick hook)."""
+    if config.event is None:
+        return None
+    from homeworlds.event.event_clock import EventClockFollower
+
+    follower = EventClockFollower(session.clock_spec, from_event=config.clock_from_event,
+                                  seats=len(config.players), table=config.event.table,
+                                  say=lambda text: print(text, flush=True))
+    session.tick_hooks.append(lambda: follower.apply(session))
+    return follower
+
+
+def _start_publisher(config: TableConfig, store_path: Path, store_table: str,
+                     event_clock=None):
     """The event publisher when the configuration names a broker ([event]); the table plays
     on without it when the MQTT library is missing (the store keeps every turn, published
     once the table runs with it: docs/event.md)."""
@@ -365,7 +381,8 @@ def _start_publisher(config: TableConfig, store_path: Path, store_table: str):
     from homeworlds.event.mqtt import MqttUnavailable
     try:
         from homeworlds.event.publisher import EventPublisher
-        publisher = EventPublisher(config.event, store_path, store_table)
+        publisher = EventPublisher(config.event, store_path, store_table,
+                                   on_event_clock=event_clock.offer if event_clock else None)
         publisher.start()
     except MqttUnavailable as exc:
         print(f"homeworlds play: not publishing to the event: {exc}", file=sys.stderr,

@@ -1,5 +1,5 @@
 """The hub's connection to the event's broker: every table topic in, requests for missing
-turns out. The record itself is ``HubIngest``'s."""
+turns and the event's time control out. The record itself is ``HubIngest``'s."""
 
 from __future__ import annotations
 
@@ -8,15 +8,23 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from homeworlds.clock import ClockSpec
+from homeworlds.event.event_clock import EventClockError, parse_clock_payload
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.mqtt import make_client, reason_text
 from homeworlds.event.payloads import encode
 from homeworlds.event.settings import BrokerAddress
-from homeworlds.event.topics import event_filter, table_topic
+from homeworlds.event.topics import event_config_topic, event_filter, table_topic
 
 log = logging.getLogger("homeworlds.hub")
 
 TICK_S = 0.5
+#: Seconds the admin's "set the clock" waits for the broker to take the message.
+PUBLISH_TIMEOUT_S = 5.0
+
+
+class HubOffline(RuntimeError):
+    """The hub cannot reach the broker now: a setting was not published."""
 
 
 class HubClient:
@@ -29,6 +37,8 @@ class HubClient:
         self.ingest = ingest
         self.connected = False
         self.fault: str | None = None
+        #: the event's time control as the broker holds it (None: each table's own)
+        self.event_clock: ClockSpec | None = None
         self._keepalive = keepalive
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -63,6 +73,31 @@ class HubClient:
             self._client.publish(table_topic(self.event, table, "request"),
                                  encode({"game_uid": uid, "from": first}), qos=1)
 
+    @property
+    def clock_topic(self) -> str:
+        return event_config_topic(self.event, "clock")
+
+    def set_event_clock(self, spec: ClockSpec | None) -> None:
+        """Publish the event's time control, retained, for every table's next game (None:
+        clear it; each table plays its own [clock] again). Waits for the broker's PUBACK;
+        HubOffline when it cannot be delivered now."""
+        if not self.connected:
+            raise HubOffline(f"the hub is not connected to the broker {self.broker.text()} "
+                             f"({self.fault or 'connecting'}): the time control was not set")
+        payload = b"" if spec is None else encode(spec.to_dict())
+        info = self._client.publish(self.clock_topic, payload, qos=1, retain=True)
+        try:
+            info.wait_for_publish(timeout=PUBLISH_TIMEOUT_S)
+        except (RuntimeError, ValueError) as exc:
+            raise HubOffline(f"the time control could not be sent to the broker: {exc}") \
+                from None
+        if not info.is_published():
+            raise HubOffline(f"the broker {self.broker.text()} did not confirm the time "
+                             f"control within {PUBLISH_TIMEOUT_S:g} s: it may not be set")
+        self.event_clock = spec
+        log.info("hub: the event's time control is now %s",
+                 "each table's own" if spec is None else spec.to_dict())
+
     def _tick(self) -> None:
         while not self._stop.wait(TICK_S):
             if self.connected:
@@ -77,7 +112,7 @@ class HubClient:
             self.fault = fault
             return
         self.connected, self.fault = True, None
-        client.subscribe(event_filter(self.event), qos=1)
+        client.subscribe([(event_filter(self.event), 1), (self.clock_topic, 1)])
         log.info("hub connected to %s", self.broker.text())
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
@@ -89,6 +124,15 @@ class HubClient:
             self.fault = f"no broker ({reason_text(reason_code)})"
 
     def _on_message(self, client, userdata, message) -> None:
+        if message.topic == self.clock_topic:
+            try:
+                self.event_clock = parse_clock_payload(message.payload)
+            except EventClockError as exc:
+                self.ingest.problems.append(f"the event's time control on {message.topic} "
+                                            f"is not one: {exc}")
+                log.warning("hub: ignored the event's time control on %s: %s",
+                            message.topic, exc)
+            return
         try:
             self.ingest.handle(message.topic, message.payload)
         except Exception as exc:  # noqa: BLE001 - paho's thread must live: log and go on

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
 
+from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError
 from homeworlds.display.svg import esc, render_svg
+from homeworlds.event.event_clock import describe
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.pairing import PairingError
 from homeworlds.event.payloads import snapshot_message
@@ -65,8 +67,11 @@ source.onmessage = async () => {
 
 class HubPages:
     def __init__(self, ingest: HubIngest, store_path: str | Path, book: EventBook, *,
-                 admin_token: str, event: str):
+                 admin_token: str, event: str, clock_control: Any = None):
         self.ingest = ingest
+        #: sets the event's time control on the broker (``HubClient``: ``event_clock``,
+        #: ``set_event_clock``); None: this hub has no broker
+        self.clock_control = clock_control
         self.store_path = Path(store_path)
         self.book = book
         self.admin_token = admin_token
@@ -229,6 +234,75 @@ class HubPages:
         return bool(given) and hmac.compare_digest(given.encode(), self.admin_token.encode())
 
 
+#: The clock form's choice that clears the event's time control.
+TABLES_OWN = "table"
+_CLOCK_NUMBERS = ("initial_s", "increment_s", "delay_s")
+
+
+def clock_from_form(form: dict[str, str]) -> ClockSpec | None:
+    """The time control the admin's clock form asks for (None: each table's own).
+    ClockSpecError names the field."""
+    mode = form.get("mode", "")
+    if mode == TABLES_OWN:
+        return None
+    data: dict[str, Any] = {"mode": mode, "on_flag": form.get("on_flag", "loss"),
+                            "timed_setup": form.get("timed_setup") in ("on", "true", "1")}
+    # The form shows every box; a box the chosen mode does not use is left out (the API,
+    # which sends only what it means, is checked strictly).
+    used = {"none": (), "fischer": ("initial_s", "increment_s"),
+            "delay": ("initial_s", "delay_s")}.get(mode, ("initial_s",))
+    for key in _CLOCK_NUMBERS:
+        text = form.get(key, "").strip()
+        if not text or key not in used:
+            continue
+        try:
+            data[key] = float(text)
+        except ValueError:
+            raise ClockSpecError(f"{text!r} is not a number of seconds", key=key,
+                                 source="the clock form") from None
+    return ClockSpec.from_dict(data, source="the clock form")
+
+
+def clock_from_json(body: bytes) -> ClockSpec | None:
+    """The time control of an API request: a ``ClockSpec.to_dict()`` object, or
+    ``{"mode": "table"}`` / ``null`` to clear it. ClockSpecError names the problem."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ClockSpecError(f"not JSON: {exc}", source="the request") from None
+    if data is None or isinstance(data, dict) and data.get("mode") == TABLES_OWN \
+            and len(data) == 1:
+        return None
+    return ClockSpec.from_dict(data, source="the request")
+
+
+def clock_form(current: ClockSpec | None, token: str) -> str:
+    """The admin page's form that sets the event's time control."""
+    modes = "".join(f'<option value="{m}"{" selected" if current and current.mode == m else ""}'
+                    f">{m}</option>" for m in MODES)
+    own = "" if current is not None else " selected"
+    flags = "".join(f'<option value="{f}"{" selected" if current and current.on_flag == f else ""}'
+                    f">{f}</option>" for f in ON_FLAG)
+
+    def number(key: str) -> str:
+        value = getattr(current, key) if current is not None else 0.0
+        shown = f"{value:g}" if value else ""
+        return f'<input name="{key}" size="6" inputmode="decimal" value="{shown}">'
+
+    setup = " checked" if current is not None and current.timed_setup else ""
+    return (f'<h2>Clock</h2><p class="clock-now">The event\'s time control: '
+            f"{esc(describe(current)) if current is not None else 'each table its own [clock]'}"
+            '. A new setting applies to each table\'s next game; games in progress keep '
+            "theirs.</p>"
+            f'<form method="post" action="/admin/clock">{token}<br>mode '
+            f'<select name="mode"><option value="{TABLES_OWN}"{own}>each table its own'
+            f"</option>{modes}</select> main time (s) {number('initial_s')} increment (s) "
+            f"{number('increment_s')} delay (s) {number('delay_s')} flag fall "
+            f'<select name="on_flag">{flags}</select> <label><input type="checkbox" '
+            f'name="timed_setup"{setup}> time the setup</label> '
+            "<button>Set the clock</button></form>")
+
+
 def build_app(pages: HubPages):
     """The Starlette application of the hub."""
     from starlette.applications import Starlette
@@ -375,6 +449,9 @@ def build_app(pages: HubPages):
             f'<select name="game">{games}</select> winner '
             '<input name="winner" placeholder="name, or empty for a draw"> note '
             '<input name="note" required><button>Correct</button></form>')
+        control = pages.clock_control
+        if control is not None:
+            body += clock_form(control.event_clock, token)
         return HTMLResponse(whole(f"{title}: admin", body))
 
     async def admin_action(request):
@@ -386,8 +463,10 @@ def build_app(pages: HubPages):
             body += chunk
             if len(body) > MAX_FORM_BYTES:
                 raise HTTPException(413, "the form is too large")
+        as_json = request.headers.get("content-type", "").split(";")[0].strip() == \
+            "application/json"
         try:
-            fields = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+            fields = {} if as_json else parse_qs(body.decode("utf-8"), keep_blank_values=True)
         except UnicodeDecodeError:
             raise HTTPException(400, "the form is not UTF-8 text") from None
         form = {k: v[0] for k, v in fields.items()}
@@ -414,6 +493,8 @@ def build_app(pages: HubPages):
                 name = winner.strip() if isinstance(winner, str) else ""
                 await run_in_threadpool(pages.locked, pages.book.correct_result, int(game),
                                         name or None, note.strip())
+            elif action == "clock":
+                return await set_clock(form, body if as_json else None)
             else:
                 raise HTTPException(404, f"no admin action {action!r}")
         except PairingError as exc:
@@ -421,6 +502,26 @@ def build_app(pages: HubPages):
         except StoreError as exc:
             raise HTTPException(503, str(exc)) from None
         return RedirectResponse("/results", status_code=303)
+
+    async def set_clock(form: dict[str, str], body: bytes | None):
+        """Publish the event's time control (retained) for every table's next game."""
+        from homeworlds.event.hub_client import HubOffline
+
+        control = pages.clock_control
+        if control is None:
+            raise HTTPException(503, "this hub has no broker: the time control cannot be "
+                                "sent to the tables")
+        try:
+            spec = clock_from_json(body) if body is not None else clock_from_form(form)
+        except ClockSpecError as exc:
+            raise HTTPException(400, str(exc)) from None
+        try:
+            await run_in_threadpool(control.set_event_clock, spec)
+        except HubOffline as exc:
+            raise HTTPException(503, str(exc)) from None
+        if body is not None:
+            return JSONResponse({"clock": None if spec is None else spec.to_dict()})
+        return RedirectResponse("/admin", status_code=303)
 
     async def http_error(request, exc):
         titles = {400: "Bad request", 403: "Forbidden", 404: "Not found",

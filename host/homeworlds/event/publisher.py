@@ -2,7 +2,7 @@
 broker (docs/event.md, "Failure behaviour").
 
 One thread owns the outbox. paho's network thread only reports (connected, disconnected,
-PUBACK of message id, a hub's request) through a queue; the drain thread publishes turns
+PUBACK of message id, a hub's request, the event's time control) through a queue; the drain thread publishes turns
 in order with QoS 1, moves the store's publish cursor when the broker acknowledged them,
 and after every change replaces the table's retained ``state`` snapshot. A disconnect
 forgets what was in flight: it is sent again from the cursor after reconnecting (the hub
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from homeworlds.event.event_clock import EventClockError, parse_clock_payload
 from homeworlds.event.mqtt import make_client, reason_text
 from homeworlds.event.outbox import Cursor, Outbox
 from homeworlds.event.payloads import (
@@ -31,7 +32,7 @@ from homeworlds.event.payloads import (
     turn_message,
 )
 from homeworlds.event.settings import EventSettings
-from homeworlds.event.topics import table_topic
+from homeworlds.event.topics import event_config_topic, table_topic
 from homeworlds.rules import GameState
 from homeworlds.store.database import GameStore, StoredGame, StoreError
 from homeworlds.store.records import turn_from_sdg
@@ -51,12 +52,16 @@ class EventPublisher:
     def __init__(self, settings: EventSettings, store_path: str | Path, store_table: str, *,
                  poll_s: float = POLL_S,
                  clocks: Callable[[], dict | None] | None = None,
+                 on_event_clock: Callable[[Any], None] | None = None,
                  client_factory: Callable[..., Any] = make_client):
         self.settings = settings
         self.store_path = Path(store_path)
         self.store_table = store_table
         self.poll_s = poll_s
         self._clocks = clocks
+        #: called (on paho's thread: it must only queue) with the event's time control
+        #: (a ClockSpec, or None when the hub cleared it); docs/event.md
+        self._on_event_clock = on_event_clock
         self._client_factory = client_factory
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._wake = threading.Event()
@@ -171,6 +176,8 @@ class EventPublisher:
             self._wake.set()
             return
         client.subscribe(self.topic("request"), qos=1)
+        if self._on_event_clock is not None:
+            client.subscribe(event_config_topic(self.settings.event, "clock"), qos=1)
         client.publish(self.topic("online"),
                        encode({"table": self.settings.table, "online": True}), qos=1,
                        retain=True)
@@ -186,6 +193,9 @@ class EventPublisher:
         self._wake.set()
 
     def _on_message(self, client, userdata, message) -> None:
+        if message.topic == event_config_topic(self.settings.event, "clock"):
+            self._event_clock(message)
+            return
         try:
             data = decode(message.payload)
             uid, first = data["game_uid"], data["from"]
@@ -197,6 +207,16 @@ class EventPublisher:
             return
         self._events.put(("request", uid, first))
         self._wake.set()
+
+    def _event_clock(self, message) -> None:
+        try:
+            spec = parse_clock_payload(message.payload)
+        except EventClockError as exc:
+            log.warning("table %s: ignored the event's time control on %s: %s",
+                        self.settings.table, message.topic, exc)
+            return
+        if self._on_event_clock is not None:
+            self._on_event_clock(spec)
 
     # ------------------------------------------------------------------ drain thread
 

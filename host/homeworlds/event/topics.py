@@ -6,6 +6,9 @@
     homeworlds/<event>/tables/<table>/result    QoS 1     how a game ended
     homeworlds/<event>/tables/<table>/events    QoS 1     table events (link, store faults)
     homeworlds/<event>/tables/<table>/request   QoS 1     hub -> table: send turns again
+    homeworlds/<event>/config/clock             retained  hub -> tables: the event's time
+                                                          control (ClockSpec.to_dict());
+                                                          empty: each table's own [clock]
 
 Event and table names are single topic levels (``settings.NAME_PATTERN``).
 """
@@ -20,6 +23,17 @@ def table_topic(event: str, table: str, kind: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"unknown topic kind {kind!r} (kinds: {', '.join(KINDS)})")
     return f"{ROOT}/{event}/tables/{table}/{kind}"
+
+
+#: What the hub sets for every table of the event (``event_config_topic``).
+CONFIG_KINDS = ("clock",)
+
+
+def event_config_topic(event: str, kind: str) -> str:
+    """A setting the hub publishes (retained) for every table of the event."""
+    if kind not in CONFIG_KINDS:
+        raise ValueError(f"unknown config kind {kind!r} (kinds: {', '.join(CONFIG_KINDS)})")
+    return f"{ROOT}/{event}/config/{kind}"
 
 
 def event_filter(event: str, kind: str = "+") -> str:
