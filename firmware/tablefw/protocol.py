@@ -426,15 +426,11 @@ class ZoneState(Message):
         return cls(_uint(fields[0], "ZONE zone", 65535), _split_set(fields[1]), seq)
 
 
-class ButtonPress(Message):
-    """MCU -> host: button ``button`` was pressed; ``count`` counts its
-    presses since boot (so a lost line shows as a jump).
-
-    ``BTN <button> <count>``
-    """
+class _ButtonReport(Message):
+    """A button report: ``<TYPE> <button> <count>``; ``count`` counts the button's presses
+    since boot (so a lost line shows as a jump)."""
 
     __slots__ = ("button", "count")
-    TYPE = "BTN"
     FIELDS = __slots__
 
     def __init__(self, button, count=1, seq=None):
@@ -443,37 +439,35 @@ class ButtonPress(Message):
         self.seq = seq
 
     def encode_fields(self):
-        return "%d %d" % (_check_uint(self.button, "BTN button", 255), _check_uint(self.count, "BTN count"))
+        return "%d %d" % (_check_uint(self.button, self.TYPE + " button", 255),
+                          _check_uint(self.count, self.TYPE + " count"))
 
     @classmethod
     def parse(cls, fields, seq):
-        _need(fields, 2, "BTN", "button count")
-        return cls(_uint(fields[0], "BTN button", 255), _uint(fields[1], "BTN count"), seq)
+        _need(fields, 2, cls.TYPE, "button count")
+        return cls(_uint(fields[0], cls.TYPE + " button", 255),
+                   _uint(fields[1], cls.TYPE + " count"), seq)
 
 
-class ButtonHold(Message):
+class ButtonPress(_ButtonReport):
+    """MCU -> host: button ``button`` was pressed.
+
+    ``BTN <button> <count>``
+    """
+
+    __slots__ = ()
+    TYPE = "BTN"
+
+
+class ButtonHold(_ButtonReport):
     """MCU -> host (protocol 2): button ``button``, pressed as BTN ``count``
     reported, is still held down after the ``hold_ms`` setting: a long press.
 
     ``HOLD <button> <count>``
     """
 
-    __slots__ = ("button", "count")
+    __slots__ = ()
     TYPE = "HOLD"
-    FIELDS = __slots__
-
-    def __init__(self, button, count=1, seq=None):
-        self.button = button
-        self.count = count
-        self.seq = seq
-
-    def encode_fields(self):
-        return "%d %d" % (_check_uint(self.button, "HOLD button", 255), _check_uint(self.count, "HOLD count"))
-
-    @classmethod
-    def parse(cls, fields, seq):
-        _need(fields, 2, "HOLD", "button count")
-        return cls(_uint(fields[0], "HOLD button", 255), _uint(fields[1], "HOLD count"), seq)
 
 
 class Heartbeat(Message):
