@@ -420,14 +420,22 @@ class PressureWeights:
     #: A home with a single defender, or with defenders all small.
     lone_defender: float = 1.5
     #: Weights on one's own pressure on the enemy home and on the enemy's on one's own.
-    attack: float = 1.0
-    defence: float = 1.3
+    #: (1.0 and 1.3 made pressure outweigh material: the search chased threats the
+    #: opponent parried while it lost ships; docs/computer-opponent.md, *Tuning*.)
+    attack: float = 0.5
+    defence: float = 0.6
     #: When one side has at least ``ahead_ratio`` times the other's material (and
     #: ``ahead_margin`` more pips), its attack weight is multiplied by ``conversion``:
     #: far ahead, drive to elimination instead of collecting more material.
     ahead_ratio: float = 1.5
     ahead_margin: float = 5.0
     conversion: float = 3.0
+
+
+#: The search's material weights: a large ship worth four small ones (it captures anything,
+#: and a large sacrifice is three actions); measured against the C++ AI, see
+#: docs/computer-opponent.md, *Tuning*.
+SEARCH_WEIGHTS = Weights(ship=(0.0, 1.0, 2.0, 4.0))
 
 
 class PressureEvaluator(Evaluator):
@@ -438,7 +446,7 @@ class PressureEvaluator(Evaluator):
 
     def __init__(self, rules, players: int = 2, weights: Weights | None = None,
                  pressure: PressureWeights | None = None):
-        super().__init__(rules, players, weights)
+        super().__init__(rules, players, weights or SEARCH_WEIGHTS)
         self.pressure_weights = pressure or PressureWeights()
         self._scores: dict[tuple, float] = {}
 

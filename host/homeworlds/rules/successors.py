@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import FunctionType
 
 from homeworlds.rules.actions import (
     Action,
@@ -162,10 +163,46 @@ class SuccessorSearch:
         #: Win mode: asked now and then; True interrupts the search (``SearchInterrupted``),
         #: so that a caller with a deadline is never held up by a long win search.
         self.should_stop = should_stop
-        self._node = _assemble(_Context(self))
+        self._context = _Context(self)
+        self._node = _assemble(self._context)
 
     def run(self, first: _Filter | None = None) -> None:
         self._node(False, -1, 0, False, False, 0, first)
+
+    def close(self) -> None:
+        """Drop the parts of the search. They are closures over one context that refer
+        to each other, so without this only the cyclic garbage collector frees them, and
+        the computer opponent, which runs thousands of searches a move, would leave the
+        collector more and longer pauses (docs/computer-opponent.md, *Time*). The
+        results (``results``, ``fresh``) stay; ``run`` may not be called again."""
+        context = self._context
+        parts = [self._node]
+        seen: set[int] = set()
+        for name in _Context.__slots__:
+            if hasattr(context, name):
+                value = getattr(context, name)
+                if name in _CALLERS_FUNCTIONS:
+                    seen.add(id(value))
+                elif isinstance(value, FunctionType):
+                    parts.append(value)
+                delattr(context, name)
+        # The parts also hold each other (and recursive ones themselves) in closure
+        # cells: emptying the cells leaves no cycle. Only this module's parts are
+        # emptied, never a caller's callback (``on_found``, ``should_stop``).
+        while parts:
+            part = parts.pop()
+            if id(part) in seen or part.__module__ != __name__:
+                continue
+            seen.add(id(part))
+            for cell in part.__closure__ or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue  # already empty
+                if isinstance(value, FunctionType):
+                    parts.append(value)
+                del cell.cell_contents
+        self._node = _closed
 
     def find_win(self) -> tuple | None:
         """Win mode: the path of one eliminating turn, or None."""
@@ -173,6 +210,8 @@ class SuccessorSearch:
             self._node(False, -1, 0, False, False, 0, None)
         except _Found as found:
             return found.path
+        finally:
+            self.close()
         return None
 
 
@@ -185,6 +224,14 @@ class SuccessorSearch:
 # (``_Context.key``, ``.nover``) are shared scalars, the rest are lists changed in place.
 # Parts that call a part built after them (an action continues the turn: ``node``) go
 # through the context.
+
+
+#: Context slots that hold the caller's functions, left as they are by ``close``.
+_CALLERS_FUNCTIONS = frozenset({"on_found", "should_stop"})
+
+
+def _closed(*args) -> None:
+    raise RuntimeError("this successor search was closed")
 
 
 class _Context:
@@ -1268,14 +1315,20 @@ def _filter(state: GameState, first_kind: type | None, system: str | None,
 def count_successors(state: GameState) -> int:
     """How many distinct positions one legal turn of the player to move reaches."""
     search = SuccessorSearch(state, keep_paths=False)
-    search.run()
+    try:
+        search.run()
+    finally:
+        search.close()
     return len(search.results)
 
 
 def successor_keys(state: GameState) -> set[tuple]:
     """The canonical keys of every successor."""
     search = SuccessorSearch(state, keep_paths=True)
-    search.run()
+    try:
+        search.run()
+    finally:
+        search.close()
     return {key for _, key in search.fresh}
 
 
@@ -1294,12 +1347,15 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
     search = SuccessorSearch(state, keep_paths=True)
     writer = TurnWriter(search)
     wanted = _filter(state, first_kind, system, color)
-    for group in _groups(state, wanted):
-        search.run(group)
-        batch = search.fresh[:]
-        search.fresh.clear()
-        for path, key in batch:
-            yield Successor(writer.turn(path), key)
+    try:
+        for group in _groups(state, wanted):
+            search.run(group)
+            batch = search.fresh[:]
+            search.fresh.clear()
+            for path, key in batch:
+                yield Successor(writer.turn(path), key)
+    finally:
+        search.close()
 
 
 class _Stop(Exception):
@@ -1328,6 +1384,8 @@ def each_successor(state: GameState, emit: Callable[[Successor], bool | None]) -
             search.run(group)
     except _Stop:
         pass
+    finally:
+        search.close()
     return emitted
 
 
