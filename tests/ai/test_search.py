@@ -243,3 +243,18 @@ def test_remembered_successors_are_never_played_in_a_lookalike_position():
     for state in (first, second):
         for _, succ in search._scored_successors(state, canonical_key(state), budget, 200):
             after(state, succ.turn)  # raises if the turn belongs to the other position
+
+
+def test_a_move_keeps_the_collector_off_older_objects_and_gives_them_back():
+    import gc
+
+    state = opened(1)
+    frozen_while_thinking = []
+    player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=300)
+    gc.unfreeze()
+    player.choose_turn(state, progress=lambda p: frozen_while_thinking.append(
+        gc.get_freeze_count()))
+    assert frozen_while_thinking and min(frozen_while_thinking) > 0
+    assert gc.get_freeze_count() == 0  # nothing is kept from the collector after the move
+    search = player._search_player
+    assert search is not None and not search._expansions  # successor lists: one move only

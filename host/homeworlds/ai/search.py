@@ -145,20 +145,23 @@ class SearchSettings:
     repeat_cap: float = 25.0
 
 
-def _spare_the_collector(new_game: bool) -> None:
-    """Keep Python's cyclic garbage collector from scanning the search's caches.
+class _CollectorPaused:
+    """Keep Python's cyclic garbage collector off the objects that were there before the
+    move, for the move's duration.
 
-    The caches (transposition table, expansions, the evaluator's scores) hold millions
-    of objects after a few moves; every full collection walked them all and took 0.8-1.7 s
-    of a 1.8 s move (measured over a 75-move game; docs/computer-opponent.md, *Time*).
-    Freezing moves every object alive now out of the collector's sight, so a collection
-    during the move looks only at what the move allocates. The search itself leaves no
-    cycles (``SuccessorSearch.close``), so little garbage is frozen with them; at a new
-    game the caches are emptied and what was frozen is given back to one collection."""
-    if new_game:
+    A collection during the move then looks only at what the move allocates: with the
+    search's successor lists kept from move to move, every full collection walked half a
+    million objects and took 0.8-1.7 s of a 1.8 s move (docs/computer-opponent.md,
+    *Time*). Those lists are now emptied after each move, and the engine's searches
+    leave no cycles (``SuccessorSearch.close``); freezing keeps the rest of the process
+    (the table's own objects) out of the move's collections. Everything is given back to
+    the collector when the move ends, so nothing is kept from it for good."""
+
+    def __enter__(self) -> None:
+        gc.freeze()
+
+    def __exit__(self, *exc) -> None:
         gc.unfreeze()
-        gc.collect()
-    gc.freeze()
 
 
 def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
@@ -251,12 +254,15 @@ class SearchPlayer:
         limit = self.settings.time_limit if time_limit is None else time_limit
         budget = Budget(limit, self.clock, self.node_limit)
         self.last_budget = budget
-        new_game = self._note_game(state, history)
-        if new_game or len(self._table) > 200_000:
+        if self._note_game(state, history) or len(self._table) > 200_000:
             self._table.clear()
-            self._expansions.clear()
-        _spare_the_collector(new_game)
-        turn = self._search(state, budget, progress)
+        with _CollectorPaused():
+            try:
+                turn = self._search(state, budget, progress)
+            finally:
+                # Kept for the iterations of one move only: half a million objects
+                # after thirty moves otherwise (and collector pauses, see above).
+                self._expansions.clear()
         after = state.copy()
         after.apply_turn(turn)
         self.remember(after)
