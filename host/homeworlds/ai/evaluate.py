@@ -165,11 +165,13 @@ class Evaluator:
         if terminal is not None:
             return terminal
         all_sys = home_sys + [system(sig) for sig in others]
-        bank = [self.copies] * 12
-        for s in all_sys:
-            pieces = s.pieces
-            for k in range(12):
-                bank[k] -= pieces[k]
+        return self._material_and_position(home_sys, all_sys, seat, to_move)
+
+    def _material_and_position(self, home_sys: list, all_sys: list, seat: int,
+                               to_move: int) -> float:
+        """``score_key`` once the systems are looked up and neither home is lost."""
+        copies = self.copies
+        bank = [copies - sum(column) for column in zip(*[s.pieces for s in all_sys])]
         total = 0.0
         for me in (0, 1):
             part = self._side(me, 1 - me, home_sys, all_sys, bank, to_move)
@@ -468,9 +470,9 @@ class PressureEvaluator(Evaluator):
         terminal = terminal_score(homes, seat, home_info)
         if terminal is not None:
             return terminal
-        base = super().score_key(key, seat, to_move)
         home_sys: list[_Sys] = [info for info in home_info if info is not None]
         all_sys = home_sys + [system(sig) for sig in others]
+        base = self._material_and_position(home_sys, all_sys, seat, to_move)
         pw = self.pressure_weights
         material = [0.0, 0.0]
         for s in all_sys:

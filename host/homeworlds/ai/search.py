@@ -366,7 +366,7 @@ class SearchPlayer:
         st = self.settings
         if here < st.repeat_ahead:
             return 0.0
-        return min(st.repeat_base + st.repeat_share * here, st.repeat_cap)
+        return min(st.repeat_base + st.repeat_share * max(here, 0.0), st.repeat_cap)
 
     def _repeats(self, succ: Successor, me: int) -> bool:
         if not self._seen:
