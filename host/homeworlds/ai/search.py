@@ -43,6 +43,7 @@ from homeworlds.rules import (
     Successor,
     Turn,
     canonical_key,
+    find_home_star_turn,
     successors,
 )
 
@@ -127,6 +128,10 @@ class SearchSettings:
     #: those safety checks, and inside the tree.
     root_win_cap: float = 0.15
     inner_win_cap: float = 0.03
+    #: Each node's successors include a turn destroying a star of the other's home when
+    #: there is one, found by the engine's targeted search even in a sacrifice group too
+    #: big to list (the "big yellow sacrifice" threat on a home).
+    home_star_threats: bool = True
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
@@ -169,6 +174,32 @@ def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
     search take a second or more: after ``cap`` seconds it is given up and taken as no
     (the evaluation's pressure terms still see the threat); at the move's deadline it
     raises ``SearchTimeout``."""
+    return _targeted(state, budget, cap, immediate_win) is not None
+
+
+def _home_star_hit(state: GameState, budget: Budget, cap: float) -> Successor | None:
+    """A turn of the player to move that destroys a star of the other's home, as a
+    successor, or None (also when given up after ``cap`` seconds, as ``_win_now``).
+
+    Such turns are usually a big yellow sacrifice moving three ships in, one group of
+    tens of thousands of turns that the search cannot list at every node; the engine's
+    targeted search finds one in milliseconds."""
+    turn = _targeted(state, budget, cap, _find_home_star_turn)
+    if turn is None:
+        return None
+    after = state.copy()
+    after.apply_turn(turn)
+    return Successor(turn, canonical_key(after))
+
+
+def _find_home_star_turn(state: GameState, should_stop: Callable[[], bool]) -> Turn | None:
+    if state.result is not None or state.in_setup:
+        return None
+    return find_home_star_turn(state, should_stop=should_stop)
+
+
+def _targeted(state: GameState, budget: Budget, cap: float,
+              finder: Callable[[GameState, Callable[[], bool]], Turn | None]) -> Turn | None:
     clock = budget.clock
     give_up = clock() + cap
     gave_up = False
@@ -181,11 +212,11 @@ def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
         return gave_up
 
     try:
-        return immediate_win(state, should_stop) is not None
+        return finder(state, should_stop)
     except SearchInterrupted:
         budget.interrupted += 1
         if gave_up:
-            return False
+            return None
         raise SearchTimeout from None
 
 
@@ -501,6 +532,9 @@ class SearchPlayer:
                     best = value
                     if best >= beta:
                         return best, False
+        hit = self._threat(state, budget)
+        if hit is not None and hit.key not in seen:
+            best = max(best, score_key(hit.key, me, 1 - me))
         if best == -INF:
             return self.evaluator(state).score_key(ckey, me, me), True
         return best, True
@@ -595,7 +629,23 @@ class SearchPlayer:
                 raise SearchTimeout
             used += estimate
             take(successors(state, first_kind=Sacrifice, system=name, color=color))
+        if not at_root or not budget.expired():
+            try:
+                hit = self._threat(state, budget)
+            except SearchTimeout:
+                if not at_root:
+                    raise
+            else:
+                if hit is not None:
+                    take((hit,))
         return out
+
+    def _threat(self, state: GameState, budget: Budget) -> Successor | None:
+        """The sharpest turn a listing within the estimates may miss: one destroying a
+        star of the other's home (``SearchSettings.home_star_threats``)."""
+        if not self.settings.home_star_threats:
+            return None
+        return _home_star_hit(state, budget, self.settings.inner_win_cap)
 
 
 __all__ = ["Budget", "SearchPlayer", "SearchProgress", "SearchSettings", "SearchTimeout"]

@@ -74,7 +74,12 @@ from homeworlds.rules.successors import (
     successor_keys,
     successors,
 )
-from homeworlds.rules.winning import find_winning_turn, has_winning_turn, red_alert
+from homeworlds.rules.winning import (
+    find_home_star_turn,
+    find_winning_turn,
+    has_winning_turn,
+    red_alert,
+)
 
 __all__ = [
     # value types
@@ -95,7 +100,7 @@ __all__ = [
     # derived from the authority
     "fresh_system_name", "legal_actions",
     "FIRST_KINDS", "SearchInterrupted", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
-    "find_winning_turn", "has_winning_turn", "red_alert",
+    "find_home_star_turn", "find_winning_turn", "has_winning_turn", "red_alert",
     "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
     "explain_partial", "infer_turn",
     "ActionPattern", "match_partial_turn", "parse_partial_turn",

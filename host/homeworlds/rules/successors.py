@@ -140,7 +140,8 @@ class SuccessorSearch:
     def __init__(self, state: GameState, keep_paths: bool = True,
                  win_targets: tuple[int, ...] | None = None,
                  on_found: Callable[[tuple, tuple], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None):
+                 should_stop: Callable[[], bool] | None = None,
+                 goal: str = "eliminate"):
         if state.result is not None:
             raise ValueError("the game is over: there are no successors")
         if state.in_setup:
@@ -157,6 +158,11 @@ class SuccessorSearch:
         self.fresh: list[tuple[tuple, tuple]] = []
         #: Win mode: look only for a turn eliminating one of these seats, stop at the first.
         self.win_targets = win_targets
+        #: What a target must suffer in win mode: ``"eliminate"`` (its home lost) or
+        #: ``"home-star"`` (a star of its home destroyed, or the home lost).
+        if goal not in GOALS:
+            raise ValueError(f"unknown goal {goal!r}; goals are {', '.join(GOALS)}")
+        self.goal = goal
         #: Called with (path, canonical key) of each new result instead of keeping it in
         #: ``fresh``, so that a listing holds nothing but the keys.
         self.on_found = on_found
@@ -234,6 +240,10 @@ def _closed(*args) -> None:
     raise RuntimeError("this successor search was closed")
 
 
+#: What a targeted search (win mode) looks for.
+GOALS = ("eliminate", "home-star")
+
+
 class _Context:
     """What the parts of one search share: facts about the position and the rules, the
     position being walked (signatures, homes, bank, system ids, the path of actions so
@@ -247,7 +257,7 @@ class _Context:
         "star_weight", "primes", "n0", "timing", "cats_close", "may_empty", "immediate",
         "self_elim_ok", "post_check", "whole_pass", "prune_home", "home_slot", "my_home",
         "others", "results", "fresh", "keep", "on_found", "win_mode", "bank_settled", "targets",
-        "no_reorder", "should_stop",
+        "no_reorder", "should_stop", "star_goal", "target_stars",
         # parts
         "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
         "won", "final", "can_win", "node", "after_action",
@@ -318,6 +328,10 @@ class _Context:
         # may happen mid-turn.
         self.bank_settled = self.timing != "anytime"
         self.targets = [t for t in (search.win_targets or ()) if t in self.others]
+        self.star_goal = search.goal == "home-star"
+        # Stars of each target's home now (the home-star goal is one fewer, or none).
+        self.target_stars = {t: len(info(self.sigs[self.home_slot[t]]).stars)
+                             for t in self.targets}
         # Under immediate elimination an action can end the game, so that actions which
         # otherwise commute cannot be reordered: the canonical order is switched off by
         # starting every run of commuting actions beyond the end of any path.
@@ -543,6 +557,7 @@ def _endings(c: _Context) -> None:
     self_elim_ok, post_check, won = c.self_elim_ok, c.post_check, c.won
     results, fresh, keep, targets = c.results, c.fresh, c.keep, c.targets
     on_found = c.on_found
+    star_goal, target_stars = c.star_goal, c.target_stars
 
     def portable_key():
         home_sigs: list[int | None] = [None] * seats
@@ -603,6 +618,8 @@ def _endings(c: _Context) -> None:
             ts = sigs[home_slot[t]]
             if not ts or not info(ts).count[t]:
                 break
+            if star_goal and len(info(ts).stars) < target_stars[t]:
+                break
         else:
             return
         if post_check:
@@ -621,6 +638,32 @@ def _win_bound(c: _Context) -> None:
     sigs, bank = c.sigs, c.bank
     info, ship_count = c.info, c.layout.ship_count
     me, home_slot, targets, cats_close = c.me, c.home_slot, c.targets, c.cats_close
+    star_goal, target_stars = c.star_goal, c.target_stars
+
+    def can_hit_star(color, left, exact=False):
+        """The home-star goal's bound: could ``left`` more actions of ``color`` and
+        catastrophes still destroy a star of a target's home? Only a catastrophe destroys
+        a star, so some star colour there must reach four pieces."""
+        for t in targets:
+            hs = home_slot[t]
+            sig = sigs[hs]
+            if not sig:
+                return True
+            inf = info(sig)
+            if not inf.count[t] or len(inf.stars) < target_stars[t]:
+                return True
+            tot = inf.color_totals
+            stars = inf.star_colors
+            for x in range(4):
+                if stars >> x & 1 and tot[x] >= 4:
+                    return True
+            if left <= 0 or color <= 0:
+                continue  # no actions left, or red: captures add no pieces
+            for x in range(4):
+                if stars >> x & 1 and supply_cost(color, x, 4 - tot[x], hs, inf,
+                                                  exact) <= left:
+                    return True
+        return False
 
     def can_win(color, left, exact=False):
         """Could ``left`` more actions of ``color`` (-1: none) and catastrophes still
@@ -705,6 +748,12 @@ def _win_bound(c: _Context) -> None:
             return 99
         return d + max(0, d - near)
 
+    if star_goal:
+        can_eliminate = can_win
+
+        def can_win(color, left, exact=False):  # noqa: F811 -- the goal's own bound
+            # Losing the home also takes its stars: both ways are kept open.
+            return can_hit_star(color, left, exact) or can_eliminate(color, left, exact)
     should_stop = c.should_stop
     if should_stop is not None:
         bound = can_win

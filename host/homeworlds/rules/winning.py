@@ -25,7 +25,19 @@ from homeworlds.rules.actions import Turn
 from homeworlds.rules.state import GameState
 from homeworlds.rules.successors import SuccessorSearch, TurnWriter
 
-__all__ = ["find_winning_turn", "has_winning_turn", "red_alert"]
+__all__ = ["find_home_star_turn", "find_winning_turn", "has_winning_turn", "red_alert"]
+
+
+def find_home_star_turn(state: GameState, *, target: int | None = None,
+                        should_stop: Callable[[], bool] | None = None) -> Turn | None:
+    """One legal turn of the player to move that destroys a star of ``target``'s home
+    (default: any opponent still in the game) by a catastrophe, or eliminates it; None
+    if there is none. The same targeted search as ``find_winning_turn``, pruned by its own
+    bound (only a catastrophe destroys a star: some star colour of the home must reach
+    four pieces within the turn's actions). The computer opponent asks it to see the
+    opponent's sacrifice-driven catastrophes on its home without listing every turn of a
+    big sacrifice."""
+    return _targeted(state, target, should_stop, "home-star")
 
 
 def find_winning_turn(state: GameState, *, target: int | None = None,
@@ -36,6 +48,11 @@ def find_winning_turn(state: GameState, *, target: int | None = None,
 
     ``should_stop``: asked now and then during the search (a few busy positions take a
     second or more); when it returns True the search raises ``SearchInterrupted``."""
+    return _targeted(state, target, should_stop, "eliminate")
+
+
+def _targeted(state: GameState, target: int | None,
+              should_stop: Callable[[], bool] | None, goal: str) -> Turn | None:
     if state.result is not None or state.in_setup:
         return None
     me = state.to_move
@@ -50,7 +67,7 @@ def find_winning_turn(state: GameState, *, target: int | None = None,
             return None
         targets = (target,)
     search = SuccessorSearch(state, keep_paths=False, win_targets=targets,
-                             should_stop=should_stop)
+                             should_stop=should_stop, goal=goal)
     path = search.find_win()
     if path is None:
         return None

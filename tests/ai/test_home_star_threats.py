@@ -1,0 +1,76 @@
+"""The opponent's one-turn threat on a home star (``find_home_star_turn``): found when
+there, never invented — held to an exhaustive look at every successor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from homeworlds.notation import read_cooked_file
+from homeworlds.rules import GameState, find_home_star_turn, preset, successors
+from tests.ai.helpers import after, position, random_positions
+
+GAMES = Path(__file__).resolve().parents[1] / "data" / "games" / "cooked"
+
+# Seat 1 to move can sacrifice its y2 and move both greens from Gamma into Alpha: four
+# greens there destroy the g1 star (and seat 0's g3).
+GREEN_RAID = """
+    Alpha (0, g1b2) g3-
+    Beta (1, y3b1) -g3
+    Gamma (r3) -g1g2y2
+"""
+
+
+def _stars(state: GameState, seat: int) -> int:
+    home = state.home_of(seat)
+    return 0 if home is None else len(home.stars)
+
+
+def _hits_a_home_star(state: GameState, turn) -> bool:
+    target = 1 - state.to_move
+    return _stars(after(state, turn), target) < _stars(state, target)
+
+
+def _scan(state: GameState) -> bool:
+    """Exact but slow: does any successor destroy a star of the opponent's home?"""
+    return any(_hits_a_home_star(state, succ.turn) for succ in successors(state))
+
+
+def test_a_sacrifice_driven_catastrophe_on_a_home_star_is_found():
+    state = position(GREEN_RAID)
+    state.to_move = 1
+    turn = find_home_star_turn(state)
+    assert turn is not None and _hits_a_home_star(state, turn)
+
+
+def test_no_threat_is_claimed_where_none_is():
+    state = position(GREEN_RAID)  # seat 0 to move: nothing of its own reaches Beta
+    assert find_home_star_turn(state) is None
+    assert not _scan(state)
+
+
+def _archive_positions(rules: str):
+    """Every position of the games in tests/data (real play: crowded homes, big ships)."""
+    for path in sorted(GAMES.glob("*.cooked")):
+        game = read_cooked_file(path)
+        state = GameState.from_position(game.systems, preset(rules))
+        for turn in game.turns:
+            state.apply_turn(turn)
+            if state.result is not None:
+                break
+            yield state.copy()
+
+
+@pytest.mark.parametrize("rules", ["looney", "strict"])
+def test_the_targeted_search_agrees_with_the_exhaustive_scan(rules: str):
+    found = 0
+    positions = [*_archive_positions(rules), *random_positions(20, seed=23, rules=rules)]
+    for state in positions:
+        turn = find_home_star_turn(state)
+        if turn is None:
+            assert not _scan(state), state.describe()
+        else:
+            assert _hits_a_home_star(state, turn), (state.describe(), turn)
+            found += 1
+    assert found >= 1  # the sample holds threats, so both branches are exercised
