@@ -171,7 +171,7 @@ class Evaluator:
                                to_move: int) -> float:
         """``score_key`` once the systems are looked up and neither home is lost."""
         copies = self.copies
-        bank = [copies - sum(column) for column in zip(*[s.pieces for s in all_sys])]
+        bank = [copies - sum(column) for column in zip(*[s.pieces for s in all_sys], strict=True)]
         total = 0.0
         for me in (0, 1):
             part = self._side(me, 1 - me, home_sys, all_sys, bank, to_move)

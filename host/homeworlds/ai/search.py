@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
-from homeworlds.ai.wins import immediate_win
+from homeworlds.ai.wins import home_stars_out_of_reach, immediate_win
 from homeworlds.rules import (
     Capture,
     GameState,
@@ -193,7 +193,8 @@ def _home_star_hit(state: GameState, budget: Budget, cap: float) -> Successor | 
 
 
 def _find_home_star_turn(state: GameState, should_stop: Callable[[], bool]) -> Turn | None:
-    if state.result is not None or state.in_setup:
+    if state.result is not None or state.in_setup or home_stars_out_of_reach(
+            state, 1 - state.to_move):
         return None
     return find_home_star_turn(state, should_stop=should_stop)
 

@@ -128,6 +128,37 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     return True
 
 
+def home_stars_out_of_reach(state: GameState, seat: int) -> bool:
+    """A cheap proof that the player to move cannot destroy a star of ``seat``'s home this
+    turn (``find_home_star_turn`` would find nothing; most positions).
+
+    Only a catastrophe destroys a star: some star colour there must reach four pieces.
+    With the counting of ``home_out_of_reach``: a turn has at most ``max(1, largest
+    ship)`` actions, each adding at most one piece; without a ship of its own in that home
+    the mover can only move ships in (yellow actions, at most as many of a colour as it
+    has ships of that colour). A loss of the whole home is left to ``home_out_of_reach``.
+    """
+    me = state.to_move
+    home = state.home_of(seat)
+    if home is None or seat == me:
+        return False
+    largest = [0, 0, 0, 0]
+    own = [0, 0, 0, 0]
+    for s in state.systems:
+        fleet = s.ships[me]
+        for k in range(12):
+            if fleet[k]:
+                own[k // 3] += fleet[k]
+                largest[k // 3] = max(largest[k // 3], k % 3 + 1)
+    inside = any(home.ships[me])
+    actions = max(1, *largest) if inside else max(1, largest[1])
+    for color in {k // 3 for k in home.stars}:
+        need = 4 - home.count_color(color)
+        if need <= 0 or need <= actions and (inside or need <= own[color]):
+            return False
+    return home_out_of_reach(state, seat)
+
+
 def immediate_win(state: GameState,
                   should_stop: Callable[[], bool] | None = None) -> Turn | None:
     """A turn that wins the game at once for the player to move, or None.
