@@ -142,9 +142,10 @@ class SearchSettings:
     #: ... and at the replies to the root's turns (the opponent's big sacrifices are
     #: its sharpest answers).
     reply_estimate: int = 1_500
-    #: Ahead by at least this many pips, a turn back into a position seen before in the
-    #: game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to ``repeat_cap``).
-    repeat_ahead: float = 3.0
+    #: Ahead by at least this many pips (even counts), a turn back into a position seen
+    #: before in the game costs ``repeat_base`` plus ``repeat_share`` of the lead (up to
+    #: ``repeat_cap``): Homeworlds has no draw by repetition, so a cycle never ends.
+    repeat_ahead: float = 0.0
     repeat_base: float = 2.0
     repeat_share: float = 0.5
     repeat_cap: float = 25.0
