@@ -59,6 +59,19 @@ def scan_for_winning_turn(state: GameState, **filters) -> Turn | None:
     return None
 
 
+def _fleet_by_colour(state: GameState, seat: int) -> tuple[list[int], list[int]]:
+    """Per colour: the size of ``seat``'s largest ship (0: none) and how many it has."""
+    largest = [0, 0, 0, 0]
+    own = [0, 0, 0, 0]
+    for s in state.systems:
+        fleet = s.ships[seat]
+        for k in range(12):
+            if fleet[k]:
+                own[k // 3] += fleet[k]
+                largest[k // 3] = max(largest[k // 3], k % 3 + 1)
+    return largest, own
+
+
 def home_out_of_reach(state: GameState, seat: int) -> bool:
     """A cheap proof that the player to move cannot eliminate ``seat`` this turn.
 
@@ -87,14 +100,7 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     home = state.home_of(seat)
     if home is None or seat == me:
         return False
-    largest = [0, 0, 0, 0]  # the mover's largest ship of each colour
-    own = [0, 0, 0, 0]  # how many ships of each colour the mover has
-    for s in state.systems:
-        fleet = s.ships[me]
-        for k in range(12):
-            if fleet[k]:
-                own[k // 3] += fleet[k]
-                largest[k // 3] = max(largest[k // 3], k % 3 + 1)
+    largest, own = _fleet_by_colour(state, me)
     invaders = [k % 3 + 1 for k in range(12) if home.ships[me][k]]
     if invaders:
         # Moves, builds and trades can all add pieces; no cap per colour.
@@ -142,14 +148,7 @@ def home_stars_out_of_reach(state: GameState, seat: int) -> bool:
     home = state.home_of(seat)
     if home is None or seat == me:
         return False
-    largest = [0, 0, 0, 0]
-    own = [0, 0, 0, 0]
-    for s in state.systems:
-        fleet = s.ships[me]
-        for k in range(12):
-            if fleet[k]:
-                own[k // 3] += fleet[k]
-                largest[k // 3] = max(largest[k // 3], k % 3 + 1)
+    largest, own = _fleet_by_colour(state, me)
     inside = any(home.ships[me])
     actions = max(1, *largest) if inside else max(1, largest[1])
     for color in {k // 3 for k in home.stars}:
