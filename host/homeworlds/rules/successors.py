@@ -183,18 +183,15 @@ class SuccessorSearch:
         results (``results``, ``fresh``) stay; ``run`` may not be called again."""
         context = self._context
         parts = [self._node]
-        seen: set[int] = set()
-        for name in _Context.__slots__:
-            if hasattr(context, name):
-                value = getattr(context, name)
-                if name in _CALLERS_FUNCTIONS:
-                    seen.add(id(value))
-                elif isinstance(value, FunctionType):
-                    parts.append(value)
+        for name in _PARTS:
+            part = getattr(context, name, None)
+            if part is not None:
+                parts.append(part)
                 delattr(context, name)
         # The parts also hold each other (and recursive ones themselves) in closure
         # cells: emptying the cells leaves no cycle. Only this module's parts are
         # emptied, never a caller's callback (``on_found``, ``should_stop``).
+        seen = {id(context.on_found), id(context.should_stop)}
         while parts:
             part = parts.pop()
             if id(part) in seen or part.__module__ != __name__:
@@ -232,8 +229,9 @@ class SuccessorSearch:
 # through the context.
 
 
-#: Context slots that hold the caller's functions, left as they are by ``close``.
-_CALLERS_FUNCTIONS = frozenset({"on_found", "should_stop"})
+#: Context slots that hold the parts of a search (``close`` empties them).
+_PARTS = ("setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
+          "won", "final", "can_win", "node", "after_action")
 
 
 def _closed(*args) -> None:
@@ -259,8 +257,7 @@ class _Context:
         "others", "results", "fresh", "keep", "on_found", "win_mode", "bank_settled", "targets",
         "no_reorder", "should_stop", "star_goal", "target_stars",
         # parts
-        "setsig", "restore", "kill", "fade_rule", "apply_cat", "need_home", "game_ended",
-        "won", "final", "can_win", "node", "after_action",
+        *_PARTS,
     )
     # The parts, set by the builders in ``_assemble`` once the facts are known.
     setsig: Callable[[int, int], None]
