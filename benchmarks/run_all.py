@@ -6,6 +6,7 @@ import importlib.util
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -37,12 +38,19 @@ def main() -> int:
         if path.name in AS_SCRIPT:
             status |= subprocess.call([sys.executable, str(path)])
         else:
-            module = load(path)
-            if hasattr(module, "run"):
-                for key, value in module.run().items():
-                    print(f"  {key}: {value}")
-            else:
-                status |= subprocess.call([sys.executable, str(path)])
+            try:
+                module = load(path)
+                if hasattr(module, "run"):
+                    for key, value in module.run().items():
+                        print(f"  {key}: {value}")
+                else:
+                    status |= subprocess.call([sys.executable, str(path)])
+            except Exception:
+                # One broken benchmark must not hide the figures of the others; the run
+                # still ends in failure.
+                traceback.print_exc()
+                print(f"  {path.stem} FAILED (above); going on", flush=True)
+                status |= 1
         print(f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
     return status
 
