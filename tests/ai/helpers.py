@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from pathlib import Path
 
 from homeworlds.ai import random_legal_turn
 from homeworlds.ai.openings import OPENINGS, opening_homeworld
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import DEFAULT_PRESET, GameState, preset
 from tests.positions import position
 
-__all__ = ["after", "opened", "position", "random_positions"]
+__all__ = ["after", "cooked_game_positions", "opened", "position", "random_positions"]
+
+COOKED_GAMES = Path(__file__).resolve().parents[1] / "data" / "games" / "cooked"
 
 
 def opened(index: int = 0, rules: str = DEFAULT_PRESET) -> GameState:
@@ -41,3 +46,16 @@ def after(state: GameState, turn) -> GameState:
     copy = state.copy()
     copy.apply_turn(turn)
     return copy
+
+
+def cooked_game_positions(rules: str) -> Iterator[GameState]:
+    """Every position of the cooked games in tests/data (real play: crowded homes, big
+    ships), under ``rules``."""
+    for path in sorted(COOKED_GAMES.glob("*.cooked")):
+        game = read_cooked_file(path)
+        state = GameState.from_position(game.systems, preset(rules))
+        for turn in game.turns:
+            state.apply_turn(turn)
+            if state.result is not None:
+                break
+            yield state.copy()

@@ -3,16 +3,11 @@ there, never invented — held to an exhaustive look at every successor."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from homeworlds.ai.wins import home_stars_out_of_reach
-from homeworlds.notation import read_cooked_file
-from homeworlds.rules import GameState, find_home_star_turn, preset, successors
-from tests.ai.helpers import after, position, random_positions
-
-GAMES = Path(__file__).resolve().parents[1] / "data" / "games" / "cooked"
+from homeworlds.rules import GameState, find_home_star_turn, successors
+from tests.ai.helpers import after, cooked_game_positions, position, random_positions
 
 # Seat 1 to move can sacrifice its y2 and move both greens from Gamma into Alpha: four
 # greens there destroy the g1 star (and seat 0's g3).
@@ -51,22 +46,10 @@ def test_no_threat_is_claimed_where_none_is():
     assert not _scan(state)
 
 
-def _archive_positions(rules: str):
-    """Every position of the games in tests/data (real play: crowded homes, big ships)."""
-    for path in sorted(GAMES.glob("*.cooked")):
-        game = read_cooked_file(path)
-        state = GameState.from_position(game.systems, preset(rules))
-        for turn in game.turns:
-            state.apply_turn(turn)
-            if state.result is not None:
-                break
-            yield state.copy()
-
-
 @pytest.mark.parametrize("rules", ["looney", "strict"])
 def test_the_targeted_search_agrees_with_the_exhaustive_scan(rules: str):
     found = 0
-    positions = [*_archive_positions(rules), *random_positions(20, seed=23, rules=rules)]
+    positions = [*cooked_game_positions(rules), *random_positions(20, seed=23, rules=rules)]
     for state in positions:
         turn = find_home_star_turn(state)
         if home_stars_out_of_reach(state, 1 - state.to_move):

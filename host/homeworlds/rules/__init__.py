@@ -76,6 +76,7 @@ from homeworlds.rules.successors import (
 )
 from homeworlds.rules.winning import (
     find_home_star_turn,
+    find_material_turn,
     find_winning_turn,
     has_winning_turn,
     red_alert,
@@ -100,7 +101,8 @@ __all__ = [
     # derived from the authority
     "fresh_system_name", "legal_actions",
     "FIRST_KINDS", "SearchInterrupted", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
-    "find_home_star_turn", "find_winning_turn", "has_winning_turn", "red_alert",
+    "find_home_star_turn", "find_material_turn", "find_winning_turn", "has_winning_turn",
+    "red_alert",
     "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",
     "explain_partial", "infer_turn",
     "ActionPattern", "match_partial_turn", "parse_partial_turn",

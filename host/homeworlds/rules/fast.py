@@ -73,7 +73,7 @@ class SigInfo:
     """What the search needs to know about one system signature (immutable by convention)."""
 
     __slots__ = ("stars", "star_mask", "size_mask", "star_colors", "kinds", "count", "largest",
-                 "colors", "overpop", "ships", "color_totals")
+                 "colors", "overpop", "ships", "color_totals", "pips")
 
     stars: tuple[int, ...]
     #: Bit k set when a star of kind k is present (bank kinds the system gives back when it fades).
@@ -95,6 +95,8 @@ class SigInfo:
     #: Ships of all seats.
     ships: int
     color_totals: tuple[int, ...]
+    #: Per seat: the sizes of its ships here, added up.
+    pips: tuple[int, ...]
 
 
 class SignatureLayout:
@@ -139,15 +141,16 @@ class SignatureLayout:
             i.size_mask |= 1 << (k % 3)
             i.star_colors |= 1 << (k // 3)
             totals[k // 3] += 1
-        kinds, count, largest, colors = [], [], [], []
+        kinds, count, largest, colors, pips = [], [], [], [], []
         for s in range(self.seats):
             base = 12 * w * (s + 1)
-            ks, n, big, cm = [], 0, 0, 0
+            ks, n, big, cm, size = [], 0, 0, 0, 0
             for k in range(12):
                 c = (sig >> (base + k * w)) & f
                 if c:
                     ks.append(k)
                     n += c
+                    size += c * (k % 3 + 1)
                     big = max(big, k % 3 + 1)
                     cm |= 1 << (k // 3)
                     totals[k // 3] += c
@@ -155,12 +158,14 @@ class SignatureLayout:
             count.append(n)
             largest.append(big)
             colors.append(cm)
+            pips.append(size)
         i.kinds = tuple(kinds)
         i.count = tuple(count)
         i.largest = tuple(largest)
         i.colors = tuple(colors)
         i.ships = sum(count)
         i.color_totals = tuple(totals)
+        i.pips = tuple(pips)
         i.overpop = tuple(c for c in range(4) if totals[c] >= 4)
         return i
 

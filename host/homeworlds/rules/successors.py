@@ -141,7 +141,7 @@ class SuccessorSearch:
                  win_targets: tuple[int, ...] | None = None,
                  on_found: Callable[[tuple, tuple], None] | None = None,
                  should_stop: Callable[[], bool] | None = None,
-                 goal: str = "eliminate"):
+                 goal: str = "eliminate", min_pips: int = 1):
         if state.result is not None:
             raise ValueError("the game is over: there are no successors")
         if state.in_setup:
@@ -158,11 +158,17 @@ class SuccessorSearch:
         self.fresh: list[tuple[tuple, tuple]] = []
         #: Win mode: look only for a turn eliminating one of these seats, stop at the first.
         self.win_targets = win_targets
-        #: What a target must suffer in win mode: ``"eliminate"`` (its home lost) or
-        #: ``"home-star"`` (a star of its home destroyed, or the home lost).
+        #: What a target must suffer in win mode: ``"eliminate"`` (its home lost),
+        #: ``"home-star"`` (a star of its home destroyed, or the home lost) or
+        #: ``"material"`` (ships of at least ``min_pips`` pips in all captured or
+        #: destroyed, or the home lost).
         if goal not in GOALS:
             raise ValueError(f"unknown goal {goal!r}; goals are {', '.join(GOALS)}")
+        if goal == "material" and not (isinstance(min_pips, int) and min_pips >= 1):
+            raise ValueError(f"min_pips must be a whole number of pips from 1, "
+                             f"not {min_pips!r}")
         self.goal = goal
+        self.min_pips = min_pips
         #: Called with (path, canonical key) of each new result instead of keeping it in
         #: ``fresh``, so that a listing holds nothing but the keys.
         self.on_found = on_found
@@ -239,7 +245,7 @@ def _closed(*args) -> None:
 
 
 #: What a targeted search (win mode) looks for.
-GOALS = ("eliminate", "home-star")
+GOALS = ("eliminate", "home-star", "material")
 
 
 class _Context:
@@ -255,7 +261,8 @@ class _Context:
         "star_weight", "primes", "n0", "timing", "cats_close", "may_empty", "immediate",
         "self_elim_ok", "post_check", "whole_pass", "prune_home", "home_slot", "my_home",
         "others", "results", "fresh", "keep", "on_found", "win_mode", "bank_settled", "targets",
-        "no_reorder", "should_stop", "star_goal", "target_stars",
+        "no_reorder", "should_stop", "star_goal", "target_stars", "material_goal",
+        "target_pips", "min_pips",
         # parts
         *_PARTS,
     )
@@ -329,6 +336,11 @@ class _Context:
         # Stars of each target's home now (the home-star goal is one fewer, or none).
         self.target_stars = {t: len(info(self.sigs[self.home_slot[t]]).stars)
                              for t in self.targets}
+        self.material_goal = search.goal == "material"
+        self.min_pips = search.min_pips
+        # Each target's ship pips now (the material goal takes min_pips of them).
+        self.target_pips = {t: sum(info(sig).pips[t] for sig in self.sigs if sig)
+                            for t in self.targets}
         # Under immediate elimination an action can end the game, so that actions which
         # otherwise commute cannot be reordered: the canonical order is switched off by
         # starting every run of commuting actions beyond the end of any path.
@@ -555,6 +567,7 @@ def _endings(c: _Context) -> None:
     results, fresh, keep, targets = c.results, c.fresh, c.keep, c.targets
     on_found = c.on_found
     star_goal, target_stars = c.star_goal, c.target_stars
+    material_goal, target_pips, min_pips = c.material_goal, c.target_pips, c.min_pips
 
     def portable_key():
         home_sigs: list[int | None] = [None] * seats
@@ -617,6 +630,9 @@ def _endings(c: _Context) -> None:
                 break
             if star_goal and len(info(ts).stars) < target_stars[t]:
                 break
+            if material_goal and target_pips[t] - sum(
+                    info(sig).pips[t] for sig in sigs if sig) >= min_pips:
+                break
         else:
             return
         if post_check:
@@ -636,6 +652,7 @@ def _win_bound(c: _Context) -> None:
     info, ship_count = c.info, c.layout.ship_count
     me, home_slot, targets, cats_close = c.me, c.home_slot, c.targets, c.cats_close
     star_goal, target_stars = c.star_goal, c.target_stars
+    material_goal, target_pips, min_pips = c.material_goal, c.target_pips, c.min_pips
 
     def can_hit_star(color, left, exact=False):
         """The home-star goal's bound: could ``left`` more actions of ``color`` and
@@ -745,12 +762,68 @@ def _win_bound(c: _Context) -> None:
             return 99
         return d + max(0, d - near)
 
+    def can_take(color, left, exact=False):
+        """The material goal's bound: could ``left`` more actions of ``color`` (-1: none)
+        and catastrophes still take ``min_pips`` of a target's ships? Optimistic: every
+        capture and catastrophe open to the turn is counted as if all could be had at
+        once. A catastrophe of a star's colour is counted as taking all the target's
+        ships there (the system may go with its star); red actions capture one ship each,
+        no larger than the mover's largest ship in that system (a captured ship is never
+        larger, so it opens no bigger capture there)."""
+        for t in targets:
+            need = min_pips - target_pips[t]
+            for sig in sigs:
+                if sig:
+                    need += info(sig).pips[t]
+            if need <= 0:
+                return True
+            reach = 0
+            sizes = []
+            for j in range(len(sigs)):
+                sig = sigs[j]
+                if not sig:
+                    continue
+                inf = info(sig)
+                if not inf.count[t]:
+                    continue
+                tot = inf.color_totals
+                stars = inf.star_colors
+                theirs = inf.colors[t]
+                for x in range(4):
+                    if stars >> x & 1:
+                        lost = inf.pips[t]
+                    elif theirs >> x & 1:
+                        lost = 0
+                        for k in (3 * x, 3 * x + 1, 3 * x + 2):
+                            lost += ship_count(sig, t, k) * (k % 3 + 1)
+                    else:
+                        continue
+                    if tot[x] >= 4 or left > 0 and color > 0 and supply_cost(
+                            color, x, 4 - tot[x], j, inf, exact) <= left:
+                        reach += lost
+                if color == 0 and left > 0:
+                    big = inf.largest[me]
+                    for k in inf.kinds[t]:
+                        if k % 3 < big:
+                            sizes.extend([k % 3 + 1] * ship_count(sig, t, k))
+            if sizes:
+                sizes.sort(reverse=True)
+                reach += sum(sizes[:left])
+            if reach >= need:
+                return True
+        return False
+
     if star_goal:
         can_eliminate = can_win
 
         def can_win(color, left, exact=False):  # noqa: F811 -- the goal's own bound
             # Losing the home also takes its stars: both ways are kept open.
             return can_hit_star(color, left, exact) or can_eliminate(color, left, exact)
+    elif material_goal:
+        can_eliminate = can_win
+
+        def can_win(color, left, exact=False):  # noqa: F811 -- the goal's own bound
+            return can_take(color, left, exact) or can_eliminate(color, left, exact)
     should_stop = c.should_stop
     if should_stop is not None:
         bound = can_win

@@ -25,7 +25,8 @@ from homeworlds.rules.actions import Turn
 from homeworlds.rules.state import GameState
 from homeworlds.rules.successors import SuccessorSearch, TurnWriter
 
-__all__ = ["find_home_star_turn", "find_winning_turn", "has_winning_turn", "red_alert"]
+__all__ = ["find_home_star_turn", "find_material_turn", "find_winning_turn",
+           "has_winning_turn", "red_alert"]
 
 
 def find_home_star_turn(state: GameState, *, target: int | None = None,
@@ -40,6 +41,19 @@ def find_home_star_turn(state: GameState, *, target: int | None = None,
     return _targeted(state, target, should_stop, "home-star")
 
 
+def find_material_turn(state: GameState, *, min_pips: int = 1, target: int | None = None,
+                       should_stop: Callable[[], bool] | None = None) -> Turn | None:
+    """One legal turn of the player to move that captures or destroys ships of
+    ``target`` (default: any opponent still in the game) worth at least ``min_pips`` pips
+    in all, or eliminates it; None if there is none. The same targeted search as
+    ``find_winning_turn``, pruned by its own bound (captures need red actions and a ship
+    at least as large; a catastrophe needs four pieces of a colour where the target has
+    ships). The computer opponent asks it to see the opponent's sacrifice-driven
+    catastrophes and captures on its fleet without listing every turn of a big
+    sacrifice."""
+    return _targeted(state, target, should_stop, "material", min_pips)
+
+
 def find_winning_turn(state: GameState, *, target: int | None = None,
                       should_stop: Callable[[], bool] | None = None) -> Turn | None:
     """One legal turn of the player to move that eliminates ``target`` (default: any
@@ -52,7 +66,8 @@ def find_winning_turn(state: GameState, *, target: int | None = None,
 
 
 def _targeted(state: GameState, target: int | None,
-              should_stop: Callable[[], bool] | None, goal: str) -> Turn | None:
+              should_stop: Callable[[], bool] | None, goal: str,
+              min_pips: int = 1) -> Turn | None:
     if state.result is not None or state.in_setup:
         return None
     me = state.to_move
@@ -67,7 +82,7 @@ def _targeted(state: GameState, target: int | None,
             return None
         targets = (target,)
     search = SuccessorSearch(state, keep_paths=False, win_targets=targets,
-                             should_stop=should_stop, goal=goal)
+                             should_stop=should_stop, goal=goal, min_pips=min_pips)
     path = search.find_win()
     if path is None:
         return None

@@ -1,0 +1,43 @@
+"""Level 4 sees the opponent's sacrifice-driven catastrophe on its ships in its replies
+(``SearchSettings.reply_material_pips``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from homeworlds.ai.players import LEVELS
+from homeworlds.ai.search import SearchPlayer
+from homeworlds.rules import find_material_turn
+from tests.ai.helpers import after, position
+
+# From a game of level 4 against the old level 3 (looney rules, seat 0 to move). The
+# tempting turn sacrifices the g3 to build up to three greens at New1; seat 1 then
+# sacrifices its y2, discovers a system with a g1 and moves it on into New1: four greens,
+# a catastrophe, 7 pips of seat 0's ships gone. Level 4 played it (and lost) because
+# that y2 sacrifice lies in a group too big for its reply estimate.
+GREEN_CROWD = """
+    Player1 (0, g1b2) r1y1g3b1-
+    Player2 (1, b1y3) -r1y2g1g1g2b3
+    New1 (y3) g2-
+"""
+
+
+def _choice(reply_material_pips: int):
+    state = position(GREEN_CROWD, "looney", to_move=0)
+    settings = dataclasses.replace(LEVELS[4], time_limit=60.0,
+                                   reply_material_pips=reply_material_pips)
+    # A node limit, not the clock: the same search on any machine.
+    turn = SearchPlayer(settings, seed=0, node_limit=1_000).choose_turn(state)
+    return after(state, turn)
+
+
+def test_level_4_does_not_crowd_a_system_the_opponent_can_catastrophe():
+    assert LEVELS[4].reply_material_pips > 0
+    later = _choice(LEVELS[4].reply_material_pips)
+    assert find_material_turn(later, min_pips=5) is None, later.describe()
+
+
+def test_without_the_reply_threats_it_walks_into_it():
+    """The position is a real test of the setting: the same search without it blunders."""
+    later = _choice(0)
+    assert find_material_turn(later, min_pips=5) is not None
