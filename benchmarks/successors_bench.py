@@ -4,7 +4,8 @@ Figures: distinct successors per second on the two reference positions (the C++
 engine counts them in about 0.43 s and 0.65 s on this kind of machine, i.e.
 ~64k and ~51k per second), on a seeded sample of archive positions, and the
 latency of ``find_winning_turn`` (Red Alert runs the same search) over archive
-positions.
+positions, and of ``find_material_turn`` (4 pips: what level 4 asks at its replies) over
+every third of them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from homeworlds.rules import (
     IllegalAction,
     Trade,
     count_successors,
+    find_material_turn,
     find_winning_turn,
     preset,
     successors,
@@ -33,6 +35,8 @@ SAMPLE_SEED = 7
 SAMPLE_GAMES = 25
 SAMPLE_LIMIT = 100_000
 WIN_GAMES = 150
+#: The computer's level 4 looks for a turn taking this many pips at its replies.
+MATERIAL_PIPS = 4
 
 
 def _positions(game: Path, rules_name: str = "strict"):
@@ -92,8 +96,8 @@ def run() -> dict:
                             f"successors in {elapsed:.1f} s = {total / elapsed:,.0f}/s")
 
     for rules_name in ("strict", "looney"):
-        times = []
-        wins = 0
+        times, material_times = [], []
+        wins = takes = 0
         for game in random.Random(SAMPLE_SEED + 1).sample(sorted(factors), WIN_GAMES):
             for _, state in _positions(SHARED / "games" / "cooked" / f"{game}.cooked"):
                 probe = state
@@ -104,12 +108,20 @@ def run() -> dict:
                 t0 = time.perf_counter()
                 wins += find_winning_turn(probe) is not None
                 times.append(time.perf_counter() - t0)
-        times.sort()
-        out[f"win-in-one {rules_name}"] = (
-            f"{len(times)} positions ({wins} with a win): p50 "
-            f"{statistics.median(times) * 1e3:.2f} ms, p99 "
-            f"{times[int(len(times) * 0.99)] * 1e3:.2f} ms, max {times[-1] * 1e3:.1f} ms")
+                if len(times) % 3 == 0:
+                    t0 = time.perf_counter()
+                    takes += find_material_turn(probe, min_pips=MATERIAL_PIPS) is not None
+                    material_times.append(time.perf_counter() - t0)
+        out[f"win-in-one {rules_name}"] = _latency(times, f"{wins} with a win")
+        out[f"material threat ({MATERIAL_PIPS} pips) {rules_name}"] = _latency(
+            material_times, f"{takes} with one")
     return out
+
+
+def _latency(times: list[float], found: str) -> str:
+    times = sorted(times)
+    return (f"{len(times)} positions ({found}): p50 {statistics.median(times) * 1e3:.2f} ms, "
+            f"p99 {times[int(len(times) * 0.99)] * 1e3:.2f} ms, max {times[-1] * 1e3:.1f} ms")
 
 
 def main() -> int:

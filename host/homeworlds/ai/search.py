@@ -137,8 +137,11 @@ class SearchSettings:
     #: least this many pips of the other's ships (captures, catastrophes) when there is
     #: one, found by the engine's targeted search (0: off). The sacrifice-driven
     #: catastrophe on a crowded system is the sharpest answer to many turns, and often
-    #: lies in a yellow sacrifice group too big for ``reply_estimate``.
-    reply_material_pips: int = 4
+    #: lies in a yellow sacrifice group too big for ``reply_estimate``. Off for level 4:
+    #: it avoids such blunders, but over 60 games against the C++ AI and 12 against the
+    #: old level 3 it won fewer games (more of them unfinished) than without it
+    #: (docs/computer-opponent.md, *Tuning*).
+    reply_material_pips: int = 0
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
