@@ -204,8 +204,6 @@ def _material_hit(state: GameState, budget: Budget, cap: float,
     the other's ships, as a successor, or None (also when given up after ``cap``
     seconds, as ``_win_now``)."""
     def finder(position: GameState, should_stop: Callable[[], bool]) -> Turn | None:
-        if position.result is not None or position.in_setup:
-            return None
         return find_material_turn(position, min_pips=min_pips, should_stop=should_stop)
 
     return _as_successor(state, _targeted(state, budget, cap, finder))

@@ -338,9 +338,10 @@ class _Context:
                              for t in self.targets}
         self.material_goal = search.goal == "material"
         self.min_pips = search.min_pips
-        # Each target's ship pips now (the material goal takes min_pips of them).
+        # Each target's ship pips now (the material goal takes min_pips of them); only
+        # for that goal: the win-in-one search runs thousands of times a move.
         self.target_pips = {t: sum(info(sig).pips[t] for sig in self.sigs if sig)
-                            for t in self.targets}
+                            for t in self.targets} if self.material_goal else {}
         # Under immediate elimination an action can end the game, so that actions which
         # otherwise commute cannot be reordered: the canonical order is switched off by
         # starting every run of commuting actions beyond the end of any path.
@@ -771,12 +772,8 @@ def _win_bound(c: _Context) -> None:
         no larger than the mover's largest ship in that system (a captured ship is never
         larger, so it opens no bigger capture there)."""
         for t in targets:
+            # Systems without the target's ships add nothing to its pips or to the reach.
             need = min_pips - target_pips[t]
-            for sig in sigs:
-                if sig:
-                    need += info(sig).pips[t]
-            if need <= 0:
-                return True
             reach = 0
             sizes = []
             for j in range(len(sigs)):
@@ -786,6 +783,7 @@ def _win_bound(c: _Context) -> None:
                 inf = info(sig)
                 if not inf.count[t]:
                     continue
+                need += inf.pips[t]
                 tot = inf.color_totals
                 stars = inf.star_colors
                 theirs = inf.colors[t]
@@ -806,6 +804,8 @@ def _win_bound(c: _Context) -> None:
                     for k in inf.kinds[t]:
                         if k % 3 < big:
                             sizes.extend([k % 3 + 1] * ship_count(sig, t, k))
+            if need <= 0:
+                return True
             if sizes:
                 sizes.sort(reverse=True)
                 reach += sum(sizes[:left])

@@ -48,9 +48,9 @@ def find_material_turn(state: GameState, *, min_pips: int = 1, target: int | Non
     in all, or eliminates it; None if there is none. The same targeted search as
     ``find_winning_turn``, pruned by its own bound (captures need red actions and a ship
     at least as large; a catastrophe needs four pieces of a colour where the target has
-    ships). The computer opponent asks it to see the opponent's sacrifice-driven
+    ships). The computer's search can ask it for the opponent's sacrifice-driven
     catastrophes and captures on its fleet without listing every turn of a big
-    sacrifice."""
+    sacrifice (``SearchSettings.reply_material_pips``; off for level 4)."""
     return _targeted(state, target, should_stop, "material", min_pips)
 
 
