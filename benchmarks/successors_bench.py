@@ -4,7 +4,7 @@ Figures: distinct successors per second on the two reference positions (the C++
 engine counts them in about 0.43 s and 0.65 s on this kind of machine, i.e.
 ~64k and ~51k per second), on a seeded sample of archive positions, and the
 latency of ``find_winning_turn`` (Red Alert runs the same search) over archive
-positions, and of ``find_material_turn`` (4 pips: what level 4 asks at its replies) over
+positions, and of ``find_material_turn`` (4 pips: a sacrifice-driven catastrophe or capture) over
 every third of them.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator
+from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, PressureEvaluator
 from homeworlds.rules import Capture, Piece, canonical_key, preset
 from tests.ai.helpers import after, opened, position
 
@@ -73,3 +73,64 @@ def test_material_baseline_counts_ships_and_ignores_the_finer_points():
     # Pieces of an overpopulated colour count as lost.
     doomed = position("Player1 (0, y1b2) g3g1g1g2-\nPlayer2 (1, b1y3) -g3")
     assert material.score_state(doomed, 0) < material.score_state(state, 0)
+
+
+def test_a_catastrophe_a_big_yellow_sacrifice_brings_two_jumps_is_a_threat():
+    # Seat 0 has three greens at New1; seat 1's g1 is two jumps away (New1 and Player2
+    # share size 3: through a new system). A y2 sacrifice makes both moves and the fourth
+    # green clears 8 pips of seat 0's ships; a y1 sacrifice makes only one.
+    crowded = """
+        Player1 (0, g1b2) r1y1b1-
+        Player2 (1, b1y3) -r1y2g1g2b3
+        New1 (y3) g2g2g3-
+    """
+    evaluator = PressureEvaluator(RULES)
+
+    def for_seat_0(text: str) -> float:
+        return evaluator.score_state(position(text, to_move=1), 0)
+
+    small_yellow = crowded.replace("-r1y2", "-r1y1")
+    assert for_seat_0(crowded) < for_seat_0(small_yellow) - 3
+
+
+def test_a_catastrophe_threat_needs_a_route_to_the_system():
+    # Seat 0 can sacrifice its y2 for two moves to bring a fourth blue into Beta (b3 star
+    # and two blue defenders). From Gamma (size 3) the b1 goes through a new size-2
+    # system; from Alpha (sizes 1 and 2) it cannot: a system two jumps from both Alpha
+    # and Beta (sizes 1 and 3) would need a size neither has, and there is none.
+    blocked = """
+        Alpha (0, r1y2) y2b1g3-
+        Beta (1, y1b3) -b1b1g3
+        Gamma (g3) y1-
+    """
+    open_route = """
+        Alpha (0, r1y2) y2y1g3-
+        Beta (1, y1b3) -b1b1g3
+        Gamma (g3) b1-
+    """
+    evaluator = PressureEvaluator(RULES)
+
+    def for_seat_0(text: str) -> float:
+        return evaluator.score_state(position(text, to_move=0), 0)
+
+    assert for_seat_0(open_route) > for_seat_0(blocked) + 5
+
+
+def test_the_yellow_sacrificed_for_moves_is_not_also_the_piece_moved_in():
+    # Beta holds three yellows (star and two defenders). Seat 0's only yellow is the y2
+    # next door: sacrificed for two moves, it is gone, and no other yellow can come in.
+    # So it puts no more pressure on Beta than a g2 in its place.
+    text = """
+        Alpha (0, r1b2) g3-
+        Beta (1, y1g3) -y1y2g3
+        Gamma (b2) y2-
+    """
+    evaluator = PressureEvaluator(RULES)
+
+    def pressure_on_beta(text: str) -> float:
+        homes, others = canonical_key(position(text, to_move=0))
+        home_systems = [evaluator.system(sig) for sig in homes]
+        systems = home_systems + [evaluator.system(sig) for sig in others]
+        return evaluator.pressure(0, 1, home_systems, systems, att_to_move=True)
+
+    assert pressure_on_beta(text) == pressure_on_beta(text.replace("y2-", "g2-"))

@@ -386,6 +386,16 @@ class MaterialEvaluator:
         return total
 
 
+def _two_jumps(origin: _Sys, target: _Sys, systems: list[_Sys]) -> bool:
+    """Whether a ship can go from ``origin`` to ``target`` (not connected) in two moves:
+    through a new system of a size neither has, or an existing one sharing no size with
+    either (two two-star homes of different sizes, e.g. 1-2 and 1-3, have neither)."""
+    sizes = origin.size_mask | target.size_mask
+    if sizes != 0b111:
+        return True
+    return any(not m.size_mask & sizes for m in systems)
+
+
 def _doomed_home(home: _Sys, seat: int) -> bool:
     """Clearing the home's overpopulated colours would leave it without stars or own ships."""
     over = 0
@@ -490,6 +500,51 @@ class PressureEvaluator(Evaluator):
             extra += part if att == seat else -part
         return base + extra
 
+    def _threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
+        """``Evaluator._threat``, and catastrophes a yellow sacrifice brings about: the
+        last one or two pieces of a colour moved in from one or two jumps away, as many
+        moves as the largest yellow ship ``me`` could sacrifice
+        (docs/computer-opponent.md, *Level 4*)."""
+        threat = super()._threat(me, opp, systems)
+        yellow = 0
+        sacrificed = None  # where the largest yellow (the one sacrificed) is
+        for s in systems:
+            if s.yellow_max[me] > yellow:
+                yellow, sacrificed = s.yellow_max[me], s
+        if yellow < 2:
+            return threat  # a y1 sacrifice is one move: the base threat counts those
+        w = self.weights.ship
+        for i, s in enumerate(systems):
+            for c in range(4):
+                need = 4 - s.totals[c]
+                if c == YELLOW and sacrificed is s:
+                    need += 1  # the sacrificed yellow leaves
+                if need not in (1, 2):
+                    continue
+                near = far = 0
+                for o in systems:
+                    if o is s:
+                        continue
+                    n = o.color_counts[me][c]
+                    if c == YELLOW and o is sacrificed:
+                        n -= 1  # it cannot be both sacrificed and moved
+                    if not n:
+                        continue
+                    if not o.size_mask & s.size_mask:
+                        near += n
+                    elif _two_jumps(o, s, systems):
+                        far += n
+                one = min(need, near)
+                two = need - one
+                if two > far or one + 2 * two > yellow:
+                    continue
+                damage = self._catastrophe_damage(s, c, me, opp, home_of=i)
+                # The yellow given up and the pieces moved in (at least small ones).
+                damage -= w[max(one + 2 * two, 1)] + need * w[1]
+                if damage > threat:
+                    threat = damage
+        return threat
+
     @staticmethod
     def _has_red(seat: int, home: _Sys, systems: list[_Sys]) -> bool:
         """Red at hand for ``seat`` at its home: a red star there, or a red ship of its
@@ -507,26 +562,34 @@ class PressureEvaluator(Evaluator):
         d_count = home.count[dfn]
         red_at_hand = bool(home.star_colors >> RED & 1)
         adjacent_big = 0
-        # Attacker ships by colour one jump from the home, and further away (two jumps:
-        # any system is, through a system of the third size or a new one).
+        # Attacker ships by colour one jump from the home, and two jumps away.
         near = [0, 0, 0, 0]
         far = [0, 0, 0, 0]
         yellow = 0  # moves one attacker turn can make: the largest yellow to sacrifice
+        # Where that yellow is (it cannot also be one of the yellows moved in): 0 at the
+        # home, 1 next door, 2 two jumps away, 3 further, None for a yellow star's move.
+        yellow_at = None
         home_mask = home.size_mask
         for s in systems:
             if not s.count[att]:
                 continue
             if s.red_ships[att]:
                 red_at_hand = True
+            if s is home:
+                where = 0
+            elif not s.size_mask & home_mask:
+                where = 1
+            else:
+                where = 2 if _two_jumps(s, home, systems) else 3
             ymax = s.yellow_max[att]
             if ymax > yellow:
-                yellow = ymax
+                yellow, yellow_at = ymax, where
             elif not yellow and s.star_colors & 2:  # a yellow star: one free move
                 yellow = 1
-            if s is home:
+            if where == 0 or where == 3:
                 continue
             counts = s.color_counts[att]
-            if s.size_mask & home_mask:
+            if where == 2:
                 far[0] += counts[0]
                 far[1] += counts[1]
                 far[2] += counts[2]
@@ -572,13 +635,21 @@ class PressureEvaluator(Evaluator):
             need = 4 - n
             if need <= 0:
                 continue
+            near_c, far_c = near[c], far[c]
+            if c == YELLOW:
+                if yellow_at == 0:
+                    need += 1
+                elif yellow_at == 1:
+                    near_c -= 1
+                elif yellow_at == 2:
+                    far_c -= 1
             # Cheapest way to add ``need`` pieces: builds there (one green action each,
             # of a colour the attacker has there), ships next door (one move), ships
             # further (two moves); a sacrificed yellow gives up to three moves.
             built = min(need, builds) if home.colors[att] >> c & 1 else 0
             left = need - built
-            one = min(left, near[c])
-            two = min(left - one, far[c])
+            one = min(left, near_c)
+            two = min(left - one, far_c)
             if one + two < left or one + 2 * two > yellow:
                 continue
             damage = defenders + 2 * w[3] * stars

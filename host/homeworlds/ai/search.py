@@ -44,7 +44,6 @@ from homeworlds.rules import (
     Turn,
     canonical_key,
     find_home_star_turn,
-    find_material_turn,
     successors,
 )
 
@@ -133,15 +132,6 @@ class SearchSettings:
     #: there is one, found by the engine's targeted search even in a sacrifice group too
     #: big to list (the "big yellow sacrifice" threat on a home).
     home_star_threats: bool = True
-    #: At the replies to the root's turns, the successors also include a turn taking at
-    #: least this many pips of the other's ships (captures, catastrophes) when there is
-    #: one, found by the engine's targeted search (0: off). The sacrifice-driven
-    #: catastrophe on a crowded system is the sharpest answer to many turns, and often
-    #: lies in a yellow sacrifice group too big for ``reply_estimate``. Off for level 4:
-    #: it avoids such blunders, but over 60 games against the C++ AI and 12 against the
-    #: old level 3 it won fewer games (more of them unfinished) than without it
-    #: (docs/computer-opponent.md, *Tuning*).
-    reply_material_pips: int = 0
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
@@ -195,21 +185,7 @@ def _home_star_hit(state: GameState, budget: Budget, cap: float) -> Successor | 
     Such turns are usually a big yellow sacrifice moving three ships in, one group of
     tens of thousands of turns that the search cannot list at every node; the engine's
     targeted search finds one in milliseconds."""
-    return _as_successor(state, _targeted(state, budget, cap, _find_home_star_turn))
-
-
-def _material_hit(state: GameState, budget: Budget, cap: float,
-                  min_pips: int) -> Successor | None:
-    """A turn of the player to move that captures or destroys at least ``min_pips`` of
-    the other's ships, as a successor, or None (also when given up after ``cap``
-    seconds, as ``_win_now``)."""
-    def finder(position: GameState, should_stop: Callable[[], bool]) -> Turn | None:
-        return find_material_turn(position, min_pips=min_pips, should_stop=should_stop)
-
-    return _as_successor(state, _targeted(state, budget, cap, finder))
-
-
-def _as_successor(state: GameState, turn: Turn | None) -> Successor | None:
+    turn = _targeted(state, budget, cap, _find_home_star_turn)
     if turn is None:
         return None
     after = state.copy()
@@ -486,17 +462,16 @@ class SearchPlayer:
                 if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
                         or (e_flag < 0 and e_value <= alpha):
                     return e_value
-        replies = ply == 1
-        estimate = self.settings.reply_estimate if replies else self.settings.inner_estimate
+        estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
         if depth == 1:
-            value, complete = self._leaf_max(state, ckey, budget, estimate, beta, replies)
+            value, complete = self._leaf_max(state, ckey, budget, estimate, beta)
             if value >= DECIDED:
                 value = WIN - ply - 1
             elif value <= -DECIDED:
                 value = -(WIN - ply - 1)
             self._table[tt_key] = (1, value, 0 if complete else 1, None)
             return value
-        scored = self._scored_successors(state, ckey, budget, estimate, replies)
+        scored = self._scored_successors(state, ckey, budget, estimate)
         if not scored:
             return evaluator.score_key(ckey, me, me)
         if entry is not None and entry[3] is not None:
@@ -535,13 +510,13 @@ class SearchPlayer:
         return best_value
 
     def _leaf_max(self, state: GameState, ckey: tuple, budget: Budget, estimate: int,
-                  beta: float, replies: bool = False) -> tuple[float, bool]:
+                  beta: float) -> tuple[float, bool]:
         """The best successor's score for the player to move, and whether it is exact:
         successors are generated and scored group by group, sharpest first (captures, red
         sacrifices), and the scan stops at the first one reaching ``beta`` (the position
         is refuted; the score is then a lower bound)."""
         me = state.to_move
-        got = self._expansions.get(self._memo_key(state, ckey, estimate, replies))
+        got = self._expansions.get(self._memo_key(state, ckey, estimate))
         if got is not None:
             return (got[0][0], True) if got else (self.evaluator(state).score_key(
                 ckey, me, me), True)
@@ -559,9 +534,9 @@ class SearchPlayer:
                     best = value
                     if best >= beta:
                         return best, False
-        for hit in self._threats(state, budget, replies):
-            if hit.key not in seen:
-                best = max(best, score_key(hit.key, me, 1 - me))
+        hit = self._threat(state, budget)
+        if hit is not None and hit.key not in seen:
+            best = max(best, score_key(hit.key, me, 1 - me))
         if best == -INF:
             return self.evaluator(state).score_key(ckey, me, me), True
         return best, True
@@ -594,26 +569,25 @@ class SearchPlayer:
             budget.check()
 
     @staticmethod
-    def _memo_key(state: GameState, ckey: tuple, estimate: int, replies: bool) -> tuple:
+    def _memo_key(state: GameState, ckey: tuple, estimate: int) -> tuple:
         """The position with its system names: turns name systems, and two positions
         with one canonical key can give the same names to different systems."""
         named = tuple((s.name, tuple(s.stars), tuple(tuple(f) for f in s.ships), s.home_of)
                       for s in state.systems)
-        return (ckey, state.to_move, estimate, replies, state.rules.name, named)
+        return (ckey, state.to_move, estimate, state.rules.name, named)
 
     def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
-                           estimate: int, replies: bool = False
-                           ) -> list[tuple[float, Successor]]:
+                           estimate: int) -> list[tuple[float, Successor]]:
         """The successors of an inner node, best first for the player to move, kept
         for the iterations and moves that come back to the same position (the turns
         name systems, so the names are part of the key)."""
         me = state.to_move
-        memo_key = self._memo_key(state, ckey, estimate, replies)
+        memo_key = self._memo_key(state, ckey, estimate)
         got = self._expansions.get(memo_key)
         if got is not None:
             return got
         evaluator = self.evaluator(state)
-        found = self._expand(state, budget, estimate, replies=replies)
+        found = self._expand(state, budget, estimate)
         scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
         scored.sort(key=lambda pair: -pair[0])
         budget.check()
@@ -623,7 +597,7 @@ class SearchPlayer:
         return scored
 
     def _expand(self, state: GameState, budget: Budget, estimate_cap: int,
-                at_root: bool = False, replies: bool = False) -> list[Successor]:
+                at_root: bool = False) -> list[Successor]:
         """Distinct successors: every free-action turn, then sacrifice groups, smallest
         estimate first, while their estimates fit ``estimate_cap`` and the budget lasts.
         At the root the free-action turns are always gathered (there must be a turn to
@@ -659,27 +633,21 @@ class SearchPlayer:
             take(successors(state, first_kind=Sacrifice, system=name, color=color))
         if not at_root or not budget.expired():
             try:
-                take(self._threats(state, budget, replies))
+                hit = self._threat(state, budget)
             except SearchTimeout:
                 if not at_root:
                     raise
+            else:
+                if hit is not None:
+                    take((hit,))
         return out
 
-    def _threats(self, state: GameState, budget: Budget, replies: bool) -> list[Successor]:
-        """The sharpest turns a listing within the estimates may miss: one destroying a
-        star of the other's home (``SearchSettings.home_star_threats``) and, at the
-        replies to the root's turns, one taking ships (``reply_material_pips``)."""
-        st = self.settings
-        found = []
-        if st.home_star_threats:
-            hit = _home_star_hit(state, budget, st.inner_win_cap)
-            if hit is not None:
-                found.append(hit)
-        if replies and st.reply_material_pips:
-            hit = _material_hit(state, budget, st.inner_win_cap, st.reply_material_pips)
-            if hit is not None:
-                found.append(hit)
-        return found
+    def _threat(self, state: GameState, budget: Budget) -> Successor | None:
+        """The sharpest turn a listing within the estimates may miss: one destroying a
+        star of the other's home (``SearchSettings.home_star_threats``)."""
+        if not self.settings.home_star_threats:
+            return None
+        return _home_star_hit(state, budget, self.settings.inner_win_cap)
 
 
 __all__ = ["Budget", "SearchPlayer", "SearchProgress", "SearchSettings", "SearchTimeout"]

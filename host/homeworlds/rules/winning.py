@@ -48,9 +48,8 @@ def find_material_turn(state: GameState, *, min_pips: int = 1, target: int | Non
     in all, or eliminates it; None if there is none. The same targeted search as
     ``find_winning_turn``, pruned by its own bound (captures need red actions and a ship
     at least as large; a catastrophe needs four pieces of a colour where the target has
-    ships). The computer's search can ask it for the opponent's sacrifice-driven
-    catastrophes and captures on its fleet without listing every turn of a big
-    sacrifice (``SearchSettings.reply_material_pips``; off for level 4)."""
+    ships). It finds a sacrifice-driven catastrophe or capture without listing every
+    turn of a big sacrifice (a tactics probe for analysis and tests)."""
     return _targeted(state, target, should_stop, "material", min_pips)
 
 
