@@ -76,12 +76,13 @@ def summarize(games: list[MatchGame]) -> dict:
 
 def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None = None,
             rules: str = "looney", max_turns: int = MAX_TURNS, workers: int = 2,
-            on_game: Callable[[MatchGame], None] | None = None) -> dict:
-    """Play ``games`` games of every pairing; figures per pairing, keyed ``"A vs B"``.
-    ``on_game`` is told of each game as it ends (in the order the games were listed)."""
+            on_game: Callable[[MatchGame], None] | None = None, first: int = 0) -> dict:
+    """Play ``games`` games of every pairing (game indices ``first`` on: each index is
+    one seeded opening and seat); figures per pairing, keyed ``"A vs B"``. ``on_game`` is
+    told of each game as it ends (in the order the games were listed)."""
     pairings = pairings if pairings is not None else default_pairings()
     jobs = [(i, opponent, rules, 1, max_turns, player)
-            for player, opponent in pairings for i in range(games)]
+            for player, opponent in pairings for i in range(first, first + games)]
     started = time.perf_counter()
     records: list[MatchGame] = []
     if workers > 1:
@@ -146,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                         "level)")
     parser.add_argument("--all-lower", action="store_true",
                         help="each level against every lower level, not only the one below")
+    parser.add_argument("--first", type=int, default=0,
+                        help="index of the first game (default 0)")
     parser.add_argument("--rules", default="looney", help="rules preset (default looney)")
     parser.add_argument("--max-turns", type=int, default=MAX_TURNS)
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
@@ -166,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{game.outcome} after {game.turns} turns", flush=True)
 
     report = measure(args.games, pairings=pairings, rules=args.rules,
-                     max_turns=args.max_turns, workers=args.workers, on_game=progress)
+                     max_turns=args.max_turns, workers=args.workers, on_game=progress,
+                     first=args.first)
     for line in report_lines(report):
         print(line)
     return 0

@@ -100,3 +100,14 @@ def test_a_legacy_player_where_the_players_module_keeps_one(monkeypatch):
     assert isinstance(made, Legacy) and made.seed == 5
     monkeypatch.delattr(players, "LegacyPlayer")
     assert not any(name.startswith("legacy") for name in player_names())
+
+
+def test_first_plays_the_games_from_that_index(capsys):
+    seen = []
+    strength.measure(2, pairings=[("greedy", "random")], max_turns=1, workers=1,
+                     on_game=seen.append, first=5)
+    assert [(g.index, g.seat) for g in seen] == [(5, 1), (6, 0)]
+    assert strength.main(["--player", "greedy", "--opponent", "random", "--games", "1",
+                          "--first", "3", "--max-turns", "1", "--workers", "1",
+                          "--progress"]) == 0
+    assert "game 3 (seat 1)" in capsys.readouterr().out
