@@ -13,6 +13,11 @@ def score(text: str, seat: int = 0, to_move: int = 1) -> float:
     return Evaluator(RULES).score_state(position(text, to_move=to_move), seat)
 
 
+def search_score(text: str, to_move: int, seat: int = 0) -> float:
+    """The score level 4's search gives the position."""
+    return PressureEvaluator(RULES).score_state(position(text, to_move=to_move), seat)
+
+
 def test_the_score_is_zero_sum_between_the_seats():
     text = """
         Alpha (0, y1b2) g3g1-
@@ -84,13 +89,8 @@ def test_a_catastrophe_a_big_yellow_sacrifice_brings_two_jumps_is_a_threat():
         Player2 (1, b1y3) -r1y2g1g2b3
         New1 (y3) g2g2g3-
     """
-    evaluator = PressureEvaluator(RULES)
-
-    def for_seat_0(text: str) -> float:
-        return evaluator.score_state(position(text, to_move=1), 0)
-
     small_yellow = crowded.replace("-r1y2", "-r1y1")
-    assert for_seat_0(crowded) < for_seat_0(small_yellow) - 3
+    assert search_score(crowded, to_move=1) < search_score(small_yellow, to_move=1) - 3
 
 
 def test_a_catastrophe_threat_needs_a_route_to_the_system():
@@ -108,12 +108,7 @@ def test_a_catastrophe_threat_needs_a_route_to_the_system():
         Beta (1, y1b3) -b1b1g3
         Gamma (g3) b1-
     """
-    evaluator = PressureEvaluator(RULES)
-
-    def for_seat_0(text: str) -> float:
-        return evaluator.score_state(position(text, to_move=0), 0)
-
-    assert for_seat_0(open_route) > for_seat_0(blocked) + 5
+    assert search_score(open_route, to_move=0) > search_score(blocked, to_move=0) + 5
 
 
 def test_the_yellow_sacrificed_for_moves_is_not_also_the_piece_moved_in():
