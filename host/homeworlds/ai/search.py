@@ -12,7 +12,10 @@ How a move is chosen (docs/computer-opponent.md, *Level 4*):
    is both the safety check — a turn that lets the opponent win loses — and the
    detection of two-turn kills: a turn after which every reply still leaves a win),
    then searches its best few successors by the evaluation (more of them when all the
-   ones looked at lose: a defence ranked low by the evaluation is still found);
+   ones looked at lose: a defence ranked low by the evaluation is still found); in the
+   two plies below the root a node's successors also hold the sacrifice group of a
+   turn that takes the other's ships (found by the engine's targeted search), so that
+   a sacrifice-driven catastrophe is searched in its best version;
    the last ply is scored from the successors' keys without building positions;
 4. a transposition table keeps each position's best successor for ordering;
 5. when ahead, a turn back into a position already seen in the game is penalised, so
@@ -37,6 +40,7 @@ from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
 from homeworlds.ai.wins import home_stars_out_of_reach, immediate_win
 from homeworlds.rules import (
     Capture,
+    Catastrophe,
     GameState,
     Sacrifice,
     SearchInterrupted,
@@ -44,6 +48,7 @@ from homeworlds.rules import (
     Turn,
     canonical_key,
     find_home_star_turn,
+    find_material_turn,
     successors,
 )
 
@@ -132,6 +137,20 @@ class SearchSettings:
     #: there is one, found by the engine's targeted search even in a sacrifice group too
     #: big to list (the "big yellow sacrifice" threat on a home).
     home_star_threats: bool = True
+    #: In the first ``threat_plies`` plies below the root (the opponent's replies to the
+    #: root's turns, and our answers to them) a node's successors also hold the whole
+    #: sacrifice group (system, colour) of a turn taking at least ``threat_pips`` of the
+    #: other's ships, found by the engine's targeted search, when the listing left it out
+    #: and its estimate is at most ``threat_estimate`` (0: off). The sacrifice-driven
+    #: catastrophe on a crowded system is often the sharpest answer to a turn and lies in
+    #: a yellow sacrifice group too big for ``reply_estimate``; the whole group, not the
+    #: one turn found, so that the search meets the best version of it (the turn found
+    #: first may be one the search then refutes). Both sides: with the opponent's threats
+    #: only, the search saw every danger and none of its own answers, and played
+    #: timidly (docs/computer-opponent.md, *Tuning*).
+    threat_plies: int = 2
+    threat_estimate: int = 8_000
+    threat_pips: int = 3
     #: When every successor looked at loses, up to this many times the width more are
     #: tried (each first checked cheaply for an immediate loss).
     widen_factor: int = 6
@@ -462,16 +481,17 @@ class SearchPlayer:
                 if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
                         or (e_flag < 0 and e_value <= alpha):
                     return e_value
+        threats = ply <= self.settings.threat_plies
         estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
         if depth == 1:
-            value, complete = self._leaf_max(state, ckey, budget, estimate, beta)
+            value, complete = self._leaf_max(state, ckey, budget, estimate, beta, threats)
             if value >= DECIDED:
                 value = WIN - ply - 1
             elif value <= -DECIDED:
                 value = -(WIN - ply - 1)
             self._table[tt_key] = (1, value, 0 if complete else 1, None)
             return value
-        scored = self._scored_successors(state, ckey, budget, estimate)
+        scored = self._scored_successors(state, ckey, budget, estimate, threats)
         if not scored:
             return evaluator.score_key(ckey, me, me)
         if entry is not None and entry[3] is not None:
@@ -510,20 +530,20 @@ class SearchPlayer:
         return best_value
 
     def _leaf_max(self, state: GameState, ckey: tuple, budget: Budget, estimate: int,
-                  beta: float) -> tuple[float, bool]:
+                  beta: float, threats: bool = False) -> tuple[float, bool]:
         """The best successor's score for the player to move, and whether it is exact:
         successors are generated and scored group by group, sharpest first (captures, red
         sacrifices), and the scan stops at the first one reaching ``beta`` (the position
         is refuted; the score is then a lower bound)."""
         me = state.to_move
-        got = self._expansions.get(self._memo_key(state, ckey, estimate))
+        got = self._expansions.get(self._memo_key(state, ckey, estimate, threats))
         if got is not None:
             return (got[0][0], True) if got else (self.evaluator(state).score_key(
                 ckey, me, me), True)
         score_key = self.evaluator(state).score_key
         seen: set[tuple] = set()
         best = -INF
-        for group in self._groups(state, budget, estimate):
+        for group in self._groups(state, budget, estimate, threats):
             for succ in group:
                 key = succ.key
                 if key in seen:
@@ -541,11 +561,14 @@ class SearchPlayer:
             return self.evaluator(state).score_key(ckey, me, me), True
         return best, True
 
-    def _groups(self, state: GameState, budget: Budget, estimate_cap: int):
+    def _groups(self, state: GameState, budget: Budget, estimate_cap: int,
+                threats: bool = False):
         """Successor groups of an inner node, sharpest first: captures, red sacrifices,
-        the other free turns, then sacrifice groups while their estimates fit."""
+        the other free turns, then sacrifice groups while their estimates fit (and with
+        ``threats``, the group of a turn taking ships, ``_threat_group``)."""
         groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
         red = [g for g in groups if g[1] == RED]
+        listed: set[tuple[str, int]] = set()
         yield successors(state, first_kind=Capture)
         budget.check()
         used = 0
@@ -553,6 +576,7 @@ class SearchPlayer:
             if used + estimate > estimate_cap or not budget.fits(estimate):
                 continue
             used += estimate
+            listed.add((name, color))
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
             budget.check()
         for kind in FREE_KINDS:
@@ -565,29 +589,34 @@ class SearchPlayer:
             if used + estimate > estimate_cap or not budget.fits(estimate):
                 break
             used += estimate
+            listed.add((name, color))
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
+            budget.check()
+        if threats:
+            yield self._threat_group(state, budget, groups, listed)
             budget.check()
 
     @staticmethod
-    def _memo_key(state: GameState, ckey: tuple, estimate: int) -> tuple:
+    def _memo_key(state: GameState, ckey: tuple, estimate: int, threats: bool) -> tuple:
         """The position with its system names: turns name systems, and two positions
         with one canonical key can give the same names to different systems."""
         named = tuple((s.name, tuple(s.stars), tuple(tuple(f) for f in s.ships), s.home_of)
                       for s in state.systems)
-        return (ckey, state.to_move, estimate, state.rules.name, named)
+        return (ckey, state.to_move, estimate, threats, state.rules.name, named)
 
     def _scored_successors(self, state: GameState, ckey: tuple, budget: Budget,
-                           estimate: int) -> list[tuple[float, Successor]]:
+                           estimate: int, threats: bool = False
+                           ) -> list[tuple[float, Successor]]:
         """The successors of an inner node, best first for the player to move, kept
         for the iterations and moves that come back to the same position (the turns
         name systems, so the names are part of the key)."""
         me = state.to_move
-        memo_key = self._memo_key(state, ckey, estimate)
+        memo_key = self._memo_key(state, ckey, estimate, threats)
         got = self._expansions.get(memo_key)
         if got is not None:
             return got
         evaluator = self.evaluator(state)
-        found = self._expand(state, budget, estimate)
+        found = self._expand(state, budget, estimate, threats=threats)
         scored = [(evaluator.score_key(s.key, me, 1 - me), s) for s in found]
         scored.sort(key=lambda pair: -pair[0])
         budget.check()
@@ -597,7 +626,7 @@ class SearchPlayer:
         return scored
 
     def _expand(self, state: GameState, budget: Budget, estimate_cap: int,
-                at_root: bool = False) -> list[Successor]:
+                at_root: bool = False, threats: bool = False) -> list[Successor]:
         """Distinct successors: every free-action turn, then sacrifice groups, smallest
         estimate first, while their estimates fit ``estimate_cap`` and the budget lasts.
         At the root the free-action turns are always gathered (there must be a turn to
@@ -620,6 +649,7 @@ class SearchPlayer:
         used = 0
         # Red sacrifices (captures, the sharpest threats) first, then the smallest groups.
         groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        listed: set[tuple[str, int]] = set()
         for name, color, estimate in groups:
             if used + estimate > estimate_cap or not budget.fits(estimate):
                 if color == RED:
@@ -630,7 +660,10 @@ class SearchPlayer:
                     break
                 raise SearchTimeout
             used += estimate
+            listed.add((name, color))
             take(successors(state, first_kind=Sacrifice, system=name, color=color))
+        if threats:
+            take(self._threat_group(state, budget, groups, listed))
         if not at_root or not budget.expired():
             try:
                 hit = self._threat(state, budget)
@@ -641,6 +674,38 @@ class SearchPlayer:
                 if hit is not None:
                     take((hit,))
         return out
+
+    def _threat_group(self, state: GameState, budget: Budget,
+                      groups: list[tuple[str, int, int]],
+                      listed: set[tuple[str, int]]) -> Iterable[Successor]:
+        """The sacrifice group of a turn taking ``threat_pips`` or more of the other's
+        ships when the listing left it out (``SearchSettings.threat_estimate``), or that
+        one turn when the group is too big for the time left; nothing when there is no
+        such turn."""
+        st = self.settings
+        if not st.threat_estimate:
+            return ()
+
+        def finder(position: GameState, should_stop: Callable[[], bool]) -> Turn | None:
+            return find_material_turn(position, min_pips=st.threat_pips,
+                                      should_stop=should_stop)
+
+        turn = _targeted(state, budget, st.inner_win_cap, finder)
+        if turn is None:
+            return ()
+        first = next((a for a in turn if not isinstance(a, Catastrophe)), None)
+        if isinstance(first, Sacrifice):
+            group = (first.system, int(first.piece.color))
+            if group in listed:
+                return ()
+            estimate = next((e for name, color, e in groups if (name, color) == group), None)
+            if estimate is not None and estimate <= st.threat_estimate \
+                    and budget.fits(estimate):
+                return successors(state, first_kind=Sacrifice, system=group[0],
+                                  color=group[1])
+        after = state.copy()
+        after.apply_turn(turn)
+        return (Successor(turn, canonical_key(after)),)
 
     def _threat(self, state: GameState, budget: Budget) -> Successor | None:
         """The sharpest turn a listing within the estimates may miss: one destroying a
