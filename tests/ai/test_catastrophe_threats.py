@@ -10,7 +10,7 @@ from homeworlds.ai.players import LEVELS
 from homeworlds.ai.search import Budget, SearchPlayer
 from homeworlds.notation.cooked import parse_cooked_turn
 from homeworlds.rules import GameState, canonical_key, find_material_turn
-from tests.ai.helpers import after, position
+from tests.ai.helpers import after, opened, position
 
 # From a game of level 4 against the old level 3 (looney rules, seat 0 to move). The
 # tempting turn sacrifices the g3 to build up to three greens at New1; seat 1 then
@@ -79,3 +79,20 @@ def test_the_group_of_a_catastrophe_is_listed_even_when_its_estimate_is_too_big(
     assert canonical_key(reply) not in listed(threats=False)
     # ... and there with the group of the threat the targeted search finds.
     assert canonical_key(reply) in listed(threats=True)
+
+
+def test_the_targeted_search_is_asked_only_when_a_group_was_left_out(monkeypatch):
+    asked: list[GameState] = []
+
+    def counting(state: GameState, **kwargs):
+        asked.append(state)
+        return find_material_turn(state, **kwargs)
+
+    monkeypatch.setattr("homeworlds.ai.search.find_material_turn", counting)
+    search = SearchPlayer(LEVELS[4], seed=0)
+    estimate = LEVELS[4].reply_estimate
+    search._expand(opened(0, "looney"), Budget(60.0), estimate, threats=True)
+    assert asked == []  # right after the opening every group fits the estimate
+    search._expand(position(BLUE_CROWD, "looney", to_move=1), Budget(60.0), estimate,
+                   threats=True)
+    assert len(asked) == 1

@@ -683,8 +683,8 @@ class SearchPlayer:
         one turn when the group is too big for the time left; nothing when there is no
         such turn."""
         st = self.settings
-        if not st.threat_estimate:
-            return ()
+        if not st.threat_estimate or len(listed) == len(groups):
+            return ()  # every sacrifice group is there already (and every free turn)
 
         def finder(position: GameState, should_stop: Callable[[], bool]) -> Turn | None:
             return find_material_turn(position, min_pips=st.threat_pips,
