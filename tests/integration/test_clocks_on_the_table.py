@@ -3,19 +3,18 @@ injected), and ``homeworlds play`` with a [clock] section recording into its sto
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
-import threading
 import time
 
 from homeworlds.clock import ClockSpec, TurnTime, format_clock
-from homeworlds.commands import play
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table_replay import SimulatedTableGame
+from tests.integration.play_host import PlayHost
+from tests.store.helpers import wait_for
 
 PLAYERS = ("Ann", "Bob")
 SETUP = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3"]
@@ -97,27 +96,6 @@ def test_a_flag_falls_on_the_simulated_table_and_the_game_ends():
 # ---------------------------------------------------------------------- homeworlds play
 
 
-class _Host:
-    def __init__(self, config, record):
-        self.stop = threading.Event()
-        args = argparse.Namespace(config=str(config), record=str(record))
-        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
-        self.thread.start()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(10)
-
-
-def _wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
 def _query(store, sql):
     if not store.exists():
         return []
@@ -148,12 +126,12 @@ def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(t
     with PtyMcu(table, scan_time=0) as mcu:
         config = _config(tmp_path, mcu, 'mode = "fischer"\ninitial_s = 4\nincrement_s = 1\n')
         driver = TableDriver(table, GameState(preset("looney")))
-        host = _Host(config, tmp_path / "game.raw")
+        host = PlayHost(config, tmp_path / "game.raw")
         try:
             for k, text in enumerate(SETUP + ["Build G1 Ann"]):
                 time.sleep(0.3)  # let the host see the pieces before the token moves
                 driver.play_turn(_turn(text, PLAYERS[k % 2]))
-                _wait_for(lambda n=k + 1: len(_query(store, turns)) == n)
+                wait_for(lambda n=k + 1: len(_query(store, turns)) == n)
         finally:
             host.close()
         rows = _query(store, turns)
@@ -164,9 +142,9 @@ def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(t
         # (the time the host was down is not charged to him).
         time.sleep(1.0)
         restarted = time.monotonic()
-        host = _Host(config, tmp_path / "game.raw")
+        host = PlayHost(config, tmp_path / "game.raw")
         try:
-            _wait_for(lambda: _query(store, "SELECT kind, winners, by_seat FROM results"))
+            wait_for(lambda: _query(store, "SELECT kind, winners, by_seat FROM results"))
             flag_after = time.monotonic() - restarted
         finally:
             host.close()
@@ -191,15 +169,15 @@ def test_casual_play_shows_the_flag_and_plays_on(tmp_path):
         config = _config(tmp_path, mcu, 'mode = "sudden-death"\ninitial_s = 1\n'
                          'on_flag = "none"\n')
         driver = TableDriver(table, GameState(preset("looney")))
-        host = _Host(config, tmp_path / "game.raw")
+        host = PlayHost(config, tmp_path / "game.raw")
         try:
             for k, text in enumerate(SETUP):
                 time.sleep(0.3)
                 driver.play_turn(_turn(text, PLAYERS[k % 2]))
-                _wait_for(lambda n=k + 1: len(_query(store, "SELECT 1 FROM turns")) == n)
+                wait_for(lambda n=k + 1: len(_query(store, "SELECT 1 FROM turns")) == n)
             time.sleep(1.5)  # Ann's flag falls
             driver.play_turn(_turn("Build G1 Ann", "Ann"))
-            _wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
+            wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
         finally:
             host.close()
     assert _query(store, "SELECT status FROM games") == [("playing",)]

@@ -3,16 +3,15 @@ turns are recorded after every commit, and a restarted host resumes the game."""
 
 from __future__ import annotations
 
-import argparse
-import threading
 import time
 
 from homeworlds.cli import main
-from homeworlds.commands import play
 from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
+from tests.integration.play_host import PlayHost
+from tests.store.helpers import wait_for
 
 LAYOUT = builtin_layout("standard-2p")
 
@@ -40,27 +39,6 @@ def _turn(text, player):
     return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
 
 
-class _Host:
-    def __init__(self, config, record):
-        self.stop = threading.Event()
-        args = argparse.Namespace(config=str(config), record=str(record))
-        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
-        self.thread.start()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(10)
-
-
-def _wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
 def _turns_in(record):
     return len(read_sdg_file(record).turns) if record.exists() else 0
 
@@ -76,21 +54,21 @@ def test_play_records_every_turn_and_resumes_after_a_restart(tmp_path):
             '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
             f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
         driver = TableDriver(table, GameState(preset("looney")))
-        host = _Host(config, record)
+        host = PlayHost(config, record)
         try:
             for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3",
                                       "Build G1 Ann"]):
                 time.sleep(0.3)  # let the host see the pieces before the token moves
                 driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
-                _wait_for(lambda n=k + 1: _turns_in(record) == n)
+                wait_for(lambda n=k + 1: _turns_in(record) == n)
         finally:
             host.close()
         # The host restarts mid-game: it resumes from the record and goes on.
-        host = _Host(config, record)
+        host = PlayHost(config, record)
         try:
             time.sleep(0.3)
             driver.play_turn(_turn("Build G1 Bob", "Bob"))
-            _wait_for(lambda: _turns_in(record) == 4)
+            wait_for(lambda: _turns_in(record) == 4)
         finally:
             host.close()
     game = read_sdg_file(record)
@@ -107,14 +85,14 @@ def test_play_sends_the_scanner_settings_and_again_after_the_table_restarts(tmp_
             '[table]\nregistry = "registry.toml"\n'
             f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
             '[scanner]\ndebounce_off = 6\nhb_ms = 700\n')
-        host = _Host(config, tmp_path / "game.raw")
+        host = PlayHost(config, tmp_path / "game.raw")
         try:
-            _wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
+            wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
             assert mcu.mcu.scanner.settings.hb_ms == 700
             with mcu.mcu.lock:
                 mcu.mcu.reset(mid_line=True)  # a watchdog reset in the middle of a line
             assert mcu.mcu.scanner.settings.debounce_off != 6
-            _wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
+            wait_for(lambda: mcu.mcu.scanner.settings.debounce_off == 6)
             assert mcu.mcu.scanner.settings.hb_ms == 700
         finally:
             host.close()

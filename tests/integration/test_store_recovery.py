@@ -5,35 +5,21 @@ used to leave the restarted host waiting forever for "lay out Altair" (game 608 
 
 from __future__ import annotations
 
-import argparse
 import sqlite3
-import threading
 import time
 
 import pytest
 
-from homeworlds.commands import play
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
+from tests.integration.play_host import PlayHost
 
 from ..store.helpers import wait_for
 
 LAYOUT = builtin_layout("standard-2p")
-
-
-class _Host:
-    def __init__(self, config, record):
-        self.stop = threading.Event()
-        args = argparse.Namespace(config=str(config), record=str(record), store=None)
-        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
-        self.thread.start()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(10)
 
 
 def _wait_for(predicate, timeout=20.0, what="the host to catch up"):
@@ -68,7 +54,7 @@ def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir
             f'players = ["{players[0]}", "{players[1]}"]\n'
             f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
         driver = TableDriver(table, reference)
-        host = _Host(config, record)
+        host = PlayHost(config, record, store=None)
         try:
             for k, turn in enumerate(game.turns[:lost_turn - 1], start=1):
                 time.sleep(0.2)  # let the host see the pieces before the token moves
@@ -78,7 +64,7 @@ def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir
             host.close()
         # The host is down: the players play the next turn and hand over.
         driver.play_turn(game.turns[lost_turn - 1].actions)
-        host = _Host(config, record)
+        host = PlayHost(config, record, store=None)
         try:
             _wait_for(lambda: _turns_in(record) == lost_turn, what="the recovered turn")
             # ... and the game goes on.

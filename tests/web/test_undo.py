@@ -3,19 +3,18 @@ the store keeps the withdrawn turn; a restarted host resumes without it."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
-import threading
 import time
 import urllib.request
 
-from homeworlds.commands import play
 from homeworlds.control import AdminCommand
 from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
 from homeworlds.rules import GameState, Piece, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
+from tests.integration.play_host import PlayHost
+from tests.store.helpers import wait_for
 from tests.web.live_table import LiveTable
 from tests.web.server import free_port
 
@@ -124,28 +123,6 @@ def _turn(text, player):
     return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
 
 
-class _Host:
-    def __init__(self, config, record, listen):
-        self.stop = threading.Event()
-        args = argparse.Namespace(config=str(config), record=str(record), store=None,
-                                  listen=listen)
-        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
-        self.thread.start()
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(10)
-
-
-def _wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError("timed out")
-
-
 def _get(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
@@ -177,16 +154,16 @@ def test_undo_through_play_is_kept_in_the_store_and_a_restart_does_not_bring_the
             f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
             f'[display]\nenabled = true\nport = {port}\nadmin_token = "{TOKEN}"\n')
         driver = TableDriver(table, GameState(preset("looney")))
-        host = _Host(config, record, None)
+        host = PlayHost(config, record, store=None, listen=None)
         try:
             for k, text in enumerate(turns):
                 time.sleep(0.3)
                 driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
-                _wait_for(lambda n=k + 1: (_get(url + "/api/snapshot") or {}).get(
+                wait_for(lambda n=k + 1: (_get(url + "/api/snapshot") or {}).get(
                     "turn_log", []).__len__() == n)
             status, answer = _post(url + "/admin/undo", TOKEN)
             assert status == 200 and "withdrawn" in answer["message"]
-            _wait_for(lambda: len(_get(url + "/api/snapshot")["turn_log"]) == 2)
+            wait_for(lambda: len(_get(url + "/api/snapshot")["turn_log"]) == 2)
             time.sleep(0.5)  # the token still lies on Bob's pad: the turn must stay withdrawn
             assert len(_get(url + "/api/snapshot")["turn_log"]) == 2
             assert len(read_sdg_file(record).turns) == 2
@@ -199,9 +176,9 @@ def test_undo_through_play_is_kept_in_the_store_and_a_restart_does_not_bring_the
         store.close()
         # The host restarts: it resumes after turn 2, and the journalled hand-over of the
         # withdrawn turn does not commit it again.
-        host = _Host(config, record, f"127.0.0.1:{port}")
+        host = PlayHost(config, record, store=None, listen=f"127.0.0.1:{port}")
         try:
-            _wait_for(lambda: _get(url + "/api/snapshot") is not None)
+            wait_for(lambda: _get(url + "/api/snapshot") is not None)
             time.sleep(0.5)
             snap = _get(url + "/api/snapshot")
             assert snap["turn_log"] == turns[:2]

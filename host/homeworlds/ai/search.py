@@ -32,8 +32,9 @@ from __future__ import annotations
 import gc
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
@@ -239,6 +240,50 @@ def _targeted(state: GameState, budget: Budget, cap: float,
         if gave_up:
             return None
         raise SearchTimeout from None
+
+
+class _SacrificeListing:
+    """Which sacrifice groups an inner node lists: every red group (captures, the
+    sharpest threats) that fits, then the other groups smallest estimate first until one
+    does not fit. A group fits when the estimates listed stay within ``estimate_cap`` and
+    its own estimate fits the time left (``Budget.fits``, asked as the listing goes)."""
+
+    def __init__(self, state: GameState, budget: Budget, estimate_cap: int):
+        #: (system, colour, estimate) of every group, red first, then smallest first
+        self.groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
+        #: (system, colour) of the groups taken so far
+        self.listed: set[tuple[str, int]] = set()
+        self._budget = budget
+        self._cap = estimate_cap
+        self._used = 0
+
+    def red(self) -> Iterator[tuple[str, int]]:
+        for name, color, estimate in self.groups:
+            if color != RED:
+                return
+            if self._take(name, color, estimate):
+                yield name, color
+
+    def others(self) -> Iterator[tuple[str, int]]:
+        for name, color, estimate in self.groups:
+            if color == RED:
+                continue
+            if not self._take(name, color, estimate):
+                return
+            yield name, color
+
+    def complete(self) -> bool:
+        return len(self.listed) == len(self.groups)
+
+    def estimate(self, group: tuple[str, int]) -> int | None:
+        return next((e for name, color, e in self.groups if (name, color) == group), None)
+
+    def _take(self, name: str, color: int, estimate: int) -> bool:
+        if self._used + estimate > self._cap or not self._budget.fits(estimate):
+            return False
+        self._used += estimate
+        self.listed.add((name, color))
+        return True
 
 
 def _width(widths: tuple[int, ...], index: int) -> int:
@@ -566,34 +611,21 @@ class SearchPlayer:
         """Successor groups of an inner node, sharpest first: captures, red sacrifices,
         the other free turns, then sacrifice groups while their estimates fit (and with
         ``threats``, the group of a turn taking ships, ``_threat_group``)."""
-        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
-        red = [g for g in groups if g[1] == RED]
-        listed: set[tuple[str, int]] = set()
+        listing = _SacrificeListing(state, budget, estimate_cap)
         yield successors(state, first_kind=Capture)
         budget.check()
-        used = 0
-        for name, color, estimate in red:
-            if used + estimate > estimate_cap or not budget.fits(estimate):
-                continue
-            used += estimate
-            listed.add((name, color))
+        for name, color in listing.red():
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
             budget.check()
         for kind in FREE_KINDS:
             if kind is not Capture:
                 yield successors(state, first_kind=kind)
                 budget.check()
-        for name, color, estimate in groups:
-            if color == RED:
-                continue
-            if used + estimate > estimate_cap or not budget.fits(estimate):
-                break
-            used += estimate
-            listed.add((name, color))
+        for name, color in listing.others():
             yield successors(state, first_kind=Sacrifice, system=name, color=color)
             budget.check()
         if threats:
-            yield self._threat_group(state, budget, groups, listed)
+            yield self._threat_group(state, budget, listing)
             budget.check()
 
     @staticmethod
@@ -646,24 +678,15 @@ class SearchPlayer:
             elif out and budget.expired():
                 break  # there is a turn to play; out of time for more
             take(successors(state, first_kind=kind))
-        used = 0
-        # Red sacrifices (captures, the sharpest threats) first, then the smallest groups.
-        groups = sorted(sacrifice_groups(state), key=lambda g: (g[1] != RED, g[2]))
-        listed: set[tuple[str, int]] = set()
-        for name, color, estimate in groups:
-            if used + estimate > estimate_cap or not budget.fits(estimate):
-                if color == RED:
-                    continue
-                break
+        listing = _SacrificeListing(state, budget, estimate_cap)
+        for name, color in chain(listing.red(), listing.others()):
             if budget.expired():
                 if at_root:
                     break
                 raise SearchTimeout
-            used += estimate
-            listed.add((name, color))
             take(successors(state, first_kind=Sacrifice, system=name, color=color))
         if threats:
-            take(self._threat_group(state, budget, groups, listed))
+            take(self._threat_group(state, budget, listing))
         if not at_root or not budget.expired():
             try:
                 hit = self._threat(state, budget)
@@ -676,14 +699,13 @@ class SearchPlayer:
         return out
 
     def _threat_group(self, state: GameState, budget: Budget,
-                      groups: list[tuple[str, int, int]],
-                      listed: set[tuple[str, int]]) -> Iterable[Successor]:
+                      listing: _SacrificeListing) -> Iterable[Successor]:
         """The sacrifice group of a turn taking ``threat_pips`` or more of the other's
         ships when the listing left it out (``SearchSettings.threat_estimate``), or that
         one turn when the group is too big for the time left; nothing when there is no
         such turn."""
         st = self.settings
-        if not st.threat_estimate or len(listed) == len(groups):
+        if not st.threat_estimate or listing.complete():
             return ()  # every sacrifice group is there already (and every free turn)
 
         def finder(position: GameState, should_stop: Callable[[], bool]) -> Turn | None:
@@ -696,9 +718,9 @@ class SearchPlayer:
         first = next((a for a in turn if not isinstance(a, Catastrophe)), None)
         if isinstance(first, Sacrifice):
             group = (first.system, int(first.piece.color))
-            if group in listed:
+            if group in listing.listed:
                 return ()
-            estimate = next((e for name, color, e in groups if (name, color) == group), None)
+            estimate = listing.estimate(group)
             if estimate is not None and estimate <= st.threat_estimate \
                     and budget.fits(estimate):
                 return successors(state, first_kind=Sacrifice, system=group[0],
