@@ -514,12 +514,19 @@ class PressureEvaluator(Evaluator):
         if yellow < 2:
             return threat  # a y1 sacrifice is one move: the base threat counts those
         w = self.weights.ship
+        least = min(w[1:])
         for i, s in enumerate(systems):
             for c in range(4):
                 need = 4 - s.totals[c]
                 if c == YELLOW and sacrificed is s:
                     need += 1  # the sacrificed yellow leaves
                 if need not in (1, 2):
+                    continue
+                damage = self._catastrophe_damage(s, c, me, opp, home_of=i)
+                # At best the yellow given up is small and so are the pieces moved in:
+                # a catastrophe that cannot beat the threat found is not looked into
+                # (counting the pieces in reach is the costly part, in busy positions).
+                if damage - least - need * w[1] <= threat:
                     continue
                 near = far = 0
                 for o in systems:
@@ -538,7 +545,6 @@ class PressureEvaluator(Evaluator):
                 two = need - one
                 if two > far or one + 2 * two > yellow:
                     continue
-                damage = self._catastrophe_damage(s, c, me, opp, home_of=i)
                 # The yellow given up and the pieces moved in (at least small ones).
                 damage -= w[max(one + 2 * two, 1)] + need * w[1]
                 if damage > threat:
