@@ -9,7 +9,7 @@ from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.test_play_command import _Host
+from tests.integration.play_host import PlayHost
 
 LAYOUT = builtin_layout("standard-2p")
 
@@ -25,7 +25,7 @@ def test_play_runs_a_computer_seat_and_prints_its_steps(tmp_path, capsys):
             f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
             '[seats.1]\ncomputer = true\nlevel = 1\nseed = 3\n')
         driver = TableDriver(table, GameState(preset("looney")))
-        host = _Host(config, tmp_path / "game.raw")
+        host = PlayHost(config, tmp_path / "game.raw")
         try:
             time.sleep(0.3)
             driver.play_turn((parse_sdg_action("Homeworld Y1 B2 G3", player="Ann"),))

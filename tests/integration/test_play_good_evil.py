@@ -9,7 +9,9 @@ from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, deal_alignments, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.test_play_command import _Host, _turn, _turns_in, _wait_for
+from tests.integration.play_host import PlayHost
+from tests.integration.test_play_command import _turn, _turns_in
+from tests.store.helpers import wait_for
 
 LAYOUT = builtin_layout("standard-2p")
 
@@ -27,9 +29,9 @@ def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
             f'alignment_seed = 11\n[serial]\nport = "{mcu.device_path}"\n'
             '[pixels]\nsink = "memory"\n')
         store = tmp_path / "games.sqlite"
-        host = _Host(config, record)
+        host = PlayHost(config, record)
         try:
-            _wait_for(lambda: _stored_deal(store) is not None)
+            wait_for(lambda: _stored_deal(store) is not None)
         finally:
             host.close()
         assert _stored_deal(store) == dealt
@@ -37,12 +39,12 @@ def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
         config.write_text(config.read_text().replace("alignment_seed = 11",
                                                      "alignment_seed = 12"))
         driver = TableDriver(table, GameState(preset("good-evil"), alignments=dealt))
-        host = _Host(config, record)
+        host = PlayHost(config, record)
         try:
             for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G2"]):
                 time.sleep(0.3)
                 driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
-                _wait_for(lambda n=k + 1: _turns_in(record) == n)
+                wait_for(lambda n=k + 1: _turns_in(record) == n)
         finally:
             host.close()
     game = read_sdg_file(record)
