@@ -682,7 +682,7 @@ class SearchPlayer:
         for name, color in chain(listing.red(), listing.others()):
             if budget.expired():
                 if at_root:
-                    break
+                    break  # (the root lists no threat group: ``listed`` is not asked)
                 raise SearchTimeout
             take(successors(state, first_kind=Sacrifice, system=name, color=color))
         if threats:
