@@ -461,6 +461,8 @@ class PressureEvaluator(Evaluator):
         super().__init__(rules, players, weights or SEARCH_WEIGHTS)
         self.pressure_weights = pressure or PressureWeights()
         self._scores: dict[tuple, float] = {}
+        #: the least a sacrificed yellow can cost (the bound of ``_threat``)
+        self._least_ship = min(self.weights.ship[1:])
 
     def score_key(self, key: tuple, seat: int, to_move: int) -> float:
         # The search meets the same positions again and again (turns that commute reach
@@ -514,7 +516,7 @@ class PressureEvaluator(Evaluator):
         if yellow < 2:
             return threat  # a y1 sacrifice is one move: the base threat counts those
         w = self.weights.ship
-        least = min(w[1:])
+        least = self._least_ship
         for i, s in enumerate(systems):
             for c in range(4):
                 need = 4 - s.totals[c]

@@ -206,8 +206,11 @@ def _home_star_hit(state: GameState, budget: Budget, cap: float) -> Successor | 
     tens of thousands of turns that the search cannot list at every node; the engine's
     targeted search finds one in milliseconds."""
     turn = _targeted(state, budget, cap, _find_home_star_turn)
-    if turn is None:
-        return None
+    return None if turn is None else _successor(state, turn)
+
+
+def _successor(state: GameState, turn: Turn) -> Successor:
+    """One turn found outside the listing (a targeted search), as a successor."""
     after = state.copy()
     after.apply_turn(turn)
     return Successor(turn, canonical_key(after))
@@ -725,9 +728,7 @@ class SearchPlayer:
                     and budget.fits(estimate):
                 return successors(state, first_kind=Sacrifice, system=group[0],
                                   color=group[1])
-        after = state.copy()
-        after.apply_turn(turn)
-        return (Successor(turn, canonical_key(after)),)
+        return (_successor(state, turn),)
 
     def _threat(self, state: GameState, budget: Budget) -> Successor | None:
         """The sharpest turn a listing within the estimates may miss: one destroying a
