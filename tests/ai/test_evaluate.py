@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, PressureEvaluator
 from homeworlds.rules import Capture, Piece, canonical_key, preset
-from tests.ai.helpers import after, opened, position
+from tests.ai.helpers import after, cooked_game_positions, opened, position
 
 RULES = preset("looney")
 
@@ -129,3 +129,20 @@ def test_the_yellow_sacrificed_for_moves_is_not_also_the_piece_moved_in():
         return evaluator.pressure(0, 1, home_systems, systems, att_to_move=True)
 
     assert pressure_on_beta(text) == pressure_on_beta(text.replace("y2-", "g2-"))
+
+
+def test_the_catastrophe_count_cut_short_gives_the_same_scores():
+    # ``_threat`` skips a catastrophe that cannot beat the threat already found, bounding
+    # its cost by the cheapest yellow given up; with no bound at all every catastrophe is
+    # counted out. The scores must not differ on real, crowded positions.
+    rules = preset("looney")
+    bounded = PressureEvaluator(rules)
+    unbounded = PressureEvaluator(rules)
+    unbounded._least_ship = float("-inf")
+    positions = list(cooked_game_positions("looney"))
+    assert len(positions) > 50
+    for state in positions:
+        key = canonical_key(state)
+        for to_move in (0, 1):
+            assert bounded.score_key(key, 0, to_move) == unbounded.score_key(key, 0, to_move), \
+                state.describe()
