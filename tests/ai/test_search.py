@@ -144,6 +144,31 @@ def test_ahead_it_does_not_go_back_to_a_position_of_the_game():
     assert (canonical_key(after(state, turn)), 1) != repeated
 
 
+# Game 59 of the C++-AI benchmark, turn 143: seat 1 is far ahead (37 pips of ships to 16)
+# and can sacrifice its y3 to bring two y2s into Player1, where the yellow catastrophe
+# leaves seat 0 a one-star home. Level 4 played on elsewhere (before, it had fed small
+# ships into that home, each one captured) and the game ran out unfinished.
+FAR_AHEAD_STAR_HIT = """
+    Player1 (0, y3b2) r2y1g3b2-
+    Player2 (1, y2b1) -r1r3y3g2g3
+    Delos (g1) -r2y2y2b3
+    Lebling (g3) -r1r3g2
+    Kotok (y1) r2g1b1-
+    Fritz (g1) -r3
+    New1 (g2) -r1b3b3
+    Minsky (b2) y3-
+    Licklider (y1) b1-
+"""
+
+
+def test_far_ahead_it_knocks_a_star_out_of_the_enemy_home():
+    state = position(FAR_AHEAD_STAR_HIT, "strict", to_move=1)
+    player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=400)
+    turn = player.choose_turn(state)
+    home = after(state, turn).system("Player1")
+    assert home is not None and len(home.stars) == 1, turn
+
+
 def test_the_same_seed_and_node_limit_give_the_same_turns():
     for state in random_positions(3, seed=5):
         turns = {ComputerPlayer(level=4, seed=9, time_limit=60.0,

@@ -442,6 +442,11 @@ class PressureWeights:
     ahead_ratio: float = 1.5
     ahead_margin: float = 5.0
     conversion: float = 3.0
+    #: ... and an enemy home down to one star (one catastrophe from elimination) counts
+    #: this much for the side far ahead: the catastrophe pressure above counts only what
+    #: is still standing, so without it knocking out a star scored below feeding ships
+    #: into the home (docs/computer-opponent.md, *Tuning*).
+    single_star_home: float = 15.0
 
 
 #: The search's material weights: a large ship worth four small ones (it captures anything,
@@ -496,9 +501,12 @@ class PressureEvaluator(Evaluator):
         for att in (0, 1):
             dfn = 1 - att
             weight = pw.attack + pw.defence
+            part = 0.0
             if material[att] >= pw.ahead_ratio * material[dfn] + pw.ahead_margin:
                 weight += pw.attack * (pw.conversion - 1)
-            part = weight * self.pressure(att, dfn, home_sys, all_sys, att == to_move)
+                if home_sys[dfn].n_stars == 1:
+                    part += pw.single_star_home
+            part += weight * self.pressure(att, dfn, home_sys, all_sys, att == to_move)
             extra += part if att == seat else -part
         return base + extra
 
