@@ -417,7 +417,7 @@ class PressureWeights:
     #: ... and the attacker has red at hand for that capture.
     inside_red: float = 2.0
     #: An attacker ship in the home larger than every defender (none can take it back):
-    #: plus this per pip of the defenders its red at hand takes in one turn (``_prey``).
+    #: plus this per pip of the defenders it threatens, with red at hand.
     inside_larger: float = 3.0
     inside_prey: float = 0.8
     #: Each attacker ship next door (connected) at least as large as the largest
@@ -569,21 +569,6 @@ class PressureEvaluator(Evaluator):
             return True
         return any(s.red_ships[seat] for s in systems)
 
-    def _prey(self, home: _Sys, dfn: int, captures: int) -> float:
-        """The defenders an intruder larger than all of them takes in one turn: the
-        ``captures`` largest (one per red action; a sacrificed red ship gives as many as
-        its size, a red star or ship in the home one)."""
-        w = self.weights.ship
-        sizes = home.by_size[dfn]
-        prey = 0.0
-        for size in range(3, 0, -1):
-            taken = min(sizes[size], captures)
-            prey += taken * w[size]
-            captures -= taken
-            if not captures:
-                break
-        return prey
-
     def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys],
                  att_to_move: bool = False) -> float:
         """How close ``att`` is to taking ``dfn``'s home (0: nowhere near)."""
@@ -592,7 +577,6 @@ class PressureEvaluator(Evaluator):
         d_largest = home.largest[dfn]
         d_count = home.count[dfn]
         red_at_hand = bool(home.star_colors >> RED & 1)
-        largest_red = 0  # the attacker's largest red ship: a sacrifice captures that many
         adjacent_big = 0
         # Attacker ships by colour one jump from the home, and two jumps away.
         near = [0, 0, 0, 0]
@@ -607,7 +591,6 @@ class PressureEvaluator(Evaluator):
                 continue
             if s.red_ships[att]:
                 red_at_hand = True
-                largest_red = max(largest_red, s.red_ships[att])
             if s is home:
                 where = 0
             elif not s.size_mask & home_mask:
@@ -648,7 +631,7 @@ class PressureEvaluator(Evaluator):
             if inside > d_largest:
                 score += pw.inside_larger
                 if red_at_hand:
-                    score += pw.inside_prey * self._prey(home, dfn, max(largest_red, 1))
+                    score += pw.inside_prey * home.value[dfn]
         score += pw.adjacent_big * min(adjacent_big, 2)
         if adjacent_big >= 2 and red_at_hand:
             score += pw.adjacent_pair_red
