@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import argparse
 import threading
+from pathlib import Path
 
 from homeworlds.commands import play
+from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+
+
+def sdg_turn(text: str, player: str) -> tuple:
+    """A turn in SDG notation, actions separated by ``;``, played by ``player``."""
+    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
+
+
+def turns_in(record: Path) -> int:
+    """How many turns the game record holds (0 before it exists)."""
+    return len(read_sdg_file(record).turns) if record.exists() else 0
 
 
 class PlayHost:

@@ -8,12 +8,11 @@ import sqlite3
 import time
 
 from homeworlds.clock import ClockSpec, TurnTime, format_clock
-from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table_replay import SimulatedTableGame
-from tests.integration.play_host import PlayHost
+from tests.integration.play_host import PlayHost, sdg_turn
 from tests.store.helpers import wait_for
 
 PLAYERS = ("Ann", "Bob")
@@ -29,13 +28,9 @@ class Clock:
         return self.now
 
 
-def _turn(text, player):
-    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
-
-
 def _play(sim, text):
     player = PLAYERS[sim.driver.state.to_move]
-    after = sim.driver.play_turn(_turn(text, player), hand_over=False)
+    after = sim.driver.play_turn(sdg_turn(text, player), hand_over=False)
     sim.settle()
     assert sim.hand_over_and_wait(after.to_move), sim.session.status
 
@@ -130,7 +125,7 @@ def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(t
         try:
             for k, text in enumerate(SETUP + ["Build G1 Ann"]):
                 time.sleep(0.3)  # let the host see the pieces before the token moves
-                driver.play_turn(_turn(text, PLAYERS[k % 2]))
+                driver.play_turn(sdg_turn(text, PLAYERS[k % 2]))
                 wait_for(lambda n=k + 1: len(_query(store, turns)) == n)
         finally:
             host.close()
@@ -173,10 +168,10 @@ def test_casual_play_shows_the_flag_and_plays_on(tmp_path):
         try:
             for k, text in enumerate(SETUP):
                 time.sleep(0.3)
-                driver.play_turn(_turn(text, PLAYERS[k % 2]))
+                driver.play_turn(sdg_turn(text, PLAYERS[k % 2]))
                 wait_for(lambda n=k + 1: len(_query(store, "SELECT 1 FROM turns")) == n)
             time.sleep(1.5)  # Ann's flag falls
-            driver.play_turn(_turn("Build G1 Ann", "Ann"))
+            driver.play_turn(sdg_turn("Build G1 Ann", "Ann"))
             wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
         finally:
             host.close()

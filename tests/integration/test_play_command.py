@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 
 from homeworlds.cli import main
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost
+from tests.integration.play_host import PlayHost, sdg_turn, turns_in
 from tests.store.helpers import wait_for
 
 LAYOUT = builtin_layout("standard-2p")
@@ -35,14 +35,6 @@ def test_without_port_it_refuses_rather_than_simulating(tmp_path, capsys):
     assert "serial.port" in capsys.readouterr().err
 
 
-def _turn(text, player):
-    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
-
-
-def _turns_in(record):
-    return len(read_sdg_file(record).turns) if record.exists() else 0
-
-
 def test_play_records_every_turn_and_resumes_after_a_restart(tmp_path):
     registry = make_registry(LAYOUT, 2)
     registry.save(tmp_path / "registry.toml")
@@ -59,16 +51,16 @@ def test_play_records_every_turn_and_resumes_after_a_restart(tmp_path):
             for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3",
                                       "Build G1 Ann"]):
                 time.sleep(0.3)  # let the host see the pieces before the token moves
-                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
-                wait_for(lambda n=k + 1: _turns_in(record) == n)
+                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
+                wait_for(lambda n=k + 1: turns_in(record) == n)
         finally:
             host.close()
         # The host restarts mid-game: it resumes from the record and goes on.
         host = PlayHost(config, record)
         try:
             time.sleep(0.3)
-            driver.play_turn(_turn("Build G1 Bob", "Bob"))
-            wait_for(lambda: _turns_in(record) == 4)
+            driver.play_turn(sdg_turn("Build G1 Bob", "Bob"))
+            wait_for(lambda: turns_in(record) == 4)
         finally:
             host.close()
     game = read_sdg_file(record)

@@ -9,8 +9,7 @@ from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, deal_alignments, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost
-from tests.integration.test_play_command import _turn, _turns_in
+from tests.integration.play_host import PlayHost, sdg_turn, turns_in
 from tests.store.helpers import wait_for
 
 LAYOUT = builtin_layout("standard-2p")
@@ -43,8 +42,8 @@ def test_good_evil_deal_survives_a_restart_before_the_first_turn(tmp_path):
         try:
             for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G2"]):
                 time.sleep(0.3)
-                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
-                wait_for(lambda n=k + 1: _turns_in(record) == n)
+                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
+                wait_for(lambda n=k + 1: turns_in(record) == n)
         finally:
             host.close()
     game = read_sdg_file(record)

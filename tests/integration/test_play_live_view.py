@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import time
 
-from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
+from tests.integration.play_host import sdg_turn
 from tests.integration.pty_terminal import PtyTerminal, after_live, screens
 
 LAYOUT = builtin_layout("standard-2p")
-
-
-def _turn(text, player):
-    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
 
 
 def _last_screen(out: str) -> str:
@@ -40,7 +36,7 @@ def test_play_live_view_at_80x24(tmp_path):
             driver = TableDriver(table, GameState(preset("looney")))
             for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3"]):
                 time.sleep(0.3)  # let the host see the pieces before the token moves
-                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
+                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
                 term.wait_for(lambda out, n=k + 1: f"turn {n}: " in _last_screen(out)
                               and f"turn {n + 1}: " in _last_screen(out))
             term.type("hel")

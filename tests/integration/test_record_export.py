@@ -11,17 +11,14 @@ import threading
 import time
 
 from homeworlds.commands import play
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
+from tests.integration.play_host import sdg_turn
 
 LAYOUT = builtin_layout("standard-2p")
 TURNS = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann"]
-
-
-def _turn(text, player):
-    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
 
 
 def _stored(tmp_path):
@@ -53,7 +50,7 @@ def _play_three_turns(tmp_path, record, done, after_first=None):
             driver = TableDriver(table, GameState(preset("looney")))
             for k, text in enumerate(TURNS):
                 time.sleep(0.3)
-                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
+                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
                 deadline = time.monotonic() + 20
                 while not done(k + 1) and time.monotonic() < deadline and host.is_alive():
                     time.sleep(0.05)

@@ -15,7 +15,7 @@ from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost
+from tests.integration.play_host import PlayHost, turns_in
 
 from ..store.helpers import wait_for
 
@@ -24,10 +24,6 @@ LAYOUT = builtin_layout("standard-2p")
 
 def _wait_for(predicate, timeout=20.0, what="the host to catch up"):
     wait_for(predicate, timeout, what)
-
-
-def _turns_in(record):
-    return len(read_sdg_file(record).turns) if record.exists() else 0
 
 
 def _stored_turns(store):
@@ -59,18 +55,18 @@ def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir
             for k, turn in enumerate(game.turns[:lost_turn - 1], start=1):
                 time.sleep(0.2)  # let the host see the pieces before the token moves
                 driver.play_turn(turn.actions)
-                _wait_for(lambda n=k: _turns_in(record) == n, what=f"turn {k}")
+                _wait_for(lambda n=k: turns_in(record) == n, what=f"turn {k}")
         finally:
             host.close()
         # The host is down: the players play the next turn and hand over.
         driver.play_turn(game.turns[lost_turn - 1].actions)
         host = PlayHost(config, record, store=None)
         try:
-            _wait_for(lambda: _turns_in(record) == lost_turn, what="the recovered turn")
+            _wait_for(lambda: turns_in(record) == lost_turn, what="the recovered turn")
             # ... and the game goes on.
             time.sleep(0.2)
             driver.play_turn(game.turns[lost_turn].actions)
-            _wait_for(lambda: _turns_in(record) == lost_turn + 1, what="the next turn")
+            _wait_for(lambda: turns_in(record) == lost_turn + 1, what="the next turn")
         finally:
             host.close()
     recorded = read_sdg_file(record)

@@ -9,11 +9,11 @@ import time
 import urllib.request
 
 from homeworlds.control import AdminCommand
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, Piece, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost
+from tests.integration.play_host import PlayHost, sdg_turn
 from tests.store.helpers import wait_for
 from tests.web.live_table import LiveTable
 from tests.web.server import free_port
@@ -119,10 +119,6 @@ def test_after_an_undo_the_lights_guide_the_players_back_step_by_step_and_play_g
         assert live.producer.latest.turn_log[-1].startswith("Discover R1 MatrixFrog B1 ")
 
 
-def _turn(text, player):
-    return tuple(parse_sdg_action(a.strip(), player=player) for a in text.split(";"))
-
-
 def _get(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
@@ -158,7 +154,7 @@ def test_undo_through_play_is_kept_in_the_store_and_a_restart_does_not_bring_the
         try:
             for k, text in enumerate(turns):
                 time.sleep(0.3)
-                driver.play_turn(_turn(text, ("Ann", "Bob")[k % 2]))
+                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
                 wait_for(lambda n=k + 1: (_get(url + "/api/snapshot") or {}).get(
                     "turn_log", []).__len__() == n)
             status, answer = _post(url + "/admin/undo", TOKEN)
