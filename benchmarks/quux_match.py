@@ -39,13 +39,11 @@ import argparse
 import json
 import os
 import queue
-import statistics
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -55,7 +53,10 @@ from homeworlds.ai.match import (  # noqa: E402
     NAMES,
     make_player,
     opened_state,
+    outcome_figures,
+    play_games,
     player_names,
+    seats_text,
     think_time_figures,
 )
 from homeworlds.notation.cooked import (  # noqa: E402
@@ -349,15 +350,10 @@ def _cycling(turn_log: tuple[str, ...]) -> bool:
 
 def summarize(games: list[QuuxGame]) -> dict:
     """Counts of every outcome, mean length, think times of both sides."""
-    counts = {k: sum(1 for g in games if g.outcome == k) for k in (*GAME_OUTCOMES, *FAULTS)}
-    scored = [g for g in games if g.outcome in GAME_OUTCOMES]
     unfinished = [g for g in games if g.outcome == "unfinished"]
-    return {"games": len(games), **counts,
+    return {**outcome_figures(games, GAME_OUTCOMES, FAULTS),
             "unfinished_ahead": sum(1 for g in unfinished if g.material[0] > g.material[1]),
             "unfinished_cycling": sum(1 for g in unfinished if _cycling(g.turn_log)),
-            "by_seat": [{k: sum(1 for g in games if g.seat == seat and g.outcome == k)
-                         for k in ("win", "loss", "unfinished")} for seat in (0, 1)],
-            "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0,
             "player_seconds": think_time_figures([t for g in games for t in g.times]),
             "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
             "faults": [f"game {g.index}: {g.outcome}: {g.detail}" for g in games
@@ -369,19 +365,7 @@ def run_match(program: Path, player: str, games: int, *, first: int = 0, rules: 
               on_game: Callable[[QuuxGame], None] | None = None) -> list[QuuxGame]:
     jobs = [(program, i, player, rules, max_turns, timeout)
             for i in range(first, first + games)]
-    done: list[QuuxGame] = []
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for game in pool.map(_job, jobs, chunksize=1):
-                done.append(game)
-                if on_game:
-                    on_game(game)
-    else:
-        for job in jobs:
-            done.append(_job(job))
-            if on_game:
-                on_game(done[-1])
-    return done
+    return play_games(_job, jobs, workers, on_game)
 
 
 def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> list[str]:
@@ -391,10 +375,7 @@ def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> 
              f"unfinished ({s['unfinished_ahead']} of them ahead in ship material, "
              f"{s['unfinished_cycling']} ending in a four-turn cycle); "
              f"mean length {s['mean_turns']:.1f} turns"]
-    first, second = s["by_seat"]
-    lines.append(f"  moving first: {first['win']} won, {first['loss']} lost, "
-                 f"{first['unfinished']} unfinished; moving second: {second['win']} won, "
-                 f"{second['loss']} lost, {second['unfinished']} unfinished")
+    lines.append("  " + seats_text(s["by_seat"]))
     faults = sum(s[k] for k in FAULTS)
     lines.append("  reference faults: " + (", ".join(f"{s[k]} {k}" for k in FAULTS if s[k])
                                             if faults else "none"))

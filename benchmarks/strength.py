@@ -6,7 +6,9 @@ seat ``i % 2`` (``homeworlds.ai.match``: the six standard openings, then seeded 
 ones), so every opening is played from both seats. Seeds are fixed, so a run is
 reproducible up to the time budgets. A game still running after ``--max-turns`` turns
 is "unfinished", never a win. For each pairing: wins, losses, draws, unfinished games,
-mean game length, and both sides' think time per turn (p50, p99, max).
+mean game length, both sides' think time per turn (p50, p99, max), and the results
+moving first and moving second (the old level 3 is harder for level 4 to beat when
+level 4 moves first: docs/computer-opponent.md).
 
     .venv/bin/python benchmarks/strength.py                      # quick run (make bench)
     .venv/bin/python benchmarks/strength.py --games 20 --all-lower   # the documented run
@@ -20,11 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
@@ -33,8 +33,11 @@ from homeworlds.ai.match import (  # noqa: E402
     BASELINES,
     MAX_TURNS,
     MatchGame,
+    outcome_figures,
+    play_games,
     play_match_job,
     player_names,
+    seats_text,
     think_time_figures,
 )
 
@@ -66,10 +69,7 @@ def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
 
 def summarize(games: list[MatchGame]) -> dict:
     """One pairing's figures from the player under test's side."""
-    counts = {k: sum(1 for g in games if g.outcome == k)
-              for k in ("win", "loss", "draw", "unfinished")}
-    return {"games": len(games), **counts,
-            "mean_turns": statistics.fmean(g.turns for g in games) if games else 0.0,
+    return {**outcome_figures(games),
             "player_seconds": think_time_figures([t for g in games for t in g.times]),
             "opponent_seconds": think_time_figures([t for g in games for t in g.opponent_times])}
 
@@ -84,18 +84,7 @@ def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None 
     jobs = [(i, opponent, rules, 1, max_turns, player)
             for player, opponent in pairings for i in range(first, first + games)]
     started = time.perf_counter()
-    records: list[MatchGame] = []
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for record in pool.map(play_match_job, jobs, chunksize=1):
-                records.append(record)
-                if on_game:
-                    on_game(record)
-    else:
-        for job in jobs:
-            records.append(play_match_job(job))
-            if on_game:
-                on_game(records[-1])
+    records = play_games(play_match_job, jobs, workers, on_game)
     return {"games_per_pairing": games, "rules": rules, "max_turns": max_turns,
             "wall_seconds": time.perf_counter() - started,
             "load_average": os.getloadavg()[0],
@@ -115,7 +104,7 @@ def pairing_line(label: str, s: dict) -> str:
     return (f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
             f"unfinished of {s['games']}; {s['mean_turns']:.1f} turns mean; think "
             f"{label.split(' vs ')[0]} {_time_text(s['player_seconds'])}; "
-            f"{opponent} {_time_text(s['opponent_seconds'])}")
+            f"{opponent} {_time_text(s['opponent_seconds'])}; {seats_text(s['by_seat'])}")
 
 
 def report_lines(report: dict) -> list[str]:

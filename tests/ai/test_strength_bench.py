@@ -36,6 +36,8 @@ def test_a_tiny_run_reports_every_outcome_and_both_sides_think_times():
     # The random mover leaves its home empty within its first turns (docs: 2.5 turns).
     assert (won["games"], won["win"], won["loss"], won["draw"], won["unfinished"]) == \
         (2, 2, 0, 0, 0)
+    # Game 0 moving first, game 1 second (the same opening).
+    assert won["by_seat"] == [{"win": 1, "loss": 0, "unfinished": 0}] * 2
     report = strength.measure(2, pairings=[("greedy", "level1")], max_turns=2, workers=1)
     capped = report["pairings"]["greedy vs level1"]
     assert (capped["games"], capped["unfinished"], capped["mean_turns"]) == (2, 2, 2.0)
@@ -48,6 +50,8 @@ def test_a_tiny_run_reports_every_outcome_and_both_sides_think_times():
     assert lines[1].startswith("  greedy vs level1: 0 won, 0 lost, 0 drawn, 2 unfinished "
                                "of 2; 2.0 turns mean; think greedy p50 ")
     assert "; level1 p50 " in lines[1]
+    assert lines[1].endswith("; moving first: 0 won, 0 lost, 1 unfinished; moving second: "
+                             "0 won, 0 lost, 1 unfinished")
 
 
 def test_the_default_pairings_cover_every_level_and_both_baselines():

@@ -19,8 +19,10 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from homeworlds.ai import players as _players
 from homeworlds.ai.openings import OPENINGS, choose_homeworld, opening_homeworld
@@ -36,6 +38,9 @@ NAMES = ("Player1", "Player2")
 MAX_TURNS = 150
 #: Outcomes of a match game, from the side of the player under test.
 OUTCOMES = ("win", "loss", "draw", "unfinished")
+
+#: A game record: a MatchGame, or a benchmark's own with the same fields it counts.
+Game = TypeVar("Game")
 
 #: ``factory(seed, names)`` -> an object with ``choose_turn(state) -> Turn``.
 PlayerFactory = Callable[[int, tuple[str, ...]], object]
@@ -169,3 +174,45 @@ def think_time_figures(times: list[float]) -> dict:
             "p50": ordered[len(ordered) // 2],
             "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
             "max": ordered[-1]}
+
+
+def play_games(job: Callable[[tuple], Game], jobs: Sequence[tuple], workers: int = 1,
+               on_game: Callable[[Game], None] | None = None) -> list[Game]:
+    """``job`` on every tuple of ``jobs``, in ``workers`` processes when more than one;
+    the records in the order of ``jobs``, ``on_game`` told of each as it comes."""
+    done: list[Game] = []
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for game in pool.map(job, jobs, chunksize=1):
+                done.append(game)
+                if on_game:
+                    on_game(game)
+    else:
+        for args in jobs:
+            done.append(job(args))
+            if on_game:
+                on_game(done[-1])
+    return done
+
+
+def outcome_figures(games: Iterable, outcomes: Sequence[str] = OUTCOMES,
+                    others: Sequence[str] = ()) -> dict:
+    """How a set of games went for the player under test: the number of games, a count
+    of each outcome (``outcomes`` and ``others``, e.g. a benchmark's faults), won / lost /
+    unfinished by seat (``by_seat[0]``: moving first) and the mean length of the games
+    whose outcome is one of ``outcomes``. Each game has ``outcome``, ``seat``, ``turns``."""
+    games = list(games)
+    scored = [g for g in games if g.outcome in outcomes]
+    return {"games": len(games),
+            **{k: sum(1 for g in games if g.outcome == k) for k in (*outcomes, *others)},
+            "by_seat": [{k: sum(1 for g in games if g.seat == seat and g.outcome == k)
+                         for k in ("win", "loss", "unfinished")} for seat in (0, 1)],
+            "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0}
+
+
+def seats_text(by_seat: list[dict]) -> str:
+    """``outcome_figures``' by-seat counts in words."""
+    first, second = by_seat
+    return (f"moving first: {first['win']} won, {first['loss']} lost, {first['unfinished']} "
+            f"unfinished; moving second: {second['win']} won, {second['loss']} lost, "
+            f"{second['unfinished']} unfinished")
