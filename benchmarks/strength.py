@@ -13,6 +13,10 @@ level 4 moves first: docs/computer-opponent.md).
     .venv/bin/python benchmarks/strength.py                      # quick run (make bench)
     .venv/bin/python benchmarks/strength.py --games 20 --all-lower   # the documented run
     .venv/bin/python benchmarks/strength.py --player level3 --opponent level1 --games 40
+    .venv/bin/python benchmarks/strength.py --player level4 --opponent legacy3 --jsonl games.jsonl
+
+``--jsonl`` appends one JSON object per game as it ends (what ``MatchGame`` holds, the
+turns in the cooked notation), to study the games afterwards.
 
 Player names: ``random``, ``greedy``, ``level1``, … (one per level in
 ``homeworlds.ai.players.LEVELS``, so a new level is measured without touching this file).
@@ -21,6 +25,7 @@ Player names: ``random``, ``greedy``, ``level1``, … (one per level in
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -40,6 +45,7 @@ from homeworlds.ai.match import (  # noqa: E402
     seats_text,
     think_time_figures,
 )
+from homeworlds.notation.cooked import format_cooked_turn  # noqa: E402
 
 #: Games per pairing in a quick run (``make bench``: one opening from both seats).
 QUICK_GAMES = 2
@@ -93,6 +99,14 @@ def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None 
                 for player, opponent in pairings}}
 
 
+def game_record(game: MatchGame) -> dict:
+    """One game as plain data for ``--jsonl``: its fields, the turns as cooked text."""
+    return {"index": game.index, "player": game.player, "opponent": game.opponent,
+            "seat": game.seat, "outcome": game.outcome, "turns": game.turns,
+            "times": list(game.times), "opponent_times": list(game.opponent_times),
+            "turn_log": [format_cooked_turn(turn) for turn in game.turn_log]}
+
+
 def _time_text(t: dict) -> str:
     if not t["moves"]:
         return "no turns"
@@ -143,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--progress", action="store_true",
                         help="a line for each game as it ends (for long runs)")
+    parser.add_argument("--jsonl", type=Path, default=None,
+                        help="append one JSON record per finished game (turns included) "
+                        "to this file")
     args = parser.parse_args(argv)
     pairings = default_pairings(args.all_lower)
     if args.player:
@@ -156,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.progress:
             print(f"  {game.player} vs {game.opponent}, game {game.index} (seat {game.seat}): "
                   f"{game.outcome} after {game.turns} turns", flush=True)
+        if args.jsonl:
+            with args.jsonl.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(game_record(game)) + "\n")
 
     report = measure(args.games, pairings=pairings, rules=args.rules,
                      max_turns=args.max_turns, workers=args.workers, on_game=progress,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -115,3 +116,22 @@ def test_first_plays_the_games_from_that_index(capsys):
                           "--first", "3", "--max-turns", "1", "--workers", "1",
                           "--progress"]) == 0
     assert "game 3 (seat 1)" in capsys.readouterr().out
+
+
+def test_games_recorded_to_jsonl_replay_to_their_outcome(tmp_path, capsys):
+    from homeworlds.notation.cooked import parse_cooked_turn
+
+    record = tmp_path / "games.jsonl"
+    assert strength.main(["--player", "level1", "--opponent", "random", "--games", "2",
+                          "--workers", "1", "--max-turns", "40", "--jsonl", str(record)]) == 0
+    assert "level1 vs random: 2 won" in capsys.readouterr().out
+    games = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert [(g["index"], g["seat"], g["player"], g["opponent"]) for g in games] == \
+        [(0, 0, "level1", "random"), (1, 1, "level1", "random")]
+    for game in games:
+        assert len(game["turn_log"]) == game["turns"]
+        assert len(game["times"]) + len(game["opponent_times"]) == game["turns"]
+        state = opened_state(game["index"])
+        for text in game["turn_log"]:
+            state.apply_turn(parse_cooked_turn(text))
+        assert game["outcome"] == "win" and game["seat"] in state.result.winners

@@ -21,13 +21,13 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from homeworlds.ai import players as _players
 from homeworlds.ai.openings import OPENINGS, choose_homeworld, opening_homeworld
 from homeworlds.ai.players import LEVELS, ComputerPlayer, GreedyPlayer, RandomPlayer
-from homeworlds.rules import GameState, Homeworld, preset
+from homeworlds.rules import GameState, Homeworld, Turn, preset
 
 #: The baselines every level is measured against.
 BASELINES = ("random", "greedy")
@@ -130,6 +130,8 @@ class MatchGame:
     seat: int = 0
     #: The opponent's thinking time for each of its turns, in seconds.
     opponent_times: tuple[float, ...] = ()
+    #: Every turn of the game in order, both sides' (for study: ``strength.py --jsonl``).
+    turn_log: tuple[Turn, ...] = field(default=(), repr=False)
 
 
 def play_match_game(index: int, opponent: str, rules: str = "looney", level: int = 1,
@@ -141,14 +143,14 @@ def play_match_game(index: int, opponent: str, rules: str = "looney", level: int
     seats = [make_player(opponent, 10_000 + index), make_player(opponent, 10_000 + index)]
     seats[seat] = make_player(player, index)
     times: tuple[list[float], list[float]] = ([], [])
-    turns = 0
-    while state.result is None and turns < max_turns:
+    played: list[Turn] = []
+    while state.result is None and len(played) < max_turns:
         mover = state.to_move
         started = time.perf_counter()
         turn = seats[mover].choose_turn(state)
         times[mover].append(time.perf_counter() - started)
         state.apply_turn(turn)
-        turns += 1
+        played.append(turn)
     result = state.result
     if result is None:
         outcome = "unfinished"
@@ -156,8 +158,8 @@ def play_match_game(index: int, opponent: str, rules: str = "looney", level: int
         outcome = "draw"
     else:
         outcome = "win" if seat in result.winners else "loss"
-    return MatchGame(index, opponent, outcome, turns, tuple(times[seat]), player, seat,
-                     tuple(times[1 - seat]))
+    return MatchGame(index, opponent, outcome, len(played), tuple(times[seat]), player, seat,
+                     tuple(times[1 - seat]), tuple(played))
 
 
 def play_match_job(job: tuple) -> MatchGame:
