@@ -7,8 +7,7 @@ ones), so every opening is played from both seats. Seeds are fixed, so a run is
 reproducible up to the time budgets. A game still running after ``--max-turns`` turns
 is "unfinished", never a win. For each pairing: wins, losses, draws, unfinished games,
 mean game length, both sides' think time per turn (p50, p99, max), and the results
-moving first and moving second (the old level 3 is harder for level 4 to beat when
-level 4 moves first: docs/computer-opponent.md).
+moving first and moving second.
 
     .venv/bin/python benchmarks/strength.py                      # quick run (make bench)
     .venv/bin/python benchmarks/strength.py --games 20 --all-lower   # the documented run

@@ -135,3 +135,14 @@ def test_games_recorded_to_jsonl_replay_to_their_outcome(tmp_path, capsys):
         for text in game["turn_log"]:
             state.apply_turn(parse_cooked_turn(text))
         assert game["outcome"] == "win" and game["seat"] in state.result.winners
+
+
+def test_games_in_processes_come_back_in_the_order_they_were_listed():
+    from homeworlds.ai.match import play_games, play_match_job
+
+    jobs = [(i, "random", "looney", 1, 1, "greedy") for i in range(4)]
+    told = []
+    games = play_games(play_match_job, jobs, workers=2, on_game=told.append)
+    assert [(g.index, g.seat, g.player, g.turns) for g in games] == \
+        [(0, 0, "greedy", 1), (1, 1, "greedy", 1), (2, 0, "greedy", 1), (3, 1, "greedy", 1)]
+    assert told == games

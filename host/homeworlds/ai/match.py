@@ -182,18 +182,18 @@ def play_games(job: Callable[[tuple], Game], jobs: Sequence[tuple], workers: int
                on_game: Callable[[Game], None] | None = None) -> list[Game]:
     """``job`` on every tuple of ``jobs``, in ``workers`` processes when more than one;
     the records in the order of ``jobs``, ``on_game`` told of each as it comes."""
+    if workers <= 1:
+        return _collect(map(job, jobs), on_game)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return _collect(pool.map(job, jobs, chunksize=1), on_game)
+
+
+def _collect(games: Iterable[Game], on_game: Callable[[Game], None] | None) -> list[Game]:
     done: list[Game] = []
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for game in pool.map(job, jobs, chunksize=1):
-                done.append(game)
-                if on_game:
-                    on_game(game)
-    else:
-        for args in jobs:
-            done.append(job(args))
-            if on_game:
-                on_game(done[-1])
+    for game in games:
+        done.append(game)
+        if on_game:
+            on_game(game)
     return done
 
 
