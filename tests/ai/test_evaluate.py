@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, PressureEvaluator
+from homeworlds.ai.evaluate import WIN, Evaluator, MaterialEvaluator, SearchEvaluator
 from homeworlds.rules import Capture, Piece, canonical_key, preset
 from tests.ai.helpers import after, cooked_game_positions, opened, position
 
@@ -15,7 +15,7 @@ def score(text: str, seat: int = 0, to_move: int = 1) -> float:
 
 def search_score(text: str, to_move: int, seat: int = 0) -> float:
     """The score level 4's search gives the position."""
-    return PressureEvaluator(RULES).score_state(position(text, to_move=to_move), seat)
+    return SearchEvaluator(RULES).score_state(position(text, to_move=to_move), seat)
 
 
 def test_the_score_is_zero_sum_between_the_seats():
@@ -80,6 +80,14 @@ def test_material_baseline_counts_ships_and_ignores_the_finer_points():
     assert material.score_state(doomed, 0) < material.score_state(state, 0)
 
 
+def threat_of_seat_0(text: str) -> float:
+    """The most seat 0 could gain on its next turn, as the search's evaluation sees it."""
+    evaluator = SearchEvaluator(RULES)
+    homes, others = canonical_key(position(text, to_move=0))
+    systems = [evaluator.system(sig) for sig in (*homes, *others)]
+    return evaluator._threat(0, 1, systems)
+
+
 def test_a_catastrophe_a_big_yellow_sacrifice_brings_two_jumps_is_a_threat():
     # Seat 0 has three greens at New1; seat 1's g1 is two jumps away (New1 and Player2
     # share size 3: through a new system). A y2 sacrifice makes both moves and the fourth
@@ -108,27 +116,20 @@ def test_a_catastrophe_threat_needs_a_route_to_the_system():
         Beta (1, y1b3) -b1b1g3
         Gamma (g3) b1-
     """
-    assert search_score(open_route, to_move=0) > search_score(blocked, to_move=0) + 5
+    assert threat_of_seat_0(open_route) > threat_of_seat_0(blocked) + 5
 
 
 def test_the_yellow_sacrificed_for_moves_is_not_also_the_piece_moved_in():
     # Beta holds three yellows (star and two defenders). Seat 0's only yellow is the y2
-    # next door: sacrificed for two moves, it is gone, and no other yellow can come in.
-    # So it puts no more pressure on Beta than a g2 in its place.
+    # in Gamma, two jumps from Beta (they share size 1): sacrificed for the two moves,
+    # it is gone, and no other yellow can come in. So it threatens no more than a g2
+    # in its place.
     text = """
         Alpha (0, r1b2) g3-
         Beta (1, y1g3) -y1y2g3
-        Gamma (b2) y2-
+        Gamma (b1) y2-
     """
-    evaluator = PressureEvaluator(RULES)
-
-    def pressure_on_beta(text: str) -> float:
-        homes, others = canonical_key(position(text, to_move=0))
-        home_systems = [evaluator.system(sig) for sig in homes]
-        systems = home_systems + [evaluator.system(sig) for sig in others]
-        return evaluator.pressure(0, 1, home_systems, systems, att_to_move=True)
-
-    assert pressure_on_beta(text) == pressure_on_beta(text.replace("y2-", "g2-"))
+    assert threat_of_seat_0(text) == threat_of_seat_0(text.replace("y2-", "g2-"))
 
 
 def test_the_catastrophe_count_cut_short_gives_the_same_scores():
@@ -136,8 +137,8 @@ def test_the_catastrophe_count_cut_short_gives_the_same_scores():
     # its cost by the cheapest yellow given up; with no bound at all every catastrophe is
     # counted out. The scores must not differ on real, crowded positions.
     rules = preset("looney")
-    bounded = PressureEvaluator(rules)
-    unbounded = PressureEvaluator(rules)
+    bounded = SearchEvaluator(rules)
+    unbounded = SearchEvaluator(rules)
     unbounded._least_ship = float("-inf")
     positions = list(cooked_game_positions("looney"))
     assert len(positions) > 50

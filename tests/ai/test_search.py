@@ -146,9 +146,10 @@ def test_ahead_it_does_not_go_back_to_a_position_of_the_game():
 
 # Game 59 of the C++-AI benchmark, turn 143: seat 1 is far ahead (37 pips of ships to 16)
 # and can sacrifice its y3 to bring two y2s into Player1, where the yellow catastrophe
-# leaves seat 0 a one-star home. Level 4 played on elsewhere (before, it had fed small
-# ships into that home, each one captured) and the game ran out unfinished.
-FAR_AHEAD_STAR_HIT = """
+# leaves seat 0 a one-star home. Level 4 (with the evaluation's pressure terms, since
+# removed) played on elsewhere, fed small ships into that home, each one captured, and
+# the game ran out unfinished.
+FAR_AHEAD = """
     Player1 (0, y3b2) r2y1g3b2-
     Player2 (1, y2b1) -r1r3y3g2g3
     Delos (g1) -r2y2y2b3
@@ -161,12 +162,20 @@ FAR_AHEAD_STAR_HIT = """
 """
 
 
-def test_far_ahead_it_knocks_a_star_out_of_the_enemy_home():
-    state = position(FAR_AHEAD_STAR_HIT, "strict", to_move=1)
+def test_far_ahead_it_finishes_the_game():
+    # Level 1's moves depend on its clock, so the game goes differently on a busy machine:
+    # it ended in 12 to 51 turns with level 1 given 0.1-3 s a move; 80 leaves room, and
+    # a won game shuffled on towards the benchmark's cap of 150 fails.
+    state = position(FAR_AHEAD, "strict", to_move=1)
     player = ComputerPlayer(level=4, seed=0, time_limit=60.0, node_limit=400)
-    turn = player.choose_turn(state)
-    home = after(state, turn).system("Player1")
-    assert home is not None and len(home.stars) == 1, turn
+    opponent = ComputerPlayer(level=1, seed=0)
+    turns = 0
+    while state.result is None and turns < 80:
+        mover = player if state.to_move == 1 else opponent
+        state.apply_turn(mover.choose_turn(state))
+        turns += 1
+    assert state.result is not None and state.result.winners == (1,), \
+        f"after {turns} turns: {state.describe()}"
 
 
 def test_the_same_seed_and_node_limit_give_the_same_turns():
@@ -233,7 +242,7 @@ def test_a_long_win_search_does_not_hold_the_move_past_its_deadline():
 
 
 def test_a_ship_is_not_moved_into_a_home_that_takes_it_back():
-    # Moving the g3 into Beta looks like pressure on Beta's home, but Beta's r3 captures
+    # Moving the g3 into Beta looks like an attack on Beta's home, but Beta's r3 captures
     # it at once (a red star there): even on the evaluation alone (one node), it stays out.
     state = position("""
         Alpha (0, y2b1) g3y1-

@@ -407,64 +407,24 @@ def _doomed_home(home: _Sys, seat: int) -> bool:
     return not (home.star_colors & ~over) or not (home.colors[seat] & ~over)
 
 
-@dataclass(frozen=True, slots=True)
-class PressureWeights:
-    """The search player's extra knobs: pressure on a home (pips per unit)."""
-
-    #: An attacker ship in the home at least as large as the largest defender (it captures
-    #: there with one red action: a red star, a red ship there, or a red sacrifice).
-    inside_big: float = 2.5
-    #: ... and the attacker has red at hand for that capture.
-    inside_red: float = 2.0
-    #: An attacker ship in the home larger than every defender (none can take it back):
-    #: plus this per pip of the defenders it threatens, with red at hand.
-    inside_larger: float = 3.0
-    inside_prey: float = 0.8
-    #: Each attacker ship next door (connected) at least as large as the largest
-    #: defender (one move from ``inside_big``), up to two.
-    adjacent_big: float = 1.2
-    #: Two or more of them with red at hand: a two-turn threat the defender must meet now.
-    adjacent_pair_red: float = 2.5
-    #: A home colour (star or defender) within reach of a catastrophe: per piece the
-    #: attacker could add, scaled by what the catastrophe destroys.
-    catastrophe: float = 0.6
-    catastrophe_to_move: float = 1.6
-    #: A home with a single defender, or with defenders all small.
-    lone_defender: float = 1.5
-    #: Weights on one's own pressure on the enemy home and on the enemy's on one's own.
-    #: (1.0 and 1.3 made pressure outweigh material: the search chased threats the
-    #: opponent parried while it lost ships; docs/computer-opponent.md, *Tuning*.)
-    attack: float = 0.5
-    defence: float = 0.6
-    #: When one side has at least ``ahead_ratio`` times the other's material (and
-    #: ``ahead_margin`` more pips), its attack weight is multiplied by ``conversion``:
-    #: far ahead, drive to elimination instead of collecting more material.
-    ahead_ratio: float = 1.5
-    ahead_margin: float = 5.0
-    conversion: float = 3.0
-    #: ... and an enemy home down to one star (one catastrophe from elimination) counts
-    #: this much for the side far ahead: the catastrophe pressure above counts only what
-    #: is still standing, so without it knocking out a star scored below feeding ships
-    #: into the home (docs/computer-opponent.md, *Tuning*).
-    single_star_home: float = 15.0
-
-
 #: The search's material weights: a large ship worth four small ones (it captures anything,
 #: and a large sacrifice is three actions); measured against the C++ AI, see
 #: docs/computer-opponent.md, *Tuning*.
 SEARCH_WEIGHTS = Weights(ship=(0.0, 1.0, 2.0, 4.0))
 
 
-class PressureEvaluator(Evaluator):
-    """``Evaluator`` plus what the search player needs beyond the horizon of its search:
-    pressure on each home (attackers inside and next door that are big enough to capture
-    the defenders, red at hand, colours one move short of a catastrophe, lone or small
-    defenders), weighted up for the side far ahead in material (endgame conversion)."""
+class SearchEvaluator(Evaluator):
+    """``Evaluator`` with the search's material weights (``SEARCH_WEIGHTS``), scores kept
+    for the positions the search meets again, and, among the threats of the side to
+    move, catastrophes a yellow sacrifice brings about anywhere (``_threat``).
 
-    def __init__(self, rules, players: int = 2, weights: Weights | None = None,
-                 pressure: PressureWeights | None = None):
+    It once added *pressure* on each home (attackers inside and next door, red at hand,
+    colours one move short of a catastrophe, lone defenders, weighted up far ahead); level
+    4 plays better without it, against both yardsticks (docs/computer-opponent.md,
+    *Tuning*)."""
+
+    def __init__(self, rules, players: int = 2, weights: Weights | None = None):
         super().__init__(rules, players, weights or SEARCH_WEIGHTS)
-        self.pressure_weights = pressure or PressureWeights()
         self._scores: dict[tuple, float] = {}
         #: the least a sacrificed yellow can cost (the bound of ``_threat``)
         self._least_ship = min(self.weights.ship[1:])
@@ -489,26 +449,7 @@ class PressureEvaluator(Evaluator):
             return terminal
         home_sys: list[_Sys] = [info for info in home_info if info is not None]
         all_sys = home_sys + [system(sig) for sig in others]
-        base = self._material_and_position(home_sys, all_sys, seat, to_move)
-        pw = self.pressure_weights
-        material = [0.0, 0.0]
-        for s in all_sys:
-            material[0] += s.value[0]
-            material[1] += s.value[1]
-        # Each side's pressure on the other's home counts for it (attack, more when far
-        # ahead) and against the other (defence).
-        extra = 0.0
-        for att in (0, 1):
-            dfn = 1 - att
-            weight = pw.attack + pw.defence
-            part = 0.0
-            if material[att] >= pw.ahead_ratio * material[dfn] + pw.ahead_margin:
-                weight += pw.attack * (pw.conversion - 1)
-                if home_sys[dfn].n_stars == 1:
-                    part += pw.single_star_home
-            part += weight * self.pressure(att, dfn, home_sys, all_sys, att == to_move)
-            extra += part if att == seat else -part
-        return base + extra
+        return self._material_and_position(home_sys, all_sys, seat, to_move)
 
     def _threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
         """``Evaluator._threat``, and catastrophes a yellow sacrifice brings about: the
@@ -560,117 +501,3 @@ class PressureEvaluator(Evaluator):
                 if damage > threat:
                     threat = damage
         return threat
-
-    @staticmethod
-    def _has_red(seat: int, home: _Sys, systems: list[_Sys]) -> bool:
-        """Red at hand for ``seat`` at its home: a red star there, or a red ship of its
-        own anywhere (to sacrifice)."""
-        if home.star_colors >> RED & 1:
-            return True
-        return any(s.red_ships[seat] for s in systems)
-
-    def pressure(self, att: int, dfn: int, homes: list[_Sys], systems: list[_Sys],
-                 att_to_move: bool = False) -> float:
-        """How close ``att`` is to taking ``dfn``'s home (0: nowhere near)."""
-        pw = self.pressure_weights
-        home = homes[dfn]
-        d_largest = home.largest[dfn]
-        d_count = home.count[dfn]
-        red_at_hand = bool(home.star_colors >> RED & 1)
-        adjacent_big = 0
-        # Attacker ships by colour one jump from the home, and two jumps away.
-        near = [0, 0, 0, 0]
-        far = [0, 0, 0, 0]
-        yellow = 0  # moves one attacker turn can make: the largest yellow to sacrifice
-        # Where that yellow is (it cannot also be one of the yellows moved in): 0 at the
-        # home, 1 next door, 2 two jumps away, 3 further, None for a yellow star's move.
-        yellow_at = None
-        home_mask = home.size_mask
-        for s in systems:
-            if not s.count[att]:
-                continue
-            if s.red_ships[att]:
-                red_at_hand = True
-            if s is home:
-                where = 0
-            elif not s.size_mask & home_mask:
-                where = 1
-            else:
-                where = 2 if _two_jumps(s, home, systems) else 3
-            ymax = s.yellow_max[att]
-            if ymax > yellow:
-                yellow, yellow_at = ymax, where
-            elif not yellow and s.star_colors & 2:  # a yellow star: one free move
-                yellow = 1
-            if where == 0 or where == 3:
-                continue
-            counts = s.color_counts[att]
-            if where == 2:
-                far[0] += counts[0]
-                far[1] += counts[1]
-                far[2] += counts[2]
-                far[3] += counts[3]
-            else:
-                sizes = s.by_size[att]
-                for z in range(max(d_largest, 1), 4):
-                    adjacent_big += sizes[z]
-                near[0] += counts[0]
-                near[1] += counts[1]
-                near[2] += counts[2]
-                near[3] += counts[3]
-        score = 0.0
-        inside = home.largest[att]
-        # An intruder a defender can take back (as large, with red at hand for the
-        # defender) is a hanging piece, not pressure.
-        if inside and inside <= d_largest and self._has_red(dfn, home, systems):
-            inside = 0
-        if inside and inside >= d_largest:
-            score += pw.inside_big
-            if red_at_hand:
-                score += pw.inside_red
-            if inside > d_largest:
-                score += pw.inside_larger
-                if red_at_hand:
-                    score += pw.inside_prey * home.value[dfn]
-        score += pw.adjacent_big * min(adjacent_big, 2)
-        if adjacent_big >= 2 and red_at_hand:
-            score += pw.adjacent_pair_red
-        if d_count == 1 or d_largest < 3:
-            if inside or adjacent_big:
-                score += pw.lone_defender
-        w = self.weights.ship
-        builds = 3 if home.count[att] and home.access(att) >> GREEN & 1 else 0
-        for c in range(4):
-            n = home.totals[c]
-            if n < 2:
-                continue
-            stars = home.color_stars[c]
-            defenders = home.color_value[dfn][c]
-            if not stars and not defenders:
-                continue
-            need = 4 - n
-            if need <= 0:
-                continue
-            near_c, far_c = near[c], far[c]
-            if c == YELLOW:
-                if yellow_at == 0:
-                    need += 1
-                elif yellow_at == 1:
-                    near_c -= 1
-                elif yellow_at == 2:
-                    far_c -= 1
-            # Cheapest way to add ``need`` pieces: builds there (one green action each,
-            # of a colour the attacker has there), ships next door (one move), ships
-            # further (two moves); a sacrificed yellow gives up to three moves.
-            built = min(need, builds) if home.colors[att] >> c & 1 else 0
-            left = need - built
-            one = min(left, near_c)
-            two = min(left - one, far_c)
-            if one + two < left or one + 2 * two > yellow:
-                continue
-            damage = defenders + 2 * w[3] * stars
-            if stars and stars == home.n_stars:
-                damage += 10.0
-            weight = pw.catastrophe_to_move if att_to_move else pw.catastrophe
-            score += weight * damage / (1 + one + 2 * two + built)
-        return score

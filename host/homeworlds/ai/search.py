@@ -4,7 +4,7 @@ How a move is chosen (docs/computer-opponent.md, *Level 4*):
 
 1. a win-in-one is played at once;
 2. the root's candidate turns (every free-action turn, then sacrifice groups while an
-   estimate budget and the clock last) are scored by ``PressureEvaluator`` and searched
+   estimate budget and the clock last) are scored by ``SearchEvaluator`` and searched
    best first, one iteration deeper each time (1, 2, 3 ... plies), every iteration in
    the order the previous one left; the best turn of the last iteration (or of the
    unfinished one, once it has beaten the previous best) is played;
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
-from homeworlds.ai.evaluate import RED, WIN, PressureEvaluator, outcome_score
+from homeworlds.ai.evaluate import RED, WIN, SearchEvaluator, outcome_score
 from homeworlds.ai.wins import home_stars_out_of_reach, immediate_win
 from homeworlds.rules import (
     Capture,
@@ -193,8 +193,8 @@ class _CollectorPaused:
 def _win_now(state: GameState, budget: Budget, cap: float) -> bool:
     """Can the player to move win at once? A few busy positions make the engine's win
     search take a second or more: after ``cap`` seconds it is given up and taken as no
-    (the evaluation's pressure terms still see the threat); at the move's deadline it
-    raises ``SearchTimeout``."""
+    (the evaluation's threat terms still count the catastrophes in reach); at the move's
+    deadline it raises ``SearchTimeout``."""
     return _targeted(state, budget, cap, immediate_win) is not None
 
 
@@ -309,7 +309,7 @@ class SearchPlayer:
         self.rng = random.Random(seed)
         self.clock = clock
         self.node_limit = node_limit
-        self._evaluators: dict[str, PressureEvaluator] = {}
+        self._evaluators: dict[str, SearchEvaluator] = {}
         self._seen: dict[tuple, int] = {}
         self._last_ply = -1
         self._table: dict[tuple, tuple] = {}
@@ -318,11 +318,11 @@ class SearchPlayer:
         self.last_budget: Budget | None = None
         self.last_stats: dict[str, float] = {}
 
-    def evaluator(self, state: GameState) -> PressureEvaluator:
+    def evaluator(self, state: GameState) -> SearchEvaluator:
         got = self._evaluators.get(state.rules.name)
         if got is None:
-            got = self._evaluators[state.rules.name] = PressureEvaluator(state.rules,
-                                                                         state.players)
+            got = self._evaluators[state.rules.name] = SearchEvaluator(state.rules,
+                                                                       state.players)
         return got
 
     # ---- the game's positions, for repetition -------------------------------------
