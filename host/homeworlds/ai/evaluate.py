@@ -13,8 +13,9 @@ there, both home stars), fleet size and ship sizes, access to the four
 colours, economy (the size of the next piece each player could build, with
 the player to move getting it first), threats the player to move can carry
 out at once (captures, catastrophes — above all at a home) and mobility
-(ships within reach of the enemy home). ``MaterialEvaluator`` is the deliberately simple
-baseline used by ``GreedyPlayer``.
+(ships within reach of the enemy home). ``SearchEvaluator`` is level 4's: the same with
+larger large ships and catastrophe threats a yellow sacrifice brings about anywhere.
+``MaterialEvaluator`` is the deliberately simple baseline used by ``GreedyPlayer``.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class _Sys:
     """What the evaluation needs from one system signature (cached per signature)."""
 
     __slots__ = ("stars", "star_colors", "size_mask", "n_stars", "totals", "pieces",
-                 "ships", "count", "largest", "colors", "value", "by_size", "red_ships",
+                 "count", "largest", "colors", "value", "by_size", "red_ships",
                  "color_value", "color_stars", "color_counts", "yellow_max")
 
     def __init__(self, layout: SignatureLayout, sig: int, weights: Weights):
@@ -107,7 +108,6 @@ class _Sys:
             red_ships.append(red)
             color_value.append(tuple(cv))
         self.pieces = pieces
-        self.ships = ships
         self.count = info.count
         self.largest = info.largest
         self.colors = info.colors
@@ -435,21 +435,10 @@ class SearchEvaluator(Evaluator):
         memo = self._scores
         got = memo.get((key, to_move))
         if got is None:
-            got = memo[(key, to_move)] = self._score(key, 0, to_move)
+            got = memo[(key, to_move)] = super().score_key(key, 0, to_move)
             if len(memo) > 400_000:
                 memo.clear()
         return got if seat == 0 else -got
-
-    def _score(self, key: tuple, seat: int, to_move: int) -> float:
-        homes, others = key
-        system = self.system
-        home_info = [None if h is None else system(h) for h in homes]
-        terminal = terminal_score(homes, seat, home_info)
-        if terminal is not None:
-            return terminal
-        home_sys: list[_Sys] = [info for info in home_info if info is not None]
-        all_sys = home_sys + [system(sig) for sig in others]
-        return self._material_and_position(home_sys, all_sys, seat, to_move)
 
     def _threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
         """``Evaluator._threat``, and catastrophes a yellow sacrifice brings about: the
