@@ -273,3 +273,50 @@ def test_publishing_without_a_loop_keeps_the_latest_snapshot_and_never_blocks():
     hub.publish_threadsafe(_snapshot(7))
     assert hub.latest.seq == 7
 
+
+def test_the_hint_view_is_built_once_per_tick_and_shows_what_the_tick_changed():
+    """The LEDs and the feed show one hint view per tick, built after the admin's commands
+    of that tick ran: a hint level lowered from the admin page hides the lifted ship's
+    hints on the LEDs and in the feed in the same tick."""
+    from homeworlds.pixels import PixelOutput
+    from homeworlds.pixels.memory import MemorySink
+    from homeworlds.session import AdminCommand
+    from homeworlds.web.live import attach_feed
+
+    sim = SimulatedTableGame(preset("sdg"), PLAYERS, miss_rate=0.0)
+    sim.session.lights.output = PixelOutput(MemorySink(sim.layout.pixel_count), max_fps=None)
+    _, producer, _, commands = attach_feed(sim.session, table="club-1", rules_name="sdg")
+    lights = sim.session.lights
+    built = []
+
+    def hint_view(*args, **kwargs):
+        built.append(type(lights).hint_view(lights, *args, **kwargs))
+        return built[-1]
+
+    shown = []
+    renderer_render = lights.renderer.render
+    lights.hint_view = hint_view
+    lights.renderer.render = lambda view, now: shown.append(view) or renderer_render(view, now)
+    with sim:
+        for k, text in enumerate(OPENING[:4]):
+            _play(sim, text, k % 2)
+        table = sim.table
+        home_slot = sim.session.tracker.slot_of_system(sim.session.observation)["Ann"]
+        zone = sim.layout.slots[home_slot].ship_zone(0)
+        uid = next(u for u in table.tags_on(zone)
+                   if sim.registry.lookup(u).piece.to_text() == "g3")
+        table.lift(uid)
+        sim.settle()
+        built.clear()
+        shown.clear()
+        sim.session.tick()
+        assert len(built) == 1 and shown == built  # the LEDs' view is the feed's
+        assert producer.latest.hints.lifted == {"seat": 0, "piece": "g3", "from": "Ann"}
+        done = commands.submit(AdminCommand("settings", hint_level="warnings"))
+        built.clear()
+        shown.clear()
+        sim.session.tick()
+        assert done.result(0) == "settings: hint level warnings"
+        assert len(built) == 1 and shown == built
+        assert built[0].lifted is None  # the LEDs show no move hints from this tick on
+        assert producer.latest.hints.lifted is None  # nor does the feed

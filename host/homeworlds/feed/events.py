@@ -450,7 +450,7 @@ class FeedProducer:
         session = self.session
         tracker = session.tracker
         status = session.status
-        view = session.hint_view()
+        view = session.tick_view()  # the very view the LEDs show in this tick
         partial = status.partial
         if self.guidance is not None and partial is not None and not partial.actions \
                 and status.phase == "playing":
@@ -479,7 +479,7 @@ class FeedProducer:
 
         session = self.session
         tracker = session.tracker
-        view = view or session.hint_view()
+        view = view or session.tick_view()
         status = session.status
         marks = self._game()
         state = tracker.state

@@ -62,8 +62,12 @@ class _Listeners(Generic[F]):
         """The stage of each listener, in the order they are told."""
         return [stage for stage, _, _ in self._listeners]
 
-    def _in_order(self) -> tuple[F, ...]:
-        return () if self._held else tuple(listener for _, _, listener in self._listeners)
+    def _in_order(self, before: Stage | None = None, since: Stage | None = None
+                  ) -> tuple[F, ...]:
+        if self._held:
+            return ()
+        return tuple(listener for stage, _, listener in self._listeners
+                     if (before is None or stage < before) and (since is None or stage >= since))
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -85,10 +89,12 @@ class Channel(_Listeners[Callable[[T], None]]):
 
 
 class Signal(_Listeners[Callable[[], None]]):
-    """An event without a payload, told to its listeners in stage order."""
+    """An event without a payload, told to its listeners in stage order. ``before`` tells
+    only the listeners of earlier stages, ``since`` only those of that stage and later
+    (the session's tick is told in two parts, around the hint view it builds)."""
 
-    def emit(self) -> None:
-        for listener in self._in_order():
+    def emit(self, *, before: Stage | None = None, since: Stage | None = None) -> None:
+        for listener in self._in_order(before, since):
             listener()
 
 
@@ -97,7 +103,10 @@ class TableEvents:
     updated its log and clocks); ``handover`` the table was handed over (the observation
     about to be judged); ``new_game`` the table was cleared after a finished game and a new
     game begins; ``flag`` the seat whose flag fell (after the game ended, when it loses);
-    ``tick`` the end of every tick of the table loop."""
+    ``tick`` every tick of the table loop: its listeners before ``Stage.FEED`` (what acts
+    on the table from outside: admin commands, the event's clock) are told once the table
+    has been judged, before the tick's hint view is built; the others (the displays) after
+    the LEDs show it, and read it as ``TableSession.tick_view()``."""
 
     def __init__(self) -> None:
         self.committed: Channel[Commit] = Channel("committed")

@@ -29,7 +29,7 @@ from homeworlds.rules import GameState, Rules, Turn
 from homeworlds.session.advisor import ComputerSeat, make_player
 from homeworlds.session.clocks import SessionClocks, TableConditions
 from homeworlds.session.computer import ComputerAtTable, SeatSettings
-from homeworlds.session.events import TableEvents
+from homeworlds.session.events import Stage, TableEvents
 from homeworlds.session.lights import TableLights
 from homeworlds.session.watch import SeatButtons, TableWatch
 from homeworlds.table.guidance import Guidance, GuidanceError
@@ -102,6 +102,9 @@ class TableSession:
         self._judged_since: float | None = None
         #: Seconds each judgement of a settled table took (for benchmarks).
         self.evaluation_seconds: list[float] = []
+        #: The hint view of the tick being told (``tick_view``), and whether one is.
+        self._tick_view: HintView | None = None
+        self._in_tick = False
         tracker.on_commit = self._committed
         tracker.on_handover = self.events.handover.emit
         tracker.on_new_game = self.events.new_game.emit
@@ -352,21 +355,39 @@ class TableSession:
             guidance=guidance, guidance_mistakes=self.computer.mistake_slots(guidance),
             link_up=self.watch.link_up, red_alert_seat=self.red_alert_seat)
 
+    def tick_view(self) -> HintView:
+        """The hint view of the tick being told: built once, for the LEDs and the displays
+        alike. Outside a tick, the view as the table stands now."""
+        if not self._in_tick:
+            return self.hint_view()
+        if self._tick_view is None:
+            self._tick_view = self.hint_view()
+        return self._tick_view
+
     def render(self, now: float | None = None):
-        return self.lights.render(self.hint_view(), now)
+        return self.lights.render(self.tick_view(), now)
 
     def tick(self) -> None:
-        """Judge the table if it settled, render the current frame and hand it to the LED
-        output (which skips repeats); then tell the tick's listeners."""
+        """One tick of the table loop: act on a press released before it became a long
+        one; judge the table if it settled (or lay out the computer's answer); let what
+        acts on the table from outside act (the tick's listeners before ``Stage.FEED``:
+        admin commands, the event's clock); run the clocks; then build the hint view once,
+        show it on the LEDs (the output skips repeats) and tell the tick's later listeners
+        (the displays), which read the same view (``tick_view``)."""
         due = self.buttons.due()
         if due is not None:
             self._press(due)  # released before it became a long press
         if not self.evaluate() and self.computer.answer_ready():
             self.computer.advise(self.observation)
+        self.events.tick.emit(before=Stage.FEED)
         self.update_clocks()
-        if self.lights.output is not None:
-            self.lights.show(self.render())
-        self.events.tick.emit()
+        self._in_tick, self._tick_view = True, None
+        try:
+            if self.lights.output is not None:
+                self.lights.show(self.render())
+            self.events.tick.emit(since=Stage.FEED)
+        finally:
+            self._in_tick, self._tick_view = False, None
 
 
 def new_session(layout: Layout, registry: Registry, rules: Rules, players: tuple[str, ...],
