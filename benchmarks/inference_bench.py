@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import GameState, ObservedSystem, infer_turn, preset
 from homeworlds.rules.inference import system_signature
 

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.replay import load_expected
 from homeworlds.runtime.crash_drill import CrashDrill
 

@@ -59,11 +59,7 @@ from homeworlds.ai.match import (  # noqa: E402
     seats_text,
     think_time_figures,
 )
-from homeworlds.notation.cooked import (  # noqa: E402
-    CookedSystem,
-    format_cooked_turn,
-    parse_cooked_turn,
-)
+from homeworlds.notation import CookedSystem, format_cooked_turn, parse_cooked_turn  # noqa: E402
 from homeworlds.rules import PIECES, GameState, HomeworldsError, InvalidNotation  # noqa: E402
 
 #: The program's name in a build; ``annotate`` is its name before 2019.

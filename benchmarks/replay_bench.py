@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.replay import replay_game
 from homeworlds.rules import preset
 

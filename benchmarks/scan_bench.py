@@ -27,9 +27,8 @@ import statistics
 import sys
 
 from homeworlds.rules import PIECES
-from homeworlds.sim import SimulatedMcu
+from homeworlds.sim import SimulatedMcu, VirtualTable, make_registry
 from homeworlds.sim.scan_timing import CIRCUITPYTHON_FACTOR, FRAME_OVERHEAD_US
-from homeworlds.sim.table import VirtualTable, make_registry
 from homeworlds.table.enroll import copies_for_players
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, TagInfo

@@ -25,7 +25,7 @@ def _percentile(values, share):
 
 
 def _position(turns: int):
-    from homeworlds.notation.sdg import read_sdg
+    from homeworlds.notation import read_sdg
     from homeworlds.replay import rules_for_game
     from homeworlds.rules import GameState
 

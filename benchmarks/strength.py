@@ -44,7 +44,7 @@ from homeworlds.ai.match import (  # noqa: E402
     seats_text,
     think_time_figures,
 )
-from homeworlds.notation.cooked import format_cooked_turn  # noqa: E402
+from homeworlds.notation import format_cooked_turn  # noqa: E402
 
 #: Games per pairing in a quick run (``make bench``: one opening from both seats).
 QUICK_GAMES = 2

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import (
     GameState,
     IllegalAction,

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from homeworlds.link import PipeTransport, SerialTransport, TableLink
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.pixels import MemorySink, PixelOutput
 from homeworlds.replay import rules_for_game
 from homeworlds.runtime.table_replay import SimulatedTableGame, table_replay_game

@@ -19,7 +19,7 @@ from importlib import resources
 from homeworlds.display.fit import fit
 from homeworlds.display.picture import picture_of_session
 from homeworlds.display.screen import REDRAWS_PER_SECOND, TerminalScreen
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 

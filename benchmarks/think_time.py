@@ -27,8 +27,7 @@ GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "games" / "cook
 
 def _games():
     """(name, starting GameState, recorded turns) of every game replayed."""
-    from homeworlds.notation import read_cooked_file
-    from homeworlds.notation.sdg import read_sdg
+    from homeworlds.notation import read_cooked_file, read_sdg
     from homeworlds.replay import rules_for_game
     from homeworlds.rules import GameState, preset
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from homeworlds.notation.cooked import read_cooked, read_cooked_file
+from homeworlds.notation import read_cooked, read_cooked_file
 from homeworlds.rules import DEFAULT_PRESET, Action, GameState, IllegalAction, Trade, preset
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from homeworlds.ai.players import ComputerPlayer
+from homeworlds.ai import ComputerPlayer
 from homeworlds.rules import GameState, preset
 from homeworlds.session import Thinking
 
@@ -63,7 +63,7 @@ def test_the_thinking_works_on_a_copy_while_the_table_goes_on():
     state = GameState(preset("looney"))
     thinking = Thinking(Slow(), state, purpose="turn", key=(1,))
     assert not thinking.done
-    from homeworlds.notation.sdg import parse_sdg_action
+    from homeworlds.notation import parse_sdg_action
     state.apply_turn((parse_sdg_action("Homeworld Y1 B2 G3", player="Player1"),))
     release.set()
     assert thinking.wait(30) and seen == [0]

@@ -46,9 +46,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: The modules that may lie at the top of ``homeworlds``: the command's entry points.
 ENTRY_POINTS = {"__init__", "cli", "__main__"}
 
-#: Packages whose ``__all__`` their callers do not follow yet (issue 26: being moved over).
-NOT_YET_FLAT = {"ai", "hints", "link", "notation", "pixels", "sim", "store"}
-
 
 @dataclass(frozen=True, slots=True)
 class Import:
@@ -246,7 +243,7 @@ def test_callers_import_a_flat_package_from_the_package():
             package = name if path.name == "__init__.py" else name.rpartition(".")[0]
             for imp in imports_of(path, package):
                 owner = ".".join(imp.module.split(".")[:2])
-                if (owner not in flat or imp.module == owner or top(owner) in NOT_YET_FLAT
+                if (owner not in flat or imp.module == owner
                         or name == owner or name.startswith(owner + ".")):
                     continue
                 offenders += [f"{imp.where()}: {n} from {imp.module}"

@@ -153,7 +153,7 @@ def test_play_exits_2_with_the_message_never_a_traceback(tmp_path, capsys):
                         min_size=1, max_size=12), min_size=2, max_size=2, unique=True))
 def test_every_name_the_configuration_accepts_the_record_can_write(names):
     """What ``check_player_name`` lets through, SDG notation writes and reads back."""
-    from homeworlds.notation.sdg import read_sdg, sdg_game, write_sdg
+    from homeworlds.notation import read_sdg, sdg_game, write_sdg
     from homeworlds.rules import PIECES, Homeworld
 
     assume(names[0].casefold() != names[1].casefold())

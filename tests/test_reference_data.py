@@ -12,8 +12,7 @@ import json
 
 import pytest
 
-from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_cooked_file, read_sdg_file
 from homeworlds.replay import cooked_disagreements, load_expected, replay_game, sdg_disagreements
 from homeworlds.rules import (
     AmbiguousAction,

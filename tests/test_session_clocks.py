@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.clock import ClockSpec, TurnTime
-from homeworlds.link.events import LinkDown, LinkUp, McuInfo, ReaderFault, SnapshotReceived
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.link import LinkDown, LinkUp, McuInfo, ReaderFault, SnapshotReceived
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import GameState, Piece, preset
 from homeworlds.session import READER_FAULT_HOLD_S, Stage, new_session
 from homeworlds.sim import TableDriver, VirtualTable, make_registry

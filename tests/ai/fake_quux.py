@@ -27,13 +27,8 @@ import random
 import sys
 import time
 
-from homeworlds.ai.players import RandomPlayer
-from homeworlds.notation.cooked import (
-    CookedSystem,
-    format_cooked_turn,
-    parse_cooked_turn,
-    read_cooked,
-)
+from homeworlds.ai import RandomPlayer
+from homeworlds.notation import CookedSystem, format_cooked_turn, parse_cooked_turn, read_cooked
 from homeworlds.rules import PIECES, GameState, HomeworldsError, preset
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from homeworlds.ai.players import LEVELS
+from homeworlds.ai import LEVELS
 from homeworlds.ai.search import Budget, SearchPlayer
-from homeworlds.notation.cooked import parse_cooked_turn
+from homeworlds.notation import parse_cooked_turn
 from homeworlds.rules import GameState, canonical_key, find_material_turn
 from tests.ai.helpers import after, opened, position
 

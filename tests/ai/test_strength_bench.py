@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from homeworlds.ai import LEVELS, GreedyPlayer
 from homeworlds.ai.match import (
     BASELINES,
     make_player,
@@ -15,7 +16,6 @@ from homeworlds.ai.match import (
     player_names,
     register_player,
 )
-from homeworlds.ai.players import LEVELS, GreedyPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -119,7 +119,7 @@ def test_first_plays_the_games_from_that_index(capsys):
 
 
 def test_games_recorded_to_jsonl_replay_to_their_outcome(tmp_path, capsys):
-    from homeworlds.notation.cooked import parse_cooked_turn
+    from homeworlds.notation import parse_cooked_turn
 
     record = tmp_path / "games.jsonl"
     assert strength.main(["--player", "level1", "--opponent", "random", "--games", "2",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.ai.players import LEVELS
+from homeworlds.ai import LEVELS
 from homeworlds.commands import versus
 from homeworlds.display.thinking import SPINNER, think
 

@@ -13,7 +13,7 @@ from homeworlds.ai.wins import (
     scan_for_winning_turn,
     wins_for_mover,
 )
-from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import GameState, preset
 from tests.ai.helpers import after, position, random_positions
 from tests.shared import shared_missing

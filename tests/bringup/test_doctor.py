@@ -8,8 +8,7 @@ import sys
 from homeworlds.bringup.checks import Status
 from homeworlds.bringup.system import check_led_platform, check_port
 from homeworlds.cli import main
-from homeworlds.pixels import PixelSettings
-from homeworlds.pixels.blinka import spi_transfer_size
+from homeworlds.pixels import PixelSettings, spi_transfer_size
 
 from .conftest import write_config
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from homeworlds.rules import GameState, deal_alignments, preset
 from homeworlds.runtime import record, terminal
 from homeworlds.runtime.config import ConfigError, config_from_mapping

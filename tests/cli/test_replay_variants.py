@@ -7,7 +7,7 @@ import json
 import pytest
 
 from homeworlds.cli import main
-from homeworlds.notation.sdg import read_sdg, write_sdg
+from homeworlds.notation import read_sdg, write_sdg
 from homeworlds.rules import Catastrophe, Color, SetupPick
 
 ALTERNATING = """Homeworlds Online

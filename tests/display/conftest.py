@@ -8,7 +8,7 @@ from importlib import resources
 import pytest
 
 from homeworlds.display.picture import picture_of_session
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 

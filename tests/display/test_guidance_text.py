@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from homeworlds.display.guidance_text import guidance_text
-from homeworlds.hints.view import GuidanceShown
+from homeworlds.hints import GuidanceShown
 from homeworlds.rules import Piece
 
 PLAYERS = ("Ann", "Hal")

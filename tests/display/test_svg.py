@@ -17,12 +17,7 @@ from homeworlds.display.svg import (
     render_svg,
     state_from_cooked,
 )
-from homeworlds.notation.cooked import (
-    CookedSystem,
-    parse_cooked_turn,
-    read_cooked_file,
-    write_position,
-)
+from homeworlds.notation import CookedSystem, parse_cooked_turn, read_cooked_file, write_position
 from homeworlds.rules import PIECES, GameState, Piece, preset
 from tests.display.svg_check import NS, assert_svg_shows, drawn_position, parse
 from tests.shared import DATA, shared_path

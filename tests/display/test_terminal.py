@@ -15,7 +15,7 @@ import pytest
 
 from homeworlds.commands import versus
 from homeworlds.display.terminal import render_position, terminal_width
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from homeworlds.rules import GameState, preset
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -21,7 +21,7 @@ from homeworlds.event.publisher import EventPublisher  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.settings import EventSettings, parse_broker_url  # noqa: E402
 from homeworlds.event.topics import event_config_topic  # noqa: E402
-from homeworlds.link.events import SnapshotReceived  # noqa: E402
+from homeworlds.link import SnapshotReceived  # noqa: E402
 from homeworlds.session import Stage  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from tests.event.helpers import wait_for  # noqa: E402

@@ -6,8 +6,7 @@ from homeworlds.event.hub import HubIngest
 from homeworlds.event.hub_client import HubClient
 from homeworlds.event.publisher import EventPublisher
 from homeworlds.event.settings import EventSettings, parse_broker_url
-from homeworlds.store import GameStore
-from homeworlds.store.database import StoredResult
+from homeworlds.store import GameStore, StoredResult
 from tests.event.helpers import TWO_PLAYER_GAMES, store_rows, wait_for
 from tests.event.tables import played_store
 

@@ -218,7 +218,7 @@ class CommittedTable:
     pipe from a scripted MCU that shows the table as it is."""
 
     def __init__(self, turns: int = 8):
-        from homeworlds.notation.sdg import read_sdg
+        from homeworlds.notation import read_sdg
         from homeworlds.rules import GameState, preset
         from homeworlds.session import new_session
         from homeworlds.sim import TableDriver, VirtualTable, make_registry

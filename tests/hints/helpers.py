@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from homeworlds.hints import HintSettings, HintView
-from homeworlds.pixels.frame import RGB, Frame
+from homeworlds.pixels import RGB, Frame
 from homeworlds.rules import DEFAULT_PRESET, GameState, Piece, preset
 from homeworlds.table.layout import Layout, builtin_layout
 

@@ -4,7 +4,7 @@ not their turn; pressed on their own turn, the button still hands over."""
 
 from __future__ import annotations
 
-from homeworlds.link.events import ButtonPressed
+from homeworlds.link import ButtonPressed
 from homeworlds.rules import deal_alignments, preset
 from homeworlds.session import ALIGNMENT_SHOWN_S, new_session
 from homeworlds.sim import make_registry

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 
-from homeworlds.hints import HintSettings, HintView, render
+from homeworlds.hints import GuidanceShown, HintSettings, HintView, render
 from homeworlds.hints.animation import scale
-from homeworlds.hints.view import GuidanceShown
 from homeworlds.rules import Piece
 from homeworlds.table.layout import builtin_layout
 

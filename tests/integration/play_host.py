@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from homeworlds.commands import play
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.notation import parse_sdg_action, read_sdg_file
 
 
 def sdg_turn(text: str, player: str) -> tuple:

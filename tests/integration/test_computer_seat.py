@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from homeworlds.ai.players import GreedyPlayer
+from homeworlds.ai import GreedyPlayer
 from homeworlds.rules import Piece, canonical_key, preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.session import ComputerSeat
@@ -159,7 +159,7 @@ def test_wrong_steps_are_shown_as_corrections_and_then_fixed():
 
 def _opening(sim, person_turns):
     """Both homeworlds and a first build each, played by the driver (no computer seat)."""
-    from homeworlds.notation.sdg import parse_sdg_action
+    from homeworlds.notation import parse_sdg_action
     for k, text in enumerate(person_turns):
         turn = tuple(parse_sdg_action(a.strip(), player=PLAYERS[k % 2]) for a in text.split(";"))
         sim.driver.play_turn(turn, hand_over=False)
@@ -273,7 +273,7 @@ def test_the_computer_finishes_an_archive_game_on_the_table():
     sacrifice and a capture at the opponent's home) and guide it onto the table."""
     from importlib import resources
 
-    from homeworlds.notation.sdg import read_sdg
+    from homeworlds.notation import read_sdg
     from homeworlds.replay import rules_for_game
     from homeworlds.rules import GameState
     from homeworlds.sim import TableDriver
@@ -312,7 +312,7 @@ def test_the_computer_finishes_an_archive_game_on_the_table():
 
 
 def test_another_legal_turn_at_the_computers_seat_is_refused_and_guided_back():
-    from homeworlds.ai.players import RandomPlayer
+    from homeworlds.ai import RandomPlayer
     from homeworlds.sim import TableDriver
     from tests.integration.seat_helpers import wait_for_step
 
@@ -358,7 +358,7 @@ class _Gated:
     """The level-1 computer, answering only once ``gate`` is set (to time its answer)."""
 
     def __init__(self, gate, level, seed, rules, names):
-        from homeworlds.ai.players import ComputerPlayer
+        from homeworlds.ai import ComputerPlayer
         self.gate = gate
         self.inner = ComputerPlayer(level, seed=seed, rules=rules, names=names)
 
@@ -450,7 +450,7 @@ def test_the_table_is_guided_back_to_an_earlier_position():
         session = sim.session
         before = session.tracker.state.copy()
         slots = session.tracker.slot_of_system(session.observation)
-        from homeworlds.notation.sdg import parse_sdg_action
+        from homeworlds.notation import parse_sdg_action
         sim.driver.play_turn((parse_sdg_action("Discover G1 Ann B3 Far", player="Ann"),),
                              hand_over=False)
         sim.settle()

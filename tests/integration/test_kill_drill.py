@@ -5,7 +5,7 @@ by turn against the game. The long form is `make fuzz` (benchmarks/kill_fuzz.py)
 
 from __future__ import annotations
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.runtime.crash_drill import MOMENTS, CrashDrill
 
 

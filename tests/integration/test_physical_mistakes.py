@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout

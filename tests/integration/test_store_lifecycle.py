@@ -14,7 +14,7 @@ import time
 import pytest
 
 from homeworlds.commands import play
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.config import load_config
 from homeworlds.runtime.table import serve

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry

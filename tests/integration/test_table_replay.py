@@ -14,7 +14,7 @@ SAMPLE = 100
 
 
 def _play(path: str) -> dict:
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.runtime.table_replay import table_replay_game
 
     result = table_replay_game(read_sdg_file(path), file=os.path.basename(path),

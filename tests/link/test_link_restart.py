@@ -6,8 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from homeworlds.link import ConfigReported, LinkDown, LinkUp
-from homeworlds.link.core import LinkState
+from homeworlds.link import ConfigReported, LinkDown, LinkState, LinkUp
 from homeworlds.sim import SimulatedMcu, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 from tablefw import protocol as p

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg, sdg_game, write_sdg
+from homeworlds.notation import parse_sdg_action, read_sdg, sdg_game, write_sdg
 from homeworlds.rules import (
     Alignment,
     Build,

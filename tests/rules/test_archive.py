@@ -32,7 +32,7 @@ def test_sdg_sample_agrees_with_expected(shared_dir):
 
 
 def test_known_bad_records_fail_at_the_right_turn(shared_dir):
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.replay import replay_game
     from homeworlds.rules import preset
 
@@ -74,7 +74,7 @@ MULTI_PLAYER_UNEXPLAINED = {"10237", "23818"}  # see docs/replay.md
 
 
 def test_multi_player_games_replay_and_agree_with_recorded_winners(shared_dir):
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.replay import replay_game
 
     illegal, decided = set(), 0

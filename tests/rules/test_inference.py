@@ -225,7 +225,7 @@ def test_a_budget_too_small_says_so_and_a_turn_in_progress_narrows_the_search():
 
 
 def _archive_turns(shared_dir, games: list):
-    from homeworlds.notation.cooked import read_cooked_file
+    from homeworlds.notation import read_cooked_file
     from homeworlds.rules import preset
 
     for path in games:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from homeworlds.link import TableLink
-from homeworlds.link.core import LinkState
+from homeworlds.link import LinkState, TableLink
 from homeworlds.sim import SimulatedMcu
 
 

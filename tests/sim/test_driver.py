@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from homeworlds.notation.cooked import parse_cooked_turn, read_cooked
+from homeworlds.notation import parse_cooked_turn, read_cooked
 from homeworlds.rules import PIECES, GameState, Homeworld, IllegalAction, Pass, Piece, preset
 from homeworlds.sim import (
     HAND,
@@ -307,7 +307,7 @@ def test_the_mcu_reports_what_the_driver_handled(layout, registry, table):
 def test_archive_games_through_the_driver(shared_dir, layout, registry):
     """~20 seeded archive games: after every action and turn the table (tags -> registry
     -> pieces per zone) shows the engine's position, systems by slot, ships by seat."""
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.replay import load_expected, rules_for_game
 
     expected = load_expected(shared_dir / "games" / "expected.tsv")

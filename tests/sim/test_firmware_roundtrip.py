@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds.link import HandshakeRefused, LinkUp, SnapshotReceived, TableLink
-from homeworlds.link.core import LinkState
+from homeworlds.link import HandshakeRefused, LinkState, LinkUp, SnapshotReceived, TableLink
 from homeworlds.sim import SimError, SimulatedMcu, VirtualTable, make_registry
 from homeworlds.table.fwconfig import read_config_text, render_table_config
 from homeworlds.table.layout import builtin_layout, builtin_layout_names

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.store import GameStore
 

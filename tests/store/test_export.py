@@ -9,8 +9,7 @@ import os
 import pytest
 
 from homeworlds.cli import main
-from homeworlds.notation.cooked import read_cooked
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_cooked, read_sdg
 from homeworlds.rules import preset
 from homeworlds.store import GameRecorder
 from homeworlds.store.export import (

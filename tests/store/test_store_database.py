@@ -9,10 +9,9 @@ import sqlite3
 import pytest
 
 from homeworlds.rules import preset
-from homeworlds.store import GameStore, StoredResult, StoreRefused
+from homeworlds.store import GameRecorder, GameStore, StoredResult, StoreRefused
 from homeworlds.store import database as db_module
 from homeworlds.store.database import StoreConflict
-from homeworlds.store.recorder import GameRecorder
 from homeworlds.store.records import position_to_json, turn_to_sdg
 
 from .helpers import OPENING, PLAYERS, positions, turns_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from homeworlds.notation.cooked import CookedSystem
+from homeworlds.notation import CookedSystem
 from homeworlds.rules import PIECES, GameState, Rules, deal_alignments
 
 

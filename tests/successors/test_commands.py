@@ -6,7 +6,7 @@ import argparse
 import json
 
 from homeworlds.commands import branching, successors, wins
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 
 
 def test_branching_prints_the_reference_counts(shared, branching_factors, capsys):

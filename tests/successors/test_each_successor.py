@@ -3,7 +3,7 @@ the moment the search finds them, and stops when asked."""
 
 from __future__ import annotations
 
-from homeworlds.notation.cooked import read_cooked
+from homeworlds.notation import read_cooked
 from homeworlds.rules import GameState, each_successor, preset, successors
 
 POSITION = "Home0 (0, y1b2) y3y3-g1\nHome1 (1, g2b3) b1-y2r2\nA (y2) g2-\nB (b1) y1-\n"

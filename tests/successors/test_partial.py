@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import (
     AmbiguousAction,
     Build,

@@ -135,7 +135,7 @@ def test_targets_and_red_alert():
 
 
 def test_three_players_target_choice():
-    from homeworlds.notation.cooked import CookedSystem
+    from homeworlds.notation import CookedSystem
     from homeworlds.rules import GameState, Piece
     p = Piece.from_text
     systems = [CookedSystem("Home0", 0, (p("y1"), p("b2")), ((p("g1"),), (), ())),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import Piece
 from homeworlds.table.guidance import GuidanceError, guide, plan_position, plan_turn
 from tests.table.guidance_helpers import LAYOUT, Bench, position, system

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState
-from homeworlds.store.recorder import GameRecorder
+from homeworlds.store import GameRecorder
 from tests.shared import DATA
 
 SDG_DIR = DATA / "games" / "sdg"

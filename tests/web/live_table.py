@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from importlib import resources
 
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.web.live import attach_feed

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 from homeworlds.feed import FeedHub, FeedProducer, event_from_json
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import preset
 from homeworlds.session import ControlQueue, TableControl, new_session
 from homeworlds.sim import make_registry

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_sdg
 from tests.display.svg_check import assert_svg_shows
 from tests.web.archive_data import COOKED_DIR, SDG_DIR, engine_positions, record_games
 from tests.web.conftest import PHONE

@@ -9,7 +9,7 @@ pytest.importorskip("starlette")
 from starlette.applications import Starlette  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from homeworlds.notation.sdg import read_sdg  # noqa: E402
+from homeworlds.notation import read_sdg  # noqa: E402
 from homeworlds.web.archive import archive_routes  # noqa: E402
 from tests.display.svg_check import assert_svg_shows  # noqa: E402
 from tests.web.archive_data import COOKED_DIR, SDG_DIR, engine_positions, record_games  # noqa: E402

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.display.steps import caption, load_game_file
-from homeworlds.link.events import SnapshotReceived, ZoneChanged
+from homeworlds.link import SnapshotReceived, ZoneChanged
 from homeworlds.table.layout import builtin_layout
 from homeworlds.web.attract import AttractLeds, AttractMode, game_in_progress
 from tests.display.svg_check import assert_svg_shows
@@ -180,8 +180,7 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
 
 
 def test_the_table_loop_shows_the_replay_on_the_leds_until_a_piece_is_placed(clock):
-    from homeworlds.pixels.memory import MemorySink
-    from homeworlds.pixels.output import PixelOutput
+    from homeworlds.pixels import MemorySink, PixelOutput
     from homeworlds.rules import preset
     from homeworlds.session import new_session
     from homeworlds.sim import make_registry

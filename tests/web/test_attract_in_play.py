@@ -132,9 +132,8 @@ class _Display:
 
 @pytest.mark.parametrize("attract_leds", [False, True])
 def test_the_leds_replay_only_with_attract_leds(tmp_path, attract_leds):
-    from homeworlds.link.events import SnapshotReceived, ZoneChanged
-    from homeworlds.pixels.memory import MemorySink
-    from homeworlds.pixels.output import PixelOutput
+    from homeworlds.link import SnapshotReceived, ZoneChanged
+    from homeworlds.pixels import MemorySink, PixelOutput
     from homeworlds.rules import preset
     from homeworlds.runtime.config import load_config
     from homeworlds.runtime.table import attract_table

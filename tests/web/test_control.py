@@ -7,8 +7,7 @@ import threading
 
 import pytest
 
-from homeworlds.pixels import MemorySink, PixelOutput
-from homeworlds.pixels.correction import ColorCorrection
+from homeworlds.pixels import ColorCorrection, MemorySink, PixelOutput
 from homeworlds.rules import preset
 from homeworlds.session import AdminCommand, ControlError, ControlQueue, TableControl, new_session
 from homeworlds.sim import make_registry

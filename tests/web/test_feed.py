@@ -18,8 +18,7 @@ from homeworlds.feed import (
     encode,
     event_from_json,
 )
-from homeworlds.notation.cooked import read_cooked
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.notation import parse_sdg_action, read_cooked, read_sdg_file
 from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
@@ -92,18 +91,24 @@ def test_no_snapshot_while_nothing_changes(fed_game):
     assert len(events) == count
 
 
+def _lift_anns_g3(sim) -> tuple[str, int]:
+    """Ann lifts her g3 from her home; the host sees it. Returns its tag and zone."""
+    home_slot = sim.session.tracker.slot_of_system(sim.session.observation)["Ann"]
+    zone = sim.layout.slots[home_slot].ship_zone(0)
+    uid = next(u for u in sim.table.tags_on(zone)
+               if sim.registry.lookup(u).piece.to_text() == "g3")
+    sim.table.lift(uid)
+    sim.settle()
+    return uid, zone
+
+
 def test_a_lifted_ship_shows_its_legal_destinations(fed_game):
     sim, producer, events = fed_game
     for k, text in enumerate(OPENING[:4]):
         _play(sim, text, k % 2)
     # Ann lifts her g3 from her home (yellow star there: she may move to what is connected)
     table = sim.table
-    home_slot = sim.session.tracker.slot_of_system(sim.session.observation)["Ann"]
-    zone = sim.layout.slots[home_slot].ship_zone(0)
-    uid = next(u for u in table.tags_on(zone)
-               if sim.registry.lookup(u).piece.to_text() == "g3")
-    table.lift(uid)
-    sim.settle()
+    uid, zone = _lift_anns_g3(sim)
     sim.session.tick()
     snap = producer.latest
     assert snap.hints.lifted == {"seat": 0, "piece": "g3", "from": "Ann"}
@@ -278,8 +283,7 @@ def test_the_hint_view_is_built_once_per_tick_and_shows_what_the_tick_changed():
     """The LEDs and the feed show one hint view per tick, built after the admin's commands
     of that tick ran: a hint level lowered from the admin page hides the lifted ship's
     hints on the LEDs and in the feed in the same tick."""
-    from homeworlds.pixels import PixelOutput
-    from homeworlds.pixels.memory import MemorySink
+    from homeworlds.pixels import MemorySink, PixelOutput
     from homeworlds.session import AdminCommand
     from homeworlds.web.live import attach_feed
 
@@ -300,13 +304,7 @@ def test_the_hint_view_is_built_once_per_tick_and_shows_what_the_tick_changed():
     with sim:
         for k, text in enumerate(OPENING[:4]):
             _play(sim, text, k % 2)
-        table = sim.table
-        home_slot = sim.session.tracker.slot_of_system(sim.session.observation)["Ann"]
-        zone = sim.layout.slots[home_slot].ship_zone(0)
-        uid = next(u for u in table.tags_on(zone)
-                   if sim.registry.lookup(u).piece.to_text() == "g3")
-        table.lift(uid)
-        sim.settle()
+        _lift_anns_g3(sim)
         built.clear()
         shown.clear()
         sim.session.tick()

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import threading
 
-from homeworlds.ai.players import GreedyPlayer
+from homeworlds.ai import GreedyPlayer
 from homeworlds.feed import Snapshot, TurnEvent
-from homeworlds.link.events import LinkDown
+from homeworlds.link import LinkDown
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.session import ComputerSeat

@@ -8,7 +8,7 @@ import sqlite3
 import time
 import urllib.request
 
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, Piece, preset
 from homeworlds.session import AdminCommand
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry

@@ -12,10 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from homeworlds.bringup.checks import Check
-from homeworlds.pixels.blinka import spi_transfer_size
-from homeworlds.pixels.frame import solid
+from homeworlds.pixels import PixelSettings, solid, spi_transfer_size
 from homeworlds.pixels.limits import board_model, chain_problem, full_white_current_ma
-from homeworlds.pixels.settings import SUPPLY_LOAD_FACTOR, PixelSettings
+from homeworlds.pixels.settings import SUPPLY_LOAD_FACTOR
 
 WHITE = (255, 255, 255)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from homeworlds.commands.successors import add_rules_option
 from homeworlds.display.printable import printable
-from homeworlds.notation.cooked import read_cooked_file
+from homeworlds.notation import read_cooked_file
 from homeworlds.rules import GameState, HomeworldsError, count_successors, preset
 
 

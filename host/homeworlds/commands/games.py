@@ -12,12 +12,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from homeworlds.store.database import (
-    GameStore,
-    StoredGame,
-    StoredResult,
-    StoreError,
-)
+from homeworlds.store import GameStore, StoredGame, StoredResult, StoreError
 from homeworlds.store.export import FORMATS, ExportError, export_game, write_atomically
 from homeworlds.store.recorder import utc_now
 
@@ -87,7 +82,8 @@ def _open(path: Path, writable: bool) -> GameStore:
                                check_same_thread=False)
         GameStore._check_readable(conn, str(path))
     except sqlite3.Error as exc:
-        from homeworlds.store.database import StoreRefused, describe_sqlite_error
+        from homeworlds.store import StoreRefused
+        from homeworlds.store.database import describe_sqlite_error
         raise StoreRefused(str(path), describe_sqlite_error(exc)[1]) from None
     return GameStore(path, conn)
 

@@ -21,8 +21,6 @@ import threading
 from pathlib import Path
 
 from homeworlds.runtime.config import ConfigError, load_config
-from homeworlds.runtime.table import TableStartError, open_table_output, serve, serve_live
-from homeworlds.runtime.terminal import stop_on_signals, terminal_commands
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,6 +50,9 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
+    from homeworlds.runtime.table import TableStartError, open_table_output, serve, serve_live
+    from homeworlds.runtime.terminal import stop_on_signals, terminal_commands
+
     if not args.config:
         return _fail("no configuration given: use --config FILE (see docs/configuration.md; "
                      "hardware/table.example.toml is an example). To try the table without "

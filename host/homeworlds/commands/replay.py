@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from homeworlds.display.printable import printable, printable_lines
-from homeworlds.notation.cooked import read_cooked
-from homeworlds.notation.sdg import read_sdg
+from homeworlds.notation import read_cooked, read_sdg
 from homeworlds.notation.textfile import notation_format, read_notation_text
 from homeworlds.replay import ReplayResult, ReplaySetupError, replay_cooked_game, replay_game
 from homeworlds.rules import PRESETS, AlignmentError, InvalidNotation, alignments_from_text, preset

@@ -13,9 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from homeworlds.sim.mcu import DEFAULT_SCAN_TIME_MS
-from homeworlds.sim.pty import PtyMcu
-from homeworlds.sim.table import SimError, VirtualTable, make_registry
+from homeworlds.sim import DEFAULT_SCAN_TIME_MS, PtyMcu, SimError, VirtualTable, make_registry
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import RegistryError
 

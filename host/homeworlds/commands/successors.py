@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from homeworlds.display.printable import printable
-from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.notation.sdg import format_sdg_action
+from homeworlds.notation import format_sdg_action, read_cooked_file
 from homeworlds.rules import (
     PRESETS,
     GameState,

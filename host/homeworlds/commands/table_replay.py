@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from homeworlds.display.printable import printable
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.rules import PRESETS, InvalidNotation, preset
 
 

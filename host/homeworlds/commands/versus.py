@@ -12,11 +12,10 @@ import random
 import sys
 from typing import TextIO
 
-from homeworlds.ai import ComputerPlayer
-from homeworlds.ai.players import LEVELS
+from homeworlds.ai import LEVELS, ComputerPlayer
 from homeworlds.display.terminal import render_position, terminal_width
 from homeworlds.display.thinking import think
-from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action
+from homeworlds.notation import format_sdg_action, parse_sdg_action
 from homeworlds.rules import (
     DEFAULT_PRESET,
     PRESETS,

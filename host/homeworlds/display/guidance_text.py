@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from homeworlds.hints.view import GuidanceShown
+from homeworlds.hints import GuidanceShown
 
 
 def _who(players: Sequence[str], seat: int) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from homeworlds.display.printable import printable
-from homeworlds.notation.sdg import format_sdg_action
+from homeworlds.notation import format_sdg_action
 
 RGB = tuple[int, int, int]
 

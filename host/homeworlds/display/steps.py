@@ -13,8 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from homeworlds.notation.cooked import format_cooked_turn, read_cooked
-from homeworlds.notation.sdg import SdgGame, format_sdg_action, read_sdg
+from homeworlds.notation import (
+    SdgGame,
+    format_cooked_turn,
+    format_sdg_action,
+    read_cooked,
+    read_sdg,
+)
 from homeworlds.notation.textfile import notation_format, read_notation_text
 from homeworlds.rules import (
     AmbiguousAction,

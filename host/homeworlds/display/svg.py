@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from homeworlds.display.printable import printable
-from homeworlds.notation.cooked import read_cooked
+from homeworlds.notation import read_cooked
 from homeworlds.rules import PIECES, GameState, InvalidNotation, System, preset
 
 __all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_snapshot_svg",

@@ -29,7 +29,7 @@ from homeworlds.event.payloads import (
 )
 from homeworlds.event.topics import parse_topic
 from homeworlds.rules import PIECES, GameState
-from homeworlds.store.database import GameStore, StoredGame, StoredResult, StoreError
+from homeworlds.store import GameStore, StoredGame, StoredResult, StoreError
 from homeworlds.store.records import position_to_json, turn_from_sdg
 
 log = logging.getLogger("homeworlds.hub")

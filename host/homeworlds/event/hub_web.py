@@ -25,7 +25,7 @@ from homeworlds.event.hub import HubIngest
 from homeworlds.event.pairing import PairingError
 from homeworlds.event.payloads import snapshot_message
 from homeworlds.event.rounds import EventBook
-from homeworlds.store.database import StoreError
+from homeworlds.store import StoreError
 from homeworlds.web.pages import error_page, page
 
 #: Seconds between two update notices to one page (a busy event changes many times a second).

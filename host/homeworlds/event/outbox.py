@@ -13,7 +13,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from homeworlds.store.database import GameStore, StoredGame, StoredTurn
+from homeworlds.store import GameStore, StoredGame, StoredTurn
 from homeworlds.store.recorder import utc_now
 
 

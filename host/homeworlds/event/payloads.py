@@ -15,9 +15,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from homeworlds.notation.cooked import CookedSystem, parse_pieces, write_position
+from homeworlds.notation import CookedSystem, write_position
+from homeworlds.notation.cooked import parse_pieces
 from homeworlds.rules import PIECES, GameState, Handicaps, Rules, preset
-from homeworlds.store.database import StoredGame, StoredResult, StoredTurn
+from homeworlds.store import StoredGame, StoredResult, StoredTurn
 
 #: Largest message the hub reads (a whole game's snapshot is a few kB).
 MAX_PAYLOAD_BYTES = 256 * 1024

@@ -34,7 +34,7 @@ from homeworlds.event.payloads import (
 from homeworlds.event.settings import EventSettings
 from homeworlds.event.topics import event_config_topic, table_topic
 from homeworlds.rules import GameState
-from homeworlds.store.database import GameStore, StoredGame, StoreError
+from homeworlds.store import GameStore, StoredGame, StoreError
 from homeworlds.store.records import turn_from_sdg
 
 log = logging.getLogger("homeworlds.event")

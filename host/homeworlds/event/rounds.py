@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from homeworlds.event.pairing import Outcome, PairingError, round_robin, standings, swiss
-from homeworlds.store.database import GameStore, StoredGame
+from homeworlds.store import GameStore, StoredGame
 from homeworlds.store.recorder import utc_now
 
 FORMATS = ("swiss", "round-robin")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from homeworlds.event.publisher import EventPublisher
 from homeworlds.event.settings import EventSettings, parse_broker_url
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, Turn, preset
 from homeworlds.store import GameRecorder
 

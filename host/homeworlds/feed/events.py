@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeworlds.notation.cooked import CookedSystem, write_position
+from homeworlds.notation import CookedSystem, write_position
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import colorsys
 import math
 
-from homeworlds.pixels.frame import RGB
+from homeworlds.pixels import RGB
 
 
 def phase(now: float, period: float) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from homeworlds.hints.animation import scale
-from homeworlds.pixels.frame import BLACK, RGB
+from homeworlds.pixels import BLACK, RGB
 
 
 def arc_length(section: int, size: int) -> int:

@@ -33,7 +33,7 @@ from homeworlds.hints.animation import (
 from homeworlds.hints.patterns import dashed, size_marks, solid, spinner, split, star_arcs
 from homeworlds.hints.settings import HintSettings
 from homeworlds.hints.view import HintView
-from homeworlds.pixels.frame import BLACK, RGB, Frame
+from homeworlds.pixels import BLACK, RGB, Frame
 from homeworlds.rules import Discover, GameState, Move, System, legal_actions
 from homeworlds.table.layout import Layout
 

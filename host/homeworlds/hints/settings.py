@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from homeworlds.pixels.frame import RGB
+from homeworlds.pixels import RGB
 
 #: Player colours for the seat bars, seat 0 first. Chosen away from the warning
 #: colours (mistake red, link-down amber) and from each other in brightness as

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from homeworlds.hints.settings import HintSettingsError, parse_color
-from homeworlds.pixels.frame import RGB
+from homeworlds.pixels import RGB
 from homeworlds.rules import GameResult, GameState, Piece, TurnInProgress
 from homeworlds.table.layout import Layout
 

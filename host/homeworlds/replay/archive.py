@@ -11,8 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeworlds.notation.cooked import read_cooked_file
-from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.notation import read_cooked_file, read_sdg_file
 from homeworlds.replay.transcript import ReplayResult, replay_game
 from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, preset
 

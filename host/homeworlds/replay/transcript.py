@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from homeworlds.notation.cooked import CookedGame, format_cooked_turn
-from homeworlds.notation.sdg import SdgGame
+from homeworlds.notation import CookedGame, SdgGame, format_cooked_turn
 from homeworlds.rules import (
     Alignments,
     AmbiguousAction,

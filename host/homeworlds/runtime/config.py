@@ -14,9 +14,8 @@ from typing import Any
 
 from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
-from homeworlds.hints.settings import HintSettings, HintSettingsError
-from homeworlds.pixels.errors import PixelSettingsError
-from homeworlds.pixels.settings import PixelSettings
+from homeworlds.hints import HintSettings, HintSettingsError
+from homeworlds.pixels import PixelSettings, PixelSettingsError
 from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
@@ -326,7 +325,7 @@ def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
 
 
 def _levels() -> tuple[int, ...]:
-    from homeworlds.ai.players import LEVELS
+    from homeworlds.ai import LEVELS
 
     return tuple(sorted(LEVELS))
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from homeworlds.notation.sdg import SdgGame
+from homeworlds.notation import SdgGame
 from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry

@@ -29,7 +29,7 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
     """Continue the table's unfinished game from the store (or, when the store holds none,
     from an SDG export of an unfinished game: a store started anew); else start a game.
     Returns the observation journalled at a hand-over that was not committed, if any."""
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.rules import HomeworldsError
     from homeworlds.store.records import position_to_json
 
@@ -157,7 +157,7 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
                           point) -> None:
     """Turns the SDG export holds beyond the store's (the store had a fault when the host
     stopped) are the same game's: they are resumed and written to the store."""
-    from homeworlds.notation.sdg import read_sdg_file
+    from homeworlds.notation import read_sdg_file
     from homeworlds.rules import HomeworldsError
 
     stored = list(point.record)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from homeworlds.link import SerialTransport, TableLink
-from homeworlds.notation.sdg import SdgGame, read_sdg, sdg_game, write_sdg
+from homeworlds.notation import SdgGame, read_sdg, sdg_game, write_sdg
 from homeworlds.replay import rules_for_game, setup_relative_numbering
 from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, Rules, canonical_key
 from homeworlds.runtime.loop import SettleTimeout, TableLoop

@@ -36,7 +36,7 @@ class ComputerSeat:
 
 
 def make_player(level: int, seed: int | None, rules: Rules, names: tuple[str, ...]):
-    from homeworlds.ai.players import ComputerPlayer
+    from homeworlds.ai import ComputerPlayer
 
     return ComputerPlayer(level, seed=seed, rules=rules, names=names)
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from homeworlds.hints.view import GuidanceShown
-from homeworlds.rules import GameState, HomeworldsError, Rules, Turn
+from homeworlds.hints import GuidanceShown
+from homeworlds.rules import GameState, HomeworldsError, Turn
 from homeworlds.session.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
 from homeworlds.table.guidance import (
     Guidance,
@@ -98,14 +98,6 @@ class ComputerAtTable:
         #: Guiding the table back to a position (``guide_back``): the plan, its judgement.
         self._restore_plan: TablePlan | None = None
         self.restore_guidance: Guidance | None = None
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        return self.tracker.players
-
-    @property
-    def rules(self) -> Rules:
-        return self.tracker.rules
 
     def _game_key(self) -> tuple:
         """Identifies the committed position (a new game or a commit changes it). It holds
@@ -197,7 +189,7 @@ class ComputerAtTable:
         current = self.restore_guidance.current
         if current is not None:
             self._note("back to the earlier position: "
-                       + current.text(self.layout, self.players, plan.system_at()))
+                       + current.text(self.layout, self.tracker.players, plan.system_at()))
         return self.restore_guidance
 
     def cancel_guide_back(self) -> None:
@@ -207,10 +199,10 @@ class ComputerAtTable:
     def _think(self, seat: int, purpose: str, level: int, time_limit: float | None,
                seed: int | None) -> None:
         limit = time_limit if time_limit is not None else self.time_limits.get(level)
-        player = self._player_factory(level, seed, self.rules, self.players)
+        player = self._player_factory(level, seed, self.tracker.rules, self.tracker.players)
         self.thinking = Thinking(player, self.tracker.state, purpose=purpose,
                                  key=self._game_key(), time_limit=limit, clock=self.clock)
-        who = self.players[seat]
+        who = self.tracker.players[seat]
         self._note(f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
                    else f"{who} asked for a hint: the computer (level {level}) is thinking…")
 
@@ -258,7 +250,7 @@ class ComputerAtTable:
         turn, plan = planned
         self.planned_turn = PlannedTurn(thinking.key, seat, turn, plan)
         self.tracker.expected = (seat, turn)
-        self._note(f"{self.players[seat]} plays: " + "; ".join(map(str, turn))
+        self._note(f"{self.tracker.players[seat]} plays: " + "; ".join(map(str, turn))
                    + f" ({thinking.seconds():.1f} s): follow the lights")
 
     def _suggestion_ready(self, thinking: Thinking, obs: Observation) -> None:
@@ -272,17 +264,17 @@ class ComputerAtTable:
         turn, plan = planned
         self.hint = PlannedTurn(thinking.key, thinking.seat, turn, plan)
         self.hint_guidance = guide(plan, obs)
-        self._note(f"hint for {self.players[thinking.seat]}: " + "; ".join(map(str, turn)))
+        self._note(f"hint for {self.tracker.players[thinking.seat]}: " + "; ".join(map(str, turn)))
         current = self.hint_guidance.current
         if current is not None:
-            self._note("  " + current.text(self.layout, self.players, plan.system_at()))
+            self._note("  " + current.text(self.layout, self.tracker.players, plan.system_at()))
 
     def _announce(self, guidance: Guidance) -> None:
         current = guidance.current
-        text = None if current is None else current.text(self.layout, self.players,
+        text = None if current is None else current.text(self.layout, self.tracker.players,
                                                           guidance.plan.system_at())
         if guidance.mistakes:
-            text = guidance.mistakes[0].text(self.layout, self.players,
+            text = guidance.mistakes[0].text(self.layout, self.tracker.players,
                                              guidance.plan.system_at())
         if text is not None and text != self._last_step_text:
             self._note(text)
@@ -306,7 +298,7 @@ class ComputerAtTable:
         if self.tracker.is_over or seat != state.to_move or seat in self.seats \
                 or state.in_setup:
             self._note(f"a hint is for the player to move, during the game "
-                       f"({self.players[state.to_move]} is to move)")
+                       f"({self.tracker.players[state.to_move]} is to move)")
             return
         if self.thinking is not None:
             return  # the computer is busy with its own turn
@@ -354,13 +346,13 @@ class ComputerAtTable:
             names = judged.plan.system_at()
             if step is None:
                 continue
-            text = step.text(self.layout, self.players, names)
+            text = step.text(self.layout, self.tracker.players, names)
             if judged.mistakes:
-                text = judged.mistakes[0].text(self.layout, self.players, names)
+                text = judged.mistakes[0].text(self.layout, self.tracker.players, names)
             return GuidanceShown(
                 planned.seat, "guiding", suggestion=suggestion, kind=step.kind,
                 piece=step.piece, lift_slot=step.lift_slot, put_slot=step.put_slot,
                 from_bank=step.kind == "from-bank", new_system=step.new_system,
                 token_seat=step.target.seat if step.kind == "token" else None, text=text,
-                detail=judged.to_json(self.layout, self.players), restore=restoring)
+                detail=judged.to_json(self.layout, self.tracker.players), restore=restoring)
         return None

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from homeworlds.clock import LOW_TIME_S, GameClocks
-from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
-from homeworlds.hints.view import GuidanceShown
+from homeworlds.hints import GuidanceShown, HintSettings, HintView, LiftedShip, Renderer
 from homeworlds.pixels import PixelOutput
 from homeworlds.table.layout import Layout
 from homeworlds.table.tracker import Status, TurnTracker

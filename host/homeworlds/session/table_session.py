@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from homeworlds.clock import ClockSpec, GameClocks, TurnTime
-from homeworlds.hints import HintSettings, HintView
-from homeworlds.hints.view import GuidanceShown
+from homeworlds.hints import GuidanceShown, HintSettings, HintView
 from homeworlds.link import LinkDown, LinkUp, ReaderFault
 from homeworlds.pixels import PixelOutput
 from homeworlds.rules import GameState, Rules, Turn

@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from homeworlds.notation.cooked import CookedGame, CookedSystem, parse_pieces, write_cooked
-from homeworlds.notation.sdg import sdg_game, write_sdg
+from homeworlds.notation import CookedGame, CookedSystem, sdg_game, write_cooked, write_sdg
+from homeworlds.notation.cooked import parse_pieces
 from homeworlds.rules import PIECES, GameState, Homeworld, SetupPick, preset
 from homeworlds.store.database import GameStore, StoredGame, StoredResult
 from homeworlds.store.records import turn_from_sdg

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from homeworlds.notation.sdg import format_sdg_action, parse_sdg_action, sdg_game
+from homeworlds.notation import format_sdg_action, parse_sdg_action, sdg_game
 from homeworlds.rules import PIECES, GameState, Piece, SetupPick, Turn
 
 

@@ -62,7 +62,7 @@ class Archive:
     # ---- the store
 
     def _open_store(self):
-        from homeworlds.store.database import GameStore, StoreError, StoreRefused
+        from homeworlds.store import GameStore, StoreError, StoreRefused
         path = self.store_path
         if path is None:
             return None
@@ -90,7 +90,7 @@ class Archive:
             store.close()
 
     def stored(self, game_id: int) -> GameSteps:
-        from homeworlds.store.database import StoreError
+        from homeworlds.store import StoreError
         store = self._open_store()
         if store is None:
             raise ArchiveError(404, "No game store", "this display was started without one")

@@ -123,7 +123,7 @@ class AttractMode:
     def observe(self, event: object) -> bool:
         """A link event (``ZoneChanged``, ``SnapshotReceived``) or a table-feed event (a
         ``snapshot`` dict). True when it stopped the replays."""
-        from homeworlds.link.events import SnapshotReceived, ZoneChanged
+        from homeworlds.link import SnapshotReceived, ZoneChanged
 
         if isinstance(event, Mapping):
             if event.get("type") == "snapshot":
@@ -260,7 +260,7 @@ class AttractLeds:
     """
 
     def __init__(self, layout, renderer=None):
-        from homeworlds.hints.render import Renderer
+        from homeworlds.hints import Renderer
 
         self.layout = layout
         self.renderer = renderer if renderer is not None else Renderer(layout)
@@ -282,7 +282,7 @@ class AttractLeds:
         return placed
 
     def frame(self, attract: AttractFrame, now: float):
-        from homeworlds.hints.view import HintView, Outcome
+        from homeworlds.hints import HintView, Outcome
 
         state = attract.game.steps[attract.step].state
         seats = len(self.layout.seats)
