@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.notation.sdg import parse_sdg_action, read_sdg, sdg_game, write_sdg
+from homeworlds.replay import replay_game
 from homeworlds.rules import (
     Alignment,
     Build,
@@ -96,3 +97,40 @@ def test_sdg_game_records_rules_and_alignments_and_refuses_a_bad_deal():
     assert read_sdg(text).alignments == (Alignment.EVIL, Alignment.GOOD)
     with pytest.raises(ValueError, match="2 players are dealt 1 Good and 1 Evil"):
         sdg_game(("Alice", "Bob"), turns, rules="good-evil", alignments=("evil", "evil"))
+
+
+ALTERNATING_SETUP = """Homeworlds Online
+Rules: alternating-setup
+Participants: Ann (N), Bob (S)
+
+1) Ann: Star Y1
+
+2) Bob: Star B2
+
+3) Ann: Star B3
+
+4) Bob: Star R1
+
+5) Ann: Ship G3
+
+6) Bob: Ship G3
+
+7) Ann: Ship R3
+
+8) Bob: Build G1 Bob
+"""
+
+
+def test_a_seventh_setup_pick_in_a_record_does_not_replay():
+    """003 (Initial Phase (Setup)): "The setup phase consists of 6 alternating choices, with
+    each player making 3 selections total (2 stars + 1 ship)." The record's turn 7 is a
+    seventh pick: replay stops there, naming the line and why."""
+    result = replay_game(read_sdg(ALTERNATING_SETUP))
+    assert not result.legal and result.error is not None
+    assert (result.error.turn, result.error.text) == (7, "Ship R3")
+    assert "setup is over: the setup phase consists of 6 alternating choices" in \
+        result.error.reason
+    assert result.turns_replayed == 6
+    fixed = replay_game(read_sdg(ALTERNATING_SETUP.replace("7) Ann: Ship R3",
+                                                           "7) Ann: Build G1 Ann")))
+    assert fixed.legal and fixed.turns_replayed == 8

@@ -17,9 +17,11 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     GameState,
+    Homeworld,
     IllegalAction,
     Pass,
     Piece,
+    SetupPick,
     alignments_from_text,
     alignments_to_text,
     deal_alignments,
@@ -125,6 +127,47 @@ OVERPOPULATED = """
     Pop (r2) r1r1-r3
     Enemy (1, r1b3) -g3
 """
+
+
+def _after_alternating_setup() -> GameState:
+    state = GameState(preset("alternating-setup"))
+    for role, piece in (("star", "y1"), ("star", "b2"), ("star", "b3"), ("star", "r1"),
+                        ("ship", "g3"), ("ship", "g3")):
+        name = ("Ann", "Bob")[state.to_move]
+        state.apply_turn([SetupPick(P(piece), role, name)])
+    assert not state.in_setup and state.to_move == 0
+    return state
+
+
+def test_a_seventh_setup_pick_is_refused():
+    """003 (Initial Phase (Setup)): "The setup phase consists of 6 alternating choices, with
+    each player making 3 selections total (2 stars + 1 ship)." A seventh pick used to be
+    taken as a turn: a free ship from the bank every turn."""
+    state = _after_alternating_setup()
+    before = (state.describe(), state.to_move, state.ply)
+    with pytest.raises(IllegalAction, match=r"setup is over: the setup phase consists of 6 "
+                       r"alternating choices, each player making 3 \(2 stars \+ 1 ship\)"):
+        state.apply_turn([SetupPick(P("r3"), "ship", "Ann")])
+    with pytest.raises(IllegalAction, match="setup is over"):
+        state.apply_turn([SetupPick(P("r3"), "star", "Ann")])
+    assert (state.describe(), state.to_move, state.ply) == before
+    assert state.bank_count(P("r3")) == 3
+    state.apply_turn([Build(P("g1"), "Ann")])  # a real turn is still fine
+
+
+def test_a_second_homeworld_or_a_pick_is_refused_after_whole_setup():
+    """000 (THE FIRST TURN): "The game begins with a setup round, during which the players
+    choose their initial pieces." Setup happens once."""
+    state = position("""
+        Ann (0, y1b2) g3-
+        Bob (1, y3b1) -g3
+    """)
+    for action in (SetupPick(P("r3"), "ship", "Ann"),
+                   Homeworld((P("r1"), P("r2")), P("r3"), "Ann2")):
+        with pytest.raises(IllegalAction, match="setup is over: every player has placed a "
+                           "homeworld"):
+            state.apply_turn([action])
+    assert state.bank_count(P("r3")) == 3 and state.system("Ann2") is None
 
 
 def test_alternating_setup_refuses_a_pass():
