@@ -5,6 +5,7 @@ Each test quotes the sentence it holds the engine to, with the file and section.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import pytest
@@ -118,6 +119,36 @@ def test_good_evil_without_alignments_is_refused():
     assert state.copy().alignments == state.alignments
     assert alignments_from_text(" good, evil ,good", 3) == state.alignments
     assert alignments_to_text(state.alignments) == "good,evil,good"
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_good_evil_bank_is_a_standard_icehouse_set(players):
+    """002 (What You Need): "A standard four-color Icehouse set (for atwo-player game, use
+    three pieces of each size/color)"; 004 (Matériel): "Quatre piles Icehouse des quatre
+    couleurs de base (bleu, jaune, rouge, vert). À deux joueurs, utilisez trois pièces de
+    chaque taille/couleur)." A standard set is four stashes of fifteen, five of each size:
+    the bank used to hold players + 1 (seven of each for six players, which no set holds)."""
+    rules = preset("good-evil")
+    state = GameState(rules, players, alignments=deal_alignments(players, 1))
+    assert state.bank == [5] * 12
+    assert rules.bank_copies(players) == 5 and rules.bank_pieces(players) == 60
+    two = GameState(rules, 2)
+    assert two.bank == [3] * 12 and rules.bank_pieces(2) == 36
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_a_trio_per_player_bank_is_a_named_option(players):
+    """000 (HOMEWORLDS FOR MORE THAN TWO): "For each additional player, you need another Trio
+    of each color." The presets for SDG's multi-player games keep it, and Good/Evil may
+    choose it."""
+    trios = replace(preset("good-evil"), bank="trio-per-player")
+    state = GameState(trios, players, alignments=deal_alignments(players, 1))
+    assert state.bank == [players + 1] * 12
+    assert preset("last-standing").bank_copies(players) == players + 1
+    assert preset("looney").bank_copies(2) == 3
+    with pytest.raises(ValueError, match="unknown bank rule 'huge' for the good-evil rules; "
+                       "bank rules: trio-per-player, icehouse-set"):
+        replace(preset("good-evil"), bank="huge")
 
 
 # ---------------------------------------------------------------- alternating setup (003)
