@@ -134,3 +134,38 @@ def test_a_seventh_setup_pick_in_a_record_does_not_replay():
     fixed = replay_game(read_sdg(ALTERNATING_SETUP.replace("7) Ann: Ship R3",
                                                            "7) Ann: Build G1 Ann")))
     assert fixed.legal and fixed.turns_replayed == 8
+
+
+GOOD_EVIL_GAME = THREE + """
+4) Alice: Build R1 Alice
+
+5) Bob: Pass
+
+6) Carol: Pass
+
+7) Alice: Move R3 Alice Carol
+
+8) Bob: Pass
+
+9) Carol: Pass
+
+10) Alice: Attack B1 Carol
+
+11) Bob: Pass
+
+12) Alice: Pass
+"""
+
+
+def test_a_record_replays_to_the_alignments_revealed_at_each_elimination():
+    """002 (Elimination and Winning): "At the end of your turn, if you've eliminated someone,
+    reveal your secret alignment (if you haven't already); any players that you eliminated
+    should aso reveal their aignments (if they haven't already)." SDG has no notation for a
+    reveal (the archive has no Good/Evil game): the ``Alignments:`` header and the turns say
+    it, and replay gives it (record index 9 is turn 10)."""
+    result = replay_game(read_sdg(GOOD_EVIL_GAME))
+    assert result.legal and result.final_state.result is None
+    state = result.final_state
+    assert state.eliminated == [False, False, True]
+    assert state.revealed == [9, None, 9]
+    assert state.revealed_alignments() == {0: Alignment.GOOD, 2: Alignment.GOOD}

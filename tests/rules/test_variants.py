@@ -88,6 +88,48 @@ def test_evil_wins_on_eliminating_anyone():
     assert state.result is not None and state.result.winners == (0,)
 
 
+def test_an_elimination_reveals_the_eliminating_and_the_eliminated_alignments():
+    """002 (Elimination and Winning): "At the end of your turn, if you've eliminated someone,
+    reveal your secret alignment (if you haven't already); any players that you eliminated
+    should aso reveal their aignments (if they haven't already)." 004 (Élimination et
+    victoire): "À la fin de votre tour, si vous avez éliminé quelqu’un, révélez votre
+    alignement secret (si ce n’était pas déjà fait)". The engine says whose alignment is
+    revealed and at the end of which turn; the others stay secret."""
+    state = _three_seat_good_evil(("good", "evil", "good"))
+    assert state.revealed == [None, None, None] and state.revealed_alignments() == {}
+    first = state.ply
+    state.push([Capture(P("b1"), "Home2")])            # Good seat 0 eliminates Good seat 2
+    assert state.result is None
+    assert state.revealed == [first, None, first]
+    assert state.revealed_alignments() == {0: Alignment.GOOD, 2: Alignment.GOOD}
+    state.push([Pass()])                                # Evil seat 1: still secret
+    assert state.revealed == [first, None, first]
+    later = state.ply
+    state.push([Capture(P("g1"), "Home1")])             # seat 0 (already shown) eliminates 1
+    assert state.revealed == [first, later, first]
+    assert state.revealed_alignments()[1] == Alignment.EVIL
+    assert state.copy().revealed == state.revealed
+    state.pop()
+    state.pop()
+    assert state.revealed == [first, None, first], "undo hides what the undone turn showed"
+
+
+def test_a_position_with_a_player_out_reveals_their_alignment():
+    """002 (Elimination and Winning): "any players that you eliminated should aso reveal
+    their aignments" — a position as it stands: who eliminated them is not known, so the
+    eliminated player alone is revealed."""
+    systems = [
+        _system("Home0", 0, "r1b2", "g3", "", ""),
+        _system("Home1", 1, "y1b3", "r3", "g1", ""),
+        _system("Home2", 2, "y2g1", "r2", "", ""),
+    ]
+    state = GameState.from_position(systems, preset("good-evil"), to_move=0, players=3,
+                                    alignments=("good", "evil", "good"))
+    assert state.eliminated == [False, False, True] and state.result is None
+    assert state.revealed_alignments() == {2: Alignment.GOOD}
+    assert position(OVERPOPULATED, rules="looney").revealed_alignments() == {}
+
+
 @pytest.mark.parametrize("players, good, evil", [(2, 1, 1), (3, 2, 1), (4, 2, 2), (5, 3, 2),
                                                   (6, 3, 3)])
 def test_alignments_are_dealt_as_the_rulebook_says(players, good, evil):

@@ -32,7 +32,12 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
-from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
+from homeworlds.rules.alignments import (
+    Alignment,
+    AlignmentError,
+    Alignments,
+    check_alignments,
+)
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
@@ -153,6 +158,10 @@ class GameState:
         self.brain_transference_used = False
         #: Good/Evil: each seat's secret alignment (homeworlds.rules.alignments), else None.
         self.alignments: Alignments | None = checked
+        #: Good/Evil: per seat, the index of the turn at whose end its alignment was revealed
+        #: (an elimination: the eliminating player and those eliminated), or None while it
+        #: is secret (``revealed_alignments``).
+        self.revealed: list[int | None] = [None] * players
         self._stack: list[tuple[GameState, Turn]] = []
 
     # ---- construction -------------------------------------------------
@@ -212,13 +221,15 @@ class GameState:
         st.bonus_turns = self.bonus_turns
         st.brain_transference_used = self.brain_transference_used
         st.alignments = self.alignments
+        st.revealed = self.revealed[:]
         st._stack = []
         return st
 
     def _assign(self, other: GameState) -> None:
         stack = self._stack
         for name in ("bank", "systems", "to_move", "set_up", "eliminated", "eliminated_by",
-                     "result", "ply", "bonus_turns", "brain_transference_used", "alignments"):
+                     "result", "ply", "bonus_turns", "brain_transference_used", "alignments",
+                     "revealed"):
             setattr(self, name, getattr(other, name))
         self._stack = stack
 
@@ -266,6 +277,13 @@ class GameState:
                 for i in range(12):
                     total[i] += fleet[i]
         return total
+
+    def revealed_alignments(self) -> dict[int, Alignment]:
+        """The alignments revealed so far, by seat (Good/Evil; empty in other games)."""
+        if self.alignments is None:
+            return {}
+        return {seat: self.alignments[seat] for seat, when in enumerate(self.revealed)
+                if when is not None}
 
     def active_seats(self) -> list[int]:
         return [s for s in range(self.players) if not self.eliminated[s]]
@@ -373,10 +391,25 @@ class GameState:
         position taken as it stands) in the turn of index ``at`` (default: this ply)."""
         if not newly:
             return
+        self._reveal(mover, newly, self.ply if at is None else at)
         decided = self._outcome(mover, newly)
         if decided is not None:
             kind, winners = decided
             self.result = GameResult(kind, winners, self.ply if at is None else at)
+
+    def _reveal(self, mover: int | None, newly: list[int], at: int) -> None:
+        """002 (Elimination and Winning): "At the end of your turn, if you've eliminated
+        someone, reveal your secret alignment (if you haven't already); any players that you
+        eliminated should aso reveal their aignments (if they haven't already)." With no
+        known eliminator (a position as it stands) the eliminated players reveal theirs."""
+        if self.alignments is None:
+            return
+        victims = [s for s in newly if s != mover]
+        if mover is not None and victims and self.revealed[mover] is None:
+            self.revealed[mover] = at
+        for seat in victims:
+            if self.revealed[seat] is None:
+                self.revealed[seat] = at
 
     def _outcome(self, mover: int | None, newly: list[int]
                  ) -> tuple[str, tuple[int, ...]] | None:
