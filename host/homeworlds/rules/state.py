@@ -278,6 +278,15 @@ class GameState:
                     total[i] += fleet[i]
         return total
 
+    def brain_transference_open(self) -> bool:
+        """Whether the player to move may play ``BrainTransference()`` as the turn: the
+        handicap is on, the game has two players, the junior player is to move and has not
+        used it (``TurnInProgress.apply`` says why not, precisely)."""
+        handicaps = self.rules.handicaps
+        return (handicaps.brain_transference and self.players == 2
+                and self.to_move == handicaps.junior_seat and not self.brain_transference_used
+                and self.result is None and not self.in_setup)
+
     def revealed_alignments(self) -> dict[int, Alignment]:
         """The alignments revealed so far, by seat (Good/Evil; empty in other games)."""
         if self.alignments is None:
@@ -399,7 +408,7 @@ class GameState:
 
     def _reveal(self, mover: int | None, newly: list[int], at: int) -> None:
         """002 (Elimination and Winning): "At the end of your turn, if you've eliminated
-        someone, reveal your secret alignment (if you haven't already); any players that you
+        someone, reveal your secret alignment (if you haven't aready); any players that you
         eliminated should aso reveal their aignments (if they haven't already)." With no
         known eliminator (a position as it stands) the eliminated players reveal theirs."""
         if self.alignments is None:
