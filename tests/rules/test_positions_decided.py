@@ -8,7 +8,7 @@ set no result, so the game went on forever. Each preset's rulebook says the play
   not control a ship at their own Homeworld" — a position between turns is the end of one
   (``looney``, ``sdg``, ``strict``; 000's GOAL says the same: "You lose the game if you
   have zero ships at your own Homeworld").
-- 002 (Good and Evil rules): "if at some point you don't own any ships in your Homeworld,
+- 002 (Star-Systems and Star ships): "if at some point you don't own any ships in your Homeworld,
   your civilization is destroyed, and you are eliminated from the game" (``good-evil``).
 - 003 (Ending the Game): "The game ends immediately when either condition is met."
   (``alternating-setup``).

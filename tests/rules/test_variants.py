@@ -90,7 +90,7 @@ def test_evil_wins_on_eliminating_anyone():
 
 def test_an_elimination_reveals_the_eliminating_and_the_eliminated_alignments():
     """002 (Elimination and Winning): "At the end of your turn, if you've eliminated someone,
-    reveal your secret alignment (if you haven't already); any players that you eliminated
+    reveal your secret alignment (if you haven't aready); any players that you eliminated
     should aso reveal their aignments (if they haven't already)." 004 (Élimination et
     victoire): "À la fin de votre tour, si vous avez éliminé quelqu’un, révélez votre
     alignement secret (si ce n’était pas déjà fait)". The engine says whose alignment is
@@ -265,7 +265,7 @@ def test_either_player_may_declare_overpopulation_during_the_others_turn():
 
 
 def test_only_the_player_to_move_declares_a_catastrophe_elsewhere():
-    """000 (Catastrophes): "At any point during your turn, if you notice an Overpopulated star
+    """000 (CATASTROPHES): "At any point during your turn, if you notice an Overpopulated star
     system, you have the OPTION to declare a Catastrophe in that system" — your turn only."""
     for rules in ("looney", "sdg", "strict", "good-evil"):
         state = position(OVERPOPULATED, rules=rules)
