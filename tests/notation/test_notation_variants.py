@@ -143,25 +143,12 @@ def test_a_seventh_setup_pick_in_a_record_does_not_replay():
     assert fixed.legal and fixed.turns_replayed == 8
 
 
-GOOD_EVIL_GAME = THREE + """
-4) Alice: Build R1 Alice
-
-5) Bob: Pass
-
-6) Carol: Pass
-
-7) Alice: Move R3 Alice Carol
-
-8) Bob: Pass
-
-9) Carol: Pass
-
-10) Alice: Attack B1 Carol
-
-11) Bob: Pass
-
-12) Alice: Pass
-"""
+#: After setup: Alice (Good) brings a large red to Carol's home and takes Carol's only ship.
+GOOD_EVIL_GAME = THREE + "".join(
+    f"\n{number}) {turn}\n" for number, turn in enumerate([
+        "Alice: Build R1 Alice", "Bob: Pass", "Carol: Pass",
+        "Alice: Move R3 Alice Carol", "Bob: Pass", "Carol: Pass",
+        "Alice: Attack B1 Carol", "Bob: Pass", "Alice: Pass"], start=4))
 
 
 def test_a_record_replays_to_the_alignments_revealed_at_each_elimination():
