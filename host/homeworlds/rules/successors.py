@@ -253,8 +253,9 @@ class TransferredSearch(SuccessorSearch):
     by the senior one, so this is the ordinary search of the position with the senior
     player to move, from a turn whose action is taken and passed: every rule (fading,
     the mid-turn home rules, suicide, the strict check, immediate elimination) then
-    applies to the right home. Its keys, targets and paths are turned back to the real
-    seats: ``fresh`` holds real keys, ``win_targets`` are given as real seats.
+    applies to the right home. Seats are the real ones at its edges: ``win_targets`` are
+    given as real seats and ``fresh`` holds real keys (a path names systems, the same on
+    both sides).
     """
 
     def __init__(self, state: GameState, keep_paths: bool = True,
