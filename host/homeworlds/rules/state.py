@@ -493,7 +493,7 @@ def _piece_text(i: int) -> str:
     return PIECES[i].to_text()
 
 
-def _after_setup(rules: Rules, action: Homeworld | SetupPick) -> str:
+def _after_setup(rules: Rules) -> str:
     """Why a setup action after setup is refused: it would take a piece from the bank for
     nothing (a free ship every turn)."""
     if rules.setup_mode == "alternating":
@@ -592,7 +592,7 @@ class TurnInProgress:
         if st.result is not None:
             self._fail("the game is already over", action)
         if isinstance(action, (Homeworld, SetupPick)) and not st.in_setup:
-            self._fail(_after_setup(st.rules, action), action)
+            self._fail(_after_setup(st.rules), action)
         if st.in_setup:
             self._apply_setup(action)
             self.actions.append(action)
