@@ -76,8 +76,16 @@ def test_a_planted_temporary_symlink_is_not_followed(tmp_path):
 
 def test_a_read_only_record_is_not_replaced_and_the_game_goes_on(tmp_path, capsys):
     record = tmp_path / "game.raw"
+
+    def make_read_only() -> None:
+        # The export is written just after the store (the next listener of the turn).
+        deadline = time.monotonic() + 10
+        while not record.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.chmod(record, 0o444)
+
     outcome = _play_three_turns(tmp_path, record, lambda n: _stored(tmp_path) == n,
-                                after_first=lambda: os.chmod(record, 0o444))
+                                after_first=make_read_only)
     assert [t.texts[0] for t in read_sdg_file(record).turns] == TURNS[:1]
     assert outcome == [0]
     assert "read-only: not replaced" in capsys.readouterr().err
