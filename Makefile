@@ -5,21 +5,34 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+# One stamp per set of packages (pyproject's extras), so each target installs what it needs
+# once: `make demo` only the table with its terminal view and browser display (`demo`:
+# `homeworlds demo --web` works too); `make test` and `make lint` add their tools on top.
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test
+LINT_STAMP := $(VENV)/.installed-lint
 
 .PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin screenshots
 
-$(STAMP): pyproject.toml
+$(DEMO_STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[demo]'
 	@touch $@
 
-demo: $(STAMP)
+$(TEST_STAMP): $(DEMO_STAMP)
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+$(LINT_STAMP): $(DEMO_STAMP)
+	$(PY) -m pip install --quiet -e '.[lint]'
+	@touch $@
+
+demo: $(DEMO_STAMP)
 	$(PY) -m homeworlds demo
 
-test: $(STAMP) browser mosquitto-bin
+test: $(TEST_STAMP) browser mosquitto-bin
 	$(PY) -m pytest -q
 
 # The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is
@@ -53,22 +66,22 @@ mosquitto-bin:
 	else echo "make: $(MOSQUITTO) is absent, so the event tests (tests/event) will skip;" \
 		"install it with: sudo sh -c '$(MOSQUITTO_INSTALL)'"; fi
 # The screenshots of docs/display.md (docs/images) are made by the browser tests.
-screenshots: $(STAMP) browser
+screenshots: $(TEST_STAMP) browser
 	$(PY) -m pytest -q tests/web/test_live_browser.py tests/web/test_archive_browser.py tests/web/test_attract.py
 
-corpus: $(STAMP)
+corpus: $(TEST_STAMP)
 	$(PY) -m pytest -q -m corpus tests
 	$(PY) benchmarks/corpus_check.py
 
-bench: $(STAMP) browser mosquitto-bin
+bench: $(TEST_STAMP) browser mosquitto-bin
 	$(PY) benchmarks/run_all.py
 
 # Long fault-injection and input fuzz runs (the short forms are part of `make test`).
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	$(PY) benchmarks/kill_fuzz.py
 	$(PY) benchmarks/input_fuzz.py
 
-lint: $(STAMP)
+lint: $(LINT_STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks
 	$(PY) -m mypy
 
@@ -81,7 +94,7 @@ clean:
 # writable only in development mode (jumper on the layout's dev_jumper pin at power-up).
 CIRCUITPY ?= /media/$(USER)/CIRCUITPY
 LAYOUT ?= standard-2p
-flash: $(STAMP)
+flash: $(DEMO_STAMP)
 	@test -d "$(CIRCUITPY)" || { echo "make flash: mount the board's CIRCUITPY drive or set CIRCUITPY=/path" >&2; exit 1; }
 	@mkdir -p build
 	$(PY) -m homeworlds firmware-config $(LAYOUT) -o build/table_config.py
