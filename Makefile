@@ -8,6 +8,8 @@ PY := $(VENV)/bin/python
 # One stamp per set of packages (pyproject's extras), so each target installs what it needs
 # once: `make demo` only the table with its terminal view and browser display (`demo`:
 # `homeworlds demo --web` works too); `make test` and `make lint` add their tools on top.
+# The pip that comes with Python 3.11+ installs all of it (editable installs, extras that
+# name the project's own extras): it is not upgraded first, which would cost a few seconds.
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 LINT_STAMP := $(VENV)/.installed-lint
@@ -17,7 +19,6 @@ LINT_STAMP := $(VENV)/.installed-lint
 $(DEMO_STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[demo]'
 	@touch $@
 
