@@ -125,9 +125,9 @@ class PageWatcher:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        import httpx
+        import httpx2
         base = f"http://127.0.0.1:{self.hub.port}"
-        with httpx.Client(timeout=30) as http, http.stream("GET", base + "/events") as stream:
+        with httpx2.Client(timeout=30) as http, http.stream("GET", base + "/events") as stream:
             for line in stream.iter_lines():
                 if self._stop.is_set():
                     return
