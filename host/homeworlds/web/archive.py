@@ -20,7 +20,6 @@ alone by ``homeworlds archive-view``.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -62,23 +61,16 @@ class Archive:
     # ---- the store
 
     def _open_store(self):
-        from homeworlds.store.database import GameStore, StoreError, StoreRefused
+        from homeworlds.store.database import GameStore, StoreError
         path = self.store_path
         if path is None:
             return None
         if not path.is_file():
             raise ArchiveError(503, "No game store", f"there is no game store at {path}")
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
-                                   check_same_thread=False)
-            GameStore._check_readable(conn, str(path))
-        except sqlite3.Error as exc:
-            from homeworlds.store.database import describe_sqlite_error
-            raise ArchiveError(503, "Game store unreadable",
-                               str(StoreRefused(str(path), describe_sqlite_error(exc)[1]))) from None
+            return GameStore.open_read_only(path)
         except StoreError as exc:
             raise ArchiveError(503, "Game store unreadable", str(exc)) from None
-        return GameStore(path, conn)
 
     def stored_games(self) -> list:
         store = self._open_store()
