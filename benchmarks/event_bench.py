@@ -39,11 +39,11 @@ sys.path.insert(0, str(REPO))
 
 from homeworlds.event.hub import HubIngest  # noqa: E402
 from homeworlds.event.hub_client import HubClient  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.settings import parse_broker_url  # noqa: E402
 from homeworlds.event.simtable import legal_record  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 
 EVENT = "bench"
 REAL_INTERVAL_S = 30.0

@@ -12,11 +12,11 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 from homeworlds.event.hub import HubIngest  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.topics import table_topic  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.store.export import export_sdg  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
 from tests.event.tables import messages, played_store  # noqa: E402
 

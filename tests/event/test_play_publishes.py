@@ -11,12 +11,12 @@ import pytest
 
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.hub_client import HubClient
-from homeworlds.event.hub_web import HubPages, build_app
 from homeworlds.event.rounds import EventBook
 from homeworlds.event.settings import parse_broker_url
 from homeworlds.rules import GameState, preset
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store import GameStore
+from homeworlds.web.hub import HubPages, build_app
 from tests.event.helpers import store_rows, wait_for
 from tests.integration.test_store_lifecycle import LAYOUT, _Host, _play, _query
 from tests.store.helpers import OPENING
