@@ -12,7 +12,7 @@ from homeworlds.feed import (
     FeedHub,
     FeedProducer,
     ResultEvent,
-    Snapshot,
+    SnapshotEvent,
     TurnEvent,
     cooked_position,
     encode,
@@ -73,7 +73,7 @@ def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the
         assert turns[-1].number == k + 1 and turns[-1].seat == k % 2
         assert turns[-1].sdg == text
         assert turns[-1].position == cooked_position(reference)
-        latest = [e for e in events if isinstance(e, Snapshot)][-1]
+        latest = [e for e in events if isinstance(e, SnapshotEvent)][-1]
         assert latest.position == cooked_position(reference)
         assert latest.turn_log == tuple(OPENING[:k + 1])
         assert latest.game.to_move == reference.to_move
@@ -175,10 +175,10 @@ def test_a_snapshot_with_a_negative_bank_count_is_refused(fed_game):
 # ---------------------------------------------------------------------- the hub
 
 
-def _snapshot(seq: int) -> Snapshot:
+def _snapshot(seq: int) -> SnapshotEvent:
     from homeworlds.feed import GameInfo, Hints
 
-    return Snapshot("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, True),
+    return SnapshotEvent("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, True),
                     "", {}, (), Hints(), True)
 
 

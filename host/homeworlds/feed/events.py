@@ -2,7 +2,7 @@
 
 Three kinds of event (docs/display.md, "The feed", has the JSON of each):
 
-* ``Snapshot``: everything a display needs, whole — the game, the position (cooked text),
+* ``SnapshotEvent``: everything a display needs, whole — the game, the position (cooked text),
   the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
   guidance, and an undo's steps back), the game clocks and the result. Sent after every
   tick in which the hints or the clocks' state changed (the tick the LEDs change; the
@@ -108,7 +108,7 @@ class Hints:
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class SnapshotEvent:
     table: str
     seq: int
     at: float
@@ -172,7 +172,7 @@ class ResultEvent:
                 "text": self.text, "after_turn": self.after_turn}
 
 
-FeedEvent = Snapshot | TurnEvent | ResultEvent
+FeedEvent = SnapshotEvent | TurnEvent | ResultEvent
 
 
 def encode(event: FeedEvent) -> str:
@@ -272,7 +272,7 @@ def event_from_json(data: Any) -> FeedEvent:
             tuple(Mistake(m["slot"], m["text"]) for m in mistakes),
             h.get("message", "") if isinstance(h.get("message", ""), str) else "",
             _get(h, "guidance", dict, "snapshot.hints", optional=True))
-        return Snapshot(
+        return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
             float(_get(data, "at", (int, float), "snapshot")), game,
             _get(data, "position", str, "snapshot"), dict(bank),
@@ -383,7 +383,7 @@ class FeedProducer:
         #: players must restore, shown until the table shows it (merged with the session's
         #: restore steps into ``hints.guidance``, see ``guidance_json``)
         self.guidance: dict[str, Any] | None = None
-        self.latest: Snapshot | None = None
+        self.latest: SnapshotEvent | None = None
         self._lock = threading.Lock()
 
     # ---- game identity ----
@@ -444,7 +444,7 @@ class FeedProducer:
                                 result.winners, result.text, len(tracker.record))
         self._emit(event)
 
-    def tick(self) -> Snapshot | None:
+    def tick(self) -> SnapshotEvent | None:
         """After the session's tick: a snapshot when what the table shows changed."""
         session = self.session
         tracker = session.tracker
@@ -472,7 +472,7 @@ class FeedProducer:
         self._emit(snapshot)
         return snapshot
 
-    def snapshot(self, view=None) -> Snapshot:
+    def snapshot(self, view=None) -> SnapshotEvent:
         """The whole table now (also sent to a subscriber that joins or falls behind)."""
         from homeworlds.store.records import turn_to_sdg
 
@@ -512,7 +512,7 @@ class FeedProducer:
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
                         result)
         with self._lock:
-            snapshot = Snapshot(self.table, self._next_seq(), self._wall(), game,
+            snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
                                 cooked_position(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
@@ -640,7 +640,7 @@ class FeedHub:
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.latest: Snapshot | None = None
+        self.latest: SnapshotEvent | None = None
         self._subscribers: set[Subscription] = set()
         self.delivered = 0
         self.resyncs = 0
@@ -650,7 +650,7 @@ class FeedHub:
         self.loop = loop
 
     def publish_threadsafe(self, event: FeedEvent) -> None:
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             self.latest = event
         loop = self.loop
         if loop is None or loop.is_closed():
@@ -662,7 +662,7 @@ class FeedHub:
 
     def publish(self, event: FeedEvent) -> None:
         """Deliver on the hub's loop thread (tests and in-loop producers)."""
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             self.latest = event
         self._deliver(event)
 

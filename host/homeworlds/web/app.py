@@ -44,7 +44,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from homeworlds.feed import FeedEvent, FeedHub, Snapshot
+from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import kit, page
 
@@ -71,7 +71,7 @@ class DisplayState:
     control: ControlQueue | None
     admin_token: str
     table_name: str = "table"
-    render_svg: Callable[[Snapshot], str] | None = None
+    render_svg: Callable[[SnapshotEvent], str] | None = None
     #: seq -> rendered map, so that fifty spectators cost one drawing per snapshot
     _svg_cache: dict[tuple, str] = field(default_factory=dict)
     shutting_down: bool = False
@@ -85,7 +85,7 @@ class DisplayState:
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
 
-    def svg_for(self, snapshot: Snapshot) -> str:
+    def svg_for(self, snapshot: SnapshotEvent) -> str:
         key = (snapshot.seq, snapshot.at)
         svg = self._svg_cache.get(key)
         if svg is None:
@@ -96,7 +96,7 @@ class DisplayState:
         return svg
 
     def sse_for(self, event: FeedEvent, with_svg: bool) -> str:
-        key = (with_svg, event.seq, event.at if isinstance(event, Snapshot) else event.type)
+        key = (with_svg, event.seq, event.at if isinstance(event, SnapshotEvent) else event.type)
         text = self._sse_cache.get(key)
         if text is None:
             text = _sse(event, self if with_svg else None)
@@ -106,13 +106,13 @@ class DisplayState:
         return text
 
 
-def draw_map(snapshot: Snapshot, render: Callable[[Snapshot], str] | None = None) -> str:
+def draw_map(snapshot: SnapshotEvent, render: Callable[[SnapshotEvent], str] | None = None) -> str:
     """The star map of a snapshot as SVG text (``kit.map_svg``: a position that cannot be
     drawn becomes a short notice in the drawing)."""
     return kit.map_svg(lambda: (render or snapshot_renderer)(snapshot))
 
 
-def snapshot_renderer(snapshot: Snapshot) -> str:
+def snapshot_renderer(snapshot: SnapshotEvent) -> str:
     """The star-map renderer of ``homeworlds.display.svg`` applied to a feed snapshot."""
     from homeworlds.display.svg import render_snapshot_svg
 
@@ -240,10 +240,10 @@ def coalesce(batch: list) -> list:
     """Events waiting together, as they are sent: a snapshot is the whole table, so of
     several only the newest is worth drawing and sending; every turn and result event goes,
     in order."""
-    snapshots = [k for k, e in enumerate(batch) if isinstance(e, Snapshot)]
+    snapshots = [k for k, e in enumerate(batch) if isinstance(e, SnapshotEvent)]
     newest = snapshots[-1] if snapshots else -1
     return [e for k, e in enumerate(batch)
-            if e is not None and (k == newest or not isinstance(e, Snapshot))]
+            if e is not None and (k == newest or not isinstance(e, SnapshotEvent))]
 
 
 def _clock() -> str:
@@ -254,7 +254,7 @@ def _clock() -> str:
 
 def _sse(event: FeedEvent, state: DisplayState | None) -> str:
     data = event.to_json()
-    if state is not None and isinstance(event, Snapshot):
+    if state is not None and isinstance(event, SnapshotEvent):
         data["svg"] = state.svg_for(event)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"event: {event.type}\nid: {event.seq}\ndata: {text}\n\n"

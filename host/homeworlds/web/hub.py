@@ -144,7 +144,7 @@ class HubPages:
         return "".join(out)
 
     def live_snapshot(self, table: str):
-        """The table as the spectator display's feed shows it (a ``feed.Snapshot``), from
+        """The table as the spectator display's feed shows it (a ``feed.SnapshotEvent``), from
         the hub's copy: the table's retained state (its hints, clocks, sensors' link and
         turn start, as the table last published them), else the game in the hub's store.
         None while the hub knows no game of the table."""
