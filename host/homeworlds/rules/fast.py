@@ -211,8 +211,9 @@ def home_tag(sig: int, home: int) -> int:
 # ---- conversion from GameState ---------------------------------------------
 
 
-class Snapshot:
-    """A GameState as parallel lists: signatures, home markers, names, plus the bank."""
+class EncodedPosition:
+    """A GameState as the successor search encodes it: parallel lists of the systems'
+    signatures, home markers and names, plus the bank."""
 
     __slots__ = ("layout", "sigs", "homes", "names", "bank", "seats", "eliminated")
 
@@ -235,7 +236,7 @@ def canonical_key(state: GameState) -> tuple:
     as that seat's home, the other systems as a multiset. A seat without a home
     has ``None``. Whose turn it is and the game's result are not part of it.
     """
-    snap = Snapshot(state)
+    snap = EncodedPosition(state)
     return key_of(snap.sigs, snap.homes, snap.seats)
 
 

@@ -45,7 +45,7 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
-from homeworlds.rules.fast import PrimeTable, Snapshot, canonical_key, home_tag
+from homeworlds.rules.fast import EncodedPosition, PrimeTable, canonical_key, home_tag
 from homeworlds.rules.pieces import PIECES, Color
 from homeworlds.rules.state import GameState
 
@@ -152,7 +152,7 @@ class SuccessorSearch:
             raise ValueError("immediate elimination with more than two players is not "
                              "supported by the successor search")
         self.state = state
-        self.snap = Snapshot(state)
+        self.snap = EncodedPosition(state)
         self.keep_paths = keep_paths
         self.results: dict[int, None] = {}
         self.fresh: list[tuple[tuple, tuple]] = []
