@@ -24,6 +24,7 @@ one in) and is unique by unique factorisation.
 
 from __future__ import annotations
 
+from homeworlds.rules.pieces import OVERPOPULATION
 from homeworlds.rules.state import GameState
 
 # ---- primes for the exact product keys ------------------------------------
@@ -166,7 +167,7 @@ class SignatureLayout:
         i.ships = sum(count)
         i.color_totals = tuple(totals)
         i.pips = tuple(pips)
-        i.overpop = tuple(c for c in range(4) if totals[c] >= 4)
+        i.overpop = tuple(c for c in range(4) if totals[c] >= OVERPOPULATION)
         return i
 
     def ship_count(self, sig: int, seat: int, kind: int) -> int:

@@ -84,3 +84,28 @@ class Piece(NamedTuple):
 
 
 PIECES: tuple[Piece, ...] = tuple(Piece(c, s) for c in Color for s in Size)
+
+
+# ---- the rules' numbers -------------------------------------------------------------
+# Each is quoted from a rulebook ("words" — file, *Section*), checked verbatim by
+# tests/rules/test_rulebook_quotes.py.
+
+#: Pieces of one colour in one system that make it overpopulated (a catastrophe may then be
+#: declared there): "Overpopulation exists any time a single system contains four or more
+#: pieces of the same color" — 000_ad12fc0a1f739089.txt, *OVERPOPULATION*
+OVERPOPULATION = 4
+
+#: Stars a homeworld starts with: "Each player's two stars form their binary home system."
+#: — 003_30630e769415c554.txt, *Initial Phase (Setup)*
+HOME_STARS = 2
+
+#: Copies of each colour-size in a two-player bank: "for atwo-player game, use three pieces
+#: of each size/color" — 002_97f4ce8dbb4cee45.txt, *What You Need*
+TWO_PLAYER_COPIES = 3
+
+
+def bank_copies(players: int) -> int:
+    """Copies of each colour-size in the bank of a game of ``players``: three for two, and
+    "For each additional player, you need another Trio of each color." —
+    000_ad12fc0a1f739089.txt, *HOMEWORLDS FOR MORE THAN TWO*"""
+    return TWO_PLAYER_COPIES + max(0, players - 2)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from homeworlds.rules.pieces import bank_copies
+
 
 @dataclass(frozen=True, slots=True)
 class Handicaps:
@@ -71,8 +73,8 @@ class Rules:
     handicaps: Handicaps = field(default_factory=Handicaps)
 
     def bank_copies(self, players: int) -> int:
-        """Pieces of each colour-size: three for two players, one more per extra player."""
-        return 3 if players <= 2 else players + 1
+        """Pieces of each colour-size (``pieces.bank_copies``: the same in every preset)."""
+        return bank_copies(players)
 
     def with_handicaps(self, **options: Any) -> Rules:
         return replace(self, handicaps=replace(self.handicaps, **options))

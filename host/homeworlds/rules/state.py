@@ -34,7 +34,7 @@ from homeworlds.rules.actions import (
 )
 from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
-from homeworlds.rules.pieces import PIECES, Color, Piece
+from homeworlds.rules.pieces import HOME_STARS, OVERPOPULATION, PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
 
 
@@ -90,7 +90,7 @@ class System:
         return counts
 
     def overpopulated_colors(self) -> list[int]:
-        return [c for c, n in enumerate(self.color_counts()) if n >= 4]
+        return [c for c, n in enumerate(self.color_counts()) if n >= OVERPOPULATION]
 
     def has_access(self, seat: int, color: int) -> bool:
         """Technology: the colour is a star here or one of the seat's own ships here."""
@@ -599,7 +599,7 @@ class TurnInProgress:
                        action)
         system = self._system(action.system, action)
         color = int(action.color)
-        if system.count_color(color) < 4:
+        if system.count_color(color) < OVERPOPULATION:
             self._fail(f"{system.name} is not overpopulated in {action.color.to_text()} "
                        f"({system.count_color(color)} pieces)", action)
         if timing == "ends" and self.free_action_used:
@@ -839,7 +839,7 @@ class TurnInProgress:
         all_stars_done = all((h := st.home_of(s)) is not None and len(h.stars) == 2
                              for s in range(st.players))
         if action.role == "star":
-            if stars_placed >= 2:
+            if stars_placed >= HOME_STARS:
                 self._fail("you already have two home stars; pick your ship", action)
             if home is None:
                 if st.system(action.name) is not None:
