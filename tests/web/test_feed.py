@@ -14,7 +14,6 @@ from homeworlds.feed import (
     ResultEvent,
     SnapshotEvent,
     TurnEvent,
-    cooked_position,
     encode,
     event_from_json,
 )
@@ -22,6 +21,7 @@ from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.store.records import cooked_position, position_to_json
 
 PLAYERS = ("Ann", "Bob")
 OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Bob",
@@ -72,9 +72,9 @@ def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the
         assert len(turns) == k + 1
         assert turns[-1].number == k + 1 and turns[-1].seat == k % 2
         assert turns[-1].sdg == text
-        assert turns[-1].position == cooked_position(reference)
+        assert turns[-1].position == cooked_position(position_to_json(reference))
         latest = [e for e in events if isinstance(e, SnapshotEvent)][-1]
-        assert latest.position == cooked_position(reference)
+        assert latest.position == cooked_position(position_to_json(reference))
         assert latest.turn_log == tuple(OPENING[:k + 1])
         assert latest.game.to_move == reference.to_move
         assert latest.game.turn_number == k + 2
@@ -237,3 +237,22 @@ def test_publishing_without_a_loop_keeps_the_latest_snapshot_and_never_blocks():
     hub = FeedHub()
     hub.publish_threadsafe(_snapshot(7))
     assert hub.latest.seq == 7
+
+
+def test_a_table_of_three_seats_has_no_cooked_position_rather_than_a_wrong_one():
+    """The cooked format seats two: the snapshot's position is empty, not the position
+    without Carol's home and ships (which the feed sent before)."""
+    from homeworlds.session import TableSession
+    from homeworlds.sim import make_registry
+    from homeworlds.store.records import turn_from_sdg
+    from homeworlds.table.layout import builtin_layout
+
+    players = ("Alice", "Bob", "Carol")
+    layout = builtin_layout("four-seat")
+    session = TableSession(layout, make_registry(layout, 3), preset("last-standing"), players)
+    session.tracker.resume([(k % 3, turn_from_sdg(text, k % 3, players)) for k, text in enumerate(
+        ["Homeworld Y1 G2 R3", "Homeworld G3 B3 G1", "Homeworld Y3 B3 B1", "Build R1 Alice",
+         "Pass", "Pass", "Move R3 Alice Carol"])])
+    snapshot = FeedProducer(session, table="t", rules_name="last-standing").snapshot()
+    assert snapshot.position == ""
+    assert event_from_json(snapshot.to_json()).position == ""

@@ -23,14 +23,13 @@ from homeworlds.event.payloads import (
     PayloadError,
     check_result,
     check_turn,
-    cooked_position,
     decode,
     rules_of,
 )
 from homeworlds.event.topics import parse_topic
 from homeworlds.rules import PIECES, GameState
 from homeworlds.store.database import GameStore, StoredGame, StoredResult, StoreError
-from homeworlds.store.records import position_to_json, turn_from_sdg
+from homeworlds.store.records import cooked_position, position_to_json, turn_from_sdg
 
 log = logging.getLogger("homeworlds.hub")
 

@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeworlds.notation.cooked import CookedSystem, write_position
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -299,18 +298,12 @@ def event_from_json(data: Any) -> FeedEvent:
 # ---------------------------------------------------------------------- positions
 
 
-def cooked_position(state: GameState) -> str:
-    """The position in the cooked notation (``notation.cooked.write_position``); a seat
-    past the second is left out (the cooked format seats two)."""
-    systems = []
-    for s in state.systems:
-        fleets = tuple(tuple(PIECES[i] for i in range(12) for _ in range(f[i]))
-                       for f in s.ships[:2])
-        while len(fleets) < 2:
-            fleets += ((),)
-        systems.append(CookedSystem(s.name, s.home_of if s.home_of in (0, 1) else None,
-                                    s.star_pieces, fleets))
-    return write_position(systems)
+def _position_text(state: GameState) -> str:
+    """The feed's ``position``: the cooked text of the position (``store.records``), empty
+    when the cooked format cannot hold it (more than two seats)."""
+    from homeworlds.store.records import cooked_position, position_to_json
+
+    return cooked_position(position_to_json(state)) or ""
 
 
 def bank_counts(state: GameState) -> dict[str, int]:
@@ -422,7 +415,7 @@ class FeedProducer:
         if timed is not None and timed.seat == commit.seat:
             elapsed = timed.elapsed_ms  # the mover's clock: pauses are not counted
         sdg = turn_to_sdg(commit.turn, tracker.players)
-        position = cooked_position(commit.state)
+        position = _position_text(commit.state)
         marks.started_at = now
         marks.record_length = number
         self.guidance = None
@@ -513,7 +506,7 @@ class FeedProducer:
                         result)
         with self._lock:
             snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
-                                cooked_position(shown), bank_counts(shown),
+                                _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
                                 if partial is not None else ())

@@ -176,15 +176,14 @@ class TableControl:
         self.session.log.commits[:] = self.session.log.commits[:number - 1]
         self._guide_back(number)
         if self.producer is not None:
-            from homeworlds.feed import cooked_position
-            from homeworlds.store.records import turn_to_sdg
+            from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
             # The display names the withdrawn turn and the position to restore; while the
             # LEDs guide the players back, the feed adds the current step to it.
             self.producer.guidance = {
                 "withdrawn_turn": number, "seat": seat,
                 "sdg": turn_to_sdg(turn, tracker.players),
-                "restore": cooked_position(tracker.state),
+                "restore": cooked_position(position_to_json(tracker.state)),
                 "text": f"turn {number} withdrawn: put the pieces back as shown"}
         if self.on_undo is not None:
             self.on_undo(number)
