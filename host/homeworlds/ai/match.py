@@ -87,11 +87,6 @@ def make_player(name: str, seed: int, names: tuple[str, ...] = NAMES):
     raise ValueError(f"unknown player {name!r}; known: {', '.join(player_names())}")
 
 
-def opponent_player(kind: str, seed: int):
-    """Kept for callers of the first version: a baseline by name."""
-    return make_player(kind, seed)
-
-
 def match_opening(number: int, rules: str = "looney",
                   names: tuple[str, ...] = NAMES) -> tuple[Homeworld, Homeworld]:
     """The two homeworlds of opening ``number``: a standard one, or a seeded sound one."""

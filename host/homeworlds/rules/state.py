@@ -305,10 +305,6 @@ class GameState:
         self._assign(before)
         return turn
 
-    @property
-    def move_stack(self) -> list[Turn]:
-        return [t for _, t in self._stack]
-
     # ---- elimination and results ---------------------------------------
 
     def next_seat(self, seat: int) -> int:
@@ -489,12 +485,6 @@ class TurnInProgress:
         if s is None:
             self._fail(f"there is no system named {name!r}", action)
         return s
-
-    @property
-    def can_act(self) -> bool:
-        """Whether a power action (free or from a sacrifice) is still available."""
-        return (not self.passed and not self.closed_by_catastrophe and
-                (not self.free_action_used or self.sacrifice_left > 0))
 
     def _after_action(self, touched: System, action: Action) -> None:
         """Star fading and the mid-turn home rules after an action emptied a system."""
@@ -860,10 +850,6 @@ class TurnInProgress:
         self.free_action_used = True
 
     # ---- ending the turn ----
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.actions
 
     def finish(self) -> GameState:
         """Check the turn as a whole and return the state after it (not yet committed)."""
