@@ -11,13 +11,6 @@ from homeworlds.store.outbox import Cursor, Outbox
 from .helpers import FaultyStore, disk_full, play_opening
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = GameStore.open(tmp_path / "t1.sqlite")
-    yield store
-    store.close()
-
-
 def test_an_empty_store_publishes_from_its_first_game(store):
     outbox = Outbox(store, "club-1", "club")
     assert outbox.first_game == 1 and outbox.games() == []
@@ -43,13 +36,13 @@ def test_after_a_finished_game_the_next_game_is_the_first_published(store):
     assert [g.uid for g in outbox.games()] == ["g2"]
 
 
-def test_joining_again_keeps_the_first_game_and_another_event_has_its_own(tmp_path, store):
+def test_joining_again_keeps_the_first_game_and_another_event_has_its_own(store):
     play_opening(store, "g1", 2)
     assert Outbox(store, "club-1", "club").first_game == 1
     store.finish_game("g1", StoredResult("resigned", (0,), 1, "2026-11-24T12:10:00", 2))
     play_opening(store, "g2", 2)
     store.close()
-    reopened = GameStore.open(tmp_path / "t1.sqlite")  # a restarted table host
+    reopened = GameStore.open(store.path)  # a restarted table host
     try:
         assert Outbox(reopened, "club-1", "club").first_game == 1
         assert Outbox(reopened, "club-1", "cup").first_game == 2
@@ -76,7 +69,7 @@ def test_turns_after_a_number_come_in_order_at_most_limit(store):
     assert outbox.turns_after(game, 0, 1)[0].sdg == "Homeworld Y1 B2 G3"
 
 
-def test_cursors_move_forward_never_back(tmp_path, store):
+def test_cursors_move_forward_never_back(store):
     play_opening(store, "g1", 6)
     outbox = Outbox(store, "club-1", "club")
     game_id = outbox.games()[0].id
@@ -89,7 +82,7 @@ def test_cursors_move_forward_never_back(tmp_path, store):
     assert outbox.cursors() == {game_id: Cursor(6, True)}
     outbox.acknowledge({})  # nothing to write
     store.close()
-    reopened = GameStore.open(tmp_path / "t1.sqlite")
+    reopened = GameStore.open(store.path)
     try:
         assert Outbox(reopened, "club-1", "club").cursors() == {game_id: Cursor(6, True)}
     finally:

@@ -13,13 +13,6 @@ from .helpers import FaultyStore, disk_full, play_opening
 STARTED = "2026-11-24T13:00:00+00:00"
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = GameStore.open(tmp_path / "hub.sqlite")
-    yield store
-    store.close()
-
-
 def test_players_keep_the_order_they_were_named_in(store):
     rounds = StoredRounds(store)
     assert rounds.players() == []
@@ -29,12 +22,12 @@ def test_players_keep_the_order_they_were_named_in(store):
     assert rounds.players() == ["jeep", "Danner"]
 
 
-def test_a_round_is_kept_with_its_pairings_and_byes(tmp_path, store):
+def test_a_round_is_kept_with_its_pairings_and_byes(store):
     rounds = StoredRounds(store)
     rounds.add_round(1, STARTED, [("Felix", "kanzenryu"), ("jeep", None)])
     rounds.add_round(2, "2026-11-24T14:00:00+00:00", [("jeep", "Felix")])
     store.close()
-    reopened = StoredRounds(GameStore.open(tmp_path / "hub.sqlite"))
+    reopened = StoredRounds(GameStore.open(store.path))
     try:
         assert reopened.rounds() == [StoredRound(1, STARTED),
                                      StoredRound(2, "2026-11-24T14:00:00+00:00")]
