@@ -1,5 +1,5 @@
 """The rules' numbers, named once (``homeworlds.rules``: ``OVERPOPULATION``, ``HOME_STARS``,
-``bank_copies``), are the numbers the engine plays by."""
+``TWO_PLAYER_COPIES``, ``ICEHOUSE_SET_COPIES``), are the numbers the engine plays by."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 from homeworlds.rules import (
     HOME_STARS,
+    ICEHOUSE_SET_COPIES,
     OVERPOPULATION,
     PRESETS,
     TWO_PLAYER_COPIES,
@@ -15,30 +16,30 @@ from homeworlds.rules import (
     GameState,
     IllegalAction,
     SetupPick,
-    bank_copies,
     deal_alignments,
     preset,
 )
-from homeworlds.table.enroll import copies_for_players
 
 from .helpers import P, position
 
 
 def test_the_numbers_are_the_rulebooks():
-    assert (OVERPOPULATION, HOME_STARS, TWO_PLAYER_COPIES) == (4, 2, 3)
-    assert [bank_copies(n) for n in range(2, 7)] == [3, 4, 5, 6, 7]
+    assert (OVERPOPULATION, HOME_STARS, TWO_PLAYER_COPIES, ICEHOUSE_SET_COPIES) == (4, 2, 3, 5)
 
 
 @pytest.mark.parametrize("players", range(2, 7))
-def test_every_bank_holds_bank_copies_of_each_piece(players):
+def test_every_bank_holds_the_rules_copies_of_each_piece(players):
     for name in PRESETS:
         rules = preset(name)
-        assert rules.bank_copies(players) == bank_copies(players)
-        if rules.min_players <= players <= rules.max_players:
-            dealt = deal_alignments(players, seed=1) if rules.goal == "good-evil" else None
-            assert GameState(rules, players, alignments=dealt).bank == \
-                [bank_copies(players)] * 12
-    assert copies_for_players(players) == bank_copies(players)
+        if not rules.min_players <= players <= rules.max_players:
+            continue
+        copies = rules.bank_copies(players)
+        if players == 2:
+            assert copies == TWO_PLAYER_COPIES
+        elif rules.bank == "icehouse-set":
+            assert copies == ICEHOUSE_SET_COPIES
+        dealt = deal_alignments(players, seed=1) if rules.goal == "good-evil" else None
+        assert GameState(rules, players, alignments=dealt).bank == [copies] * 12
 
 
 @pytest.mark.parametrize("yellows", [OVERPOPULATION - 1, OVERPOPULATION])

@@ -64,13 +64,13 @@ from homeworlds.rules.moves import fresh_system_name, legal_actions
 from homeworlds.rules.partial import ActionPattern, match_partial_turn, parse_partial_turn
 from homeworlds.rules.pieces import (
     HOME_STARS,
+    ICEHOUSE_SET_COPIES,
     OVERPOPULATION,
     PIECES,
     TWO_PLAYER_COPIES,
     Color,
     Piece,
     Size,
-    bank_copies,
 )
 from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, Handicaps, Rules, preset
 from homeworlds.rules.state import GameResult, GameState, System, TurnInProgress
@@ -97,7 +97,7 @@ __all__ = [
     "Homeworld", "Move", "PIECES", "POWER_OF", "Pass", "Piece", "Sacrifice", "SetupPick",
     "Size", "Trade", "Turn",
     # the rules' numbers
-    "HOME_STARS", "OVERPOPULATION", "TWO_PLAYER_COPIES", "bank_copies",
+    "HOME_STARS", "ICEHOUSE_SET_COPIES", "OVERPOPULATION", "TWO_PLAYER_COPIES",
     # errors
     "AmbiguousAction", "HomeworldsError", "IllegalAction", "IllegalTurn", "InvalidNotation",
     # rule flags and presets

@@ -99,13 +99,13 @@ OVERPOPULATION = 4
 #: — 003_30630e769415c554.txt, *Initial Phase (Setup)*
 HOME_STARS = 2
 
-#: Copies of each colour-size in a two-player bank: "for atwo-player game, use three pieces
-#: of each size/color" — 002_97f4ce8dbb4cee45.txt, *What You Need*
+#: Pieces of each colour-size a two-player bank holds: "Three Trios each of Red, Yellow,
+#: Blue, and Green" — 000_ad12fc0a1f739089.txt, *EQUIPMENT*; "for atwo-player game, use
+#: three pieces of each size/color" — 002_97f4ce8dbb4cee45.txt, *What You Need*. Beyond two
+#: players the preset's bank rule decides (``Rules.bank``, ``Rules.bank_copies``).
 TWO_PLAYER_COPIES = 3
 
-
-def bank_copies(players: int) -> int:
-    """Copies of each colour-size in the bank of a game of ``players``: three for two, and
-    "For each additional player, you need another Trio of each color." —
-    000_ad12fc0a1f739089.txt, *HOMEWORLDS FOR MORE THAN TWO*"""
-    return TWO_PLAYER_COPIES + max(0, players - 2)
+#: Pieces of each colour-size in "A standard four-color Icehouse set" —
+#: 002_97f4ce8dbb4cee45.txt, *What You Need*: four stashes of fifteen pyramids, five of
+#: each size (docs/rules.md, "The bank").
+ICEHOUSE_SET_COPIES = 5

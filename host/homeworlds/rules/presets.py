@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from homeworlds.rules.pieces import bank_copies
+from homeworlds.rules.pieces import ICEHOUSE_SET_COPIES, TWO_PLAYER_COPIES
+
+#: The ways of sizing the bank (``Rules.bank``).
+BANK_RULES = ("trio-per-player", "icehouse-set")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +73,30 @@ class Rules:
     max_players: int = 2
     #: Both players may agree to a draw when the game is deadlocked.
     draw_by_agreement: bool = True
+    #: How large the bank is beyond two players (three of each colour-size for two):
+    #: "trio-per-player", one more trio of each colour per extra player (000: "For each
+    #: additional player, you need another Trio of each color."); "icehouse-set", a
+    #: standard four-colour Icehouse set, five of each (002/004: "A standard four-color
+    #: Icehouse set (for atwo-player game, use three pieces of each size/color)").
+    bank: str = "trio-per-player"
     handicaps: Handicaps = field(default_factory=Handicaps)
 
+    def __post_init__(self) -> None:
+        if self.bank not in BANK_RULES:
+            raise ValueError(f"unknown bank rule {self.bank!r} for the {self.name} rules; "
+                             f"bank rules: {', '.join(BANK_RULES)}")
+
     def bank_copies(self, players: int) -> int:
-        """Pieces of each colour-size (``pieces.bank_copies``: the same in every preset)."""
-        return bank_copies(players)
+        """Pieces of each colour-size in the bank at the start of a game of ``players``."""
+        if players <= 2:
+            return TWO_PLAYER_COPIES
+        if self.bank == "icehouse-set":
+            return ICEHOUSE_SET_COPIES
+        return players + 1
+
+    def bank_pieces(self, players: int) -> int:
+        """Pieces the whole bank holds at the start (what a table's bank tray must hold)."""
+        return 12 * self.bank_copies(players)
 
     def with_handicaps(self, **options: Any) -> Rules:
         return replace(self, handicaps=replace(self.handicaps, **options))
@@ -117,12 +139,13 @@ ALTERNATING_SETUP = Rules(
 GOOD_EVIL = Rules(
     name="good-evil",
     description="Original 2-6 player rules: secret Good/Evil alignments (dealt with "
-    "rules.alignments.deal_alignments), catastrophes only after your action, never end a turn "
-    "without a ship at home",
+    "rules.alignments.deal_alignments), a standard four-colour Icehouse set as the bank, "
+    "catastrophes only after your action, never end a turn without a ship at home",
     catastrophe_timing="after",
     self_elimination_allowed=False,
     goal="good-evil",
     max_players=6,
+    bank="icehouse-set",
 )
 
 LAST_STANDING = Rules(

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from homeworlds.rules import Piece, bank_copies
+from homeworlds.rules import Piece
 from homeworlds.table.layout import Layout, ZoneKind
 from homeworlds.table.registry import (
     ALIGNMENTS,
@@ -39,10 +39,10 @@ class EnrollError(ValueError):
 
 
 def copies_for_players(players: int) -> int:
-    """Copies of each colour-size in the bank (``rules.bank_copies``) of a game of 2 to 6."""
+    """Copies of each colour-size in the bank: 3 for two players, players + 1 in general."""
     if not 2 <= players <= 6:
         raise ValueError(f"Homeworlds is played by 2 to 6 players, not {players}")
-    return bank_copies(players)
+    return players + 1
 
 
 @dataclass(frozen=True, slots=True)
