@@ -277,14 +277,14 @@ def test_publishing_without_a_loop_keeps_the_latest_snapshot_and_never_blocks():
 def test_a_table_of_three_seats_has_no_cooked_position_rather_than_a_wrong_one():
     """The cooked format seats two: the snapshot's position is empty, not the position
     without Carol's home and ships (which the feed sent before)."""
-    from homeworlds.session import TableSession
+    from homeworlds.session import new_session
     from homeworlds.sim import make_registry
     from homeworlds.store.records import turn_from_sdg
     from homeworlds.table.layout import builtin_layout
 
     players = ("Alice", "Bob", "Carol")
     layout = builtin_layout("four-seat")
-    session = TableSession(layout, make_registry(layout, 3), preset("last-standing"), players)
+    session = new_session(layout, make_registry(layout, 3), preset("last-standing"), players)
     session.tracker.resume([(k % 3, turn_from_sdg(text, k % 3, players)) for k, text in enumerate(
         ["Homeworld Y1 G2 R3", "Homeworld G3 B3 G1", "Homeworld Y3 B3 B1", "Build R1 Alice",
          "Pass", "Pass", "Move R3 Alice Carol"])])
