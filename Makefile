@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin screenshots
+.PHONY: demo test corpus bench fuzz lint clean flash browser mosquitto-bin mpvm screenshots
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is required" >&2; exit 1; }
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m homeworlds demo
 
-test: $(STAMP) browser mosquitto-bin
+test: $(STAMP) browser mosquitto-bin mpvm
 	$(PY) -m pytest -q
 
 # The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is
@@ -52,6 +52,29 @@ mosquitto-bin:
 		sudo sh -c '$(MOSQUITTO_INSTALL)'; \
 	else echo "make: $(MOSQUITTO) is absent, so the event tests (tests/event) will skip;" \
 		"install it with: sudo sh -c '$(MOSQUITTO_INSTALL)'"; fi
+# The firmware tests on MicroPython (tests/firmware/test_fw_vm_*) run MicroPython 1.27's
+# WebAssembly port, the npm package pinned in tests/firmware/vm/package-lock.json, under
+# Debian's Node.js. npm installs it when the lock file changed; without node/npm, as root or
+# under CI (through sudo) Debian's nodejs and npm are installed first; otherwise the command
+# is printed and those tests skip (they fail under CI=true). NODE/NPM name other executables.
+NODE ?= node
+NPM ?= npm
+MPVM_DIR := tests/firmware/vm
+NODE_INSTALL := apt-get update && apt-get install -y --no-install-recommends nodejs npm
+MPVM_NPM_CI = cd $(MPVM_DIR) && if [ ! -f node_modules/.package-lock.json ] || \
+	[ package-lock.json -nt node_modules/.package-lock.json ]; then \
+	echo "make: installing MicroPython 1.27 (npm) for the firmware VM tests"; \
+	$(NPM) ci --no-audit --no-fund --loglevel=error; fi
+mpvm:
+	@if command -v "$(NODE)" >/dev/null 2>&1 && command -v "$(NPM)" >/dev/null 2>&1; then \
+		$(MPVM_NPM_CI); \
+	elif [ "$$(id -u)" = 0 ]; then echo "make: installing Debian's nodejs and npm for the firmware VM tests"; \
+		$(NODE_INSTALL) && $(MPVM_NPM_CI); \
+	elif [ -n "$$CI" ] && [ "$$CI" != false ] && [ "$$CI" != 0 ]; then \
+		echo "make: installing Debian's nodejs and npm for the firmware VM tests (sudo)"; \
+		sudo sh -c '$(NODE_INSTALL)' && $(MPVM_NPM_CI); \
+	else echo "make: $(NODE) or $(NPM) is absent, so the firmware VM tests (tests/firmware/test_fw_vm_*)" \
+		"will skip; install them with: sudo sh -c '$(NODE_INSTALL)', then run make mpvm"; fi
 # The screenshots of docs/display.md (docs/images) are made by the browser tests.
 screenshots: $(STAMP) browser
 	$(PY) -m pytest -q tests/web/test_live_browser.py tests/web/test_archive_browser.py tests/web/test_attract.py
