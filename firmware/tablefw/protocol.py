@@ -59,7 +59,7 @@ class ProtocolError(ValueError):
     """
 
     def __init__(self, reason, message):
-        ValueError.__init__(self, message)
+        super().__init__(message)
         self.reason = reason
 
 
