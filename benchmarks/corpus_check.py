@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from homeworlds.archive import cooked_disagreements, sdg_disagreements
+from homeworlds.replay import cooked_disagreements, sdg_disagreements
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 COOKED_KNOWN_BAD = {"32225"}  # same-colour trade; see docs/rules.md

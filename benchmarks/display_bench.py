@@ -78,7 +78,7 @@ def _bundled_game_file() -> Path:
 def browser_latency(turns: int = 30) -> dict:
     from homeworlds.notation.sdg import read_sdg_file
     from homeworlds.rules import preset
-    from homeworlds.table_replay import SimulatedTableGame
+    from homeworlds.runtime.table_replay import SimulatedTableGame
     from homeworlds.web.live import attach_display
 
     try:

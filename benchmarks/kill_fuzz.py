@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from homeworlds.archive import load_expected
-from homeworlds.crash_drill import CrashDrill
 from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.replay import load_expected
+from homeworlds.runtime.crash_drill import CrashDrill
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

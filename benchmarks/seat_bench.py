@@ -42,10 +42,10 @@ def _position(turns: int):
 
 
 def _think_on_the_table(level: int) -> dict[str, str]:
-    from homeworlds.advisor import ComputerSeat
+    from homeworlds.runtime.table_replay import SimulatedTableGame
+    from homeworlds.session import ComputerSeat
     from homeworlds.sim import TableDriver
     from homeworlds.table.guidance import guide
-    from homeworlds.table_replay import SimulatedTableGame
 
     game, rules, state, record = _position(36)
     if state.to_move != 1:

@@ -28,8 +28,8 @@ from homeworlds.link import PipeTransport, SerialTransport, TableLink
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.pixels import MemorySink, PixelOutput
 from homeworlds.replay import rules_for_game
+from homeworlds.runtime.table_replay import SimulatedTableGame, table_replay_game
 from homeworlds.session import TableSession
-from homeworlds.table_replay import SimulatedTableGame, table_replay_game
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -21,7 +21,7 @@ from homeworlds.display.picture import picture_of_session
 from homeworlds.display.screen import REDRAWS_PER_SECOND, TerminalScreen
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules import preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
 
 SIZES = ((80, 24), (120, 40), (200, 60), (50, 20))
 

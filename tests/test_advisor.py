@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import threading
 
-from homeworlds.advisor import Thinking
 from homeworlds.ai.players import ComputerPlayer
 from homeworlds.rules import GameState, preset
+from homeworlds.session import Thinking
 
 
 class _Recording:

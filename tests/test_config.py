@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from homeworlds.config import ConfigError, check_player_name, load_config
+from homeworlds.runtime.config import ConfigError, check_player_name, load_config
 
 
 def _write(tmp_path, text):
@@ -164,7 +164,7 @@ def test_every_name_the_configuration_accepts_the_record_can_write(names):
     assert game.players == tuple(names)
     assert [t.actions[0].name for t in game.turns] == names
 def test_scanner_settings_are_checked_and_kept():
-    from homeworlds.config import config_from_mapping
+    from homeworlds.runtime.config import config_from_mapping
 
     config = config_from_mapping({"scanner": {"debounce_off": 4, "hb_ms": 500}}, "t.toml")
     assert config.scanner == {"debounce_off": 4, "hb_ms": 500}
@@ -197,7 +197,7 @@ def test_attract_settings_load_with_their_defaults(tmp_path):
     assert (config.attract_after_s, config.attract_leds) == (300.0, True)
     assert load_config(_write(tmp_path, "[display]\nattract_after_s = 0\n")).attract_after_s == 0
 def test_a_computer_seat_with_its_level_and_time(tmp_path):
-    from homeworlds.advisor import ComputerSeat
+    from homeworlds.session import ComputerSeat
 
     config = load_config(_write(tmp_path, (
         '[table]\nplayers = ["Ann", "Hal"]\n'

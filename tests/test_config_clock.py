@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.clock import ClockSpec
-from homeworlds.config import ConfigError, load_config
+from homeworlds.runtime.config import ConfigError, load_config
 
 
 def _load(tmp_path, text):

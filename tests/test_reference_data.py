@@ -12,10 +12,9 @@ import json
 
 import pytest
 
-from homeworlds.archive import cooked_disagreements, load_expected, sdg_disagreements
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.replay import replay_game
+from homeworlds.replay import cooked_disagreements, load_expected, replay_game, sdg_disagreements
 from homeworlds.rules import (
     AmbiguousAction,
     IllegalAction,

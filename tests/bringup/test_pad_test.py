@@ -11,10 +11,10 @@ import pytest
 from homeworlds.bringup.padtest import AMBER, GREEN, RED, PadMonitor
 from homeworlds.cli import main
 from homeworlds.commands import pad_test
-from homeworlds.config import load_config
 from homeworlds.link import SerialTransport, SnapshotReceived, TableLink, ZoneChanged
 from homeworlds.pixels import ColorCorrection, MemorySink, PixelOutput
 from homeworlds.rules import Piece
+from homeworlds.runtime.config import load_config
 from homeworlds.sim import PtyMcu
 from tablefw.settings import SETTINGS
 

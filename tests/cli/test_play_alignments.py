@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.commands import play
-from homeworlds.config import ConfigError, config_from_mapping
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules import GameState, deal_alignments, preset
+from homeworlds.runtime.config import ConfigError, config_from_mapping
 from homeworlds.store import GameRecorder
 from homeworlds.store.export import record_sdg
 from tests.store.helpers import OPENING, turns_of

@@ -10,7 +10,7 @@ import pytest
 from homeworlds.display.picture import picture_of_session
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules import preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
 
 TITLE = "SDG game #608: Aaron vs MatrixFrog — simulated table, sdg rules"
 

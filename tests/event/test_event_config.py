@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.config import ConfigError, load_config
 from homeworlds.event.settings import parse_broker_url, redact_url
+from homeworlds.runtime.config import ConfigError, load_config
 
 BASE = '[table]\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
 

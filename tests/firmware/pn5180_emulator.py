@@ -9,8 +9,8 @@ clock plus CircuitPython's overhead per call, :mod:`homeworlds.sim.scan_timing`)
 
 from __future__ import annotations
 
+from homeworlds.sim import SimClock
 from homeworlds.sim.emulated_readers import EmulatedPN5180
-from homeworlds.sim.mcu import SimClock
 from homeworlds.sim.pn5180_chip import PERFECT, Pn5180Chip, ReadModel, SharedResetLine, Tag, le_uid
 from homeworlds.sim.scan_timing import spi_frame_us
 

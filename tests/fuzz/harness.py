@@ -23,7 +23,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from homeworlds.cli import main
-from homeworlds.config import ConfigError, load_config
+from homeworlds.runtime.config import ConfigError, load_config
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"

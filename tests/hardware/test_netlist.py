@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds import netlist, rf
 from homeworlds.table.layout import ZoneKind, builtin_layout
+from homeworlds.tools import netlist, rf
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 NETLISTS = sorted((HARDWARE / "netlist").glob("*.toml"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from homeworlds import rf
+from homeworlds.tools import rf
 
 DOC = Path(__file__).resolve().parents[2] / "hardware" / "rf-design.md"
 
@@ -155,7 +155,8 @@ def doc() -> str:
 
 
 def test_the_design_document_quotes_the_calculator(doc):
-    """hardware/rf-design.md shows what `python -m homeworlds.rf` computes, digit for digit."""
+    """hardware/rf-design.md shows what `python -m homeworlds.tools.rf` computes, digit for
+    digit."""
     for table in (rf.design_table(), rf.ring_table(), rf.tag_table()):
         assert table in doc, f"hardware/rf-design.md is out of date; paste:\n{table}"
 

@@ -9,9 +9,9 @@ import time
 
 from homeworlds.clock import ClockSpec, TurnTime, format_clock
 from homeworlds.rules import GameState, preset
+from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from homeworlds.table_replay import SimulatedTableGame
 from tests.integration.play_host import PlayHost, sdg_turn
 from tests.store.helpers import wait_for
 

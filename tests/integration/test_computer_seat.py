@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from homeworlds.advisor import ComputerSeat
 from homeworlds.ai.players import GreedyPlayer
 from homeworlds.rules import Piece, canonical_key, preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.session import ComputerSeat
 from tests.integration.seat_helpers import (
     do_step,
     follow,

@@ -5,8 +5,8 @@ by turn against the game. The long form is `make fuzz` (benchmarks/kill_fuzz.py)
 
 from __future__ import annotations
 
-from homeworlds.crash_drill import MOMENTS, CrashDrill
 from homeworlds.notation.sdg import read_sdg_file
+from homeworlds.runtime.crash_drill import MOMENTS, CrashDrill
 
 
 def test_kill_9_at_every_kind_of_moment_loses_nothing(tmp_path, shared_dir):

@@ -7,7 +7,7 @@ import pytest
 
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
 
 # Ann (seat 0): home y1 b2; Bob (seat 1): home r1 y2 — both homes have sizes 1 and 2, so
 # they are not connected to each other; Far (r3) is connected to both.

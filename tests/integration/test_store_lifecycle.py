@@ -14,9 +14,9 @@ import time
 import pytest
 
 from homeworlds.commands import play
-from homeworlds.config import load_config
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
+from homeworlds.runtime.config import load_config
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store import GameStore, StoreUnavailable
 from homeworlds.table.layout import builtin_layout

@@ -8,14 +8,14 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from homeworlds.archive import load_expected
+from homeworlds.replay import load_expected
 
 SAMPLE = 100
 
 
 def _play(path: str) -> dict:
     from homeworlds.notation.sdg import read_sdg_file
-    from homeworlds.table_replay import table_replay_game
+    from homeworlds.runtime.table_replay import table_replay_game
 
     result = table_replay_game(read_sdg_file(path), file=os.path.basename(path),
                                miss_rate=0.05, seed=len(path))

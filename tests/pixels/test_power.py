@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.config import ConfigError, config_from_mapping
 from homeworlds.pixels import ColorCorrection, MemorySink, PixelOutput, PixelSettings
 from homeworlds.pixels.limits import (
     PI5_NEOPIXEL_SPI_TESTED_PIXELS,
@@ -13,6 +12,7 @@ from homeworlds.pixels.limits import (
     full_white_current_ma,
 )
 from homeworlds.pixels.settings import SUPPLY_LOAD_FACTOR
+from homeworlds.runtime.config import ConfigError, config_from_mapping
 from homeworlds.table.layout import builtin_layout
 
 from .helpers import FakeClock

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from homeworlds.archive import (
+from homeworlds.replay import (
     cooked_disagreements,
     load_expected,
     replay_cooked,

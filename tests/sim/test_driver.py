@@ -307,9 +307,8 @@ def test_the_mcu_reports_what_the_driver_handled(layout, registry, table):
 def test_archive_games_through_the_driver(shared_dir, layout, registry):
     """~20 seeded archive games: after every action and turn the table (tags -> registry
     -> pieces per zone) shows the engine's position, systems by slot, ships by seat."""
-    from homeworlds.archive import load_expected
     from homeworlds.notation.sdg import read_sdg_file
-    from homeworlds.replay import rules_for_game
+    from homeworlds.replay import load_expected, rules_for_game
 
     expected = load_expected(shared_dir / "games" / "expected.tsv")
     legal = sorted((name for name, row in expected.items() if row.legal), key=int)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.config import ConfigError, load_config
+from homeworlds.runtime.config import ConfigError, load_config
 
 
 def _config(tmp_path, text):

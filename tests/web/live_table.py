@@ -9,7 +9,7 @@ from importlib import resources
 
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules import preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.web.live import attach_feed
 from homeworlds.web.server import WebDisplay
 

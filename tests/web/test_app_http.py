@@ -11,11 +11,10 @@ import warnings
 
 import pytest
 
-from homeworlds.control import ControlQueue, TableControl
 from homeworlds.feed import FeedHub, FeedProducer, event_from_json
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import preset
-from homeworlds.session import TableSession
+from homeworlds.session import ControlQueue, TableControl, TableSession
 from homeworlds.sim import make_registry
 from homeworlds.table.layout import builtin_layout
 

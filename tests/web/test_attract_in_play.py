@@ -28,7 +28,7 @@ class _DisplayHost:
 
     def __init__(self, config_path, record, store, port):
         from homeworlds.commands import play
-        from homeworlds.config import load_config
+        from homeworlds.runtime.config import load_config
 
         self.stop = threading.Event()
         config = load_config(config_path)
@@ -133,11 +133,11 @@ class _Display:
 @pytest.mark.parametrize("attract_leds", [False, True])
 def test_the_leds_replay_only_with_attract_leds(tmp_path, attract_leds):
     from homeworlds.commands.play import _attract_table
-    from homeworlds.config import load_config
     from homeworlds.link.events import SnapshotReceived, ZoneChanged
     from homeworlds.pixels.memory import MemorySink
     from homeworlds.pixels.output import PixelOutput
     from homeworlds.rules import preset
+    from homeworlds.runtime.config import load_config
     from homeworlds.session import TableSession
     from homeworlds.web.attract import AttractTable
 

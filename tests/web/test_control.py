@@ -7,11 +7,10 @@ import threading
 
 import pytest
 
-from homeworlds.control import AdminCommand, ControlError, ControlQueue, TableControl
 from homeworlds.pixels import MemorySink, PixelOutput
 from homeworlds.pixels.correction import ColorCorrection
 from homeworlds.rules import preset
-from homeworlds.session import TableSession
+from homeworlds.session import AdminCommand, ControlError, ControlQueue, TableControl, TableSession
 from homeworlds.sim import make_registry
 from homeworlds.table.layout import builtin_layout
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.config import ConfigError, config_from_mapping
+from homeworlds.runtime.config import ConfigError, config_from_mapping
 
 
 def _display(**keys):

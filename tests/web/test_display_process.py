@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from homeworlds.control import ControlQueue
 from homeworlds.feed import GameInfo, Hints, Snapshot
+from homeworlds.session import ControlQueue
 from homeworlds.web import WebUnavailable
 from homeworlds.web.process import DisplayProcess
 

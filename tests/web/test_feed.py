@@ -21,7 +21,7 @@ from homeworlds.feed import (
 from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
 
 PLAYERS = ("Ann", "Bob")
 OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Bob",

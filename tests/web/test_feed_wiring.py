@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import threading
 
-from homeworlds.advisor import ComputerSeat
 from homeworlds.ai.players import GreedyPlayer
 from homeworlds.feed import Snapshot, TurnEvent
 from homeworlds.link.events import LinkDown
 from homeworlds.rules import preset
-from homeworlds.table_replay import SimulatedTableGame
+from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.session import ComputerSeat
 from homeworlds.web.live import attach_feed
 from tests.integration.seat_helpers import wait_for
 from tests.test_session_clocks import SETUP, Table
@@ -126,7 +126,7 @@ def test_the_computer_thinking_and_its_steps_are_in_the_snapshot():
 def test_an_undo_keeps_the_time_on_the_clocks_and_the_mover_of_the_withdrawn_turn_runs_again():
     """Without the clocks being carried over, the tracker's earlier position looked like a
     new game: both clocks went back to their full time."""
-    from homeworlds.control import AdminCommand, TableControl
+    from homeworlds.session import AdminCommand, TableControl
 
     t, producer, events = _fed(mode="sudden-death", initial_s=100)
     for text in SETUP:

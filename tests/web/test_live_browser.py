@@ -258,8 +258,8 @@ def test_the_clocks_count_down_in_the_page_pause_and_an_undo_shows_its_restore_s
     import time
 
     from homeworlds.clock import ClockSpec
-    from homeworlds.control import AdminCommand
     from homeworlds.link.events import LinkDown
+    from homeworlds.session import AdminCommand
 
     spec = ClockSpec.from_dict({"mode": "sudden-death", "initial_s": 300})
     with LiveTable(clock_spec=spec) as table:

@@ -8,9 +8,9 @@ import sqlite3
 import time
 import urllib.request
 
-from homeworlds.control import AdminCommand
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, Piece, preset
+from homeworlds.session import AdminCommand
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 from tests.integration.play_host import PlayHost, sdg_turn

@@ -80,7 +80,7 @@ def test_a_killed_host_takes_its_display_process_with_it(tmp_path):
     script = tmp_path / "host.py"
     script.write_text(
         "import sys, time\n"
-        "from homeworlds.control import ControlQueue\n"
+        "from homeworlds.session import ControlQueue\n"
         "from homeworlds.web.process import DisplayProcess\n"
         "p = DisplayProcess(ControlQueue(), host='127.0.0.1', port=0, "
         "admin_token='t' * 20, table_name='t').start()\n"

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     store, attract_after = args.store, args.attract_after
     if args.config is not None:
-        from homeworlds.config import ConfigError, load_config
+        from homeworlds.runtime.config import ConfigError, load_config
         try:
             config = load_config(args.config)
         except ConfigError as exc:

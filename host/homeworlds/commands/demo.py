@@ -76,7 +76,7 @@ def _speed(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeworlds.table_replay import SimulatedTableGame
+    from homeworlds.runtime.table_replay import SimulatedTableGame
 
     if getattr(args, "versus_computer", False):
         return _versus_computer(args)
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(game, sim, screen, delay: float, players, display) -> int:
-    from homeworlds.table_replay import SettleTimeout
+    from homeworlds.runtime.table_replay import SettleTimeout
 
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
@@ -257,11 +257,11 @@ class _Screen:
 def _versus_computer(args: argparse.Namespace) -> int:
     """A simulated person (south, a greedy player) against the computer (north) on the
     simulated table: the person's hands carry out each step the lights show."""
-    from homeworlds.advisor import ComputerSeat
     from homeworlds.ai.players import GreedyPlayer
     from homeworlds.display.guidance_text import guidance_text
+    from homeworlds.runtime.table_replay import SettleTimeout, SimulatedTableGame
+    from homeworlds.session import ComputerSeat
     from homeworlds.sim import TableDriver, carry_out
-    from homeworlds.table_replay import SettleTimeout, SimulatedTableGame
 
     players = ("Person", "Computer")
     delay = 1.0 / args.speed if args.speed > 0 else 0.0
@@ -320,7 +320,7 @@ def _versus_computer(args: argparse.Namespace) -> int:
 def _pump_until_step(sim, committed: int, timeout: float = 120.0):
     """Run the host until the computer shows a step (returned) or its turn is committed
     (None)."""
-    from homeworlds.table_replay import SettleTimeout
+    from homeworlds.runtime.table_replay import SettleTimeout
 
     session = sim.session
     deadline = time.monotonic() + timeout

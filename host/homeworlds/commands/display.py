@@ -41,8 +41,7 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         print(f"homeworlds display: --listen: {exc}", file=sys.stderr)
         return 2
     try:
-        from homeworlds.feed import FeedHub
-        from homeworlds.feed_client import follow_feed
+        from homeworlds.feed import FeedHub, follow_feed
         from homeworlds.web.server import WebDisplay
 
         hub = FeedHub()

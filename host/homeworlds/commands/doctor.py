@@ -20,7 +20,7 @@ from homeworlds.bringup.checks import Check, summary
 from homeworlds.bringup.ledtest import pattern_steps
 from homeworlds.bringup.probe import probe_table, table_checks
 from homeworlds.bringup.system import check_led_platform, check_port, check_power
-from homeworlds.config import ConfigError, TableConfig, load_config
+from homeworlds.runtime.config import ConfigError, TableConfig, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -18,7 +18,7 @@ import threading
 import time
 
 from homeworlds.bringup.padtest import RAW_READS, PadMonitor
-from homeworlds.config import ConfigError, TableConfig, load_config
+from homeworlds.runtime.config import ConfigError, TableConfig, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:

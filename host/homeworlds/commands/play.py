@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from homeworlds.config import ConfigError, TableConfig, load_config
 from homeworlds.rules import red_alert as find_red_alert
+from homeworlds.runtime.config import ConfigError, TableConfig, load_config
 from homeworlds.table.tracker import Commit
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from pathlib import Path
 from homeworlds.display.printable import printable, printable_lines
 from homeworlds.notation.cooked import read_cooked
 from homeworlds.notation.sdg import read_sdg
-from homeworlds.notation.textfile import read_notation_text
+from homeworlds.notation.textfile import notation_format, read_notation_text
 from homeworlds.replay import ReplayResult, ReplaySetupError, replay_cooked_game, replay_game
 from homeworlds.rules import PRESETS, AlignmentError, InvalidNotation, alignments_from_text, preset
 
@@ -63,27 +63,13 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def file_format(text: str) -> str:
-    """"sdg" or "cooked", from the first line that is not blank (nor a cooked comment)."""
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("Homeworlds Online"):
-            return "sdg"
-        if stripped.startswith("#") or "(" in stripped:
-            return "cooked"  # a comment or a system line: 'Name (0, y1b2) g3-'
-        return "sdg"  # the SDG reader names what it expected on this line
-    return "sdg"
-
-
 def replay_file(path: Path, rules, alignments: str | None = None) -> ReplayResult:
     """Read and replay one file of either format. InvalidNotation (or ValueError for a
     position the bank cannot hold) when it cannot be read; OSError when it cannot be opened;
     AlignmentError or ReplaySetupError when its rules or alignments cannot apply. ``rules``
     None: the file's own (cooked files: sdg)."""
     text = read_notation_text(path)
-    if file_format(text) == "cooked":
+    if notation_format(text) == "cooked":
         game = read_cooked(text, source=str(path), named=True)
         if not game.systems:
             raise InvalidNotation("no position in the file (expected lines like "

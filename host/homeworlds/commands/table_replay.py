@@ -66,7 +66,7 @@ def timeout_option(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeworlds.table_replay import table_replay_game
+    from homeworlds.runtime.table_replay import table_replay_game
 
     status = 0
     for name in args.files:

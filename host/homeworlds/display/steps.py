@@ -15,7 +15,7 @@ from pathlib import Path
 
 from homeworlds.notation.cooked import format_cooked_turn, read_cooked
 from homeworlds.notation.sdg import SdgGame, format_sdg_action, read_sdg
-from homeworlds.notation.textfile import read_notation_text
+from homeworlds.notation.textfile import notation_format, read_notation_text
 from homeworlds.rules import (
     AmbiguousAction,
     Capture,
@@ -107,7 +107,7 @@ def _play(state: GameState, actions) -> GameState:
 
 
 def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> GameSteps:
-    from homeworlds.replay import _infer_departures, rules_for_game, setup_relative_numbering
+    from homeworlds.replay import infer_departures, rules_for_game, setup_relative_numbering
 
     rules = rules_for_game(game, None)
     number = setup_relative_numbering(game)
@@ -121,7 +121,7 @@ def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> Gam
     for index, turn in enumerate(game.turns):
         text = _sdg_text(turn, letters, game.players)
         if turn.seat != state.to_move and len(game.players) > 2 and not state.is_over:
-            _infer_departures(state, game, index, turn.seat)
+            infer_departures(state, game, index, turn.seat)
         if state.is_over:
             error = f"turn {number(turn)} ({text}) comes after the game was over"
             break
@@ -179,7 +179,6 @@ def steps_of_cooked(text: str, source: str) -> GameSteps:
 def load_game_file(path: str | Path) -> GameSteps:
     """An SDG transcript or a cooked file (told apart by their first line). GameFileError
     names the file and line when it cannot be read."""
-    from homeworlds.commands.replay import file_format
     from homeworlds.replay import ReplaySetupError
 
     path = Path(path)
@@ -190,7 +189,7 @@ def load_game_file(path: str | Path) -> GameSteps:
     except (InvalidNotation, ValueError) as exc:
         raise GameFileError(str(path), _reason(exc), getattr(exc, "line", None)) from None
     try:
-        if file_format(text) == "cooked":
+        if notation_format(text) == "cooked":
             return steps_of_cooked(text, str(path))
         return steps_of_sdg(read_sdg(text, source=str(path)), str(path), text)
     except InvalidNotation as exc:

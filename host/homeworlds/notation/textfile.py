@@ -45,3 +45,18 @@ def small_number(digits: str, what: str, text: str) -> int:
         raise InvalidNotation(f"{what} {digits[:12]}... has {len(digits)} digits (at most "
                               f"{MAX_NUMBER_DIGITS}) in {text[:60]!r}", text)
     return int(digits)
+
+
+def notation_format(text: str) -> str:
+    """Which notation a file's text is in: "sdg" or "cooked", from the first line that is not
+    blank (nor a cooked comment)."""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("Homeworlds Online"):
+            return "sdg"
+        if stripped.startswith("#") or "(" in stripped:
+            return "cooked"  # a comment or a system line: 'Name (0, y1b2) g3-'
+        return "sdg"  # the SDG reader names what it expected on this line
+    return "sdg"

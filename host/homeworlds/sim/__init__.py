@@ -15,8 +15,9 @@ See docs/simulator.md.
 
 from homeworlds.sim.driver import DriverStep, TableDriver, compare_table
 from homeworlds.sim.guided import carry_out
-from homeworlds.sim.mcu import DEFAULT_SCAN_TIME_MS, SimClock, SimulatedMcu, corrupt_line
+from homeworlds.sim.mcu import DEFAULT_SCAN_TIME_MS, SimulatedMcu, corrupt_line
 from homeworlds.sim.pty import PtyMcu
+from homeworlds.sim.sim_clock import SimClock
 from homeworlds.sim.table import (
     HAND,
     OFF_TABLE,

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from homeworlds.sim.emulated_readers import EmulatedTable
 from homeworlds.sim.firmware import board_plan
 from homeworlds.sim.pn5180_chip import ReadModel
-from homeworlds.sim.scan_timing import CLOCK_READ_US
+from homeworlds.sim.sim_clock import SimClock
 from homeworlds.sim.table import SimError, VirtualTable
 from tablefw.protocol import SEQ_MODULO, frame
 from tablefw.scan import MAX_IDLE_MS, WARMUP_MS, Scanner
@@ -49,44 +49,6 @@ READER_MODELS = ("virtual", "pn5180")
 
 OUTPUT_LIMIT = 256 * 1024
 """Bytes of unread output kept; beyond that lines are dropped as by a full USB buffer."""
-
-
-class SimClock:
-    """Virtual time that moves only when told (``advance``): integer milliseconds
-    when called, microseconds underneath for the emulated chips. Drivers read it
-    with ``ticks_us()``, and each such reading costs ``read_cost_us`` (what a
-    clock reading costs on the board), so a driver polling the clock moves on."""
-
-    def __init__(self, now: int = 0, read_cost_us: float = CLOCK_READ_US):
-        self.now_us = int(now) * 1000
-        self.read_cost_us = read_cost_us
-
-    @property
-    def now(self) -> int:
-        return self.now_us // 1000
-
-    def __call__(self) -> int:
-        return self.now_us // 1000
-
-    def ticks_us(self) -> int:
-        self.now_us += int(round(self.read_cost_us))
-        return self.now_us
-
-    def advance(self, ms: int) -> None:
-        if ms < 0:
-            raise ValueError(f"time does not run backwards ({ms} ms)")
-        self.now_us += int(ms) * 1000
-
-    def advance_us(self, us: float) -> None:
-        if us < 0:
-            raise ValueError(f"time does not run backwards ({us} us)")
-        self.now_us += int(round(us))
-
-    def sleep(self, ms: float) -> None:
-        self.advance_us(max(0.0, ms) * 1000)
-
-    def sleep_us(self, us: float) -> None:
-        self.advance_us(max(0.0, us))
 
 
 class _SimReader(VirtualReader):

@@ -5,7 +5,7 @@ chip gets what the chip would give it (a general error, no answer, a garbled
 frame), and the rules it broke are listed in :attr:`Pn5180Chip.violations`.
 
 Time is simulated: every SPI frame moves a shared microsecond clock (see
-:class:`~homeworlds.sim.mcu.SimClock`) by its transfer time plus the
+:class:`~homeworlds.sim.sim_clock.SimClock`) by its transfer time plus the
 CircuitPython overhead of the call (:mod:`homeworlds.sim.scan_timing`), and the
 air interface runs on that clock.
 
@@ -54,6 +54,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from homeworlds.sim.sim_clock import SimClock
 
 # -- host interface (PN5180 datasheet); kept here so the model does not borrow the driver's view
 WRITE_REGISTER = 0x00
@@ -177,7 +179,7 @@ class Pn5180Chip:
     ``antennas``: mux channel -> tags (UID strings or :class:`Tag`);
     ``mux_pins``: the select pins (or a callable giving them), least
     significant first; ``clock``: anything with ``ticks_us()`` (a
-    :class:`~homeworlds.sim.mcu.SimClock`); ``model``: a :class:`ReadModel`;
+    :class:`~homeworlds.sim.sim_clock.SimClock`); ``model``: a :class:`ReadModel`;
     ``rng``: a ``random.Random``.
     """
 
@@ -185,8 +187,6 @@ class Pn5180Chip:
                  clock=None, model: ReadModel = PERFECT, rng: random.Random | None = None,
                  firmware: bytes = b"\x06\x03") -> None:
         if clock is None:
-            from homeworlds.sim.mcu import SimClock
-
             clock = SimClock()
         self.clock = clock
         self.antennas: dict[int, list[Tag]] = {}

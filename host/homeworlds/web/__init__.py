@@ -4,7 +4,7 @@ stream and admin page, the archive viewer and the attract mode.
 Starlette and uvicorn are an optional extra (``pip install 'homeworlds-table[web]'``): the
 core table runs without them, and ``require_web`` names the extra when they are missing.
 The display reads the table only through the feed (``homeworlds.feed``) and changes it only
-through admin commands (``homeworlds.control``) that the table loop runs.
+through admin commands (``homeworlds.session``) that the table loop runs.
 """
 
 from __future__ import annotations

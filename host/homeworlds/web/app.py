@@ -44,8 +44,8 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from homeworlds.control import AdminCommand, ControlError, ControlQueue
 from homeworlds.feed import FeedEvent, FeedHub, Snapshot
+from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import page
 
 #: Seconds between keep-alive comments on an idle event stream (proxies drop silent ones).

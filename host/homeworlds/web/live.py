@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from homeworlds.control import ControlQueue, TableControl
 from homeworlds.feed import FeedHub, FeedProducer
+from homeworlds.session import ControlQueue, TableControl
 
 
 @dataclass

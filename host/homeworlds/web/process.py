@@ -30,8 +30,8 @@ import threading
 from concurrent.futures import Future
 from dataclasses import asdict
 
-from homeworlds.control import AdminCommand, ControlError, ControlQueue
 from homeworlds.feed import FeedEvent, Snapshot, encode
+from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import WebUnavailable
 
 TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"

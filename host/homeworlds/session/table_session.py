@@ -18,7 +18,6 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from homeworlds.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
 from homeworlds.clock import LOW_TIME_S, ClockSpec, GameClocks, TurnTime
 from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
 from homeworlds.hints.view import GuidanceShown
@@ -33,6 +32,7 @@ from homeworlds.link import (
 )
 from homeworlds.pixels import PixelOutput
 from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Rules
+from homeworlds.session.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
 from homeworlds.table.guidance import (
     Guidance,
     GuidanceError,

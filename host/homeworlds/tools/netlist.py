@@ -30,7 +30,7 @@ from: a connector pin or a regulator output).
 pins; a pin on two nets; a pin on no net and not declared ``no_connect`` (a
 floating input is the classic); a net with one connection; a logic input
 with nothing to drive it; two push-pull outputs on one net; a supply pin on
-a net without a supply. ``python -m homeworlds.netlist FILE...`` prints the
+a net without a supply. ``python -m homeworlds.tools.netlist FILE...`` prints the
 result (exit status 1 on any violation).
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from homeworlds.notation.cooked import read_cooked_file
 from homeworlds.notation.sdg import read_sdg_file
-from homeworlds.replay import ReplayResult, replay_game
+from homeworlds.replay.transcript import ReplayResult, replay_game
 from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, preset
 
 

@@ -210,7 +210,7 @@ class TableControl:
                 f"(the lights cannot guide: {exc})")
 
     def _settings(self, command: AdminCommand) -> str:
-        from homeworlds.session import HINT_LEVELS
+        from homeworlds.session.table_session import HINT_LEVELS
 
         session = self.session
         said = []

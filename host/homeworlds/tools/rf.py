@@ -28,7 +28,7 @@ Formulas and where they come from (all SI units: metres, henries, farads, ohms):
   straight conductor, :func:`field_beside_wire`, for the tag-size reasoning in
   hardware/rf-design.md.
 
-``python -m homeworlds.rf`` prints the design table of every pad type of the
+``python -m homeworlds.tools.rf`` prints the design table of every pad type of the
 reference tables (hardware/rf-design.md quotes it; a test keeps them equal).
 """
 
@@ -622,7 +622,7 @@ def tag_table() -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m homeworlds.rf", description=(
+    parser = argparse.ArgumentParser(prog="python -m homeworlds.tools.rf", description=(
         "Without a command: the design tables of hardware/rf-design.md. 'reader': the 50 ohm "
         "rework of a PN5180 module from its EMC filter. 'antenna': a measured coil's "
         "equivalent circuit, damping and match."))

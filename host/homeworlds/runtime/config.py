@@ -343,7 +343,7 @@ def _check_time_limit(value: object, source: str, key: str) -> float:
 
 def _computer_seats(section: dict[str, Any], seats: int, source: str) -> dict:
     """``[seats.N]`` tables: which seats the computer plays, at which level and pace."""
-    from homeworlds.advisor import ComputerSeat
+    from homeworlds.session import ComputerSeat
 
     levels = _levels()
     out = {}

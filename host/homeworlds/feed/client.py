@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 
-from homeworlds.feed import FeedError, FeedEvent, event_from_json
+from homeworlds.feed.events import FeedError, FeedEvent, event_from_json
 
 #: Seconds to wait before connecting again, and the longest a silent stream is trusted (the
 #: host sends its clock every 15 s).

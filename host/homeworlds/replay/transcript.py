@@ -135,7 +135,7 @@ def replay_game(game: SdgGame, rules: Rules | None = None, file: str = "", *,
     for index, turn in enumerate(game.turns):
         whole_text = "; ".join(turn.texts)
         if turn.seat != state.to_move and len(players) > 2 and not state.is_over:
-            _infer_departures(state, game, index, turn.seat)
+            infer_departures(state, game, index, turn.seat)
         if state.is_over:
             error = ReplayError(number(turn), whole_text,
                                 "the game was already over: " + _describe_end(state, players))
@@ -208,7 +208,7 @@ def replay_cooked_game(game: CookedGame, rules: Rules | None = None,
     return _result(file, None, players, error, end_turn, replayed, state)
 
 
-def _infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:
+def infer_departures(state: GameState, game: SdgGame, index: int, seat: int) -> None:
     """SDG multi-player games go on when a player resigns, or misses a turn on time; the
     transcript only shows that their turns are skipped. Seats skipped before ``seat`` that
     never move again have left the game here; the others missed this turn."""
