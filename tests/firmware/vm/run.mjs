@@ -6,10 +6,17 @@
 // Every mount is copied file by file (.py, .mpy and .txt files; __pycache__ skipped), so
 // the script imports from it as the board would from its drive. SCRIPT runs as __main__
 // with sys.argv = [SCRIPT, ARG...]. With --pipe the script can `import hostpipe` and
-// call hostpipe.call(text) -> text: one request to the test on the other end of two
-// pipes (IN_FD is read, OUT_FD written), each message a 4-byte big-endian length and
-// UTF-8 text. The call blocks until the answer comes, as an SPI transfer or a USB read
-// does on the board.
+// send requests to the test on the other end of two pipes (IN_FD is read, OUT_FD
+// written), each message a 4-byte big-endian length and its bytes: hostpipe.call(text)
+// -> text, or, without touching the heap, hostpipe.setup(requests, answers, size) once
+// and then hostpipe.exchange(length) -> answer length (see below). A call blocks until
+// the answer comes, as an SPI transfer or a USB read does on the board.
+//
+// MicroPython's WebAssembly port collects garbage only when control is back in JavaScript
+// (gc.collect() asks for a collection that then runs); a script that wants the heap's
+// true contents defines phase() in __main__: after the script, phase() is called again
+// and again, each call from JavaScript, until it returns False. Between two calls
+// nothing of Python is on the stack, so a collection asked for runs then.
 //
 // Exit status: 0 when the script ended normally, 1 with the Python traceback on stderr
 // when it raised, 2 for a usage error.
@@ -84,14 +91,34 @@ if (pipe !== null) {
         }
         return buffer;
     };
+    const exchange = (body) => {
+        const head = Buffer.alloc(4);
+        head.writeUInt32BE(body.length);
+        fs.writeSync(outFd, Buffer.concat([head, body]));
+        return readExactly(readExactly(4).readUInt32BE(0));
+    };
+    // Two buffers of the script's, by address (uctypes.addressof): requests are read
+    // from the one and answers written into the other, so that the VM's heap sees
+    // nothing of the traffic (a str crossing into Python would be garbage).
+    let outAddress = 0;
+    let inAddress = 0;
+    let size = 0;
+    const memory = mp._module;
     mp.registerJsModule("hostpipe", {
-        call: (text) => {
-            const body = Buffer.from(String(text), "utf8");
-            const head = Buffer.alloc(4);
-            head.writeUInt32BE(body.length);
-            fs.writeSync(outFd, Buffer.concat([head, body]));
-            const length = readExactly(4).readUInt32BE(0);
-            return readExactly(length).toString("utf8");
+        call: (text) => exchange(Buffer.from(String(text), "utf8")).toString("utf8"),
+        setup: (requests, answers, bytes) => {
+            outAddress = requests;
+            inAddress = answers;
+            size = bytes;
+            return 0;
+        },
+        exchange: (length) => {
+            const request = Buffer.alloc(length);
+            for (let i = 0; i < length; i++) request[i] = memory.getValue(outAddress + i, "i8") & 0xff;
+            const answer = exchange(request);
+            if (answer.length > size) throw new Error(`hostpipe: an answer of ${answer.length} bytes`);
+            for (let i = 0; i < answer.length; i++) memory.setValue(inAddress + i, answer[i], "i8");
+            return answer.length;
         },
     });
 }
@@ -107,8 +134,15 @@ try {
         "del _run_argv\n" +
         "_code = compile(_run_source, sys.argv[0], 'exec')\n" +
         "del _run_source\n" +
-        "exec(_code)\n",
+        "exec(_code)\n" +
+        "del _code\n",
     );
+    if (mp.globals.get("phase") !== undefined) {
+        do {
+            // Each call returns to JavaScript, where a requested collection runs.
+            mp.runPython("_phase_result = phase()");
+        } while (mp.globals.get("_phase_result"));
+    }
 } catch (error) {
     process.stderr.write(error && error.message ? error.message : String(error));
     process.stderr.write("\n");
