@@ -83,7 +83,7 @@ corpus: $(STAMP)
 	$(PY) -m pytest -q -m corpus tests
 	$(PY) benchmarks/corpus_check.py
 
-bench: $(STAMP) browser mosquitto-bin
+bench: $(STAMP) browser mosquitto-bin mpvm
 	$(PY) benchmarks/run_all.py
 
 # Long fault-injection and input fuzz runs (the short forms are part of `make test`).

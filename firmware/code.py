@@ -30,10 +30,4 @@ hw.board, hw.busio, hw.digitalio, hw.usb_cdc = board, busio, digitalio, usb_cdc
 hw.microcontroller, hw.supervisor, hw.watchdog = microcontroller, supervisor, watchdog
 
 
-def load_config():
-    from table_config import CONFIG
-
-    return CONFIG
-
-
-lifecycle.run(hw, load_config, main)
+lifecycle.run(hw, lifecycle.load_table_config, main)

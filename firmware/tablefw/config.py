@@ -23,6 +23,7 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``timing``: driver timeouts, e.g. {"sof_timeout_ms": 1}
 """
 
+from tablefw.errors import ConfigError
 from tablefw.readers.mux import GpioMux
 from tablefw.settings import Settings
 
@@ -36,10 +37,6 @@ PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
 PN532_TIMING = ("timeout_ms", "passive_retries")
-
-
-class ConfigError(ValueError):
-    """A mistake in table_config.py; the message names the key."""
 
 
 class Hardware:

@@ -14,8 +14,8 @@ Zones are the global zone numbers; channel ``i`` of the reader is
 
 import random
 
-from tablefw.protocol import normalize_uid
 from tablefw.readers import Reader, ReaderError
+from tablefw.wire import normalize_uid
 
 
 class _AnyChannelMux:

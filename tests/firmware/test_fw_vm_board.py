@@ -12,45 +12,15 @@ that lie on the table, sees pieces moved, and gets PONG and CFG answers.
 
 from __future__ import annotations
 
-import runpy
-import subprocess
-import sys
-
 import pytest
 
 from tablefw import protocol
-from tests.firmware import mpvm
+from tests.firmware import mpvm, vm_heap
 from tests.firmware.vm_board import VmBoard
+from tests.firmware.vm_heap import TAGS as START
+from tests.firmware.vm_heap import uid
 
 SCRIPT = mpvm.VM_DIR / "run_code.py"
-
-
-def uid(number: int) -> str:
-    return f"E0040150{number:08X}"
-
-
-@pytest.fixture(scope="module")
-def drive(tmp_path_factory):
-    """The board's drive for standard-2p: tablefw as .mpy, code.py, table_config.py."""
-    mpvm.require()
-    drive = mpvm.mpy_drive(tmp_path_factory.mktemp("drive"))
-    subprocess.run([sys.executable, "-m", "homeworlds", "firmware-config", "standard-2p", "-o",
-                    str(drive / "table_config.py")], check=True, capture_output=True, timeout=120)
-    return drive
-
-
-def table_config(drive) -> dict:
-    return runpy.run_path(str(drive / "table_config.py"))["CONFIG"]
-
-
-#: What lies on the table at power-up: a single tag, a stack of three bank pieces,
-#: and a pad of eight tags with consecutive UIDs (anticollision over several rounds).
-START = {
-    0: [uid(0x100)],
-    17: [uid(0x200), uid(0x201)],
-    33: [uid(0x300 + n) for n in range(8)],
-    44: [uid(0x400), uid(0x401), uid(0x402)],
-}
 MOVED = {0: [], 20: [uid(0x100)], 55: [uid(0x555)]}
 
 
@@ -95,8 +65,15 @@ class Script:
         return "go"
 
 
+@pytest.fixture(scope="module")
+def drive(tmp_path_factory):
+    """The board's drive for standard-2p: tablefw as .mpy, code.py, table_config.py."""
+    mpvm.require()
+    return vm_heap.drive(tmp_path_factory.mktemp("drive"))
+
+
 def test_code_py_scans_the_chip_models_and_reports_to_the_host(drive):
-    config = table_config(drive)
+    config = vm_heap.table_config(drive)
     script = Script()
     board = VmBoard(config, script)
     for zone, uids in START.items():

@@ -68,19 +68,21 @@ def phase():
         report("imports", gc.mem_alloc() - base[0])
         with open(drive + "/code.py") as source:
             kept["code.py"] = compile(source.read(), "code.py", "exec")
-        from table_config import CONFIG
-
         from tablefw.app import main
         from tablefw.buttons import ButtonBank
 
         started = []
-        kept["scanner"] = main(CONFIG, board, busio, digitalio, usb_cdc, log=lambda text: None,
+        from tablefw.lifecycle import load_table_config
+
+        config = load_table_config()
+        button_names = config.get("buttons", [])
+        kept["scanner"] = main(config, board, busio, digitalio, usb_cdc, log=lambda text: None,
                                feed=microcontroller.watchdog.feed, started=started.append,
                                stop=lambda: started[0].ready)
         # main()'s loop, from outside: the same run() with the same arguments.
         scanner = kept["scanner"]
-        buttons = ButtonBank([digitalio.claimed[int(name[2:])] for name in CONFIG.get("buttons", [])],
-                             scanner.clock)
+        buttons = ButtonBank([digitalio.claimed[int(name[2:])] for name in button_names], scanner.clock)
+        del config
         kept["loop"] = (scanner.write.link.read, buttons.poll, buttons.holds)
     elif number == 2:
         report("boot", gc.mem_alloc() - base[0])
