@@ -100,19 +100,24 @@ clean:
 
 # Copy the firmware to a mounted CircuitPython board (the CIRCUITPY drive). Its
 # table_config.py is generated from LAYOUT (a bundled layout name or a .toml file), so
-# the board drives the pins and reports the zones that layout says. The drive is
-# writable only in development mode (jumper on the layout's dev_jumper pin at power-up).
+# the board drives the pins and reports the zones that layout says. tablefw goes as .mpy,
+# compiled in build/flash by the mpy-cross of the CircuitPython the board runs (its
+# boot_out.txt says which): MPY_CROSS names it, else Adafruit's build of that version is
+# downloaded once (docs/firmware.md, "What make flash ships"). code.py, boot.py and
+# table_config.py stay source. The drive is writable only in development mode (jumper on
+# the layout's dev_jumper pin at power-up).
 CIRCUITPY ?= /media/$(USER)/CIRCUITPY
 LAYOUT ?= standard-2p
+MPY_CROSS ?=
 flash: $(STAMP)
 	@test -d "$(CIRCUITPY)" || { echo "make flash: mount the board's CIRCUITPY drive or set CIRCUITPY=/path" >&2; exit 1; }
 	@mkdir -p build
 	$(PY) -m homeworlds firmware-config $(LAYOUT) -o build/table_config.py
+	$(PY) -m homeworlds firmware-build --drive "$(CIRCUITPY)" --config build/table_config.py -o build/flash \
+		$(if $(MPY_CROSS),--mpy-cross "$(MPY_CROSS)")
 	@{ touch "$(CIRCUITPY)/.flash-test" 2>/dev/null && rm -f "$(CIRCUITPY)/.flash-test"; } || { echo "make flash: $(CIRCUITPY) is read-only: the board is in production mode. Put the development jumper on (docs/hardware.md, 'Development mode'), reset the board, run make flash again" >&2; exit 1; }
-	rm -rf "$(CIRCUITPY)/tablefw" && cp -r firmware/tablefw "$(CIRCUITPY)/"
-	find "$(CIRCUITPY)/tablefw" -name __pycache__ -prune -exec rm -rf {} +
-	cp build/table_config.py "$(CIRCUITPY)/table_config.py"
-	cp firmware/boot.py firmware/code.py "$(CIRCUITPY)/"
+	rm -rf "$(CIRCUITPY)/tablefw" && cp -r build/flash/tablefw "$(CIRCUITPY)/"
+	cp build/flash/table_config.py build/flash/code.py build/flash/boot.py "$(CIRCUITPY)/"
 	@echo "make flash: done ($(LAYOUT)). Autoreload is off: press the board's reset button. Take the jumper off for play (production mode)."
 
 # Install the table on a Raspberry Pi in one command (udev rule, SPI, groups, systemd service).
