@@ -94,6 +94,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check host firmware tests benchmarks
 	$(PY) -m mypy
+	$(PY) -m mypy --config-file firmware/mypy.ini
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info

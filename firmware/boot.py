@@ -23,7 +23,12 @@ except Exception:  # no DEV_JUMPER (a hand-written table_config.py) or a broken 
 
 
 class Board:
-    """The board's modules, as tablefw.lifecycle takes them."""
+    """The board's modules, as tablefw.bootmode takes them."""
+
+    board: object
+    digitalio: object
+    storage: object
+    usb_cdc: object
 
 
 hw = Board()

@@ -24,6 +24,14 @@ from tablefw.app import main  # noqa: E402
 class Board:
     """The board's modules, as tablefw.lifecycle takes them."""
 
+    board: object
+    busio: object
+    digitalio: object
+    usb_cdc: object
+    microcontroller: object
+    supervisor: object
+    watchdog: object
+
 
 hw = Board()
 hw.board, hw.busio, hw.digitalio, hw.usb_cdc = board, busio, digitalio, usb_cdc

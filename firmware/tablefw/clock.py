@@ -18,24 +18,11 @@ import time
 try:
     from time import monotonic_ns as _monotonic_ns  # CircuitPython, CPython
 except ImportError:  # MicroPython: only the wrapping ticks_us()
-    _monotonic_ns = None
-
-if _monotonic_ns is not None:
-
-    def monotonic_ms():
-        """Milliseconds from an arbitrary start, never going backwards."""
-        return _monotonic_ns() // 1000000
-
-    def ticks_us():
-        """Microseconds from an arbitrary start, never going backwards."""
-        return _monotonic_ns() // 1000
-
-else:
     # time.ticks_us() wraps (every 2**30 us, about 18 minutes); the difference of two
     # readings less than half a period apart is exact, and the scan loop reads the
     # clock many times a second.
-    _ticks = time.ticks_us
-    _ticks_diff = time.ticks_diff
+    _ticks = time.ticks_us  # type: ignore[attr-defined]  # MicroPython's time
+    _ticks_diff = time.ticks_diff  # type: ignore[attr-defined]
     _unwrapped = [_ticks(), 0]  # last reading, microseconds counted so far
 
     def ticks_us():
@@ -48,6 +35,16 @@ else:
     def monotonic_ms():
         """Milliseconds from an arbitrary start, never going backwards."""
         return ticks_us() // 1000
+
+else:
+
+    def monotonic_ms():
+        """Milliseconds from an arbitrary start, never going backwards."""
+        return _monotonic_ns() // 1000000
+
+    def ticks_us():
+        """Microseconds from an arbitrary start, never going backwards."""
+        return _monotonic_ns() // 1000
 
 
 def sleep_ms(ms):

@@ -24,6 +24,7 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 """
 
 from tablefw.errors import ConfigError
+from tablefw.readers import Reader
 from tablefw.readers.mux import GpioMux
 from tablefw.settings import Settings
 
@@ -176,10 +177,10 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     except ValueError as exc:
         raise ConfigError("settings: %s" % exc) from None
 
-    muxes = {}
+    muxes: dict[tuple, GpioMux] = {}
     shared_mux = config.get("mux")
-    readers = []
-    owner = {}
+    readers: list[Reader] = []
+    owner: dict[int, int] = {}
     spi = None
     reset = None
     if kind == "pn5180":
@@ -199,7 +200,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     decoder = None
     if config.get("nss_decoder") is not None:
         decoder = _decoder(hw, config["nss_decoder"])
-    decoder_outputs = {}
+    decoder_outputs: dict[int, str] = {}
 
     for index in range(len(entries)):
         entry = entries[index]
@@ -238,7 +239,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
                 reader_reset = resets[name]
             from tablefw.readers.pn5180 import PN5180
 
-            reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
+            reader: Reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
                             hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
                             clock=clock, sleep=sleep, name=name, **options)
         else:

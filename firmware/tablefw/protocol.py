@@ -232,7 +232,7 @@ class Decoder(_BoardDecoder):
     def feed_line(self, line):
         """Decode one complete line (without its newline); returns the list
         of messages it produced (empty if dropped or a SNAP part)."""
-        out = []
+        out: list[Message | SequenceGap] = []
         self._line(line, out)
         return out
 

@@ -118,7 +118,7 @@ class Scanner:
         self.settings = settings if settings is not None else Settings()
         self.firmware = firmware if firmware is not None else __version__
         self.warmup_ms = warmup_ms
-        owner = {}
+        owner: dict[int, int] = {}
         for index in range(len(self.readers)):
             for zone in self.readers[index].zones:
                 if zone in owner:
@@ -183,7 +183,7 @@ class Scanner:
         self._started_at = now
         self._round_start = now
         self._pause_until = None
-        self._next_hb = None
+        self._next_hb = 0  # due time of the next heartbeat, once ready
         self._next_snap = None
         self._hb_at = now
         self._hb_scans = 0
@@ -271,7 +271,7 @@ class Scanner:
             debouncer.off = self.settings.debounce_off
         now = self.clock()
         if self.ready:
-            if self._next_hb is None or self._next_hb > now + self.settings.hb_ms:
+            if self._next_hb > now + self.settings.hb_ms:
                 self._next_hb = now + self.settings.hb_ms
             if not self.settings.snap_ms:
                 self._next_snap = None
@@ -423,7 +423,7 @@ class Scanner:
         while entries:
             group = []
             later = []
-            routes = {}
+            routes: dict[object, int] = {}
             for entry in entries:
                 switch = self._switches[entry[0]]
                 if switch is not None:

@@ -24,6 +24,13 @@ class Settings:
     """Current values of every key in SETTINGS, as attributes."""
 
     __slots__ = tuple(sorted(SETTINGS))
+    debounce_on: int
+    debounce_off: int
+    scan_ms: int
+    hb_ms: int
+    snap_ms: int
+    retry_ms: int
+    hold_ms: int
 
     def __init__(self, values=None):
         for key in SETTINGS:

@@ -41,7 +41,7 @@ class VirtualReader(Reader):
         Reader.__init__(self, zones, _AnyChannelMux())
         self.miss_probability = miss_probability
         self.rng = rng if rng is not None else random
-        self._tags = {}
+        self._tags: dict[int, tuple[str, ...]] = {}
         for zone in self.zones:
             self._tags[zone] = ()
         self._fail_count = 0

@@ -18,6 +18,11 @@ and resynchronises at the next newline; a jump in ``seq`` tells it that
 lines were lost (the host then asks for a snapshot with SYNC).
 """
 
+try:
+    from typing import Optional
+except ImportError:  # CircuitPython has no typing; it does not evaluate annotations either
+    pass
+
 PROTOCOL_VERSION = 2
 
 # Longest line, in bytes, not counting the terminating newline (or CR LF).
@@ -83,17 +88,12 @@ try:
     # CCITT-FALSE. CircuitPython's binascii lacks it, hence the fallback.
     from binascii import crc_hqx as _crc_hqx
 except ImportError:
-    _crc_hqx = None
-
-
-if _crc_hqx is not None:
+    crc16 = crc16_py
+else:
 
     def crc16(data, crc=0xFFFF):
         """CRC-16/CCITT-FALSE of ``data`` (bytes); 0x29B1 for b"123456789"."""
         return _crc_hqx(data, crc)
-
-else:
-    crc16 = crc16_py
 
 
 # --------------------------------------------------------------------------
@@ -212,8 +212,9 @@ class Message:
     decoded (for a Snapshot: of its last part); None when built locally."""
 
     __slots__ = ("seq",)
+    seq: "Optional[int]"
     TYPE = ""
-    FIELDS = ()
+    FIELDS: "tuple[str, ...]" = ()
 
     def values(self):
         return tuple([getattr(self, name) for name in self.FIELDS])
@@ -224,7 +225,7 @@ class Message:
     def __ne__(self, other):
         return not self.__eq__(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable: no hashing, as in CPython's lists
 
     def __repr__(self):
         parts = ["%s=%r" % (name, getattr(self, name)) for name in self.FIELDS]
@@ -302,8 +303,8 @@ class Snapshot(Message):
         tokens = [_format_set(uids) for uids in self.zones]
         # Room for "SNAP <id> <part>/<parts> <zones> <first>" at its widest.
         room = max_body - len("SNAP 65535 65535/65535 65535 65535")
-        groups = []
-        current = []
+        groups: list[list[str]] = []
+        current: list[str] = []
         used = 0
         for token in tokens:
             if current and used + 1 + len(token) > room:
@@ -594,7 +595,7 @@ class SequenceGap:
     def __ne__(self, other):
         return not self.__eq__(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # as Message's
 
     def __repr__(self):
         return "SequenceGap(expected=%d, got=%d, lost=%d)" % (self.expected, self.got, self.lost)
@@ -714,7 +715,7 @@ class Decoder:
     """
 
     PARSERS = PARSERS
-    DEFAULT_ACCEPT = FROM_HOST
+    DEFAULT_ACCEPT: "tuple[str, ...]" = FROM_HOST
 
     def __init__(self, accept=None, max_line=MAX_LINE):
         if accept is None:
@@ -750,7 +751,7 @@ class Decoder:
         return total
 
     def feed(self, data):
-        out = []
+        out: list[Message | SequenceGap] = []
         if self._buffer:
             data = self._buffer + data
         pieces = data.split(b"\n")
