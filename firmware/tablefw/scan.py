@@ -468,16 +468,23 @@ class Scanner:
                 running.append((index, zone, reader.scan_steps(channel, several)))
             except Exception as exc:  # any driver failure is a reader fault
                 self._fault(index, zone, exc, now)
+        # Each pass steps every scan once. No list is built per pass: the passes spin
+        # while the chips are on air, and garbage made there costs a collection later.
         while running:
-            for item in list(running):
+            position = 0
+            while position < len(running):
+                item = running[position]
                 try:
                     next(item[2])
                 except StopIteration:
-                    running.remove(item)
+                    del running[position]
                     self._record(item[0], item[1], self.readers[item[0]].found, self.clock())
+                    continue
                 except Exception as exc:  # any driver failure is a reader fault
-                    running.remove(item)
+                    del running[position]
                     self._fault(item[0], item[1], exc, self.clock())
+                    continue
+                position += 1
 
     def _record(self, index, zone, found, now):
         uids = []
