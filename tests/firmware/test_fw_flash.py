@@ -73,7 +73,9 @@ def make_flash(work: Path, drive: Path, compiler: Path | None, layout: str = "st
     command = ["make", "-s", "-f", str(REPO / "Makefile"), "flash", f"CIRCUITPY={drive}", f"LAYOUT={layout}",
                f"PY={sys.executable}", f"STAMP={stamp}"]
     if compiler is not None:
-        command.append(f"MPY_CROSS={compiler}")
+        # A compiler in the folder make runs in is named relative to it, as a user would.
+        named = compiler.relative_to(work) if compiler.is_relative_to(work) else compiler
+        command.append(f"MPY_CROSS={named}")
     return subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=300)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -27,6 +28,16 @@ def _firmware() -> Path:
     import tablefw
 
     return Path(tablefw.__file__).resolve().parents[1]
+
+
+def _named(compiler: Path) -> Path:
+    """The compiler given: a file (relative to here) or a command on PATH."""
+    if compiler.is_file():
+        return compiler.resolve()
+    found = shutil.which(str(compiler))
+    if found is None:
+        raise FlashError(f"{compiler}: no such file or command")
+    return Path(found)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         if not (firmware / "code.py").is_file():
             raise FlashError(f"{firmware}: no code.py here; run this from the project's checkout")
         board = board_on(args.drive)
-        compiler = args.mpy_cross or fetch_compiler(board)
+        compiler = _named(args.mpy_cross) if args.mpy_cross else fetch_compiler(board)
         version = check_compiler(compiler, board)
         files = build(firmware, args.config, args.output, board, compiler)
     except FlashError as exc:
