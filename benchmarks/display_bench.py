@@ -133,7 +133,7 @@ def _replay(chunks, game, display: bool):
     from homeworlds.link import PipeTransport, TableLink
     from homeworlds.pixels import MemorySink, PixelOutput
     from homeworlds.replay import rules_for_game
-    from homeworlds.session import TableSession
+    from homeworlds.session import new_session
     from homeworlds.sim import make_registry
     from homeworlds.table.layout import builtin_layout
 
@@ -144,8 +144,8 @@ def _replay(chunks, game, display: bool):
     link = TableLink(lambda: host_end)
     output = PixelOutput(MemorySink(layout.pixel_count), max_fps=None)
     first = game.turns[0].seat if game.turns else 0
-    session = TableSession(layout, registry, rules_for_game(game, None), game.players,
-                           output=output, first_seat=first)
+    session = new_session(layout, registry, rules_for_game(game, None), game.players,
+                          output=output, first_seat=first)
     server = clients = None
     delivered = None
     if display:
@@ -172,8 +172,7 @@ def _replay(chunks, game, display: bool):
             if events:
                 to_frame.append(t2 - t0)
             session.evaluate(force=True)
-            for hook in session.tick_hooks:  # the feed, as session.tick runs it
-                hook()
+            session.events.tick.emit()  # the feed, as session.tick tells it
             # Serial lines arrive a scan apart (tens of ms), not back to back: give the
             # server thread the time it has on the table.
             time.sleep(0.002)

@@ -70,12 +70,12 @@ def _think_on_the_table(level: int) -> dict[str, str]:
                 session.handle(event)
             session.tick()
             now = time.perf_counter()
-            thinking = session.thinking is not None and not session.thinking.done
+            thinking = session.computer.thinking is not None and not session.computer.thinking.done
             if thinking:
                 started = started or now
                 gaps.append(now - last)
             last = now
-            if session._computer_plan is not None:
+            if session.computer.planned_turn is not None:
                 break
         if not gaps:
             raise RuntimeError(f"level {level} never started thinking in 60 s "
@@ -85,8 +85,8 @@ def _think_on_the_table(level: int) -> dict[str, str]:
         out[f"level {level}: host loop while thinking (gap p50 / p99 / max)"] = (
             f"{1000 * statistics.median(gaps):.1f} / {1000 * _percentile(gaps, 0.99):.1f} / "
             f"{1000 * max(gaps):.1f} ms over {len(gaps)} passes")
-        if level == 1 and session._computer_plan is not None:
-            plan = session._computer_plan[3]
+        if level == 1 and session.computer.planned_turn is not None:
+            plan = session.computer.planned_turn.plan
             obs = session.observation
             times = []
             for _ in range(200):

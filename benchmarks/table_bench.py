@@ -29,7 +29,7 @@ from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.pixels import MemorySink, PixelOutput
 from homeworlds.replay import rules_for_game
 from homeworlds.runtime.table_replay import SimulatedTableGame, table_replay_game
-from homeworlds.session import TableSession
+from homeworlds.session import new_session
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -75,8 +75,8 @@ def _replay_stream(chunks: list[bytes], game) -> tuple[list[float], list[float]]
     link = TableLink(lambda: host_end)
     output = PixelOutput(MemorySink(layout.pixel_count), max_fps=None)
     first = game.turns[0].seat if game.turns else 0
-    session = TableSession(layout, registry, rules_for_game(game, None), game.players,
-                           output=output, first_seat=first)
+    session = new_session(layout, registry, rules_for_game(game, None), game.players,
+                          output=output, first_seat=first)
     lines = [line + b"\n" for chunk in [b"".join(chunks)] for line in chunk.split(b"\n")
              if line]
     to_view, to_frame = [], []

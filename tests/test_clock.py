@@ -105,6 +105,21 @@ def test_the_flag_falls_at_zero_and_only_for_the_seat_to_move():
     assert after.remaining_ms(1, 80.0) == 55_000
 
 
+def test_a_seat_whose_flag_fell_gets_no_fischer_increment():
+    clocks = GameClocks.new(FISCHER, 2).start(0, now=0.0)
+    flagged = clocks.flag(61.0)
+    assert flagged.flagged == (0,)
+    # Casual play: the flagged seat finishes its turn; a Fischer clock would add 5 s
+    after, time = flagged.hand_over(1, now=75.0)
+    assert time == TurnTime(0, 75_000, 0)
+    assert after.remaining_ms(0, 80.0) == 0 and after.fraction(0, 80.0) == 0.0
+    # the other seat moves in time and gets its increment; the flagged one never does
+    after, time = after.hand_over(0, now=78.0)
+    assert time == TurnTime(1, 3_000, 62_000)
+    after, time = after.hand_over(1, now=79.0)
+    assert time.clock_ms == 0 and after.remaining_ms(0, 100.0) == 0
+
+
 def test_a_paused_clock_cannot_flag():
     clocks = GameClocks.new(SUDDEN, 2).start(0, now=0.0).pause("reader-fault", 30.0)
     assert clocks.fallen(1000.0) is None

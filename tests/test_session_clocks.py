@@ -11,7 +11,7 @@ from homeworlds.clock import ClockSpec, TurnTime
 from homeworlds.link.events import LinkDown, LinkUp, McuInfo, ReaderFault, SnapshotReceived
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import GameState, Piece, preset
-from homeworlds.session import READER_FAULT_HOLD_S, TableSession
+from homeworlds.session import READER_FAULT_HOLD_S, Stage, new_session
 from homeworlds.sim import TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 
@@ -35,19 +35,15 @@ class Table:
         self.clock = Clock()
         registry = make_registry(LAYOUT, 2)
         self.table = VirtualTable(LAYOUT, registry)
-        self.session = TableSession(LAYOUT, registry, preset("looney"), PLAYERS,
-                                    clock=self.clock, settle_s=0.0,
-                                    clock_spec=ClockSpec.from_dict(control))
+        self.session = new_session(LAYOUT, registry, preset("looney"), PLAYERS,
+                                   clock=self.clock, settle_s=0.0,
+                                   clock_spec=ClockSpec.from_dict(control))
         self.driver = TableDriver(self.table, GameState(preset("looney")))
         self.flags: list[int] = []
-        self.session.on_flag = self.flags.append
+        self.session.events.flag.listen(Stage.ANNOUNCE, self.flags.append)
         self.times: list[TurnTime | None] = []
-        chained = self.session.tracker.on_commit
-
-        def committed(commit):
-            chained(commit)
-            self.times.append(self.session.last_turn_time)
-        self.session.tracker.on_commit = committed
+        self.session.events.committed.listen(
+            Stage.STORE, lambda _: self.times.append(self.session.last_turn_time))
         self.link_up()
 
     def link_up(self):
@@ -184,9 +180,24 @@ def test_in_casual_play_the_flag_shows_and_the_game_goes_on():
     assert t.remaining(1) == 57_000 and t.session.clocks_feed()["seats"][0]["flagged"]
 
 
+def test_in_casual_fischer_play_the_flagged_seat_gets_no_increment():
+    t = Table(mode="fischer", initial_s=60, increment_s=5, on_flag="none")
+    for text in SETUP:
+        t.play(text)
+    t.play("Build G1 Ann", think=61)
+    assert t.flags == [0]
+    assert t.times[-1] == TurnTime(0, 61_000, 0)  # no increment after the flag
+    t.play("Build G1 Bob", think=3)
+    assert t.times[-1] == TurnTime(1, 3_000, 62_000)  # the seat in time gets its 5 s
+    t.play("Build G1 Ann", think=2)
+    assert t.times[-1].clock_ms == 0 and t.remaining(0) == 0
+    seats = t.session.clocks_feed()["seats"]
+    assert seats[0]["flagged"] and seats[0]["remaining_ms"] == 0
+
+
 def test_a_change_waiting_to_settle_is_judged_before_the_flag():
     t = Table(mode="sudden-death", initial_s=60)
-    t.session.settle_s = 0.5
+    t.session.watch.settle_s = 0.5
     for text in SETUP:
         t.play(text)
         t.wait(0.5)

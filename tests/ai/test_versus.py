@@ -107,6 +107,18 @@ def test_alternating_setup_by_single_picks():
     assert "home of Human" in out
 
 
+def test_a_seventh_setup_pick_is_not_accepted():
+    """003 (Initial Phase (Setup)): "The setup phase consists of 6 alternating choices, with
+    each player making 3 selections total (2 stars + 1 ship)." A seventh pick is refused and
+    the human is asked again."""
+    typed = "star Y1\nstar B2\nship G3\nship R3\nquit\n"
+    status, out = play(["--rules", "alternating-setup", "--human-first", "--seed", "6"], typed)
+    assert status == 0
+    assert "Not accepted: pick ship r3 for Human: setup is over: the setup phase consists " \
+        "of 6 alternating choices" in out
+    assert len(computer_turns(out)) == 3
+
+
 def test_a_bad_name_is_refused(capsys):
     assert versus.run(parse(["--name", "Computer"]), stdin=io.StringIO(""),
                       stdout=io.StringIO()) == 2

@@ -83,12 +83,17 @@ def test_branching_names_the_file_of_an_unfinished_setup(tmp_path, capsys):
     assert err.startswith(f"homeworlds branching: {f}: setup is not finished")
 
 
-def test_successors_says_when_the_mover_has_no_turn(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["successors", "wins"])
+def test_a_position_where_a_player_has_no_ship_at_home_is_over(tmp_path, capsys, command):
+    """001 (How to win): "A player is eliminated if, at the end of either player's turn, they
+    do not control a ship at their own Homeworld" — seat 0 has none: the game is over (the
+    commands used to look for seat 0's turns)."""
     f = tmp_path / "p.cooked"
-    f.write_text("Home0 (0, y1b2) -\nHome1 (1, y3b1) -g3\n")
-    code, out, err = _run(capsys, "successors", str(f))
+    f.write_text("Home0 (0, y1b2) -\nHome1 (1, y3b1) r1-g3\n")
+    code, out, err = _run(capsys, command, str(f))
     assert (code, out) == (1, "")
-    assert "seat 0 (to move) has no legal turn in this position: it has no ships" in err
+    assert err.endswith(": the game is over: seat 0 is out (no ship of its own at home, or no "
+                        "home star); seat 1 won\n")
 
 
 @pytest.mark.parametrize("option", [["--miss-rate", "2"], ["--miss-rate", "-1"],

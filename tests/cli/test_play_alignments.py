@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.commands import play
 from homeworlds.notation.sdg import read_sdg
 from homeworlds.rules import GameState, deal_alignments, preset
+from homeworlds.runtime import record, terminal
 from homeworlds.runtime.config import ConfigError, config_from_mapping
 from homeworlds.store import GameRecorder
 from homeworlds.store.export import record_sdg
@@ -22,7 +22,7 @@ def _config(tmp_path, **table):
 
 def test_the_deal_is_seeded_and_kept_with_the_game(tmp_path):
     config = _config(tmp_path, rules="good-evil", alignment_seed=5)
-    dealt = play.deal_alignments_for(config)
+    dealt = record.deal_alignments_for(config)
     assert dealt == deal_alignments(2, 5)
     recorder = GameRecorder(tmp_path / "games.sqlite", table="t", layout="standard-2p")
     recorder.open()
@@ -40,13 +40,13 @@ def test_the_deal_is_seeded_and_kept_with_the_game(tmp_path):
     game = read_sdg(record_sdg(config.players, [(0, turn)], rules="good-evil",
                                alignments=dealt))
     assert game.rules == "good-evil" and game.alignments == dealt
-    assert play.reveal_alignments(config.players, dealt) == (
+    assert terminal.reveal_alignments(config.players, dealt) == (
         f"Alignments revealed: Ann {dealt[0].capitalize()}, Bob {dealt[1].capitalize()}")
 
 
 def test_no_alignments_outside_good_evil_and_a_random_deal_without_seed(tmp_path):
-    assert play.deal_alignments_for(_config(tmp_path, rules="looney")) is None
-    deals = {play.deal_alignments_for(_config(tmp_path, rules="good-evil")) for _ in range(30)}
+    assert record.deal_alignments_for(_config(tmp_path, rules="looney")) is None
+    deals = {record.deal_alignments_for(_config(tmp_path, rules="good-evil")) for _ in range(30)}
     assert len(deals) == 2, "unseeded deals differ from game to game"
 
 

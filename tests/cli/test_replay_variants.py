@@ -83,9 +83,9 @@ def _replay(tmp_path, capsys, text: str, *options: str) -> tuple[int, dict | Non
 
 
 def test_alternating_setup_transcript_replays_with_rules_named(tmp_path, capsys):
-    """003 (Initial Phase): "Players alternate choosing pieces to create their home systems";
-    (Overpopulation): "This is not a turn action and can be declared by either player at any
-    time when the condition is met." Bob declares the overpopulation in Alice's turn."""
+    """003 (Initial Phase (Setup)): "Players alternate choosing pieces" to create their home
+    systems; (Overpopulation): "This is not a turn action and can be declared by either player
+    at any time when the condition is met." Bob declares the overpopulation in Alice's turn."""
     status, record, _ = _replay(tmp_path, capsys, ALTERNATING, "--rules", "alternating-setup")
     assert status == 0
     assert record["legal"], record["error"]

@@ -22,6 +22,7 @@ from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.settings import EventSettings, parse_broker_url  # noqa: E402
 from homeworlds.event.topics import event_config_topic  # noqa: E402
 from homeworlds.link.events import SnapshotReceived  # noqa: E402
+from homeworlds.session import Stage  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from tests.event.helpers import wait_for  # noqa: E402
 from tests.event.test_play_publishes import event_table  # noqa: E402, F401
@@ -57,7 +58,8 @@ class TableHost:
         self.session = self.table.session
         self.follower = EventClockFollower(self.session.clock_spec, from_event=from_event,
                                            table=name)
-        self.session.tick_hooks.append(lambda: self.follower.apply(self.session))
+        self.session.events.tick.listen(Stage.CONTROL,
+                                        lambda: self.follower.apply(self.session))
         self.offers: list[ClockSpec | None] = []
 
         def offer(spec):

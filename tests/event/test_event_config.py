@@ -95,14 +95,14 @@ def test_a_missing_mosquitto_fails_under_ci(monkeypatch):
 
 
 def test_play_goes_on_without_the_mqtt_library(tmp_path, monkeypatch, capsys):
-    from homeworlds.commands import play
     from homeworlds.event import mqtt
+    from homeworlds.runtime import table as play
 
     def missing():
         raise mqtt.MqttUnavailable("the event features need the paho-mqtt library: "
                                    f"{mqtt.INSTALL_HINT}")
     monkeypatch.setattr(mqtt, "paho", missing)
     config = _load(tmp_path, 'broker = "mqtt://127.0.0.1:1"\nevent = "club"\n')
-    assert play._start_publisher(config, tmp_path / "games.sqlite", "t1") is None
+    assert play.start_publisher(config, tmp_path / "games.sqlite", "t1") is None
     err = capsys.readouterr().err
     assert "not publishing to the event" in err and "homeworlds-table[event]" in err

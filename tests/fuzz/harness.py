@@ -220,7 +220,7 @@ class CommittedTable:
     def __init__(self, turns: int = 8):
         from homeworlds.notation.sdg import read_sdg
         from homeworlds.rules import GameState, preset
-        from homeworlds.session import TableSession
+        from homeworlds.session import new_session
         from homeworlds.sim import TableDriver, VirtualTable, make_registry
         from homeworlds.table.layout import builtin_layout
         from tests.link.fakes import Bench
@@ -239,8 +239,8 @@ class CommittedTable:
         self.bench = Bench(expected_zones=None, mcu_options={"zones": zone_count})
         for k, zone in enumerate(layout.all_zones):
             self.bench.mcu.tags[zone] = tuple(table.zone_sets()[k])
-        self.session = TableSession(layout, registry, rules, game.players, settle_s=0.0,
-                                    clock=self.bench.clock)
+        self.session = new_session(layout, registry, rules, game.players, settle_s=0.0,
+                                   clock=self.bench.clock)
         self.session.tracker.resume(self.record)
         self.zones = list(layout.all_zones)
         self._feed(self.bench.connect())

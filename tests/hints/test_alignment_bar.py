@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from homeworlds.link.events import ButtonPressed
 from homeworlds.rules import deal_alignments, preset
-from homeworlds.session import ALIGNMENT_SHOWN_S, TableSession
+from homeworlds.session import ALIGNMENT_SHOWN_S, new_session
 from homeworlds.sim import make_registry
 
 from .helpers import LAYOUT, OFF, SEAT0, SETTINGS, bar, lit
@@ -24,9 +24,9 @@ class Clock:
 
 def _session(rules: str, alignments=None):
     clock = Clock()
-    session = TableSession(LAYOUT, make_registry(LAYOUT, 2), preset(rules), ("Ann", "Bob"),
-                           clock=clock, alignments=alignments, settle_s=0.0)
-    session.link_up = True  # as after the table's HELLO (link down turns every bar amber)
+    session = new_session(LAYOUT, make_registry(LAYOUT, 2), preset(rules), ("Ann", "Bob"),
+                          clock=clock, alignments=alignments, settle_s=0.0)
+    session.watch.link_up = True  # as after the table's HELLO (link down turns every bar amber)
     return session, clock
 
 
@@ -50,12 +50,12 @@ def test_the_seat_not_to_move_sees_its_alignment_on_its_bar_alone_for_a_while():
 def test_the_button_of_the_seat_to_move_still_hands_over_and_shows_nothing():
     session, _ = _session("good-evil", deal_alignments(2, 3))
     _press(session, 0)
-    assert session._button_seat == 0  # the press goes to the tracker as a hand-over
+    assert session.handover_seat == 0  # the press goes to the tracker as a hand-over
     assert bar(session.render(), 0) == (lit(SEAT0, SETTINGS.bar),) * 8
 
 
 def test_without_alignments_a_press_is_only_a_press():
     session, _ = _session("looney")
     _press(session, 1)
-    assert session._button_seat == 1
+    assert session.handover_seat == 1
     assert bar(session.render(), 1) == (OFF,) * 8

@@ -50,7 +50,7 @@ def bar(sim, seat, frame):
 def check_lights(sim, step):
     """The LED frame lights what the step names: the piece to lift in its colour (as many
     marks as its size), the destination, the bar of the seat that takes the token."""
-    settings = sim.session.renderer.settings
+    settings = sim.session.lights.renderer.settings
     # In the off half of the blink: a correction's slot blinks red in the on half.
     frame = sim.session.render(settings.blink_period * 0.75)
     if step.lift_slot is not None:

@@ -66,7 +66,7 @@ def _settled_step(sim):
 
 
 def _blinks_red(sim, slot):
-    settings = sim.session.renderer.settings
+    settings = sim.session.lights.renderer.settings
     frame = sim.session.render(0.0)  # the first half of the blink period: on
     red = tuple(round(c * settings.bright) for c in settings.mistake_color)
     return all(frame[i] == red for i in sim.layout.slots[slot].ring)
@@ -194,7 +194,7 @@ def test_a_long_press_shows_a_suggestion_that_commits_nothing():
         assert step.seat == 0 and step.suggestion
         check_lights(sim, step)
         # Marked as a hint: the rings of the step show the suggestion colour.
-        hint = session.renderer.settings.suggestion_color
+        hint = session.lights.renderer.settings.suggestion_color
         slots = [x for x in (step.lift_slot, step.put_slot) if x is not None]
         colors = {c for t in range(12) for x in slots for c in ring(sim, x, session.render(t / 10))}
         assert any(_shade_of(c, hint) for c in colors), colors
@@ -213,7 +213,7 @@ def test_a_long_press_shows_a_suggestion_that_commits_nothing():
         # commits the turn the computer suggested.
         sim.table.long_press(button)
         step = wait_for_step(sim, suggestion=True)
-        suggested = session._hint_plan[2]
+        suggested = session.computer.hint.turn
         while step is not None and step.suggestion:
             do_step(sim, step)
             sim.settle()
@@ -240,9 +240,9 @@ def test_tournament_mode_refuses_hints():
                         sim.layout.ship_zone(home, 0))
         sim.settle()
         sim.table.long_press(sim.layout.seats[0].button)
-        wait_for(sim, lambda: session.suggestions_refused == 1, "the refusal")
+        wait_for(sim, lambda: session.computer.suggestions_refused == 1, "the refusal")
         assert "tournament mode" in " ".join(session.notices)
-        assert session.guidance_shown() is None and session.thinking is None
+        assert session.guidance_shown() is None and session.computer.thinking is None
         # Without hints a press is acted on at once: the press of the long press hands
         # Ann's build over, as any press of her button does.
         wait_for(sim, lambda: len(session.tracker.record) == committed + 1, "the commit")
@@ -329,7 +329,7 @@ def test_another_legal_turn_at_the_computers_seat_is_refused_and_guided_back():
         wait_for_step(sim)
         state = session.tracker.state
         chosen = state.copy()
-        chosen.apply_turn(session._computer_plan[2])
+        chosen.apply_turn(session.computer.planned_turn.turn)
         other = None
         for seed in range(50):
             turn = RandomPlayer(seed=seed, names=PLAYERS).choose_turn(state)
@@ -460,11 +460,11 @@ def test_the_table_is_guided_back_to_an_earlier_position():
         for _ in range(20):
             wait_for(sim, lambda: in_step(sim), "the table seen")
             shown = session.guidance_shown()
-            if session.restore_guidance is None:
+            if session.computer.restore_guidance is None:
                 break
             assert shown is not None and shown.phase == "guiding"
             do_step(sim, shown)
             sim.settle()
-        assert session.restore_guidance is None
+        assert session.computer.restore_guidance is None
         assert "the table shows the earlier position again" in session.notices
         assert compare_table(sim.table, before, slots) == []

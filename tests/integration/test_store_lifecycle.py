@@ -17,6 +17,7 @@ from homeworlds.commands import play
 from homeworlds.notation.sdg import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.config import load_config
+from homeworlds.runtime.table import serve
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.store import GameStore, StoreUnavailable
 from homeworlds.table.layout import builtin_layout
@@ -33,7 +34,7 @@ class _Host:
         self.commands: queue.Queue = queue.Queue()
         config = load_config(config_path)
         output = config.pixels.open_output(config.layout.pixel_count)
-        self.thread = threading.Thread(target=lambda: play.serve(
+        self.thread = threading.Thread(target=lambda: serve(
             config, output, record, self.stop, store_path=store, commands=self.commands,
             store_opener=opener))
         self.thread.start()
@@ -281,7 +282,7 @@ def test_a_store_that_cannot_be_opened_at_start_does_not_start_a_second_game(
     cfg = load_config(config)
     stop = threading.Event()
     stop.set()
-    rc = play.serve(cfg, None, record, stop, store_path=store, store_opener=locked_once)
+    rc = serve(cfg, None, record, stop, store_path=store, store_opener=locked_once)
     assert rc == 2
     assert "locked" in capsys.readouterr().err
     assert _query(store, "SELECT id, status FROM games") == [(1, "playing")]

@@ -18,6 +18,7 @@ from homeworlds.notation import (
 )
 from homeworlds.notation.cooked import parse_pieces
 from homeworlds.rules import (
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -29,6 +30,7 @@ from homeworlds.rules import (
     Pass,
     Piece,
     Sacrifice,
+    SetupPick,
     Trade,
 )
 
@@ -122,8 +124,13 @@ def test_format_turn():
     assert parse_cooked_turn("Build G1 at Home") == (Build(P("g1"), "Home"),)
     assert parse_cooked_turn("build g1 at A;build g2 at A") == (Build(P("g1"), "A"),
                                                                  Build(P("g2"), "A"))
-    with pytest.raises(InvalidNotation, match="no homeworld action"):
+    with pytest.raises(InvalidNotation, match="no setup action"):
         format_cooked_turn([Homeworld((P("g1"),), P("y3"), "Me")])
+    with pytest.raises(InvalidNotation, match="no setup action"):
+        format_cooked_turn([SetupPick(P("g1"), "star", "Me")])
+    with pytest.raises(InvalidNotation, match="has no Brain Transference: write the game in "
+                       "SDG notation"):
+        format_cooked_turn([BrainTransference()])
     with pytest.raises(InvalidNotation, match="cannot be written"):
         format_cooked_turn([Build(P("g1"), "Big Red")])
     with pytest.raises(InvalidNotation, match="at least one action"):

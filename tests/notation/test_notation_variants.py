@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.notation.sdg import parse_sdg_action, read_sdg, sdg_game, write_sdg
+from homeworlds.notation.sdg import (
+    format_sdg_action,
+    parse_sdg_action,
+    read_sdg,
+    sdg_game,
+    write_sdg,
+)
+from homeworlds.replay import replay_game
 from homeworlds.rules import (
     Alignment,
+    BrainTransference,
     Build,
     Catastrophe,
     Color,
@@ -96,3 +104,127 @@ def test_sdg_game_records_rules_and_alignments_and_refuses_a_bad_deal():
     assert read_sdg(text).alignments == (Alignment.EVIL, Alignment.GOOD)
     with pytest.raises(ValueError, match="2 players are dealt 1 Good and 1 Evil"):
         sdg_game(("Alice", "Bob"), turns, rules="good-evil", alignments=("evil", "evil"))
+
+
+ALTERNATING_SETUP = """Homeworlds Online
+Rules: alternating-setup
+Participants: Ann (N), Bob (S)
+
+1) Ann: Star Y1
+
+2) Bob: Star B2
+
+3) Ann: Star B3
+
+4) Bob: Star R1
+
+5) Ann: Ship G3
+
+6) Bob: Ship G3
+
+7) Ann: Ship R3
+
+8) Bob: Build G1 Bob
+"""
+
+
+def test_a_seventh_setup_pick_in_a_record_does_not_replay():
+    """003 (Initial Phase (Setup)): "The setup phase consists of 6 alternating choices, with
+    each player making 3 selections total (2 stars + 1 ship)." The record's turn 7 is a
+    seventh pick: replay stops there, naming the line and why."""
+    result = replay_game(read_sdg(ALTERNATING_SETUP))
+    assert not result.legal and result.error is not None
+    assert (result.error.turn, result.error.text) == (7, "Ship R3")
+    assert "setup is over: the setup phase consists of 6 alternating choices" in \
+        result.error.reason
+    assert result.turns_replayed == 6
+    fixed = replay_game(read_sdg(ALTERNATING_SETUP.replace("7) Ann: Ship R3",
+                                                           "7) Ann: Build G1 Ann")))
+    assert fixed.legal and fixed.turns_replayed == 8
+
+
+#: After setup: Alice (Good) brings a large red to Carol's home and takes Carol's only ship.
+GOOD_EVIL_GAME = THREE + "".join(
+    f"\n{number}) {turn}\n" for number, turn in enumerate([
+        "Alice: Build R1 Alice", "Bob: Pass", "Carol: Pass",
+        "Alice: Move R3 Alice Carol", "Bob: Pass", "Carol: Pass",
+        "Alice: Attack B1 Carol", "Bob: Pass", "Alice: Pass"], start=4))
+
+
+def test_a_record_replays_to_the_alignments_revealed_at_each_elimination():
+    """002 (Elimination and Winning): "At the end of your turn, if you've eliminated someone,
+    reveal your secret alignment (if you haven't aready); any players that you eliminated
+    should aso reveal their aignments (if they haven't already)." SDG has no notation for a
+    reveal (the archive has no Good/Evil game): the ``Alignments:`` header and the turns say
+    it, and replay gives it (record index 9 is turn 10)."""
+    result = replay_game(read_sdg(GOOD_EVIL_GAME))
+    assert result.legal and result.final_state.result is None
+    state = result.final_state
+    assert state.eliminated == [False, False, True]
+    assert state.revealed == [9, None, 9]
+    assert state.revealed_alignments() == {0: Alignment.GOOD, 2: Alignment.GOOD}
+
+
+DECLARED_BY_BOB = ALTERNATING_SETUP.split("7) Ann: Ship R3")[0] + """7) Ann: Build G1 Ann
+
+8) Bob: Build G1 Bob
+
+9) Ann: Build G1 Ann
+
+10) Bob: Build G2 Bob
+
+11) Ann: Build G2 Ann
+Catastrophe Ann Green by Bob
+"""
+
+
+def test_an_overpopulation_declared_by_the_player_not_to_move_is_recorded_by_name():
+    """003 (Overpopulation): "This is not a turn action and can be declared by either player
+    at any time when the condition is met." Bob declares the green overpopulation at Ann's
+    home during Ann's turn: the record says so (``… by Bob``), reads and writes back the same,
+    and replays to the end of the game (003, Ending the Game: "The game ends immediately
+    when either condition is met.")."""
+    game = read_sdg(DECLARED_BY_BOB)
+    declared = Catastrophe("Ann", Color.GREEN, declarer=1)
+    assert game.turns[10].actions == (Build(Piece.from_text("g2"), "Ann"), declared)
+    assert write_sdg(game) == DECLARED_BY_BOB
+    rebuilt = sdg_game(game.players, [t.actions for t in game.turns], rules="alternating-setup")
+    written = write_sdg(rebuilt)
+    assert "\n11) Ann: Build G2 Ann\nCatastrophe Ann Green by Bob\n" in written
+    assert [t.actions for t in read_sdg(written).turns] == [t.actions for t in game.turns]
+    result = replay_game(game)
+    assert result.legal, result.error
+    assert (result.board_end, result.end_turn, result.board_winners) == (
+        "opponent-eliminated", 11, (1,))
+    # Under Looney Labs' rules only the player to move declares: the line is refused.
+    setup = [(Homeworld((Piece.from_text("y1"), Piece.from_text("b3")), Piece.from_text("g3"),
+                        "Ann"),),
+             (Homeworld((Piece.from_text("b2"), Piece.from_text("r1")), Piece.from_text("g3"),
+                        "Bob"),)]
+    looney = sdg_game(game.players, setup + [t.actions for t in game.turns[6:]], rules="looney")
+    refused = replay_game(read_sdg(write_sdg(looney)))
+    assert refused.error is not None and refused.error.turn == 7
+    assert refused.error.text == "Catastrophe Ann Green by Bob"
+    assert "only the player to move may declare a catastrophe under the looney rules" in \
+        refused.error.reason
+
+
+def test_brain_transference_has_an_sdg_line():
+    """000 (NOVICE VS. EXPERT): "Brain Transference: The Junior Officer is given one chance,
+    at some point during the game, to completely change places with the Senior Officer for
+    the remainder of the game." Its turn is written ``Brain Transference`` (it used to have
+    no SDG text at all: a record with it could not be written)."""
+    assert format_sdg_action(BrainTransference()) == "Brain Transference"
+    assert parse_sdg_action("Brain Transference") == BrainTransference()
+    assert parse_sdg_action("brain transference", strict=True) == BrainTransference()
+    with pytest.raises(InvalidNotation, match="expected 'Brain Transference'"):
+        parse_sdg_action("Brain Surgery")
+    turns = [(Homeworld((Piece.from_text("y1"), Piece.from_text("b2")), Piece.from_text("g3"),
+                        "Ann"),),
+             (Homeworld((Piece.from_text("r1"), Piece.from_text("b3")), Piece.from_text("y3"),
+                        "Bob"),),
+             (Build(Piece.from_text("g1"), "Ann"),),
+             (BrainTransference(), Catastrophe("Ann", Color.GREEN))]
+    text = write_sdg(sdg_game(("Ann", "Bob"), turns))
+    assert "\n4) Bob: Brain Transference\nCatastrophe Ann Green\n" in text
+    assert [t.actions for t in read_sdg(text).turns] == turns

@@ -8,6 +8,7 @@ compared with runs of whitespace collapsed (the files wrap lines). The rulebooks
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from pathlib import Path
@@ -65,4 +66,40 @@ def test_every_quotation_in_docs_rules_is_verbatim_and_cited(rulebooks):
             problems.append(f"{name}: not its words: {quote!r}")
         if not _has_section(text.splitlines(), section):
             problems.append(f"{name}: no section {section!r} (quoting {quote!r})")
+    assert not problems, "\n".join(problems)
+
+
+#: ``NNN (Section): "words"`` (several quotations may follow, joined by "," "and" "or" "—"
+#: ";"): how a test's docstring cites a rulebook (the file is named by its number).
+TEST_CITATION = re.compile(r'\b(\d{3}) \(((?:[^()]|\([^()]*\))+)\):?\s*'
+                           r'((?:"[^"]+"(?:[,;]| and| or| —)?\s*)+)')
+
+
+def _docstrings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = [tree, *(n for n in ast.walk(tree)
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))]
+    return [doc for n in nodes if (doc := ast.get_docstring(n, clean=False))]
+
+
+def test_every_rulebook_quotation_in_a_test_is_verbatim(rulebooks):
+    """A test that holds the engine to a rulebook sentence quotes it in its docstring as
+    ``NNN (Section): "words"``: the words must be the file's and the section must exist."""
+    files = {path.name[:3]: path for path in rulebooks.glob("[0-9][0-9][0-9]_*.txt")}
+    problems = []
+    cited = 0
+    for test in sorted((REPO / "tests").rglob("test_*.py")):
+        for doc in _docstrings(test):
+            for number, section, quotes in TEST_CITATION.findall(doc):
+                if number not in files:
+                    problems.append(f"{test.name}: no rulebook {number}")
+                    continue
+                text = files[number].read_text(encoding="utf-8")
+                if not _has_section(text.splitlines(), _squeeze(section)):
+                    problems.append(f"{test.name}: {number} has no section {section!r}")
+                for quote in re.findall(r'"([^"]+)"', quotes):
+                    cited += 1
+                    if _squeeze(quote) not in _squeeze(text):
+                        problems.append(f"{test.name}: not {number}'s words: {quote!r}")
+    assert cited >= 40, "the tests quote the rulebooks they hold the engine to"
     assert not problems, "\n".join(problems)

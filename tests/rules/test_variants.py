@@ -5,6 +5,7 @@ Each test quotes the sentence it holds the engine to, with the file and section.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import pytest
@@ -17,9 +18,11 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     GameState,
+    Homeworld,
     IllegalAction,
     Pass,
     Piece,
+    SetupPick,
     alignments_from_text,
     alignments_to_text,
     deal_alignments,
@@ -85,6 +88,48 @@ def test_evil_wins_on_eliminating_anyone():
     assert state.result is not None and state.result.winners == (0,)
 
 
+def test_an_elimination_reveals_the_eliminating_and_the_eliminated_alignments():
+    """002 (Elimination and Winning): "At the end of your turn, if you've eliminated someone,
+    reveal your secret alignment (if you haven't aready); any players that you eliminated
+    should aso reveal their aignments (if they haven't already)." 004 (Élimination et
+    victoire): "À la fin de votre tour, si vous avez éliminé quelqu’un, révélez votre
+    alignement secret (si ce n’était pas déjà fait)". The engine says whose alignment is
+    revealed and at the end of which turn; the others stay secret."""
+    state = _three_seat_good_evil(("good", "evil", "good"))
+    assert state.revealed == [None, None, None] and state.revealed_alignments() == {}
+    first = state.ply
+    state.push([Capture(P("b1"), "Home2")])            # Good seat 0 eliminates Good seat 2
+    assert state.result is None
+    assert state.revealed == [first, None, first]
+    assert state.revealed_alignments() == {0: Alignment.GOOD, 2: Alignment.GOOD}
+    state.push([Pass()])                                # Evil seat 1: still secret
+    assert state.revealed == [first, None, first]
+    later = state.ply
+    state.push([Capture(P("g1"), "Home1")])             # seat 0 (already shown) eliminates 1
+    assert state.revealed == [first, later, first]
+    assert state.revealed_alignments()[1] == Alignment.EVIL
+    assert state.copy().revealed == state.revealed
+    state.pop()
+    state.pop()
+    assert state.revealed == [first, None, first], "undo hides what the undone turn showed"
+
+
+def test_a_position_with_a_player_out_reveals_their_alignment():
+    """002 (Elimination and Winning): "any players that you eliminated should aso reveal
+    their aignments" — a position as it stands: who eliminated them is not known, so the
+    eliminated player alone is revealed."""
+    systems = [
+        _system("Home0", 0, "r1b2", "g3", "", ""),
+        _system("Home1", 1, "y1b3", "r3", "g1", ""),
+        _system("Home2", 2, "y2g1", "r2", "", ""),
+    ]
+    state = GameState.from_position(systems, preset("good-evil"), to_move=0, players=3,
+                                    alignments=("good", "evil", "good"))
+    assert state.eliminated == [False, False, True] and state.result is None
+    assert state.revealed_alignments() == {2: Alignment.GOOD}
+    assert position(OVERPOPULATED, rules="looney").revealed_alignments() == {}
+
+
 @pytest.mark.parametrize("players, good, evil", [(2, 1, 1), (3, 2, 1), (4, 2, 2), (5, 3, 2),
                                                   (6, 3, 3)])
 def test_alignments_are_dealt_as_the_rulebook_says(players, good, evil):
@@ -118,6 +163,36 @@ def test_good_evil_without_alignments_is_refused():
     assert alignments_to_text(state.alignments) == "good,evil,good"
 
 
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_good_evil_bank_is_a_standard_icehouse_set(players):
+    """002 (What You Need): "A standard four-color Icehouse set (for atwo-player game, use
+    three pieces of each size/color)"; 004 (Matériel): "Quatre piles Icehouse des quatre
+    couleurs de base (bleu, jaune, rouge, vert). À deux joueurs, utilisez trois pièces de
+    chaque taille/couleur)." A standard set is four stashes of fifteen, five of each size:
+    the bank used to hold players + 1 (seven of each for six players, which no set holds)."""
+    rules = preset("good-evil")
+    state = GameState(rules, players, alignments=deal_alignments(players, 1))
+    assert state.bank == [5] * 12
+    assert rules.bank_copies(players) == 5 and rules.bank_pieces(players) == 60
+    two = GameState(rules, 2)
+    assert two.bank == [3] * 12 and rules.bank_pieces(2) == 36
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_a_trio_per_player_bank_is_a_named_option(players):
+    """000 (HOMEWORLDS FOR MORE THAN TWO): "For each additional player, you need another Trio
+    of each color." The presets for SDG's multi-player games keep it, and Good/Evil may
+    choose it."""
+    trios = replace(preset("good-evil"), bank="trio-per-player")
+    state = GameState(trios, players, alignments=deal_alignments(players, 1))
+    assert state.bank == [players + 1] * 12
+    assert preset("last-standing").bank_copies(players) == players + 1
+    assert preset("looney").bank_copies(2) == 3
+    with pytest.raises(ValueError, match="unknown bank rule 'huge' for the good-evil rules; "
+                       "bank rules: trio-per-player, icehouse-set"):
+        replace(preset("good-evil"), bank="huge")
+
+
 # ---------------------------------------------------------------- alternating setup (003)
 
 OVERPOPULATED = """
@@ -125,6 +200,47 @@ OVERPOPULATED = """
     Pop (r2) r1r1-r3
     Enemy (1, r1b3) -g3
 """
+
+
+def _after_alternating_setup() -> GameState:
+    state = GameState(preset("alternating-setup"))
+    for role, piece in (("star", "y1"), ("star", "b2"), ("star", "b3"), ("star", "r1"),
+                        ("ship", "g3"), ("ship", "g3")):
+        name = ("Ann", "Bob")[state.to_move]
+        state.apply_turn([SetupPick(P(piece), role, name)])
+    assert not state.in_setup and state.to_move == 0
+    return state
+
+
+def test_a_seventh_setup_pick_is_refused():
+    """003 (Initial Phase (Setup)): "The setup phase consists of 6 alternating choices, with
+    each player making 3 selections total (2 stars + 1 ship)." A seventh pick used to be
+    taken as a turn: a free ship from the bank every turn."""
+    state = _after_alternating_setup()
+    before = (state.describe(), state.to_move, state.ply)
+    with pytest.raises(IllegalAction, match=r"setup is over: the setup phase consists of 6 "
+                       r"alternating choices, each player making 3 \(2 stars \+ 1 ship\)"):
+        state.apply_turn([SetupPick(P("r3"), "ship", "Ann")])
+    with pytest.raises(IllegalAction, match="setup is over"):
+        state.apply_turn([SetupPick(P("r3"), "star", "Ann")])
+    assert (state.describe(), state.to_move, state.ply) == before
+    assert state.bank_count(P("r3")) == 3
+    state.apply_turn([Build(P("g1"), "Ann")])  # a real turn is still fine
+
+
+def test_a_second_homeworld_or_a_pick_is_refused_after_whole_setup():
+    """000 (THE FIRST TURN): "The game begins with a setup round, during which the players
+    choose their initial pieces." Setup happens once."""
+    state = position("""
+        Ann (0, y1b2) g3-
+        Bob (1, y3b1) -g3
+    """)
+    for action in (SetupPick(P("r3"), "ship", "Ann"),
+                   Homeworld((P("r1"), P("r2")), P("r3"), "Ann2")):
+        with pytest.raises(IllegalAction, match="setup is over: every player has placed a "
+                           "homeworld"):
+            state.apply_turn([action])
+    assert state.bank_count(P("r3")) == 3 and state.system("Ann2") is None
 
 
 def test_alternating_setup_refuses_a_pass():
@@ -149,7 +265,7 @@ def test_either_player_may_declare_overpopulation_during_the_others_turn():
 
 
 def test_only_the_player_to_move_declares_a_catastrophe_elsewhere():
-    """000 (Catastrophes): "At any point during your turn, if you notice an Overpopulated star
+    """000 (CATASTROPHES): "At any point during your turn, if you notice an Overpopulated star
     system, you have the OPTION to declare a Catastrophe in that system" — your turn only."""
     for rules in ("looney", "sdg", "strict", "good-evil"):
         state = position(OVERPOPULATED, rules=rules)

@@ -7,7 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from homeworlds.rules import canonical_key, count_successors, preset, successors
+from homeworlds.rules import (
+    BrainTransference,
+    canonical_key,
+    count_successors,
+    preset,
+    successors,
+)
 from homeworlds.rules.fast import Snapshot, state_key
 
 from .oracle import oracle_successor_keys
@@ -85,3 +91,23 @@ def test_each_flag_works_on_its_own(mix):
         assert not missing and not extra, (seed, state.describe(), missing[:3], extra[:3])
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("base", ["strict", "looney", "alternating-setup", "good-evil"])
+def test_brain_transference_matches_the_oracle_under_every_two_player_preset(base):
+    """000's Brain Transference handicap (the junior player to move, crowded positions so
+    that catastrophes may follow it) under each preset's timing, home and suicide rules."""
+    checked = transfers = 0
+    for seed in range(8):
+        rng = random.Random(4000 + seed)
+        state = random_position(rng, preset(base), systems=rng.randrange(0, 2),
+                                ships=rng.randrange(3, 7), crowd=0.6)
+        state.rules = preset(base).with_handicaps(brain_transference=True,
+                                                  junior_seat=state.to_move)
+        if state.is_over or count_successors(state) > 150:
+            continue
+        missing, extra = _compare(state)
+        assert not missing and not extra, (seed, state.describe(), missing[:3], extra[:3])
+        transfers += sum(1 for s in successors(state, first_kind=BrainTransference))
+        checked += 1
+    assert checked >= 4 and transfers > checked, (checked, transfers)

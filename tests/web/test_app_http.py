@@ -14,7 +14,7 @@ import pytest
 from homeworlds.feed import FeedHub, FeedProducer, event_from_json
 from homeworlds.notation.sdg import parse_sdg_action
 from homeworlds.rules import preset
-from homeworlds.session import ControlQueue, TableControl, TableSession
+from homeworlds.session import ControlQueue, TableControl, new_session
 from homeworlds.sim import make_registry
 from homeworlds.table.layout import builtin_layout
 
@@ -34,7 +34,7 @@ class _Table:
 
     def __init__(self):
         layout = builtin_layout("standard-2p")
-        self.session = TableSession(layout, make_registry(layout, 2), preset("sdg"), PLAYERS)
+        self.session = new_session(layout, make_registry(layout, 2), preset("sdg"), PLAYERS)
         record = [(k % 2, tuple(parse_sdg_action(text, player=PLAYERS[k % 2])
                                 for text in [t])) for k, t in enumerate(RECORD)]
         self.session.tracker.resume(record)
@@ -117,7 +117,7 @@ def test_an_admin_action_without_the_token_is_refused_and_changes_nothing(client
     assert "Traceback" not in r.text
     assert table.session.tracker.record == before
     assert not table.session.tracker.is_over
-    assert table.session.hint_level == "full"
+    assert table.session.lights.hint_level == "full"
     assert table.queue._queue.empty()
 
 
@@ -183,11 +183,11 @@ def test_an_action_that_cannot_be_done_says_why_and_changes_nothing(client, tabl
     assert r.status_code == 409 and "full, warnings, minimal" in r.json()["message"]
     r = client.post("/admin/explode", headers=auth)
     assert r.status_code == 400 and "unknown action" in r.json()["message"]
-    assert table.session.hint_level == "full" and len(table.session.tracker.record) == 3
+    assert table.session.lights.hint_level == "full" and len(table.session.tracker.record) == 3
     r = client.post("/admin/settings", data={"hint_level": "warnings", "brightness": "0.25"},
                     headers=auth)
     assert r.status_code == 200
-    assert table.session.hint_level == "warnings" and table.session.brightness == 0.25
+    assert table.session.lights.hint_level == "warnings" and table.session.lights.brightness == 0.25
 
 
 def test_resign_ends_the_game_and_a_second_resign_is_refused(client, table):

@@ -183,16 +183,16 @@ def test_the_table_loop_shows_the_replay_on_the_leds_until_a_piece_is_placed(clo
     from homeworlds.pixels.memory import MemorySink
     from homeworlds.pixels.output import PixelOutput
     from homeworlds.rules import preset
-    from homeworlds.session import TableSession
+    from homeworlds.session import new_session
     from homeworlds.sim import make_registry
     from homeworlds.web.attract import AttractTable
 
     layout = builtin_layout("standard-2p")
     sink = MemorySink(layout.pixel_count, clock=clock)
     output = PixelOutput(sink, max_fps=None, clock=clock)
-    session = TableSession(layout, make_registry(layout, 2), preset("sdg"), ("Ann", "Bob"),
-                           output=output, clock=clock, settle_s=0.0)
-    session.link_up = True
+    session = new_session(layout, make_registry(layout, 2), preset("sdg"), ("Ann", "Bob"),
+                          output=output, clock=clock, settle_s=0.0)
+    session.watch.link_up = True
     mode = AttractMode(lambda: GAMES, idle_after_s=60, step_s=2, end_pause_s=5, clock=clock)
     leds = AttractLeds(layout)
     table = AttractTable(session, mode, leds)

@@ -27,13 +27,13 @@ class _DisplayHost:
     """``play``'s table loop on a thread, with the web display it starts."""
 
     def __init__(self, config_path, record, store, port):
-        from homeworlds.commands import play
         from homeworlds.runtime.config import load_config
+        from homeworlds.runtime.table import serve
 
         self.stop = threading.Event()
         config = load_config(config_path)
         output = config.pixels.open_output(config.layout.pixel_count)
-        self.thread = threading.Thread(target=lambda: play.serve(
+        self.thread = threading.Thread(target=lambda: serve(
             config, output, record, self.stop, store_path=store, listen=("127.0.0.1", port)))
         self.thread.start()
 
@@ -120,7 +120,7 @@ class _Clock:
 
 
 class _Display:
-    """What ``_attract_table`` needs of the display: the pipe's piece-placed notice."""
+    """What ``attract_table`` needs of the display: the pipe's piece-placed notice."""
 
     def __init__(self):
         self.server = self
@@ -132,13 +132,13 @@ class _Display:
 
 @pytest.mark.parametrize("attract_leds", [False, True])
 def test_the_leds_replay_only_with_attract_leds(tmp_path, attract_leds):
-    from homeworlds.commands.play import _attract_table
     from homeworlds.link.events import SnapshotReceived, ZoneChanged
     from homeworlds.pixels.memory import MemorySink
     from homeworlds.pixels.output import PixelOutput
     from homeworlds.rules import preset
     from homeworlds.runtime.config import load_config
-    from homeworlds.session import TableSession
+    from homeworlds.runtime.table import attract_table
+    from homeworlds.session import new_session
     from homeworlds.web.attract import AttractTable
 
     store = tmp_path / "games.sqlite"
@@ -151,12 +151,12 @@ def test_the_leds_replay_only_with_attract_leds(tmp_path, attract_leds):
     config = load_config(tmp_path / "table.toml")
     clock = _Clock()
     sink = MemorySink(LAYOUT.pixel_count, clock=clock)
-    session = TableSession(LAYOUT, config.registry, preset("looney"), ("Ann", "Bob"),
-                           output=PixelOutput(sink, max_fps=None, clock=clock), clock=clock,
-                           settle_s=0.0)
-    session.link_up = True
+    session = new_session(LAYOUT, config.registry, preset("looney"), ("Ann", "Bob"),
+                          output=PixelOutput(sink, max_fps=None, clock=clock), clock=clock,
+                          settle_s=0.0)
+    session.watch.link_up = True
     display = _Display()
-    table = _attract_table(config, session, display, store)
+    table = attract_table(config, session, display, store)
     assert isinstance(table, AttractTable)
     table.handle(SnapshotReceived({z: frozenset() for z in range(LAYOUT.zone_count)}, (),
                                   at=0))

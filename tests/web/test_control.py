@@ -10,7 +10,7 @@ import pytest
 from homeworlds.pixels import MemorySink, PixelOutput
 from homeworlds.pixels.correction import ColorCorrection
 from homeworlds.rules import preset
-from homeworlds.session import AdminCommand, ControlError, ControlQueue, TableControl, TableSession
+from homeworlds.session import AdminCommand, ControlError, ControlQueue, TableControl, new_session
 from homeworlds.sim import make_registry
 from homeworlds.table.layout import builtin_layout
 
@@ -20,8 +20,8 @@ LAYOUT = builtin_layout("standard-2p")
 def _session(brightness=0.6):
     sink = MemorySink(LAYOUT.pixel_count)
     output = PixelOutput(sink, ColorCorrection(brightness=brightness), max_fps=None)
-    session = TableSession(LAYOUT, make_registry(LAYOUT, 2), preset("sdg"), ("Ann", "Bob"),
-                           output=output)
+    session = new_session(LAYOUT, make_registry(LAYOUT, 2), preset("sdg"), ("Ann", "Bob"),
+                          output=output)
     return session, sink
 
 
@@ -118,7 +118,7 @@ def test_a_bug_in_the_feed_never_stops_the_table_loop(capsys):
     producer._key = None
     for _ in range(3):
         session.tick()  # no exception reaches the loop
-    session.link_up = True
+    session.watch.link_up = True
     session.tick()
     assert sink.frames  # the LEDs still get their frames
     err = capsys.readouterr().err

@@ -19,9 +19,12 @@ from homeworlds.feed import (
     event_from_json,
 )
 from homeworlds.notation.cooked import read_cooked
-from homeworlds.notation.sdg import parse_sdg_action
+from homeworlds.notation.sdg import parse_sdg_action, read_sdg_file
+from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.session import Stage
+from tests.shared import DATA
 
 PLAYERS = ("Ann", "Bob")
 OPENING = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann", "Build G1 Bob",
@@ -48,14 +51,8 @@ def fed_game():
     events: list = []
     producer = FeedProducer(sim.session, table="club-1", rules_name="sdg",
                             sinks=[events.append])
-    previous = sim.session.tracker.on_commit
-
-    def committed(commit):
-        previous(commit)
-        producer.committed(commit)
-
-    sim.session.tracker.on_commit = committed
-    sim.session.tick_hooks.append(producer.tick)
+    sim.session.events.committed.listen(Stage.FEED, producer.committed)
+    sim.session.events.tick.listen(Stage.FEED, producer.tick)
     with sim:
         yield sim, producer, events
 
@@ -132,6 +129,44 @@ def test_the_result_event_is_sent_once_when_the_game_ends(fed_game):
     assert len(results) == 1
     assert results[0].winners == (0,) and results[0].kind == "resigned"
     assert producer.latest.game.result.text == "Ann wins (resignation)"
+
+
+def test_the_result_follows_the_final_turn_of_a_game_won_on_the_board():
+    """SDG game 3426 ends with a catastrophe in Danner's home: the feed sends that turn,
+    then the result, never the other way round (a display showing "jeep wins" must
+    already have the turn that won)."""
+    game = read_sdg_file(DATA / "games" / "sdg" / "3426.raw")
+    rules = rules_for_game(game, None)
+    first = game.turns[0].seat
+    sim = SimulatedTableGame(rules, game.players, first_seat=first, miss_rate=0.0)
+    events: list = []
+    producer = FeedProducer(sim.session, table="club-1", rules_name=rules.name,
+                            sinks=[events.append])
+    sim.session.events.committed.listen(Stage.FEED, producer.committed)
+    sim.session.events.tick.listen(Stage.FEED, producer.tick)
+    reference = GameState(rules, 2, first_to_move=first)
+    with sim:
+        for turn in game.turns:
+            reference.apply_turn(turn.actions)
+            sim.driver.begin_turn()
+            for action in turn.actions:
+                sim.driver.act(action)
+                sim.settle()
+            sim.driver.end_turn(hand_over=False)
+            sim.settle()
+            following = reference.to_move if not reference.is_over else 1 - turn.seat
+            assert sim.hand_over_and_wait(following), sim.session.status.message
+        sim.session.tick()
+    assert reference.is_over and sim.session.tracker.is_over
+    turns = [e for e in events if isinstance(e, TurnEvent)]
+    results = [e for e in events if isinstance(e, ResultEvent)]
+    assert [t.number for t in turns] == list(range(1, len(game.turns) + 1))
+    assert len(results) == 1
+    result = results[0]
+    assert result.after_turn == turns[-1].number == len(game.turns)
+    assert events.index(turns[-1]) < events.index(result)
+    assert turns[-1].seq < result.seq
+    assert result.winners == (0,) and producer.latest.game.result.text == "jeep wins"
 
 
 def test_every_event_survives_json_and_back(fed_game):
@@ -237,3 +272,4 @@ def test_publishing_without_a_loop_keeps_the_latest_snapshot_and_never_blocks():
     hub = FeedHub()
     hub.publish_threadsafe(_snapshot(7))
     assert hub.latest.seq == 7
+

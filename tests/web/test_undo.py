@@ -89,7 +89,7 @@ def test_after_an_undo_the_lights_guide_the_players_back_step_by_step_and_play_g
         steps = []
         for _ in range(20):
             wait_for(sim, lambda: in_step(sim), "the table seen")
-            if session.restore_guidance is None:
+            if session.computer.restore_guidance is None:
                 break
             shown = session.guidance_shown()
             assert shown is not None and shown.phase == "guiding" and shown.restore

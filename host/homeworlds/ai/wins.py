@@ -98,7 +98,8 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     """
     me = state.to_move
     home = state.home_of(seat)
-    if home is None or seat == me:
+    if home is None or seat == me or state.brain_transference_open():
+        # After a Brain Transference ``seat`` would own another home: no proof here.
         return False
     largest, own = _fleet_by_colour(state, me)
     invaders = [k % 3 + 1 for k in range(12) if home.ships[me][k]]
@@ -146,7 +147,7 @@ def home_stars_out_of_reach(state: GameState, seat: int) -> bool:
     """
     me = state.to_move
     home = state.home_of(seat)
-    if home is None or seat == me:
+    if home is None or seat == me or state.brain_transference_open():
         return False
     largest, own = _fleet_by_colour(state, me)
     inside = any(home.ships[me])

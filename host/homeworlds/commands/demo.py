@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(game, sim, screen, delay: float, players, display) -> int:
-    from homeworlds.runtime.table_replay import SettleTimeout
+    from homeworlds.runtime.loop import SettleTimeout
 
     # Errors are printed once the terminal has its screen back, so they stay readable.
     failure = None
@@ -209,14 +209,12 @@ def _serve_until_stopped(sim) -> None:
     import signal
     import threading
 
+    from homeworlds.runtime.loop import TableLoop
+
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    session, link = sim.session, sim.link
-    while not stop.is_set():
-        for event in link.poll(0.02):
-            session.handle(event)
-        session.tick()
+    TableLoop(sim.link, sim.session).run(stop)
 
 
 class _Screen:
@@ -259,7 +257,8 @@ def _versus_computer(args: argparse.Namespace) -> int:
     simulated table: the person's hands carry out each step the lights show."""
     from homeworlds.ai.players import GreedyPlayer
     from homeworlds.display.guidance_text import guidance_text
-    from homeworlds.runtime.table_replay import SettleTimeout, SimulatedTableGame
+    from homeworlds.runtime.loop import SettleTimeout
+    from homeworlds.runtime.table_replay import SimulatedTableGame
     from homeworlds.session import ComputerSeat
     from homeworlds.sim import TableDriver, carry_out
 
@@ -320,22 +319,27 @@ def _versus_computer(args: argparse.Namespace) -> int:
 def _pump_until_step(sim, committed: int, timeout: float = 120.0):
     """Run the host until the computer shows a step (returned) or its turn is committed
     (None)."""
-    from homeworlds.runtime.table_replay import SettleTimeout
+    from homeworlds.runtime.loop import SettleTimeout
 
     session = sim.session
-    deadline = time.monotonic() + timeout
-    while True:
+    found: list = []
+
+    def step_or_commit() -> bool:
         if len(session.tracker.record) > committed:
-            return None
+            return True
         shown = session.guidance_shown()
         # Acted on only when the host has judged the whole table as it lies (a tag missed
         # for a moment by the simulated readers would look like a lifted piece).
         if shown is not None and shown.phase == "guiding" and not shown.suggestion \
                 and sim.host.in_step() and session.judged:
-            return shown
-        if time.monotonic() > deadline:
-            raise SettleTimeout(f"the computer showed no step within {timeout:g} s "
-                                f"({session.status.message})")
-        for event in sim.link.poll(0.005):
-            session.handle(event)
-        session.tick()
+            found.append(shown)
+            return True
+        return False
+
+    try:
+        sim.host.loop.run_until(step_or_commit, timeout=timeout, what="show a step",
+                                poll_s=0.005)
+    except SettleTimeout:
+        raise SettleTimeout(f"the computer showed no step within {timeout:g} s "
+                            f"({session.status.message})") from None
+    return found[0] if found else None

@@ -70,6 +70,17 @@ def load_position(name: str, rules_name: str) -> GameState:
     return state
 
 
+def game_over(state: GameState) -> str:
+    """Why a position has no turn to play: who is out and who won."""
+    result = state.result
+    assert result is not None
+    out = [f"seat {seat}" for seat in range(state.players) if state.eliminated[seat]]
+    end = " and ".join(f"seat {seat}" for seat in result.winners) + " won" \
+        if result.winners else "a draw"
+    return (f"the game is over: {' and '.join(out)} {'is' if len(out) == 1 else 'are'} out "
+            f"(no ship of its own at home, or no home star); {end}")
+
+
 def sdg_turn(turn: Turn) -> str:
     """A whole turn in SDG notation, actions joined by '; '."""
     return "; ".join(format_sdg_action(a) for a in turn)
@@ -98,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         print(printable(f"homeworlds successors: {exc}"), file=sys.stderr)
         return 2
     if state.is_over:
-        print(f"homeworlds successors: {args.position}: the game is over", file=sys.stderr)
+        print(printable(f"homeworlds successors: {args.position}: {game_over(state)}"),
+              file=sys.stderr)
         return 1
     if args.count:
         print(count_successors(state))
@@ -117,11 +129,8 @@ def run(args: argparse.Namespace) -> int:
 
         found = each_successor(state, print_turn)
     if not found:
-        seat = state.to_move
-        ships = sum(sum(system.ships[seat]) for system in state.systems)
-        why = "it has no ships" if not ships else "every turn is illegal under the " \
-            f"{args.rules} rules"
-        print(printable(f"homeworlds successors: {args.position}: seat {seat} (to move) has no "
-                        f"legal turn in this position: {why}"), file=sys.stderr)
+        print(printable(f"homeworlds successors: {args.position}: seat {state.to_move} (to "
+                        "move) has no legal turn in this position: every turn is illegal "
+                        f"under the {args.rules} rules"), file=sys.stderr)
         return 1
     return 0

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from homeworlds.commands.successors import CommandError, add_rules_option, load_position, sdg_turn
+from homeworlds.commands.successors import (
+    CommandError,
+    add_rules_option,
+    game_over,
+    load_position,
+    sdg_turn,
+)
 from homeworlds.display.printable import printable
 from homeworlds.rules import find_winning_turn
 
@@ -28,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
         print(printable(f"homeworlds wins: {exc}"), file=sys.stderr)
         return 2
     if state.is_over:
-        print(f"homeworlds wins: {args.position}: the game is over", file=sys.stderr)
+        print(printable(f"homeworlds wins: {args.position}: {game_over(state)}"),
+              file=sys.stderr)
         return 1
     turn = find_winning_turn(state)
     print("nowin" if turn is None else printable(f"win: {sdg_turn(turn)}"))

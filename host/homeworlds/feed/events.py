@@ -358,8 +358,9 @@ class _GameMarks:
 class FeedProducer:
     """Turns a ``TableSession`` into feed events, on the thread that runs the table.
 
-    Call ``tick()`` after every ``session.tick()`` (it sends a snapshot when the hints
-    changed) and ``committed(commit)`` from the tracker's ``on_commit`` (the turn event).
+    ``tick()`` listens to the session's tick and ``committed(commit)`` to its committed
+    turns, both at ``Stage.FEED`` (``web.live.attach_feed``): a snapshot when the hints
+    changed, a turn event per commit (after the game store has it).
     ``uid`` gives the game's store uid (the recorder's); without it each game gets its own.
     Every event goes to each of ``sinks`` (e.g. ``FeedHub.publish_threadsafe``, an MQTT
     publisher): a sink must not block (the hub only hands the event to its loop)."""
@@ -625,7 +626,7 @@ class Subscription:
 
     def close(self) -> None:
         self.closed = True
-        self.hub._subscribers.discard(self)
+        self.hub.unsubscribe(self)
 
 
 class FeedHub:
@@ -648,6 +649,10 @@ class FeedHub:
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """``subscription`` gets no more events (``Subscription.close``)."""
+        self._subscribers.discard(subscription)
 
     def publish_threadsafe(self, event: FeedEvent) -> None:
         if isinstance(event, Snapshot):

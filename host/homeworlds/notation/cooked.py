@@ -30,6 +30,7 @@ from homeworlds.notation.textfile import read_notation_text, small_number
 from homeworlds.rules import (
     PIECES,
     Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -41,6 +42,7 @@ from homeworlds.rules import (
     Pass,
     Piece,
     Sacrifice,
+    SetupPick,
     Trade,
 )
 
@@ -220,9 +222,12 @@ def format_cooked_action(action: Action) -> str:
             return f"catastrophe {color.to_text()} at {_name(system)}"
         case Pass():
             return "pass"
-        case Homeworld():
-            raise InvalidNotation("the cooked format has no homeworld action: "
+        case Homeworld() | SetupPick():
+            raise InvalidNotation("the cooked format has no setup action: "
                                   "homeworlds are part of the position")
+        case BrainTransference():
+            raise InvalidNotation("the cooked format (the C++ engine's) has no Brain "
+                                  "Transference: write the game in SDG notation")
     raise TypeError(f"not an action: {action!r}")
 
 

@@ -25,11 +25,12 @@ words; words after those are ignored (``Build G1 Foo (s)``,
 ``Discover G1 Home B1 Centauri Prime`` names the new system ``Centauri``).
 ``docs/notation.md`` lists every quirk of the archive that this handles.
 
-Beyond what SDG wrote, three extensions carry the variants (docs/replay.md):
+Beyond what SDG wrote, four extensions carry the variants (docs/replay.md):
 ``Rules: PRESET`` and ``Alignments: name (good), ...`` header lines, the
 alternating setup's single picks ``Star Y1`` / ``Ship G3`` (one per turn),
-and ``Catastrophe Sys Red by Name`` for an overpopulation declared by a
-player other than the one whose turn it is.
+``Catastrophe Sys Red by Name`` for an overpopulation declared by a
+player other than the one whose turn it is, and ``Brain Transference`` for the
+handicap's turn.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from homeworlds.rules import (
     Action,
     AlignmentError,
     Alignments,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -83,13 +85,14 @@ _SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W",
                "north": "N", "south": "S", "east": "E", "west": "W"}
 
 _KEYWORDS = ("build", "construct", "move", "discover", "trade", "sacrifice", "attack",
-             "catastrophe", "homeworld", "pass", "star", "ship")
+             "catastrophe", "homeworld", "pass", "star", "ship", "brain")
 #: Single letters are SDG's own abbreviations; ``C`` is Catastrophe, not Construct.
 _LETTERS = {"b": "build", "m": "move", "d": "discover", "t": "trade", "s": "sacrifice",
             "a": "attack", "c": "catastrophe", "h": "homeworld", "p": "pass"}
 #: Word count after the keyword (without any seat word or ignored trailing words).
 _ARITY = {"build": 2, "construct": 2, "move": 3, "discover": 4, "trade": 3, "sacrifice": 2,
-          "attack": 2, "catastrophe": 2, "homeworld": 3, "pass": 0, "star": 1, "ship": 1}
+          "attack": 2, "catastrophe": 2, "homeworld": 3, "pass": 0, "star": 1, "ship": 1,
+          "brain": 1}
 
 _PIECE_BY_TEXT: dict[str, Piece] = {}
 for _each_piece in PIECES:
@@ -222,7 +225,7 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     if keyword is None:
         raise InvalidNotation(f"unknown action {words[0]!r} in {text!r} (expected Build, Move, "
                               "Discover, Trade, Sacrifice, Attack, Catastrophe, Homeworld, Pass, "
-                              "Star or Ship)", text)
+                              "Star, Ship or Brain Transference)", text)
     args = words[1:]
     arity = _ARITY[keyword]
     if len(args) < arity:
@@ -263,6 +266,10 @@ def parse_sdg_action(text: str, *, player: str | None = None,
                 declarer = None  # the mover's own declaration, written with its name
             used += 2
         action = Catastrophe(args[0], _color(args[1], text), declarer)
+    elif keyword == "brain":
+        if args[0].lower() != "transference":
+            raise InvalidNotation(f"expected 'Brain Transference', got {text!r}", text)
+        action = BrainTransference()
     elif keyword in ("star", "ship"):
         # The alternating setup's single picks; the home is named after its player.
         name = player
@@ -366,6 +373,8 @@ def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None 
             return f"{role.capitalize()} {p(piece)}"
         case Pass():
             return "Pass"
+        case BrainTransference():
+            return "Brain Transference"
     raise TypeError(f"not an action: {action!r}")
 
 

@@ -181,6 +181,20 @@ class SignatureLayout:
                 sig += n * self.ship_weight[s][k]
         return sig
 
+    def mirrored(self, sig: int) -> int:
+        """Two seats: the signature with seat 0's and seat 1's ships exchanged."""
+        span = 12 * self.width
+        mask = (1 << span) - 1
+        return (sig & mask) | ((sig >> span) & mask) << 2 * span | (sig >> 2 * span) << span
+
+    def mirrored_key(self, key: tuple) -> tuple:
+        """Two seats: the key of the position with every ship and home exchanged between
+        the seats (Brain Transference)."""
+        homes, others = key
+        mirrored = self.mirrored
+        return (tuple(None if sig is None else mirrored(sig) for sig in reversed(homes)),
+                tuple(sorted(mirrored(sig) for sig in others)))
+
     def without_color(self, sig: int, color: int) -> int:
         """The signature after every piece of ``color`` left (a catastrophe's removal)."""
         w = self.width

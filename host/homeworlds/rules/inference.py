@@ -21,6 +21,7 @@ from typing import cast
 
 from homeworlds.rules.actions import (
     Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -293,6 +294,10 @@ class _InferenceSearch:
         self._counts_now = {}
         self._hops = set()
         seat = tip.seat
+        if not tip.actions and st.brain_transference_open():
+            # The handicap's turn swaps every ship between the seats; only catastrophes may
+            # follow it, so trying it first costs a node or a few.
+            yield BrainTransference()
         wants, unmatched, maybe = self.target.wants_for(st, self.start_names)
         rules = st.rules
         # Catastrophes where the target holds fewer pieces of that colour.

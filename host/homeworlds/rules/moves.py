@@ -63,7 +63,7 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
         # or a closing pass that changes nothing (SDG transcripts record those).
         yield Pass()
     if wanted(BrainTransference) and whole_turn and not tip.actions \
-            and _may_transfer_brains(tip):
+            and st.brain_transference_open():
         yield BrainTransference()
 
     # Catastrophes: allowed unless the timing forbids one before the turn's action.
@@ -137,13 +137,6 @@ def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:
                 for j in range(i % 3, 12, 3):
                     if j // 3 != i // 3 and st.bank[j]:
                         yield Trade(PIECES[i], PIECES[j], s.name)
-
-
-def _may_transfer_brains(tip: TurnInProgress) -> bool:
-    st = tip.state
-    handicaps = st.rules.handicaps
-    return (handicaps.brain_transference and st.players == 2
-            and tip.seat == handicaps.junior_seat and not st.brain_transference_used)
 
 
 def _empties_own_home(tip: TurnInProgress, s) -> bool:

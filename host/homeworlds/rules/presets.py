@@ -10,6 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+#: Pieces of each colour-size a two-player bank holds: "Three Trios each of Red, Yellow,
+#: Blue, and Green" (000, EQUIPMENT); "use three pieces of each size/color" (002).
+TWO_PLAYER_COPIES = 3
+#: Pieces of each colour-size in a standard four-colour Icehouse set: four stashes of
+#: fifteen pyramids, five of each size (docs/rules.md, "The bank").
+ICEHOUSE_SET_COPIES = 5
+#: The ways of sizing the bank (``Rules.bank``).
+BANK_RULES = ("trio-per-player", "icehouse-set")
+
 
 @dataclass(frozen=True, slots=True)
 class Handicaps:
@@ -68,11 +77,30 @@ class Rules:
     max_players: int = 2
     #: Both players may agree to a draw when the game is deadlocked.
     draw_by_agreement: bool = True
+    #: How large the bank is beyond two players (three of each colour-size for two):
+    #: "trio-per-player", one more trio of each colour per extra player (000: "For each
+    #: additional player, you need another Trio of each color."); "icehouse-set", a
+    #: standard four-colour Icehouse set, five of each (002/004: "A standard four-color
+    #: Icehouse set (for atwo-player game, use three pieces of each size/color)").
+    bank: str = "trio-per-player"
     handicaps: Handicaps = field(default_factory=Handicaps)
 
+    def __post_init__(self) -> None:
+        if self.bank not in BANK_RULES:
+            raise ValueError(f"unknown bank rule {self.bank!r} for the {self.name} rules; "
+                             f"bank rules: {', '.join(BANK_RULES)}")
+
     def bank_copies(self, players: int) -> int:
-        """Pieces of each colour-size: three for two players, one more per extra player."""
-        return 3 if players <= 2 else players + 1
+        """Pieces of each colour-size in the bank at the start of a game of ``players``."""
+        if players <= 2:
+            return TWO_PLAYER_COPIES
+        if self.bank == "icehouse-set":
+            return ICEHOUSE_SET_COPIES
+        return players + 1
+
+    def bank_pieces(self, players: int) -> int:
+        """Pieces the whole bank holds at the start (what a table's bank tray must hold)."""
+        return 12 * self.bank_copies(players)
 
     def with_handicaps(self, **options: Any) -> Rules:
         return replace(self, handicaps=replace(self.handicaps, **options))
@@ -115,12 +143,13 @@ ALTERNATING_SETUP = Rules(
 GOOD_EVIL = Rules(
     name="good-evil",
     description="Original 2-6 player rules: secret Good/Evil alignments (dealt with "
-    "rules.alignments.deal_alignments), catastrophes only after your action, never end a turn "
-    "without a ship at home",
+    "rules.alignments.deal_alignments), a standard four-colour Icehouse set as the bank, "
+    "catastrophes only after your action, never end a turn without a ship at home",
     catastrophe_timing="after",
     self_elimination_allowed=False,
     goal="good-evil",
     max_players=6,
+    bank="icehouse-set",
 )
 
 LAST_STANDING = Rules(

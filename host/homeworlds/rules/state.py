@@ -32,7 +32,12 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
-from homeworlds.rules.alignments import AlignmentError, Alignments, check_alignments
+from homeworlds.rules.alignments import (
+    Alignment,
+    AlignmentError,
+    Alignments,
+    check_alignments,
+)
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
 from homeworlds.rules.pieces import PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
@@ -153,6 +158,10 @@ class GameState:
         self.brain_transference_used = False
         #: Good/Evil: each seat's secret alignment (homeworlds.rules.alignments), else None.
         self.alignments: Alignments | None = checked
+        #: Good/Evil: per seat, the index of the turn at whose end its alignment was revealed
+        #: (an elimination: the eliminating player and those eliminated), or None while it
+        #: is secret (``revealed_alignments``).
+        self.revealed: list[int | None] = [None] * players
         self._stack: list[tuple[GameState, Turn]] = []
 
     # ---- construction -------------------------------------------------
@@ -166,6 +175,8 @@ class GameState:
         and ``ships`` (one sequence of pieces per seat) — e.g. a
         ``CookedSystem``. The bank holds whatever is not on the board.
         """
+        if not 0 <= to_move < players:
+            raise ValueError(f"seat {to_move} cannot be to move: the seats are 0 to {players - 1}")
         st = cls(rules, players, alignments=alignments)
         for spec in systems:
             fleets = [[0] * 12 for _ in range(players)]
@@ -186,7 +197,13 @@ class GameState:
         st.set_up = [seat in homes for seat in range(players)]
         st.to_move = to_move
         st.ply = sum(st.set_up)
-        st._update_eliminations(mover=None)
+        # A player without a ship of their own at home is out, whoever brought that about
+        # (001, How to win: "at the end of either player's turn"; 002: "if at some point"):
+        # the position is decided as the end of a turn would decide it, with no known
+        # eliminator (docs/rules.md, "Positions").
+        st._decide_result(None, st._update_eliminations(mover=None), at=st.ply - 1)
+        if st.result is None and st.eliminated[to_move]:
+            st.to_move = st.next_seat(to_move)
         return st
 
     def copy(self) -> GameState:
@@ -204,13 +221,15 @@ class GameState:
         st.bonus_turns = self.bonus_turns
         st.brain_transference_used = self.brain_transference_used
         st.alignments = self.alignments
+        st.revealed = self.revealed[:]
         st._stack = []
         return st
 
     def _assign(self, other: GameState) -> None:
         stack = self._stack
         for name in ("bank", "systems", "to_move", "set_up", "eliminated", "eliminated_by",
-                     "result", "ply", "bonus_turns", "brain_transference_used", "alignments"):
+                     "result", "ply", "bonus_turns", "brain_transference_used", "alignments",
+                     "revealed"):
             setattr(self, name, getattr(other, name))
         self._stack = stack
 
@@ -258,6 +277,22 @@ class GameState:
                 for i in range(12):
                     total[i] += fleet[i]
         return total
+
+    def brain_transference_open(self) -> bool:
+        """Whether the player to move may play ``BrainTransference()`` as the turn: the
+        handicap is on, the game has two players, the junior player is to move and has not
+        used it (``TurnInProgress.apply`` says why not, precisely)."""
+        handicaps = self.rules.handicaps
+        return (handicaps.brain_transference and self.players == 2
+                and self.to_move == handicaps.junior_seat and not self.brain_transference_used
+                and self.result is None and not self.in_setup)
+
+    def revealed_alignments(self) -> dict[int, Alignment]:
+        """The alignments revealed so far, by seat (Good/Evil; empty in other games)."""
+        if self.alignments is None:
+            return {}
+        return {seat: self.alignments[seat] for seat, when in enumerate(self.revealed)
+                if when is not None}
 
     def active_seats(self) -> list[int]:
         return [s for s in range(self.players) if not self.eliminated[s]]
@@ -359,49 +394,60 @@ class GameState:
                 self.bank[i] += fleet[i]
         self.systems.remove(system)
 
-    def _decide_result(self, mover: int, newly: list[int]) -> None:
-        goal = self.rules.goal
-        alive = self.active_seats()
+    def _decide_result(self, mover: int | None, newly: list[int],
+                       at: int | None = None) -> None:
+        """Set the result after ``newly`` were eliminated by ``mover`` (None: not known, a
+        position taken as it stands) in the turn of index ``at`` (default: this ply)."""
         if not newly:
             return
+        self._reveal(mover, newly, self.ply if at is None else at)
+        decided = self._outcome(mover, newly)
+        if decided is not None:
+            kind, winners = decided
+            self.result = GameResult(kind, winners, self.ply if at is None else at)
+
+    def _reveal(self, mover: int | None, newly: list[int], at: int) -> None:
+        """002 (Elimination and Winning): "At the end of your turn, if you've eliminated
+        someone, reveal your secret alignment (if you haven't aready); any players that you
+        eliminated should aso reveal their aignments (if they haven't already)." With no
+        known eliminator (a position as it stands) the eliminated players reveal theirs."""
+        if self.alignments is None:
+            return
+        victims = [s for s in newly if s != mover]
+        if mover is not None and victims and self.revealed[mover] is None:
+            self.revealed[mover] = at
+        for seat in victims:
+            if self.revealed[seat] is None:
+                self.revealed[seat] = at
+
+    def _outcome(self, mover: int | None, newly: list[int]
+                 ) -> tuple[str, tuple[int, ...]] | None:
+        goal = self.rules.goal
+        alive = tuple(self.active_seats())
         if goal == "eliminate-opponent" or self.players == 2 and goal != "good-evil":
             if not alive:
-                self.result = GameResult("draw", (), self.ply)
-            elif mover in newly:
-                self.result = GameResult("self-eliminated", tuple(alive), self.ply)
-            else:
-                self.result = GameResult("opponent-eliminated", tuple(alive), self.ply)
-            return
+                return "draw", ()
+            return ("self-eliminated" if mover in newly else "opponent-eliminated"), alive
         if not alive:
-            self.result = GameResult("draw", (), self.ply)
-            return
+            return "draw", ()
         kind = "self-eliminated" if newly == [mover] else "opponent-eliminated"
-        if goal == "last-standing":
-            if len(alive) == 1:
-                self.result = GameResult(kind, tuple(alive), self.ply)
-        elif goal == "sinister":
+        if goal == "sinister":
             # Your target is the nearest surviving seat on your left (the next seat in turn
             # order); you win by being the one who eliminates your current target.
             for seat in newly:
                 hunter = self._previous_alive_or_self(seat)
                 if hunter is not None and self.eliminated_by[seat] == hunter:
-                    self.result = GameResult(kind, (hunter,), self.ply)
-                    return
-            if len(alive) == 1:
-                self.result = GameResult(kind, tuple(alive), self.ply)
-        elif goal == "good-evil":
-            if self.alignments is None:
-                if len(alive) == 1:
-                    self.result = GameResult(kind, tuple(alive), self.ply)
-                return
-            if self.alignments[mover] == "evil" and any(s != mover for s in newly):
-                self.result = GameResult(kind, (mover,), self.ply)
-            elif not any(self.alignments[s] == "evil" for s in alive):
+                    return kind, (hunter,)
+        elif goal == "good-evil" and self.alignments is not None:
+            if mover is not None and self.alignments[mover] == "evil" \
+                    and any(s != mover for s in newly):
+                return kind, (mover,)
+            if not any(self.alignments[s] == "evil" for s in alive):
                 # "the remaining Good players share the win" (002): eliminated ones do not.
-                goods = tuple(s for s in alive if self.alignments[s] == "good")
-                self.result = GameResult(kind, goods, self.ply)
-            elif len(alive) == 1:
-                self.result = GameResult(kind, tuple(alive), self.ply)
+                return kind, tuple(s for s in alive if self.alignments[s] == "good")
+        if len(alive) == 1:
+            return kind, alive
+        return None
 
     def _previous_alive_or_self(self, seat: int) -> int | None:
         """The surviving seat that has ``seat`` as its left neighbour (the one before it)."""
@@ -445,6 +491,18 @@ def _checked_alignments(rules: Rules, players: int, alignments: Iterable[str] | 
 
 def _piece_text(i: int) -> str:
     return PIECES[i].to_text()
+
+
+def _after_setup(rules: Rules) -> str:
+    """Why a setup action after setup is refused: it would take a piece from the bank for
+    nothing (a free ship every turn)."""
+    if rules.setup_mode == "alternating":
+        # 003, Initial Phase (Setup): "The setup phase consists of 6 alternating choices,
+        # with each player making 3 selections total (2 stars + 1 ship)."
+        return ("setup is over: the setup phase consists of 6 alternating choices, each "
+                "player making 3 (2 stars + 1 ship); now take a basic action or a sacrifice")
+    return ("setup is over: every player has placed a homeworld, which is done once, on "
+            "the player's first turn")
 
 
 class TurnInProgress:
@@ -533,7 +591,9 @@ class TurnInProgress:
         st = self.state
         if st.result is not None:
             self._fail("the game is already over", action)
-        if st.in_setup or isinstance(action, (Homeworld, SetupPick)):
+        if isinstance(action, (Homeworld, SetupPick)) and not st.in_setup:
+            self._fail(_after_setup(st.rules), action)
+        if st.in_setup:
             self._apply_setup(action)
             self.actions.append(action)
             return
@@ -790,6 +850,9 @@ class TurnInProgress:
             return
         if st.rules.setup_mode == "alternating":
             self._fail("setup is by single picks under the alternating-setup rules", action)
+        if isinstance(action, SetupPick):
+            self._fail(f"the {st.rules.name} rules set up a whole homeworld in one turn "
+                       "(two stars and a ship), not by single picks", action)
         if not isinstance(action, Homeworld):
             waiting = [s for s in range(st.players) if not st.set_up[s]]
             self._fail("setup is not finished: seat(s) "
@@ -850,6 +913,9 @@ class TurnInProgress:
         elif action.role == "ship":
             if not all_stars_done:
                 self._fail("every player picks both home stars before any ship", action)
+            if st.set_up[seat]:
+                self._fail("you already picked your ship: each player makes 3 setup picks "
+                           "(2 stars + 1 ship)", action)
             self._check_setup_ship(action.piece, action)
             assert home is not None  # every seat has its two stars by now
             home.ships[seat][action.piece.index] += 1

@@ -35,6 +35,7 @@ from types import FunctionType
 
 from homeworlds.rules.actions import (
     Action,
+    BrainTransference,
     Build,
     Capture,
     Catastrophe,
@@ -68,14 +69,17 @@ __all__ = [
 #   (BLD, order, slot, kind built)
 #   (TRD, order, slot, old kind, new kind)
 #   (PAS, 0)
-CAT, SAC, CAP, MOV, DIS, BLD, TRD, PAS = range(8)
+#   (BRT, 0)    Brain Transference: first, in a search of the position seen from the other side
+CAT, SAC, CAP, MOV, DIS, BLD, TRD, PAS, BRT = range(9)
 # Fields of MOV and DIS entries that canonical order compares.
 MOV_STARS, MOV_FROM, MOV_TO = 5, 6, 7
 DIS_STAR, DIS_STARS, DIS_FROM, DIS_NEW = 4, 6, 7, 8
 
 #: What ``first_kind`` accepts: the class of a turn's first non-catastrophe action;
-#: ``Catastrophe`` selects turns of catastrophes only, ``Pass`` the whole-turn pass.
-FIRST_KINDS = (Pass, Sacrifice, Capture, Move, Discover, Build, Trade, Catastrophe)
+#: ``Catastrophe`` selects turns of catastrophes only, ``Pass`` the whole-turn pass,
+#: ``BrainTransference`` the handicap's turn (with the catastrophes that may follow it).
+FIRST_KINDS = (Pass, Sacrifice, Capture, Move, Discover, Build, Trade, Catastrophe,
+               BrainTransference)
 _CODE_OF = {Pass: PAS, Sacrifice: SAC, Capture: CAP, Move: MOV, Discover: DIS, Build: BLD,
             Trade: TRD, Catastrophe: CAT}
 _FREE_CODES = ((CAP,), (MOV, DIS), (BLD,), (TRD,))
@@ -181,6 +185,22 @@ class SuccessorSearch:
     def run(self, first: _Filter | None = None) -> None:
         self._node(False, -1, 0, False, False, 0, first)
 
+    def claim(self, key: tuple) -> bool:
+        """Count the position of canonical ``key`` among the results (found another way, by
+        the Brain Transference search); False if this search has it already."""
+        primes = self._context.primes
+        product = 1
+        homes, others = key
+        for seat, sig in enumerate(homes):
+            if sig is not None:
+                product *= primes[home_tag(sig, seat)]
+        for sig in others:
+            product *= primes[home_tag(sig, -1)]
+        if product in self.results:
+            return False
+        self.results[product] = None
+        return True
+
     def close(self) -> None:
         """Drop the parts of the search. They are closures over one context that refer
         to each other, so without this only the cyclic garbage collector frees them, and
@@ -222,6 +242,64 @@ class SuccessorSearch:
         finally:
             self.close()
         return None
+
+
+class TransferredSearch(SuccessorSearch):
+    """The turns that begin with Brain Transference (000's handicap; docs/successors.md).
+
+    The transference swaps every ship and home between the two seats, and the junior
+    player may then only declare catastrophes (``TurnInProgress`` accepts them as after a
+    pass). The board after the swap, seen by the junior player, is the board before it seen
+    by the senior one, so this is the ordinary search of the position with the senior
+    player to move, from a turn whose action is taken and passed: every rule (fading,
+    the mid-turn home rules, suicide, the strict check, immediate elimination) then
+    applies to the right home. Seats are the real ones at its edges: ``win_targets`` are
+    given as real seats and ``fresh`` holds real keys (a path names systems, the same on
+    both sides).
+    """
+
+    def __init__(self, state: GameState, keep_paths: bool = True,
+                 win_targets: tuple[int, ...] | None = None,
+                 should_stop: Callable[[], bool] | None = None,
+                 goal: str = "eliminate", min_pips: int = 1):
+        if not state.brain_transference_open():
+            raise ValueError("Brain Transference is not open to the player to move")
+        other_side = state.copy()
+        other_side.to_move = 1 - state.to_move
+        if win_targets is not None:
+            win_targets = tuple(1 - t for t in win_targets)
+        super().__init__(other_side, keep_paths=keep_paths, win_targets=win_targets,
+                         should_stop=should_stop, goal=goal, min_pips=min_pips)
+
+    def run(self, first: _Filter | None = None) -> None:
+        """Every turn that begins with Brain Transference (``first`` is not used)."""
+        self._transfer()
+        mirror = self.snap.layout.mirrored_key
+        self.fresh[:] = [(path, mirror(key)) for path, key in self.fresh]
+
+    def find_win(self) -> tuple | None:
+        try:
+            self._transfer()
+        except _Found as found:
+            return found.path
+        finally:
+            self.close()
+        return None
+
+    def _transfer(self) -> None:
+        c = self._context
+        c.path.append((BRT, 0))
+        c.final()
+        c.node(True, -1, 0, False, True, len(c.path) + c.no_reorder, None)
+        c.path.pop()
+
+
+def transferred_search(state: GameState, **options) -> TransferredSearch | None:
+    """The Brain Transference search of ``state``, or None when the handicap is not open
+    to the player to move (the only cost of the handicap when it is off)."""
+    if not state.brain_transference_open():
+        return None
+    return TransferredSearch(state, **options)
 
 
 # ---- the parts of a search ---------------------------------------------------------
@@ -1412,6 +1490,8 @@ def _filter(state: GameState, first_kind: type | None, system: str | None,
         codes = frozenset(_CODE_OF.values())
     elif first_kind in _CODE_OF:
         codes = frozenset({_CODE_OF[first_kind]})
+    elif first_kind is BrainTransference:
+        codes = frozenset()  # only the Brain Transference search (``_transferred``)
     else:
         raise ValueError("first_kind must be one of "
                          + ", ".join(k.__name__ for k in FIRST_KINDS))
@@ -1436,6 +1516,8 @@ def count_successors(state: GameState) -> int:
     search = SuccessorSearch(state, keep_paths=False)
     try:
         search.run()
+        for _ in _transferred(state, search):
+            pass
     finally:
         search.close()
     return len(search.results)
@@ -1446,9 +1528,32 @@ def successor_keys(state: GameState) -> set[tuple]:
     search = SuccessorSearch(state, keep_paths=True)
     try:
         search.run()
+        keys = {key for _, key in search.fresh}
+        keys.update(succ.key for succ in _transferred(state, search))
     finally:
         search.close()
-    return {key for _, key in search.fresh}
+    return keys
+
+
+def _transferred(state: GameState, search: SuccessorSearch) -> Iterator[Successor]:
+    """The successors of the turns that begin with Brain Transference, when the handicap is
+    open, that ``search`` (the ordinary search, run first) has not reached another way."""
+    other = transferred_search(state)
+    if other is None:
+        return
+    try:
+        other.run()
+        writer = TurnWriter(other)
+        for path, key in other.fresh:
+            if search.claim(key):
+                yield Successor(writer.turn(path), key)
+    finally:
+        other.close()
+
+
+def _wants_transference(first_kind: type | None, system: str | None,
+                        color: Color | int | None) -> bool:
+    return first_kind in (None, BrainTransference) and system is None and color is None
 
 
 def successors(state: GameState, *, first_kind: type | None = None, system: str | None = None,
@@ -1457,11 +1562,13 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
 
     Filters select turns by their first non-catastrophe action: ``first_kind`` its
     class (``Move``, ``Sacrifice``, ... ``Pass``; ``Catastrophe`` for turns of
-    catastrophes only), ``system`` where it happens (a move's origin), ``color`` the
-    colour of power it uses (a sacrifice: the sacrificed ship's colour). A position
-    reachable by several turns is yielded once, with the first turn found.
+    catastrophes only; ``BrainTransference`` for the handicap's turns), ``system`` where
+    it happens (a move's origin), ``color`` the colour of power it uses (a sacrifice: the
+    sacrificed ship's colour). A position reachable by several turns is yielded once,
+    with the first turn found.
 
-    The search runs lazily, one group of first actions (a kind at a system) at a time.
+    The search runs lazily, one group of first actions (a kind at a system) at a time;
+    Brain Transference, when the handicap is open to the player to move, comes last.
     """
     search = SuccessorSearch(state, keep_paths=True)
     writer = TurnWriter(search)
@@ -1473,6 +1580,8 @@ def successors(state: GameState, *, first_kind: type | None = None, system: str 
             search.fresh.clear()
             for path, key in batch:
                 yield Successor(writer.turn(path), key)
+        if _wants_transference(first_kind, system, color):
+            yield from _transferred(state, search)
     finally:
         search.close()
 
@@ -1501,6 +1610,10 @@ def each_successor(state: GameState, emit: Callable[[Successor], bool | None]) -
     try:
         for group in _groups(state, None):
             search.run(group)
+        for succ in _transferred(state, search):
+            emitted += 1
+            if emit(succ):
+                break
     except _Stop:
         pass
     finally:
@@ -1563,6 +1676,8 @@ class TurnWriter:
                 out.append(Build(PIECES[e[3]], names[e[2]]))
             elif code == TRD:
                 out.append(Trade(PIECES[e[3]], PIECES[e[4]], names[e[2]]))
+            elif code == BRT:
+                out.append(BrainTransference())
             else:
                 out.append(Pass())
         return tuple(out)

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from homeworlds.rules.actions import Turn
 from homeworlds.rules.state import GameState
-from homeworlds.rules.successors import SuccessorSearch, TurnWriter
+from homeworlds.rules.successors import SuccessorSearch, TurnWriter, transferred_search
 
 __all__ = ["find_home_star_turn", "find_material_turn", "find_winning_turn",
            "has_winning_turn", "red_alert"]
@@ -83,9 +83,15 @@ def _targeted(state: GameState, target: int | None,
     search = SuccessorSearch(state, keep_paths=False, win_targets=targets,
                              should_stop=should_stop, goal=goal, min_pips=min_pips)
     path = search.find_win()
-    if path is None:
+    if path is not None:
+        return TurnWriter(search).turn(path)
+    # Brain Transference and the catastrophes after it (only when the handicap is open).
+    transferred = transferred_search(state, keep_paths=False, win_targets=targets,
+                                     should_stop=should_stop, goal=goal, min_pips=min_pips)
+    if transferred is None:
         return None
-    return TurnWriter(search).turn(path)
+    path = transferred.find_win()
+    return None if path is None else TurnWriter(transferred).turn(path)
 
 
 def has_winning_turn(state: GameState) -> bool:

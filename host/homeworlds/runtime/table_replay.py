@@ -18,13 +18,10 @@ from homeworlds.link import SerialTransport, TableLink
 from homeworlds.notation.sdg import SdgGame, read_sdg, sdg_game, write_sdg
 from homeworlds.replay import rules_for_game, setup_relative_numbering
 from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, Rules, canonical_key
-from homeworlds.session import TableSession
+from homeworlds.runtime.loop import SettleTimeout, TableLoop
+from homeworlds.session import TableSession, new_session
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-
-
-class SettleTimeout(RuntimeError):
-    pass
 
 
 @dataclass
@@ -46,24 +43,22 @@ class TableReplayResult:
                 "record_equal": self.record_equal}
 
 
-class _Host:
-    """The host side under test, polled until it has caught up with the table."""
+class SimulatedHost:
+    """The host side under test: its table loop, run until it has caught up with the
+    simulated table."""
+
+    #: Seconds a pass waits for the link's next event (the simulated MCU is fast).
+    POLL_S = 0.002
 
     def __init__(self, session: TableSession, link: TableLink, table: VirtualTable,
                  timeout: float):
         self.session = session
-        self.link = link
+        self.loop = TableLoop(link, session, poll_s=self.POLL_S)
         self.table = table
         self.timeout = timeout
 
     def pump(self, until: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + self.timeout
-        while not until():
-            if time.monotonic() > deadline:
-                raise SettleTimeout(f"the host did not {what} within {self.timeout:g} s")
-            for event in self.link.poll(0.002):
-                self.session.handle(event)
-            self.session.tick()
+        self.loop.run_until(until, timeout=self.timeout, what=what)
 
     def in_step(self) -> bool:
         view = self.session.view
@@ -96,11 +91,11 @@ class SimulatedTableGame:
                               heartbeat_timeout=heartbeat_timeout)
         # The harness waits until the host has seen the whole table before it hands over,
         # so the tracker may judge every change at once.
-        self.session = TableSession(self.layout, self.registry, rules, players,
-                                    first_seat=first_seat, output=output,
-                                    hint_settings=hint_settings, settle_s=0.0,
-                                    clock_spec=clock_spec, clock=clock, **session_options)
-        self.host = _Host(self.session, self.link, self.table, timeout)
+        self.session = new_session(self.layout, self.registry, rules, players,
+                                   first_seat=first_seat, output=output,
+                                   hint_settings=hint_settings, settle_s=0.0,
+                                   clock_spec=clock_spec, clock=clock, **session_options)
+        self.host = SimulatedHost(self.session, self.link, self.table, timeout)
         self.driver = TableDriver(self.table, GameState(rules, len(players),
                                                         first_to_move=first_seat))
 

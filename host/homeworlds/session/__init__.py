@@ -1,7 +1,11 @@
 """The running table's session: link events → table view → turn tracker → hints → LEDs.
 
-- ``table_session``: :class:`TableSession`, driven by the link's events and the clock;
-  it runs the game clocks, the computer seats and the learners' hints.
+- ``table_session``: :class:`TableSession`, driven by the link's events and the clock,
+  and ``new_session``, which builds one with its parts: ``watch`` (what the table
+  reports; the seat buttons), ``clocks`` (the game clocks), ``computer`` (computer seats
+  and learners' hints, as guidance), ``lights`` (the hint view and the LEDs).
+- ``events``: :class:`TableEvents`, who is told of a commit, a hand-over, a new game, a
+  flag fall or a tick, stage by stage (:class:`Stage`: the store first).
 - ``advisor``: the computer at the table, thinking in a worker thread
   (:class:`Thinking`, :class:`ComputerSeat`).
 - ``control``: admin commands from another thread (:class:`AdminCommand`,
@@ -12,6 +16,8 @@ assembles a session with its store, feed and displays and runs its loop.
 """
 
 from homeworlds.session.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
+from homeworlds.session.clocks import READER_FAULT_HOLD_S, SessionClocks, TableConditions
+from homeworlds.session.computer import ComputerAtTable, PlannedTurn, SeatSettings
 from homeworlds.session.control import (
     MIN_BRIGHTNESS,
     VERBS,
@@ -19,16 +25,16 @@ from homeworlds.session.control import (
     ControlError,
     ControlQueue,
     TableControl,
-    settings_of,
 )
+from homeworlds.session.events import Channel, Signal, Stage, TableEvents
+from homeworlds.session.lights import ALIGNMENT_SHOWN_S, HINT_LEVELS, TableLights
 from homeworlds.session.table_session import (
-    ALIGNMENT_SHOWN_S,
-    HINT_LEVELS,
-    READER_FAULT_HOLD_S,
     SESSION_LOG_LIMIT,
     SessionLog,
     TableSession,
+    new_session,
 )
+from homeworlds.session.watch import SeatButtons, TableWatch
 
 __all__ = [
     "ALIGNMENT_SHOWN_S",
@@ -39,13 +45,25 @@ __all__ = [
     "SESSION_LOG_LIMIT",
     "VERBS",
     "AdminCommand",
+    "Channel",
+    "ComputerAtTable",
     "ComputerSeat",
     "ControlError",
     "ControlQueue",
+    "PlannedTurn",
+    "SeatButtons",
+    "SeatSettings",
+    "SessionClocks",
     "SessionLog",
+    "Signal",
+    "Stage",
+    "TableConditions",
     "TableControl",
+    "TableEvents",
+    "TableLights",
     "TableSession",
+    "TableWatch",
     "Thinking",
     "make_player",
-    "settings_of",
+    "new_session",
 ]

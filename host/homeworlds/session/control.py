@@ -14,7 +14,11 @@ import queue
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import Any
+
+from homeworlds.feed import cooked_position
+from homeworlds.rules import IllegalAction
+from homeworlds.session.lights import HINT_LEVELS
+from homeworlds.store.records import turn_to_sdg
 
 #: The admin verbs.
 VERBS = ("new-game", "resign", "draw", "undo", "settings")
@@ -105,26 +109,21 @@ class TableControl:
         return getattr(self, "_" + command.verb.replace("-", "_"))(command)
 
     def _end(self, kind: str, seat: int | None) -> str:
-        from homeworlds.rules import IllegalAction
-
         tracker = self.session.tracker
         try:
-            tracker.end_game(kind, seat)
+            self.session.end_game(kind, seat)
         except IllegalAction as exc:
             raise ControlError(str(exc)) from None
         result = tracker.state.result
         winners = tuple(result.winners) if result is not None else ()
         if self.recorder is not None:
             self.recorder.finish(kind, winners, seat, len(tracker.record))
-        self.session.status = tracker.status
         self._cancel_guide_back()
         return tracker.status.message
 
     def _cancel_guide_back(self) -> None:
         """A game that ended or was replaced needs no pieces put back."""
-        cancel = getattr(self.session, "cancel_guide_back", None)
-        if cancel is not None:
-            cancel()
+        self.session.computer.cancel_guide_back()
         if self.producer is not None:
             self.producer.guidance = None
 
@@ -142,43 +141,19 @@ class TableControl:
         if not tracker.is_over:
             if tracker.record:
                 self._end("abandoned", None)
-        tracker.new_game()
-        if self.start_new_game is not None:
-            self.start_new_game()
-        self.session.status = tracker.status
-        self.session.red_alert_seat = None
+        self.session.new_game(self.start_new_game)
         self._cancel_guide_back()
         return "new game: set up your homeworlds"
 
     def _undo(self, command: AdminCommand) -> str:
-        from homeworlds.rules import IllegalAction
-
-        session = self.session
-        tracker = session.tracker
-        number = len(tracker.record)
-        clocks = getattr(session, "clocks", None)
-        now = session.clock() if clocks is not None else None
+        tracker = self.session.tracker
         try:
-            seat, turn = tracker.withdraw_last_turn()
+            number, seat, turn = self.session.withdraw_last_turn()
         except IllegalAction as exc:
             raise ControlError(f"undo: {exc}") from None
-        if clocks is not None:
-            # The tracker's game goes on from the earlier position: the clocks keep the
-            # time each seat has now (an undo is no new game), and the withdrawn turn's
-            # mover's clock runs again once the table shows that position.
-            session.restore_clocks(tuple(clocks.remaining_ms(s, now)
-                                         for s in range(len(clocks.remaining))),
-                                   session.game_clock_spec)
         if self.recorder is not None:
             self.recorder.withdraw(number)
-        self.session.status = tracker.status
-        self.session.red_alert_seat = None
-        self.session.log.commits[:] = self.session.log.commits[:number - 1]
-        self._guide_back(number)
         if self.producer is not None:
-            from homeworlds.feed import cooked_position
-            from homeworlds.store.records import turn_to_sdg
-
             # The display names the withdrawn turn and the position to restore; while the
             # LEDs guide the players back, the feed adds the current step to it.
             self.producer.guidance = {
@@ -188,30 +163,9 @@ class TableControl:
                 "text": f"turn {number} withdrawn: put the pieces back as shown"}
         if self.on_undo is not None:
             self.on_undo(number)
-        # The table changed nothing, but the tracker must judge it against the restored
-        # position at once.
-        self.session._changed()
         return tracker.status.message
 
-    def _guide_back(self, number: int) -> None:
-        """The LEDs guide the players, step by step, back to the position before the
-        withdrawn turn (``TableSession.guide_back``). A table not seen yet cannot be
-        guided: the tracker's message and the display's restore position remain."""
-        guide_back = getattr(self.session, "guide_back", None)
-        if guide_back is None:
-            return
-        from homeworlds.table.guidance import GuidanceError
-
-        try:
-            guide_back(self.session.tracker.state)
-        except GuidanceError as exc:
-            self.session.notices.append(
-                f"turn {number} withdrawn: put the pieces back as the display shows "
-                f"(the lights cannot guide: {exc})")
-
     def _settings(self, command: AdminCommand) -> str:
-        from homeworlds.session.table_session import HINT_LEVELS
-
         session = self.session
         said = []
         if command.hint_level is not None:
@@ -225,20 +179,16 @@ class TableControl:
                                    f"{self.max_brightness:g} (the configuration's "
                                    "[pixels] brightness is the ceiling)")
         if command.hint_level is not None:
-            session.hint_level = command.hint_level
+            session.lights.hint_level = command.hint_level
             said.append(f"hint level {command.hint_level}")
         if command.brightness is not None:
-            output = session.output
+            output = session.lights.output
             if output is not None and hasattr(output, "set_correction"):
                 output.set_correction(replace(output.correction,
                                               brightness=command.brightness))
-            session.brightness = command.brightness
+            session.lights.brightness = command.brightness
             said.append(f"brightness {command.brightness:g}")
         if not said:
             raise ControlError("settings: nothing to change (hint level or brightness)")
         return "settings: " + ", ".join(said)
 
-
-def settings_of(session) -> dict[str, Any]:
-    return {"hint_level": getattr(session, "hint_level", "full"),
-            "brightness": getattr(session, "brightness", None)}

@@ -168,6 +168,12 @@ class TurnTracker:
         self.status = Status("resume", self.state.to_move, "lay the table out as recorded")
 
     @property
+    def resuming(self) -> bool:
+        """A resumed game waits for the table to be laid out as recorded (nothing is
+        inferred, nobody is advised until it is)."""
+        return self._resumed
+
+    @property
     def active_seat(self) -> int:
         return self.state.to_move
 

@@ -1,18 +1,23 @@
 """The live display attached to a running table: feed producer, hub, admin commands, server.
 
-``attach_display(session, ...)`` is what ``play`` and ``demo --web`` call: it hooks a
-``FeedProducer`` and the admin ``ControlQueue`` to the session's tick (the table's own
-thread: commands run there, snapshots are taken there), chains the producer to the
-tracker's commits, and starts the web server on its own thread.
+``attach_display(session, ...)`` is what ``play`` and ``demo --web`` call: it has a
+``FeedProducer`` and the admin ``ControlQueue`` listen to the session's events (the
+table's own thread: commands run at the end of its tick, then snapshots are taken; the
+producer hears of a commit after the game store), and starts the web server.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from homeworlds.feed import FeedHub, FeedProducer
-from homeworlds.session import ControlQueue, TableControl
+from homeworlds.session import ControlQueue, Stage, TableControl
+
+if TYPE_CHECKING:
+    from homeworlds.web.process import DisplayProcess
+    from homeworlds.web.server import WebDisplay
 
 
 @dataclass
@@ -21,7 +26,7 @@ class LiveDisplay:
     producer: FeedProducer
     control: TableControl
     queue: ControlQueue
-    server: object  # WebDisplay or DisplayProcess
+    server: WebDisplay | DisplayProcess
 
     @property
     def url(self) -> str:
@@ -67,19 +72,11 @@ def attach_feed(session, *, table: str, rules_name: str,
                            start_new_game=start_new_game, on_undo=on_undo,
                            max_brightness=max_brightness, **(control_options or {}))
     commands = commands or ControlQueue()
-    tracker = session.tracker
-    previous = tracker.on_commit
-
-    feed_commit = _guarded(producer.committed, "the display feed")
-
-    def committed(commit) -> None:
-        if previous is not None:
-            previous(commit)
-        feed_commit(commit)
-
-    tracker.on_commit = committed
-    session.tick_hooks.append(_guarded(lambda: commands.run_pending(control), "admin commands"))
-    session.tick_hooks.append(_guarded(producer.tick, "the display feed"))
+    events = session.events
+    events.committed.listen(Stage.FEED, _guarded(producer.committed, "the display feed"))
+    events.tick.listen(Stage.CONTROL,
+                       _guarded(lambda: commands.run_pending(control), "admin commands"))
+    events.tick.listen(Stage.FEED, _guarded(producer.tick, "the display feed"))
     producer.tick()  # the first snapshot, before anyone connects
     return hub, producer, control, commands
 
@@ -103,24 +100,28 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
     require_web()
     token = admin_token or new_admin_token()
     commands = ControlQueue()
+    server: WebDisplay | DisplayProcess
+    hub: FeedHub | None = None
+    sinks: list[Callable] = []
     if in_process:
         from homeworlds.web.server import WebDisplay
 
         server = WebDisplay(FeedHub(), commands, host=host, port=port, admin_token=token,
                             table_name=table, store_path=store_path)
+        hub = server.state.hub
     else:
         from homeworlds.web.process import DisplayProcess
 
         server = DisplayProcess(commands, host=host, port=port, admin_token=token,
                                 table_name=table, store_path=store_path,
                                 attract_after_s=attract_after_s)
+        sinks = [server.publish]
     server.start()
     try:
         hub, producer, control, commands = attach_feed(
             session, table=table, rules_name=rules_name, uid=uid, recorder=recorder,
             start_new_game=start_new_game, on_undo=on_undo, max_brightness=max_brightness,
-            commands=commands, hub=server.state.hub if in_process else None,
-            sinks=[] if in_process else [server.publish], control_options=control_options)
+            commands=commands, hub=hub, sinks=sinks, control_options=control_options)
     except BaseException:
         server.stop()
         raise

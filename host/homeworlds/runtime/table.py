@@ -1,0 +1,498 @@
+"""The running table, built from its configuration: ``build_table`` and ``serve``.
+
+``build_table`` assembles everything ``homeworlds play`` runs, in this order: the session
+(table view, tracker, game clocks, computer seats, LEDs), the game store's recorder (and
+the game it resumes), the SDG export, the event's publisher, the listeners, the web
+display and its feed, and the serial link; ``RunningTable.run`` runs the table loop until
+stopped and ``close`` shuts it all down, saving what it can.
+
+Every listener hears of the table's events through ``session.events`` at a stage
+(``session.Stage``): the store first, then the export, the admin commands and the event's
+clock, the displays' feed, the event broker, the terminal. So the store has every turn
+(written, or queued in order when it has a fault) before anyone else is told of it.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from homeworlds.link import SerialTransport, TableLink
+from homeworlds.pixels import PixelOutput
+from homeworlds.rules import red_alert as find_red_alert
+from homeworlds.runtime.config import TableConfig
+from homeworlds.runtime.loop import EventSource, TableLoop
+from homeworlds.runtime.record import (
+    GameExport,
+    ResumeError,
+    announce_deal,
+    clock_dict,
+    deal_alignments_for,
+    holds_data,
+    replay_journal,
+    resume_game,
+)
+from homeworlds.runtime.terminal import (
+    LiveView,
+    report_fault,
+    reveal_alignments,
+    run_commands,
+    stop_on_signals,
+    turn_time_text,
+)
+from homeworlds.session import Stage, TableSession, new_session
+from homeworlds.store import GameRecorder, StoreRefused
+from homeworlds.table.tracker import Commit
+
+
+class TableStartError(Exception):
+    """The table cannot start; the text says why (``play`` prints it and exits 2)."""
+
+
+def long_press_seconds(config: TableConfig) -> float:
+    """How long the host waits after a button press before acting on it, so that a long
+    press (the firmware's HOLD after ``hold_ms``) can still turn it into a hint request:
+    the firmware's hold time plus a margin for the serial line and the scan loop."""
+    from tablefw.settings import SETTINGS
+
+    hold_ms = config.scanner.get("hold_ms", SETTINGS["hold_ms"][0])
+    return hold_ms / 1000 + 0.3
+
+
+def open_table_output(config: TableConfig) -> PixelOutput | None:
+    """The LED output of a table that can start: its configuration names a serial port and
+    a tag registry (TableStartError says what is missing); warnings about the LED power are
+    printed first."""
+    from homeworlds.pixels import PixelSinkUnavailable
+
+    if not config.port:
+        raise TableStartError(f"{config.source}: serial.port: no serial port configured (the "
+                              "microcontroller's data port, e.g. /dev/ttyACM1)")
+    if config.registry is None:
+        where = config.registry_path or "table.registry"
+        raise TableStartError(f"{config.source}: no tag registry at {where}: run "
+                              "`homeworlds enroll` first (docs/hardware.md)")
+    for warning in config.pixels.startup_warnings(config.layout.pixel_count):
+        print(f"homeworlds play: warning: {warning}", file=sys.stderr)
+    try:
+        return config.pixels.open_output(config.layout.pixel_count)
+    except PixelSinkUnavailable as exc:
+        raise TableStartError(str(exc)) from None
+
+
+def session_from_config(config: TableConfig, output: PixelOutput | None) -> TableSession:
+    """The table's session as its configuration describes it: layout and tags, rules and
+    players (a fresh Good/Evil deal), hints, time control, computer seats."""
+    if config.registry is None:
+        where = config.registry_path or "table.registry"
+        raise TableStartError(f"{config.source}: no tag registry at {where}: run "
+                              "`homeworlds enroll` first (docs/hardware.md)")
+    red_alert = find_red_alert if config.rules.handicaps.red_alert else None
+    return new_session(config.layout, config.registry, config.rules, config.players,
+                       output=output, hint_settings=config.hints, red_alert=red_alert,
+                       alignments=deal_alignments_for(config), clock_spec=config.clock,
+                       computer_seats=config.computer_seats, time_limits=config.time_limits,
+                       suggestion_level=config.hint_level,
+                       long_press_s=long_press_seconds(config))
+
+
+@dataclass
+class RunningTable:
+    """A table built by ``build_table``: run it (``run``), then ``close`` it."""
+
+    config: TableConfig
+    session: TableSession
+    recorder: GameRecorder
+    export: GameExport
+    loop: TableLoop
+    source: EventSource
+    output: PixelOutput | None
+    store_path: Path
+    record_path: Path
+    display: Any = None  # web.live.LiveDisplay
+    publisher: Any = None  # event.publisher.EventPublisher
+    closed: bool = field(default=False, init=False)
+
+    def run(self, stop: threading.Event) -> None:
+        """The table loop until ``stop`` is set."""
+        self.loop.run(stop)
+
+    def close(self) -> None:
+        """Stop the display, the link and the publisher; write what the store still owes
+        (saying so when it cannot) and close it; turn the LEDs off."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.display is not None:
+            self.display.stop()
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+        recorder = self.recorder
+        recorder.flush()
+        if self.publisher is not None:
+            self.publisher.stop()
+        if recorder.unsaved:
+            print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
+                  f"{self.store_path}: {recorder.fault}; the export {self.record_path} holds "
+                  "the game", file=sys.stderr, flush=True)
+        recorder.close()
+        if self.output is not None:
+            self.output.close()
+
+
+def build_table(config: TableConfig, output: PixelOutput | None, record_path: Path, *,
+                store_path: Path | None = None, commands: queue.Queue | None = None,
+                store_opener=None, view=None, listen: tuple[str, int] | None = None,
+                source: EventSource | None = None) -> RunningTable:
+    """The table of ``config`` (validated by ``load_config``), ready to run; the LEDs go to
+    ``output``. ``record_path``: the SDG export; ``store_path``: the game store (default
+    games.sqlite beside the export); ``commands``: lines typed on the host's terminal;
+    ``store_opener`` (path -> GameStore): the store's seam for tests that inject faults;
+    ``view.tick(session)`` (the live terminal view) is called on every pass; ``listen``
+    (address, port) serves the web display; ``source``: the table's events (default: the
+    serial link of the configuration). TableStartError says why the table cannot start;
+    whatever was opened by then is closed again."""
+    from homeworlds.store.export import remove_stale_temporaries
+
+    try:
+        session = session_from_config(config, output)
+        for seat, computer in sorted(config.computer_seats.items()):
+            print(f"{config.players[seat]} (seat {seat}) is the computer, level "
+                  f"{computer.level}", flush=True)
+        store_path = store_path or record_path.with_name("games.sqlite")
+        recorder = _open_store(config, store_path, store_opener)
+    except BaseException:
+        if output is not None:
+            output.close()
+        raise
+    remove_stale_temporaries(record_path)
+    export = GameExport(record_path, config.players, config.rules.name, session.tracker)
+    try:
+        pending = resume_game(session, recorder, record_path, config, export)
+    except ResumeError as exc:
+        recorder.close()
+        if output is not None:
+            output.close()
+        raise TableStartError(str(exc)) from None
+    event_clock = _event_clock_follower(config, session)
+    publisher = start_publisher(config, store_path, recorder.table, event_clock)
+    new_game = _listen_for_the_record(session, config, recorder, export, publisher)
+    if pending is not None:
+        replay_journal(session, pending)
+    display = None
+    if listen is not None:
+        display = _start_display(config, session, recorder, export, new_game, listen)
+        if isinstance(display, str):
+            if publisher is not None:
+                publisher.stop()
+            recorder.close()
+            if output is not None:
+                output.close()
+            raise TableStartError(display)
+    if publisher is not None:
+        _feed_publisher(publisher, display, session, config, recorder)
+    table = attract_table(config, session, display, recorder.path)
+    if source is None:
+        port = config.port
+        if not port:  # checked by open_table_output; a table built without a link has none
+            raise TableStartError(f"{config.source}: serial.port: no serial port configured")
+        link = TableLink(lambda: SerialTransport(port, config.baudrate),
+                         heartbeat_timeout=config.heartbeat_timeout,
+                         expected_zones=config.layout.zone_count)
+        if config.scanner:
+            link.configure(**config.scanner)  # re-sent after every reconnect and restart
+        source = link
+    upkeep = _Upkeep(session, recorder, publisher, commands, config)
+    work = [upkeep.store, upkeep.terminal]
+    if view is not None:
+        work.append(lambda: view.tick(session))
+    loop = TableLoop(source, table, work=work)
+    return RunningTable(config, session, recorder, export, loop, source, output, store_path,
+                        record_path, display, publisher)
+
+
+def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameRecorder:
+    recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
+                            layout=config.layout.name,
+                            **({"opener": store_opener} if store_opener else {}))
+    try:
+        recorder.open()
+    except StoreRefused as exc:
+        raise TableStartError(str(exc)) from None
+    if recorder.store is None and holds_data(store_path):
+        # It may hold this table's unfinished game: starting another one beside it would
+        # hide that game on the next start (the latest game is resumed).
+        raise TableStartError(f"{recorder.fault}; it may hold the table's unfinished game, "
+                              "so no new game is started: fix it (another program holding "
+                              "it? permissions?) and start again")
+    return recorder
+
+
+def _listen_for_the_record(session: TableSession, config: TableConfig,
+                           recorder: GameRecorder, export: GameExport, publisher):
+    """The store, the export, the publisher and the terminal listen to the table's events,
+    each at its stage. Returns the new-game action (also the display's "new game")."""
+    tracker = session.tracker
+    events = session.events
+    store_path = recorder.path
+
+    def store_turn(commit: Commit) -> None:
+        timed = session.last_turn_time
+        recorder.turn(len(tracker.record), commit.seat, commit.turn, commit.state,
+                      config.players, tracker.star_tags,
+                      elapsed_ms=timed.elapsed_ms if timed else None,
+                      clock_ms=timed.clock_ms if timed else None)
+
+    def announce_turn(commit: Commit) -> None:
+        number = len(tracker.record)
+        print(f"turn {number}: {config.players[commit.seat]}: "
+              + "; ".join(str(a) for a in commit.turn)
+              + turn_time_text(session.last_turn_time), flush=True)
+        if commit.state.is_over and recorder.fault is None:
+            print(f"game over; the game is in the store {store_path}", flush=True)
+        if commit.state.is_over and tracker.alignments is not None:
+            print(reveal_alignments(config.players, tracker.alignments), flush=True)
+
+    journalled: list[object] = [None]
+
+    def journal(_) -> None:
+        zones = {z: sorted(u) for z, u in session.view.zones.items() if u}
+        if journalled[0] != (len(tracker.record), zones):
+            journalled[0] = (len(tracker.record), zones)
+            recorder.handover(len(tracker.record), zones)
+
+    def new_game() -> None:
+        # The finished game's export keeps its game id: archived before the store starts
+        # the next game.
+        export.archive(recorder.game_id)
+        tracker.set_alignments(deal_alignments_for(config))
+        session.update_clocks()  # the new game's clocks, under the table's time control
+        recorder.start_game(config.rules, config.players, tracker.first_seat,
+                            alignments=tracker.alignments, clock=clock_dict(session))
+        print("new game", flush=True)
+        announce_deal(tracker, recorder)
+
+    def store_flag(seat: int) -> None:
+        if tracker.ended_by == "flag":
+            result = tracker.state.result
+            recorder.finish("flag", tuple(result.winners) if result else (), seat,
+                            len(tracker.record))
+
+    def announce_flag(seat: int) -> None:
+        name = config.players[seat]
+        if tracker.ended_by == "flag":
+            # The status line ("game over: NAME's flag fell") is printed by the loop.
+            print(f"{name} is out of time; the game is in the store {store_path}", flush=True)
+        else:
+            print(f"{name}'s flag fell (out of time); casual play: the game goes on",
+                  flush=True)
+
+    events.committed.listen(Stage.STORE, store_turn)
+    events.committed.listen(Stage.RECORD, lambda _: export.write(tracker.record))
+    if publisher is not None:
+        events.committed.listen(Stage.PUBLISH, lambda _: publisher.wake())
+    events.committed.listen(Stage.ANNOUNCE, announce_turn)
+    events.handover.listen(Stage.STORE, journal)
+    events.new_game.listen(Stage.STORE, new_game)
+    events.flag.listen(Stage.STORE, store_flag)
+    events.flag.listen(Stage.ANNOUNCE, announce_flag)
+    return new_game
+
+
+class _Upkeep:
+    """The table loop's own work after each tick: the store's retries and its fault on the
+    LEDs, the event's view of the table, terminal commands, and the lines to print."""
+
+    def __init__(self, session: TableSession, recorder: GameRecorder, publisher,
+                 commands: queue.Queue | None, config: TableConfig):
+        self.session = session
+        self.recorder = recorder
+        self.publisher = publisher
+        self.commands = commands
+        self.config = config
+        self.last_fault: str | None = None
+        self.last_link: bool | None = None
+        self.last_message: str | None = None
+
+    def store(self) -> None:
+        session, recorder, publisher = self.session, self.recorder, self.publisher
+        recorder.poll()
+        if self.commands is not None:
+            run_commands(self.commands, session, recorder, self.config)
+        if recorder.fault != self.last_fault:
+            report_fault(recorder, self.last_fault)
+            self.last_fault = recorder.fault
+            if publisher is not None:
+                publisher.table_status(link_up=session.link_up, store_fault=recorder.fault)
+        if publisher is not None and session.link_up != self.last_link:
+            self.last_link = session.link_up
+            publisher.table_status(link_up=self.last_link, store_fault=recorder.fault)
+        session.lights.store_fault = recorder.fault is not None
+
+    def terminal(self) -> None:
+        session = self.session
+        while session.notices:
+            print(session.notices.popleft(), flush=True)
+        message = session.status.message
+        if message and message != self.last_message:
+            print(message, flush=True)
+        self.last_message = message
+
+
+def serve(config: TableConfig, output: PixelOutput | None, record_path: Path,
+          stop: threading.Event, **options) -> int:
+    """Build the table (``build_table``: ``options`` are its keywords) and run it until
+    ``stop``; 2 when it cannot start (the reason on stderr), else 0."""
+    try:
+        table = build_table(config, output, record_path, **options)
+    except TableStartError as exc:
+        print(f"homeworlds play: {exc}", file=sys.stderr)
+        return 2
+    try:
+        table.run(stop)
+    finally:
+        table.close()
+    return 0
+
+
+def serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path,
+                listen: tuple[str, int] | None = None) -> int:
+    """``serve`` under the live view: what it prints goes to the view's log, shown as its
+    record (and printed when the view closes); commands are typed on its last line."""
+    from homeworlds.display.line_input import LineInput
+
+    line_input = None
+    if sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+        line_input = LineInput(sys.stdin.fileno())
+    view = LiveView(screen, config, line_input)
+    stop = stop_on_signals()
+    try:
+        with screen:
+            return serve(config, output, record_path, stop, store_path=store_path,
+                         commands=line_input.lines if line_input else None, view=view,
+                         listen=listen)
+    finally:
+        if line_input is not None:
+            line_input.close()
+
+
+def _event_clock_follower(config: TableConfig, session):
+    """With a broker ([event]): the event's time control, as the hub sets it, becomes the
+    session's for its next games (taken on this loop's thread, at the end of a tick)."""
+    if config.event is None:
+        return None
+    from homeworlds.event.event_clock import EventClockFollower
+
+    follower = EventClockFollower(session.clock_spec, from_event=config.clock_from_event,
+                                  seats=len(config.players), table=config.event.table,
+                                  say=lambda text: print(text, flush=True))
+    session.events.tick.listen(Stage.CONTROL, lambda: follower.apply(session))
+    return follower
+
+
+def start_publisher(config: TableConfig, store_path: Path, store_table: str,
+                    event_clock=None):
+    """The event publisher when the configuration names a broker ([event]); the table plays
+    on without it when the MQTT library is missing (the store keeps every turn, published
+    once the table runs with it: docs/event.md)."""
+    if config.event is None:
+        return None
+    from homeworlds.event.mqtt import MqttUnavailable
+    try:
+        from homeworlds.event.publisher import EventPublisher
+        publisher = EventPublisher(config.event, store_path, store_table,
+                                   on_event_clock=event_clock.offer if event_clock else None)
+        publisher.start()
+    except MqttUnavailable as exc:
+        print(f"homeworlds play: not publishing to the event: {exc}", file=sys.stderr,
+              flush=True)
+        return None
+    print(f"publishing to event {config.event.event} as table {config.event.table} via "
+          f"{config.event.broker_text}", flush=True)
+    return publisher
+
+
+def attract_table(config: TableConfig, session, display, store_path):
+    """What the loop hands link events and ticks to: the session, or with the display's
+    attract mode on, ``AttractTable`` in front of it — a piece placed stops the display's
+    replays at once, and with ``[display] attract_leds`` the LEDs replay the games too."""
+    if display is None or config.attract_after_s <= 0:
+        return session
+    from homeworlds.web.archive import Archive
+    from homeworlds.web.attract import (
+        AttractLeds,
+        AttractMode,
+        AttractTable,
+        playlist_from_archive,
+    )
+
+    leds = None
+    playlist: Callable[[], list] = list  # without LEDs the host's mode only watches the table
+    if config.attract_leds:
+        leds = AttractLeds(config.layout)
+        playlist = playlist_from_archive(Archive(store_path))
+    mode = AttractMode(playlist, idle_after_s=config.attract_after_s, clock=session.clock)
+    mode.on_activity = display.server.activity
+    return AttractTable(session, mode, leds)
+
+
+def _feed_publisher(publisher, display, session, config: TableConfig, recorder) -> None:
+    """The event's retained state shows what the live table shows (hints, clocks, the
+    sensors' link, the turn's start): the feed's snapshots go to the publisher, from the
+    display's feed when it runs, else from a feed of their own (homeworlds.feed is core:
+    no web extra needed). Turns and results are published from the store's outbox only."""
+    from homeworlds.feed import Snapshot
+
+    def offer(event) -> None:
+        if isinstance(event, Snapshot):
+            publisher.offer_snapshot(event.to_json())
+
+    if display is not None:
+        display.producer.sinks.append(offer)
+        if display.producer.latest is not None:
+            offer(display.producer.latest)
+        return
+    from homeworlds.web.live import attach_feed
+
+    attach_feed(session, table=config.store_table or config.layout.name,
+                rules_name=config.rules.name, uid=lambda: recorder.uid, sinks=[offer])
+
+
+def _start_display(config: TableConfig, session, recorder, export, new_game,
+                   listen: tuple[str, int]):
+    """The web display with its admin commands (run by this loop through the session's
+    tick); a string says why it cannot start."""
+    from homeworlds.web import WebUnavailable
+    from homeworlds.web.live import attach_display
+
+    tracker = session.tracker
+
+    def start_new_game() -> None:
+        new_game()
+        tracker.status = replace(tracker.status, message="new game: clear the table, then "
+                                 "set up your homeworlds")
+
+    def undone(number: int) -> None:
+        print(f"turn {number} withdrawn (undo from the display): put the pieces back",
+              flush=True)
+        export.rewrite(tracker.record)
+
+    brightness = session.output.correction.brightness if session.output is not None else 1.0
+    try:
+        display = attach_display(
+            session, table=config.store_table or config.layout.name,
+            rules_name=config.rules.name, host=listen[0], port=listen[1],
+            admin_token=config.display.admin_token, uid=lambda: recorder.uid,
+            recorder=recorder, start_new_game=start_new_game, on_undo=undone,
+            max_brightness=brightness, store_path=recorder.path,
+            attract_after_s=config.attract_after_s)
+    except WebUnavailable as exc:
+        return str(exc)
+    display.server.announce()
+    return display

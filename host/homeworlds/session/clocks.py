@@ -1,0 +1,178 @@
+"""The game clocks of the table's current game, as the table stands (docs/clocks.md).
+
+The clock of the seat to move runs from the moment the turn was handed over; it pauses
+while the link is down, a reader reports faults, or the table asks for a mistake to be
+corrected (``pause_reasons``); a flag fall ends the game when the time control says so.
+The values themselves are ``homeworlds.clock``'s: this part only decides when they start,
+pause, hand over and stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from homeworlds.clock import ClockSpec, GameClocks, TurnTime
+from homeworlds.rules import IllegalAction
+from homeworlds.table.tracker import Commit, Status, TurnTracker
+
+#: Seconds the game clocks stay paused after the last reader fault report: a failing reader
+#: reports every scan (many a second), a recovered one falls silent.
+READER_FAULT_HOLD_S = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class TableConditions:
+    """What the clocks need to know of the table now (the session's watch supplies it)."""
+
+    link_up: bool
+    #: the table's last report of a reader fault (None: none yet)
+    reader_fault_at: float | None
+    #: the table's zones are known (a snapshot has been seen)
+    known: bool
+    #: every change of the table seen so far has been judged
+    judged: bool
+    status: Status
+
+
+class SessionClocks:
+    """Every seat's clock for the tracker's current game, under the table's time control
+    (``spec``; None: untimed). ``clock`` is the session's monotonic time."""
+
+    def __init__(self, tracker: TurnTracker, clock: Callable[[], float],
+                 spec: ClockSpec | None = None):
+        self.tracker = tracker
+        self.clock = clock
+        #: The table's time control for new games; None or mode "none": untimed.
+        self.spec = spec if spec is not None and spec.timed else None
+        self._game_spec = self.spec
+        #: The current game's clocks (None: untimed).
+        self.clocks: GameClocks | None = None
+        self._game: object = None
+        #: The time of the turn committed last (set before the commit listeners run).
+        self.last_turn_time: TurnTime | None = None
+        self.reset()
+
+    @property
+    def game_spec(self) -> ClockSpec | None:
+        """The time control of the game being played (None: untimed)."""
+        return self._game_spec
+
+    def reset(self) -> None:
+        """Fresh clocks for the tracker's current game (the table's time control)."""
+        self._game_spec = self.spec
+        spec = self._game_spec
+        self.clocks = GameClocks.new(spec, len(self.tracker.players)) if spec else None
+        self._game = self.tracker.state
+
+    def restore(self, remaining_ms: tuple[int | None, ...], spec: ClockSpec | None = None
+                ) -> None:
+        """A resumed game's clocks: each seat's time after its last stored turn (None: its
+        main time is whole). ``spec``: the time control the game began with (default the
+        table's). Time the host was down is not charged; the clock of the seat to move
+        starts again once the table is laid out as recorded."""
+        spec = self.spec if spec is None else spec
+        spec = spec if spec is not None and spec.timed else None
+        self._game_spec = spec
+        self.clocks = GameClocks.restored(spec, remaining_ms) if spec else None
+        self._game = self.tracker.state
+
+    def _start_now(self) -> bool:
+        spec = self._game_spec
+        state = self.tracker.state
+        return (spec is not None and not self.tracker.is_over
+                and (spec.timed_setup or not state.in_setup))
+
+    def committed(self, commit: Commit, at: float | None, known: bool) -> None:
+        """A turn was committed: the mover's clock stops (with its increment), the next
+        seat's starts, from ``at``, the moment the table took the committed shape (None:
+        now). ``known``: the table's zones are known."""
+        self.last_turn_time = None
+        clocks = self.clocks
+        if clocks is None or self.tracker.state is not self._game:
+            return
+        at = self.clock() if at is None else at
+        state = commit.state
+        if clocks.started:
+            following = None if state.is_over else state.to_move
+            self.clocks, self.last_turn_time = clocks.hand_over(following, at)
+        elif self._start_now() and known:
+            self.clocks = clocks.start(state.to_move, at)
+
+    @staticmethod
+    def pause_reasons(now: float, table: TableConditions) -> frozenset[str]:
+        """Why the game clocks must not run at ``now`` (docs/clocks.md)."""
+        reasons = set()
+        if not table.link_up:
+            reasons.add("link-down")
+        if table.reader_fault_at is not None and now - table.reader_fault_at < \
+                READER_FAULT_HOLD_S:
+            reasons.add("reader-fault")
+        status = table.status
+        if status.phase == "handover-refused" or status.mistake_slots:
+            reasons.add("mistake")
+        if status.phase == "resume":
+            reasons.add("resume")
+        return frozenset(reasons)
+
+    def update(self, now: float | None, table: TableConditions) -> tuple[int, float] | None:
+        """Start, pause, resume or stop the clocks as the table stands at ``now`` (None:
+        read the clock). Returns the seat whose flag fell, and when: its clocks are flagged;
+        the caller ends the game when the time control says so (``flag_fell``)."""
+        if self.tracker.state is not self._game:
+            self.reset()  # a new game
+        clocks = self.clocks
+        if clocks is None:
+            return None
+        now = self.clock() if now is None else now
+        if self.tracker.is_over:
+            if clocks.started:
+                self.clocks = clocks.stop(now)
+            return None
+        if not clocks.started:
+            if not (self._start_now() and table.known):
+                return None
+            clocks = clocks.start(self.tracker.state.to_move, now)
+        wanted = self.pause_reasons(now, table)
+        for reason in clocks.paused - wanted:
+            when = now
+            if reason == "reader-fault" and table.reader_fault_at is not None:
+                when = min(now, table.reader_fault_at + READER_FAULT_HOLD_S)  # exact end
+            clocks = clocks.resume(reason, when)
+        for reason in wanted - clocks.paused:
+            clocks = clocks.pause(reason, now)
+        # While a change waits to settle it may be the hand-over that stops this clock in
+        # time: the flag is judged on a settled table.
+        seat = clocks.fallen(now) if table.judged else None
+        self.clocks = clocks
+        if seat is None:
+            return None
+        self.clocks = clocks.flag(now)
+        return seat, now
+
+    def flag_fell(self, seat: int, now: float) -> bool:
+        """End the game on ``seat``'s flag when the time control says a flag loses; True
+        when it ended (three or more players: the record cannot hold it; the flag shows)."""
+        spec = self._game_spec
+        if spec is None or spec.on_flag != "loss":
+            return False
+        try:
+            self.tracker.end_game("flag", seat)
+        except IllegalAction:
+            return False
+        if self.clocks is not None:
+            self.clocks = self.clocks.stop(now)
+        return True
+
+    def undone(self, now: float) -> None:
+        """A turn was withdrawn: the tracker's game goes on from the earlier position, the
+        clocks keep the time each seat has now (an undo is no new game), and the withdrawn
+        turn's mover's clock runs again once the table shows that position."""
+        clocks = self.clocks
+        if clocks is not None:
+            self.restore(tuple(clocks.remaining_ms(s, now)
+                               for s in range(len(clocks.remaining))), self._game_spec)
+
+    def feed(self, now: float) -> dict | None:
+        """The ``clocks`` member of the table feed's snapshot (None: untimed)."""
+        return None if self.clocks is None else self.clocks.feed(now)

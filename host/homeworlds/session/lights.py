@@ -1,0 +1,117 @@
+"""What the LEDs show: the table's hint view at the chosen hint level, rendered and sent out.
+
+The hint view (``hints.HintView``) is everything the renderer needs of the table at one
+moment; ``TableLights.hint_view`` builds it from the session's parts, leaving out what
+the admin's hint level hides, and ``show`` hands the rendered frame to the LED output
+(which skips repeats and keeps to its frame rate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from homeworlds.clock import LOW_TIME_S, GameClocks
+from homeworlds.hints import HintSettings, HintView, LiftedShip, Renderer
+from homeworlds.hints.view import GuidanceShown
+from homeworlds.pixels import PixelOutput
+from homeworlds.table.layout import Layout
+from homeworlds.table.tracker import Status, TurnTracker
+from homeworlds.table.view import Observation
+
+#: How much the LEDs show (the display's admin settings): "full" (move hints and
+#: warnings), "warnings" (no move hints: mistakes, Red Alert, overpopulation), "minimal"
+#: (the turn bars and mistakes only).
+HINT_LEVELS = ("full", "warnings", "minimal")
+
+#: Seconds a seat's bar shows its Good/Evil alignment after the button press.
+ALIGNMENT_SHOWN_S = 3.0
+
+
+class TableLights:
+    """The LEDs of one table: the hint view, its rendering, and the output it goes to."""
+
+    def __init__(self, layout: Layout, output: PixelOutput | None,
+                 hint_settings: HintSettings, clock: Callable[[], float]):
+        self.layout = layout
+        self.output = output
+        self.hint_settings = hint_settings
+        self.renderer = Renderer(layout, hint_settings)
+        self.clock = clock
+        #: One of HINT_LEVELS (changed from the display's admin page).
+        self.hint_level = "full"
+        #: The LED brightness now (the admin page may lower it below the configured one).
+        self.brightness = output.correction.brightness if output is not None else None
+        #: Set by the host while the game store cannot be written (an LED mark shows it).
+        self.store_fault = False
+        #: Good/Evil: the seat whose alignment its bar shows, and until when.
+        self._alignment_shown: tuple[int, float] | None = None
+
+    def show_alignment(self, seat: int) -> None:
+        """Good/Evil: ``seat``'s bar alone shows its alignment for ``ALIGNMENT_SHOWN_S``."""
+        self._alignment_shown = (seat, self.clock() + ALIGNMENT_SHOWN_S)
+
+    def _alignment(self, alignments: tuple[str, ...] | None) -> tuple[int, str] | None:
+        if self._alignment_shown is None or alignments is None:
+            return None
+        seat, until = self._alignment_shown
+        if self.clock() < until:
+            return (seat, alignments[seat])
+        self._alignment_shown = None
+        return None
+
+    def hint_view(self, tracker: TurnTracker, observation: Observation | None,
+                  status: Status, *, clocks: GameClocks | None,
+                  guidance: GuidanceShown | None, guidance_mistakes: frozenset[int],
+                  link_up: bool, red_alert_seat: int | None) -> HintView:
+        """The table as the LEDs show it now, at the hint level chosen."""
+        obs = observation
+        state = tracker.state
+        system_at: dict[int, str] = {}
+        lifted = None
+        if obs is not None:
+            system_at = {slot: name for name, slot in tracker.slot_of_system(obs).items()}
+            if self.hint_level == "full":
+                seat = state.to_move
+                for piece in obs.in_hand:
+                    kind, slot, owner = piece.origin
+                    if kind == "ships" and owner == seat and slot in system_at:
+                        lifted = LiftedShip(seat, piece.piece, slot)
+                        break
+        shown = self._alignment(tracker.alignments)
+        clock_fraction, clock_low, flagged = None, False, frozenset[int]()
+        if clocks is not None:
+            now = self.clock()
+            flagged = frozenset(clocks.flagged)
+            mover = clocks.to_move
+            if mover is not None and mover not in flagged:
+                clock_fraction = clocks.fraction(mover, now)
+                clock_low = clocks.running and clocks.remaining_s(mover, now) < LOW_TIME_S
+        # A lower hint level shows no lifted ship (no move hints); "minimal" no Red Alert
+        # either. The computer's guidance and the clocks stay.
+        return HintView(
+            layout=self.layout,
+            game=state,
+            system_at=system_at,
+            active_seat=state.to_move,
+            lifted=lifted,
+            turn=status.partial,
+            mistake_slots=status.mistake_slots | guidance_mistakes,
+            guidance=guidance,
+            refused_handover_seat=status.refused_seat,
+            link_down=not link_up,
+            red_alert_seat=None if self.hint_level == "minimal" else red_alert_seat,
+            store_fault=self.store_fault,
+            alignment_shown=shown,
+            clock_fraction=clock_fraction,
+            clock_low=clock_low,
+            flagged_seats=flagged,
+        )
+
+    def render(self, view: HintView, now: float | None = None):
+        return self.renderer.render(view, self.clock() if now is None else now)
+
+    def show(self, frame) -> None:
+        """Hand ``frame`` to the LED output (None: the table has no LEDs)."""
+        if self.output is not None:
+            self.output.submit(frame)
+            self.output.poll()
