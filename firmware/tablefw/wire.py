@@ -5,17 +5,7 @@ the host's commands (SYNC, PING, CFG). tablefw.protocol adds the host's half
 (decoding what the board sends) and is what the host imports; the board loads
 only this module, to keep its heap small. Pure: no I/O, no clock; written in
 the common subset of CPython and CircuitPython. docs/protocol.md is the
-specification.
-
-A line is ASCII text::
-
-    <seq> <TYPE>[ <field>...] *<CRC>\\n
-
-``seq`` is a decimal sequence number 0..65535 counted per direction,
-``CRC`` is the CRC-16/CCITT-FALSE of every byte before `` *``, as four
-upper-case hex digits. A receiver drops any line that does not check out
-and resynchronises at the next newline; a jump in ``seq`` tells it that
-lines were lost (the host then asks for a snapshot with SYNC).
+specification, and tablefw.protocol's docstring shows a line and the codec's use.
 """
 
 try:

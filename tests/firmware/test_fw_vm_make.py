@@ -10,23 +10,17 @@ import sys
 import pytest
 
 from tests.firmware.mpvm import REPO
+from tests.test_makefile import _fake_bin as fake_root_tools
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
 def _fake_bin(tmp_path, uid: str):
-    """``id`` answering ``uid``; ``sudo``, ``apt-get`` and ``npm`` that only log their call."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "calls.log"
-    scripts = {"id": f"#!/bin/sh\necho {uid}\n",
-               "sudo": f'#!/bin/sh\necho "sudo $*" >> {log}\n',
-               "apt-get": f'#!/bin/sh\necho "apt-get $*" >> {log}\n',
-               "npm": f'#!/bin/sh\necho "npm $*" >> {log}\n'}
-    for name, text in scripts.items():
-        path = bin_dir / name
-        path.write_text(text)
-        path.chmod(0o755)
+    """test_makefile's ``id``, ``sudo`` and ``apt-get``, and an ``npm`` that only logs its call."""
+    bin_dir, log = fake_root_tools(tmp_path, uid)
+    npm = bin_dir / "npm"
+    npm.write_text(f'#!/bin/sh\necho "npm $*" >> {log}\n')
+    npm.chmod(0o755)
     return bin_dir, log
 
 
