@@ -97,7 +97,7 @@ lint: $(STAMP)
 	$(PY) -m mypy --config-file firmware/mypy.ini
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info host/*.egg-info $(MPVM_DIR)/node_modules
 
 # Copy the firmware to a mounted CircuitPython board (the CIRCUITPY drive). Its
 # table_config.py is generated from LAYOUT (a bundled layout name or a .toml file), so
