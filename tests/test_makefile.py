@@ -61,21 +61,28 @@ def checkout(tmp_path: Path) -> Path:
     return work
 
 
+def fake_root_tools(tmp_path: Path, uid: str) -> tuple[Path, Path]:
+    """A folder of an ``id`` answering ``uid`` and a ``sudo`` and ``apt-get`` that only log
+    their call, and the log's path (tests/firmware/test_fw_vm_make.py adds ``npm``)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    scripts = {"id": f"#!/bin/sh\necho {uid}\n",
+               "sudo": f'#!/bin/sh\necho "sudo $*" >> {log}\n',
+               "apt-get": f'#!/bin/sh\necho "apt-get $*" >> {log}\n'}
+    for name, text in scripts.items():
+        path = bin_dir / name
+        path.write_text(text)
+        path.chmod(0o755)
+    return bin_dir, log
+
+
 @pytest.fixture
 def fake_system(tmp_path: Path) -> Callable[[str], tuple[dict[str, str], Path]]:
-    """``fake_system(uid)``: an environment whose ``id`` answers ``uid`` and whose ``sudo``
-    and ``apt-get`` only log their call, and the log's path."""
+    """``fake_system(uid)``: an environment with ``fake_root_tools`` first on its PATH, and
+    the log's path."""
     def make(uid: str) -> tuple[dict[str, str], Path]:
-        bin_dir = tmp_path / "bin"
-        bin_dir.mkdir()
-        log = tmp_path / "calls.log"
-        scripts = {"id": f"#!/bin/sh\necho {uid}\n",
-                   "sudo": f'#!/bin/sh\necho "sudo $*" >> {log}\n',
-                   "apt-get": f'#!/bin/sh\necho "apt-get $*" >> {log}\n'}
-        for name, text in scripts.items():
-            path = bin_dir / name
-            path.write_text(text)
-            path.chmod(0o755)
+        bin_dir, log = fake_root_tools(tmp_path, uid)
         return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}"), log
     return make
 
@@ -111,7 +118,7 @@ def _installs(dry_run: str) -> list[str]:
 ])
 def test_each_target_installs_only_the_packages_it_needs(checkout, target, extras):
     done = _make("-n", target, f"CHROMIUM={sys.executable}", f"MOSQUITTO={sys.executable}",
-                 cwd=checkout)
+                 "NODE=true", "NPM=true", cwd=checkout)
     assert done.returncode == 0, done.stderr
     assert _installs(done.stdout) == extras
 

@@ -56,10 +56,21 @@ def test_a_planted_temporary_symlink_is_not_followed(tmp_path):
     assert [t.texts[0] for t in read_sdg_file(record).turns] == TURNS
 
 
+def _make_read_only_once_written(record):
+    # The export follows the store's commit: wait until it holds the first turn, or the
+    # chmod can come before the file exists (seen on a loaded machine).
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if record.exists() and len(read_sdg_file(record).turns) == 1:
+            break
+        time.sleep(0.05)
+    os.chmod(record, 0o444)
+
+
 def test_a_read_only_record_is_not_replaced_and_the_game_goes_on(tmp_path, capsys):
     record = tmp_path / "game.raw"
     outcome = _play_three_turns(tmp_path, record, lambda n: _stored(tmp_path) == n,
-                                after_first=lambda: os.chmod(record, 0o444))
+                                after_first=lambda: _make_read_only_once_written(record))
     assert [t.texts[0] for t in read_sdg_file(record).turns] == TURNS[:1]
     assert outcome == [0]
     assert "read-only: not replaced" in capsys.readouterr().err
