@@ -39,11 +39,11 @@ sys.path.insert(0, str(REPO))
 
 from homeworlds.event.hub import HubIngest  # noqa: E402
 from homeworlds.event.hub_client import HubClient  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.settings import parse_broker_url  # noqa: E402
 from homeworlds.event.simtable import legal_record  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 
 EVENT = "bench"
 REAL_INTERVAL_S = 30.0
@@ -125,9 +125,9 @@ class PageWatcher:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        import httpx
+        import httpx2
         base = f"http://127.0.0.1:{self.hub.port}"
-        with httpx.Client(timeout=30) as http, http.stream("GET", base + "/events") as stream:
+        with httpx2.Client(timeout=30) as http, http.stream("GET", base + "/events") as stream:
             for line in stream.iter_lines():
                 if self._stop.is_set():
                     return

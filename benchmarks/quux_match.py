@@ -43,7 +43,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -51,21 +51,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
 from homeworlds.ai.match import (  # noqa: E402
     NAMES,
+    OUTCOMES,
     make_player,
+    match_figures,
     opened_state,
-    outcome_figures,
+    outcome_text,
     play_games,
     player_names,
     seats_text,
-    think_time_figures,
+    think_time_text,
 )
-from homeworlds.notation import CookedSystem, format_cooked_turn, parse_cooked_turn  # noqa: E402
-from homeworlds.rules import PIECES, GameState, HomeworldsError, InvalidNotation  # noqa: E402
+from homeworlds.event.hub import material  # noqa: E402
+from homeworlds.notation import CookedSystem, format_cooked_turn, parse_cooked_turn
+from homeworlds.rules import GameState, HomeworldsError, InvalidNotation  # noqa: E402
+from homeworlds.store.records import cooked_systems, position_to_json  # noqa: E402
 
 #: The program's name in a build; ``annotate`` is its name before 2019.
 PROGRAMS = ("homeworlds-cli", "annotate")
 #: Outcomes that are a verdict on the game (from the player under test's side).
-GAME_OUTCOMES = ("win", "loss", "draw", "unfinished")
+GAME_OUTCOMES = OUTCOMES
 #: Outcomes that are a fault of the reference or a disagreement between the engines.
 FAULTS = ("reference-illegal", "reference-unparseable", "reference-refused",
           "position-mismatch", "reference-fault")
@@ -155,7 +159,7 @@ class ReferenceEngine:
 
     def start(self, state: GameState) -> None:
         """Give the program the opening position and switch it to verbose mode."""
-        position = "\n".join(s.to_text() for s in cooked_systems(state))
+        position = "\n".join(s.to_text() for s in our_systems(state))
         self._send(position + "\n")
         self._send("verbose")
         deadline = time.monotonic() + max(self.timeout, STARTUP_TIMEOUT)
@@ -223,14 +227,14 @@ class ReferenceEngine:
             self.process.wait()
 
 
-def cooked_systems(state: GameState) -> list[CookedSystem]:
-    return [CookedSystem(s.name, s.home_of, tuple(PIECES[i] for i in sorted(s.stars)),
-                         tuple(tuple(PIECES[i] for i in range(12) for _ in range(counts[i]))
-                               for counts in s.ships))
-            for s in state.systems]
+def our_systems(state: GameState) -> tuple[CookedSystem, ...]:
+    """Our position in the cooked format (``store.records.cooked_systems``)."""
+    systems = cooked_systems(position_to_json(state))
+    assert systems is not None  # the C++ engine seats two players
+    return systems
 
 
-def position_key(systems: list[CookedSystem]) -> frozenset:
+def position_key(systems: Sequence[CookedSystem]) -> frozenset:
     """Systems compared by name (case-insensitively), home, stars and each side's ships."""
     def pieces(ps) -> tuple[int, ...]:
         return tuple(sorted(p.index for p in ps))
@@ -257,10 +261,6 @@ class QuuxGame:
     turn_log: tuple[str, ...] = field(default=(), repr=False)
 
 
-def _material(state: GameState, seat: int) -> int:
-    return sum(PIECES[i].size * n for s in state.systems for i, n in enumerate(s.ships[seat]))
-
-
 def play_quux_game(program: Path, index: int, player: str = "level1", rules: str = "strict",
                    max_turns: int = 150, timeout: float = DEFAULT_TIMEOUT,
                    check_positions: bool = True) -> QuuxGame:
@@ -276,15 +276,16 @@ def play_quux_game(program: Path, index: int, player: str = "level1", rules: str
 
     def finish(result_outcome: str, result_detail: str = "") -> QuuxGame:
         engine.close()
+        pips = material(state)
         return QuuxGame(index, player, seat, result_outcome, turns, tuple(times[seat]),
                         tuple(times[1 - seat]), result_detail,
-                        (_material(state, seat), _material(state, 1 - seat)), tuple(log))
+                        (pips[seat], pips[1 - seat]), tuple(log))
 
     try:
         engine.start(state)
         while state.result is None and turns < max_turns:
             mover = state.to_move
-            before = "\n".join(s.to_text() for s in cooked_systems(state))
+            before = "\n".join(s.to_text() for s in our_systems(state))
             if mover == seat:
                 started = time.perf_counter()
                 turn = computer.choose_turn(state)
@@ -316,11 +317,11 @@ def play_quux_game(program: Path, index: int, player: str = "level1", rules: str
             if check_positions and state.result is None:
                 # (At the end our engine no longer marks the lost home as a home.)
                 theirs = engine.position()
-                if position_key(theirs) != position_key(cooked_systems(state)):
+                if position_key(theirs) != position_key(our_systems(state)):
                     raise ReferenceError_(
                         "position-mismatch",
                         f"after turn {turns} ({text!r}) the engines disagree; ours:\n"
-                        + "\n".join(s.to_text() for s in cooked_systems(state))
+                        + "\n".join(s.to_text() for s in our_systems(state))
                         + "\nthe C++ engine's:\n" + "\n".join(s.to_text() for s in theirs))
     except ReferenceError_ as exc:
         return finish(exc.kind, str(exc))
@@ -347,11 +348,9 @@ def _cycling(turn_log: tuple[str, ...]) -> bool:
 def summarize(games: list[QuuxGame]) -> dict:
     """Counts of every outcome, mean length, think times of both sides."""
     unfinished = [g for g in games if g.outcome == "unfinished"]
-    return {**outcome_figures(games, GAME_OUTCOMES, FAULTS),
+    return {**match_figures(games, lambda g: g.reference_times, GAME_OUTCOMES, FAULTS),
             "unfinished_ahead": sum(1 for g in unfinished if g.material[0] > g.material[1]),
             "unfinished_cycling": sum(1 for g in unfinished if _cycling(g.turn_log)),
-            "player_seconds": think_time_figures([t for g in games for t in g.times]),
-            "reference_seconds": think_time_figures([t for g in games for t in g.reference_times]),
             "faults": [f"game {g.index}: {g.outcome}: {g.detail}" for g in games
                        if g.outcome in FAULTS]}
 
@@ -367,19 +366,16 @@ def run_match(program: Path, player: str, games: int, *, first: int = 0, rules: 
 def format_report(player: str, summary: dict, *, rules: str, max_turns: int) -> list[str]:
     s = summary
     lines = [f"{player} vs C++ AI ({s['games']} games, {rules} rules, cap {max_turns} turns): "
-             f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
-             f"unfinished ({s['unfinished_ahead']} of them ahead in ship material, "
+             f"{outcome_text(s)} ({s['unfinished_ahead']} of them ahead in ship material, "
              f"{s['unfinished_cycling']} ending in a four-turn cycle); "
              f"mean length {s['mean_turns']:.1f} turns"]
     lines.append("  " + seats_text(s["by_seat"]))
     faults = sum(s[k] for k in FAULTS)
     lines.append("  reference faults: " + (", ".join(f"{s[k]} {k}" for k in FAULTS if s[k])
                                             if faults else "none"))
-    for label, key in ((player, "player_seconds"), ("C++ AI", "reference_seconds")):
-        t = s[key]
-        if t["moves"]:
-            lines.append(f"  think time {label}: p50 {t['p50']:.3f} s, p99 {t['p99']:.3f} s, "
-                         f"max {t['max']:.2f} s ({t['moves']} turns)")
+    for label, key in ((player, "player_seconds"), ("C++ AI", "opponent_seconds")):
+        if s[key]["moves"]:
+            lines.append(f"  think time {label}: {think_time_text(s[key])}")
     lines.extend(f"  {fault}" for fault in s["faults"])
     return lines
 

@@ -37,12 +37,13 @@ from homeworlds.ai.match import (  # noqa: E402
     BASELINES,
     MAX_TURNS,
     MatchGame,
-    outcome_figures,
+    match_figures,
+    outcome_text,
     play_games,
     play_match_job,
     player_names,
     seats_text,
-    think_time_figures,
+    think_time_text,
 )
 from homeworlds.notation import format_cooked_turn  # noqa: E402
 
@@ -74,9 +75,7 @@ def default_pairings(all_lower: bool = False) -> list[tuple[str, str]]:
 
 def summarize(games: list[MatchGame]) -> dict:
     """One pairing's figures from the player under test's side."""
-    return {**outcome_figures(games),
-            "player_seconds": think_time_figures([t for g in games for t in g.times]),
-            "opponent_seconds": think_time_figures([t for g in games for t in g.opponent_times])}
+    return match_figures(games, lambda g: g.opponent_times)
 
 
 def measure(games: int = QUICK_GAMES, *, pairings: list[tuple[str, str]] | None = None,
@@ -106,18 +105,11 @@ def game_record(game: MatchGame) -> dict:
             "turn_log": [format_cooked_turn(turn) for turn in game.turn_log]}
 
 
-def _time_text(t: dict) -> str:
-    if not t["moves"]:
-        return "no turns"
-    return f"p50 {t['p50']:.3f} s, p99 {t['p99']:.3f} s, max {t['max']:.2f} s"
-
-
 def pairing_line(label: str, s: dict) -> str:
-    opponent = label.split(" vs ", 1)[1]
-    return (f"{s['win']} won, {s['loss']} lost, {s['draw']} drawn, {s['unfinished']} "
-            f"unfinished of {s['games']}; {s['mean_turns']:.1f} turns mean; think "
-            f"{label.split(' vs ')[0]} {_time_text(s['player_seconds'])}; "
-            f"{opponent} {_time_text(s['opponent_seconds'])}; {seats_text(s['by_seat'])}")
+    player, opponent = label.split(" vs ", 1)
+    return (f"{outcome_text(s)} of {s['games']}; {s['mean_turns']:.1f} turns mean; think "
+            f"{player} {think_time_text(s['player_seconds'])}; "
+            f"{opponent} {think_time_text(s['opponent_seconds'])}; {seats_text(s['by_seat'])}")
 
 
 def report_lines(report: dict) -> list[str]:

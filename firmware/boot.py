@@ -14,19 +14,24 @@ import digitalio
 import storage
 import usb_cdc
 
-from tablefw import lifecycle
+from tablefw import bootmode
 
 try:
     from table_config import DEV_JUMPER
 except Exception:  # no DEV_JUMPER (a hand-written table_config.py) or a broken file
-    DEV_JUMPER = lifecycle.DEFAULT_DEV_JUMPER
+    DEV_JUMPER = bootmode.DEFAULT_DEV_JUMPER
 
 
 class Board:
-    """The board's modules, as tablefw.lifecycle takes them."""
+    """The board's modules, as tablefw.bootmode takes them."""
+
+    board: object
+    digitalio: object
+    storage: object
+    usb_cdc: object
 
 
 hw = Board()
 hw.board, hw.digitalio, hw.storage, hw.usb_cdc = board, digitalio, storage, usb_cdc
 
-lifecycle.boot(hw, DEV_JUMPER)
+bootmode.boot(hw, DEV_JUMPER)

@@ -24,16 +24,18 @@ from tablefw.app import main  # noqa: E402
 class Board:
     """The board's modules, as tablefw.lifecycle takes them."""
 
+    board: object
+    busio: object
+    digitalio: object
+    usb_cdc: object
+    microcontroller: object
+    supervisor: object
+    watchdog: object
+
 
 hw = Board()
 hw.board, hw.busio, hw.digitalio, hw.usb_cdc = board, busio, digitalio, usb_cdc
 hw.microcontroller, hw.supervisor, hw.watchdog = microcontroller, supervisor, watchdog
 
 
-def load_config():
-    from table_config import CONFIG
-
-    return CONFIG
-
-
-lifecycle.run(hw, load_config, main)
+lifecycle.run(hw, lifecycle.load_table_config, main)

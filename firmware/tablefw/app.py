@@ -7,10 +7,9 @@ Keeping this out of code.py lets tests run it on CPython with fake
 from tablefw import __version__
 from tablefw.buttons import ButtonBank
 from tablefw.clock import monotonic_ms, sleep_ms
-from tablefw.config import build, slow_zones
-from tablefw.protocol import ErrorReport
 from tablefw.readers import ReaderError
 from tablefw.scan import Scanner
+from tablefw.wire import ErrorReport
 
 
 class UsbDataLink:
@@ -62,6 +61,23 @@ class _NoteAfterHello:
             self.link.write(self.scanner.encoder.encode(ErrorReport(None, "RESTARTED", note)))
 
 
+def _build(config, board, busio, digitalio, clock, sleep):
+    """tablefw.config's work: (slow zones, (readers, buttons, settings, zone
+    count)). That module runs once, at boot, and is then given back to the heap
+    (about 6 KB of the board's); anything that asks for it later imports it again."""
+    import sys
+
+    import tablefw
+    from tablefw import config as wiring
+
+    built = wiring.slow_zones(config), wiring.build(config, board, busio, digitalio, clock, sleep)
+    del wiring
+    sys.modules.pop("tablefw.config", None)
+    if "config" in tablefw.__dict__:
+        del tablefw.config
+    return built
+
+
 def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=None, log=print,
          feed=None, started=None, restart_note=None):
     """Build everything from ``config`` and scan until ``stop()`` is true
@@ -75,8 +91,9 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
         clock = monotonic_ms
     if sleep is None:
         sleep = sleep_ms
-    slow = slow_zones(config)
-    readers, button_pins, settings, zone_count = build(config, board, busio, digitalio, clock, sleep)
+    slow, (readers, button_pins, settings, zone_count) = _build(config, board, busio, digitalio, clock,
+                                                                 sleep)
+    config = None  # built: the dict can go (the loop below runs forever)
     link = UsbDataLink(usb_cdc.data)
     write = _NoteAfterHello(link, restart_note)
     for reader in readers:

@@ -8,34 +8,43 @@ timeouts of a few hundred microseconds).
 
 ``monotonic_ms`` paces the scan core; ``ticks_us`` times the RF air
 interface. Both are plain integers that never go backwards (CircuitPython
-integers are arbitrary precision, so they do not wrap).
+integers are arbitrary precision, so they do not wrap). MicroPython, which
+runs the firmware in the tests, has no ``monotonic_ns``: there the wrapping
+``time.ticks_us()`` is counted up instead.
 """
 
 import time
 
 try:
-    _monotonic_ns = time.monotonic_ns
-except AttributeError:  # a port without monotonic_ns
-    _monotonic_ns = None
+    from time import monotonic_ns as _monotonic_ns  # CircuitPython, CPython
+except ImportError:  # MicroPython: only the wrapping ticks_us()
+    # time.ticks_us() wraps (every 2**30 us, about 18 minutes); the difference of two
+    # readings less than half a period apart is exact, and the scan loop reads the
+    # clock many times a second.
+    _ticks = time.ticks_us  # type: ignore[attr-defined]  # MicroPython's time
+    _ticks_diff = time.ticks_diff  # type: ignore[attr-defined]
+    _unwrapped = [_ticks(), 0]  # last reading, microseconds counted so far
 
+    def ticks_us():
+        """Microseconds from an arbitrary start, never going backwards."""
+        now = _ticks()
+        _unwrapped[1] += _ticks_diff(now, _unwrapped[0])
+        _unwrapped[0] = now
+        return _unwrapped[1]
 
-def _fallback_ns():
-    # Float seconds: fine for a few hours of uptime, then coarser.
-    return int(time.monotonic() * 1000000000)
+    def monotonic_ms():
+        """Milliseconds from an arbitrary start, never going backwards."""
+        return ticks_us() // 1000
 
+else:
 
-def monotonic_ms():
-    """Milliseconds from an arbitrary start, never going backwards."""
-    if _monotonic_ns is not None:
+    def monotonic_ms():
+        """Milliseconds from an arbitrary start, never going backwards."""
         return _monotonic_ns() // 1000000
-    return _fallback_ns() // 1000000
 
-
-def ticks_us():
-    """Microseconds from an arbitrary start, never going backwards."""
-    if _monotonic_ns is not None:
+    def ticks_us():
+        """Microseconds from an arbitrary start, never going backwards."""
         return _monotonic_ns() // 1000
-    return _fallback_ns() // 1000
 
 
 def sleep_ms(ms):

@@ -23,11 +23,14 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``timing``: driver timeouts, e.g. {"sof_timeout_ms": 1}
 """
 
-from tablefw.chipselect import ChannelMap, NssDecoder
+from tablefw.errors import ConfigError
+from tablefw.readers import Reader
 from tablefw.readers.mux import GpioMux
-from tablefw.readers.pn532 import PN532
-from tablefw.readers.pn5180 import PN5180
 from tablefw.settings import Settings
+
+# The PN5180 and PN532 drivers, the chip-select decoder and the channel maps are
+# imported where a configuration asks for them: a board loads only what it drives
+# (each module loaded costs heap, about 8 KB for a driver).
 
 KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "nss_decoder", "readers", "buttons", "settings",
               "timing", "slow_zones")
@@ -35,10 +38,6 @@ PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
 PN532_TIMING = ("timeout_ms", "passive_retries")
-
-
-class ConfigError(ValueError):
-    """A mistake in table_config.py; the message names the key."""
 
 
 class Hardware:
@@ -111,6 +110,8 @@ def _decoder(hw, spec):
     if not isinstance(address, (list, tuple)) or not address:
         raise ConfigError("nss_decoder.address: expected a list of pin names, A0 first")
     lines = [hw.output(name, "nss_decoder.address[%d]" % i) for i, name in enumerate(address)]
+    from tablefw.chipselect import NssDecoder
+
     return NssDecoder(lines, hw.output(spec["enable"], "nss_decoder.enable", value=True))
 
 
@@ -139,6 +140,8 @@ def _channel_map(mux, channels, zones, where):
         raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))
     if mux is None:
         return None
+    from tablefw.chipselect import ChannelMap
+
     return ChannelMap(mux, channels)
 
 
@@ -174,10 +177,10 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     except ValueError as exc:
         raise ConfigError("settings: %s" % exc) from None
 
-    muxes = {}
+    muxes: dict[tuple, GpioMux] = {}
     shared_mux = config.get("mux")
-    readers = []
-    owner = {}
+    readers: list[Reader] = []
+    owner: dict[int, int] = {}
     spi = None
     reset = None
     if kind == "pn5180":
@@ -197,7 +200,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     decoder = None
     if config.get("nss_decoder") is not None:
         decoder = _decoder(hw, config["nss_decoder"])
-    decoder_outputs = {}
+    decoder_outputs: dict[int, str] = {}
 
     for index in range(len(entries)):
         entry = entries[index]
@@ -234,7 +237,9 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
                 if name not in resets:
                     resets[name] = hw.output(name, where + ".reset", value=True)
                 reader_reset = resets[name]
-            reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
+            from tablefw.readers.pn5180 import PN5180
+
+            reader: Reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
                             hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
                             clock=clock, sleep=sleep, name=name, **options)
         else:
@@ -246,6 +251,8 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
             options = {}
             for key in timing:
                 options[key] = timing[key]
+            from tablefw.readers.pn532 import PN532
+
             try:
                 reader = PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
                                clock=clock, sleep=sleep, name=name, **options)

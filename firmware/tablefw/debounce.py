@@ -22,11 +22,17 @@ class ZoneDebouncer:
         self.on = on
         self.off = off
         self.present = ()  # sorted tuple of UIDs counted as present
-        self._tracks = {}  # uid -> [hits, misses, present]
+        # uid -> [hits, misses, present]; None while the zone has seen no tag (most
+        # zones, most of the time: no dict for them on the board's heap).
+        self._tracks = None
 
     def update(self, seen):
         """Feed the UIDs read in one scan; returns True if ``present`` changed."""
         tracks = self._tracks
+        if tracks is None:
+            if not seen:
+                return False
+            tracks = self._tracks = {}
         changed = False
         seen_now = {}
         for uid in seen:
@@ -53,6 +59,8 @@ class ZoneDebouncer:
                     changed = True
         for uid in gone:
             del tracks[uid]
+        if not tracks:
+            self._tracks = None
         if changed:
             present = [uid for uid in tracks if tracks[uid][_PRESENT]]
             present.sort()
@@ -62,8 +70,11 @@ class ZoneDebouncer:
     def unsettled(self):
         """True while the zone may be changing: a tag seen but not yet
         counted, or a counted tag missed in the last scan."""
-        for uid in self._tracks:
-            track = self._tracks[uid]
+        tracks = self._tracks
+        if tracks is None:
+            return False
+        for uid in tracks:
+            track = tracks[uid]
             if not track[_PRESENT] or track[_MISSES]:
                 return True
         return False
@@ -71,10 +82,13 @@ class ZoneDebouncer:
     def several(self):
         """True when two or more tags count as present or were seen recently
         (what ``present`` and ``candidates()`` together hold, without building them)."""
-        return len(self._tracks) >= 2
+        return self._tracks is not None and len(self._tracks) >= 2
 
     def candidates(self):
         """UIDs seen recently that do not count as present yet."""
-        result = [uid for uid in self._tracks if not self._tracks[uid][_PRESENT]]
+        tracks = self._tracks
+        if tracks is None:
+            return ()
+        result = [uid for uid in tracks if not tracks[uid][_PRESENT]]
         result.sort()
         return tuple(result)

@@ -1,4 +1,5 @@
-"""What boot.py and code.py do on the board: modes, watchdog, restart on failure.
+"""What code.py does on the board: watchdog, restart on failure (boot.py's
+production and development modes are tablefw.bootmode).
 
 The board modules (``board``, ``digitalio``, ``storage``, ``supervisor``,
 ``microcontroller``, ``watchdog``, ``usb_cdc``...) are handed in as one
@@ -25,52 +26,17 @@ The rules, all so that the table never sits dead in the middle of a game:
   a loop.
 """
 
-from tablefw.protocol import Encoder, ErrorReport, _clean_text
+from tablefw.wire import Encoder, ErrorReport, _clean_text
 
 # The RP2040's watchdog counts at most 8.3 s; a scan round is well under one.
 WATCHDOG_TIMEOUT_S = 8.0
 # Time for the ERR line to leave over USB before the reset cuts it off.
 RESTART_DELAY_S = 0.5
 CONFIG_ERROR_REPEAT_S = 5.0
-DEFAULT_DEV_JUMPER = "GP28"
-
-PRODUCTION = "production"
-DEVELOPMENT = "development"
 
 # microcontroller.nvm holds the reason of the last restart: magic, length, text.
 _NVM_MAGIC = b"HWR"
 _NVM_TEXT = 120
-
-
-# ------------------------------------------------------------------ boot.py
-
-
-def dev_jumper_closed(hw, pin_name):
-    """Whether ``pin_name`` is pulled to GND by the development jumper."""
-    pin = getattr(hw.board, pin_name, None)
-    if pin is None:
-        return False
-    io = hw.digitalio.DigitalInOut(pin)
-    try:
-        io.switch_to_input(pull=hw.digitalio.Pull.UP)
-        return not io.value
-    finally:
-        io.deinit()
-
-
-def boot(hw, pin_name=DEFAULT_DEV_JUMPER, log=print):
-    """boot.py: the protocol's USB channel, and production or development mode.
-    Returns the mode."""
-    hw.usb_cdc.enable(console=True, data=True)
-    if dev_jumper_closed(hw, pin_name):
-        log("tablefw: development mode (jumper on %s): CIRCUITPY is writable by the host" % pin_name)
-        return DEVELOPMENT
-    # CircuitPython gets write access, so the host gets none: the Pi cannot
-    # change the firmware or trigger a reload.
-    hw.storage.remount("/", readonly=False)
-    log("tablefw: production mode: CIRCUITPY is read-only to the host (jumper %s to GND at power-up"
-        " for development mode)" % pin_name)
-    return PRODUCTION
 
 
 # ------------------------------------------------------------------ code.py
@@ -149,6 +115,17 @@ class ErrWriter:
         return True
 
 
+def load_table_config():
+    """code.py's configuration: ``CONFIG`` of table_config.py. The module is read
+    once, at boot, and given back to the heap: the board keeps what it built."""
+    import sys
+
+    from table_config import CONFIG
+
+    sys.modules.pop("table_config", None)
+    return CONFIG
+
+
 def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
     """code.py: scan forever; on any failure say why and reset the board.
 
@@ -187,12 +164,12 @@ def run(hw, load_config, app_main, log=print, sleep=None, main_options=None):
         err.scanner = scanner
 
     try:
-        config = load_config()
         options = {}
         if main_options:
             for key in main_options:
                 options[key] = main_options[key]
-        app_main(config, hw.board, hw.busio, hw.digitalio, hw.usb_cdc, log=log, feed=feed,
+        # The configuration is not kept here: once the board is built from it, it goes.
+        app_main(load_config(), hw.board, hw.busio, hw.digitalio, hw.usb_cdc, log=log, feed=feed,
                  started=started, restart_note=reason, **options)
         text = "the main loop ended"
     except (KeyboardInterrupt, SystemExit):
@@ -224,7 +201,7 @@ def _report_config_error_forever(err, dog, text, log, sleep):
 
 def is_config_error(exc):
     """Failures a restart cannot cure: a missing, broken or wrong table_config.py."""
-    from tablefw.config import ConfigError
+    from tablefw.errors import ConfigError
 
     return isinstance(exc, (ConfigError, ImportError, SyntaxError))
 

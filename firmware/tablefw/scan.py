@@ -39,7 +39,8 @@ Host lines (SYNC, PING, CFG) are passed to ``feed()`` as raw bytes.
 from tablefw import __version__
 from tablefw.clock import monotonic_ms
 from tablefw.debounce import ZoneDebouncer
-from tablefw.protocol import (
+from tablefw.settings import Settings
+from tablefw.wire import (
     FROM_HOST,
     MAX_ZONE_TAGS,
     PROTOCOL_VERSION,
@@ -59,7 +60,6 @@ from tablefw.protocol import (
     ZoneState,
     normalize_uid,
 )
-from tablefw.settings import Settings
 
 # A reader that stays faulty is reported again this often (ms).
 ERR_REPEAT_MS = 10000
@@ -85,18 +85,18 @@ def _error_code(exc):
     return "EXC"
 
 
-def _route(reader, channel):
-    """(select lines, switch position) that scanning ``channel`` of ``reader``
-    needs, or None without a multiplexer. A channel map (a mux whose channels
-    are wired to zones out of order) exposes ``mux`` and ``map``."""
+def _switch(reader):
+    """(select lines, channel map) of ``reader``'s multiplexer, or None without
+    one: scanning channel ``c`` needs those lines in position ``map[c]`` (``c``
+    when the map is None). A channel map (a mux whose channels are wired to
+    zones out of order) exposes ``mux`` and ``map``."""
     mux = getattr(reader, "mux", None)
     if mux is None:
         return None
-    table = getattr(mux, "map", None)
     base = getattr(mux, "mux", mux)
     pins = getattr(base, "pins", None)
     key = tuple([id(pin) for pin in pins]) if pins is not None else id(base)
-    return (key, table[channel] if table is not None else channel)
+    return (key, getattr(mux, "map", None))
 
 
 class Scanner:
@@ -118,7 +118,7 @@ class Scanner:
         self.settings = settings if settings is not None else Settings()
         self.firmware = firmware if firmware is not None else __version__
         self.warmup_ms = warmup_ms
-        owner = {}
+        owner: dict[int, int] = {}
         for index in range(len(self.readers)):
             for zone in self.readers[index].zones:
                 if zone in owner:
@@ -141,7 +141,9 @@ class Scanner:
         for reader in self.readers:
             if getattr(reader, "scan_steps", None) is None:
                 self.concurrent = False
-        # A batch: (reader index, channel) pairs scanned together.
+        # A batch: the (reader index, channel) pairs scanned together, each packed
+        # into one small integer, index << 8 | channel (a tuple each would cost the
+        # board's heap about 2 KB).
         self._schedule = []
         longest = 0
         for reader in self.readers:
@@ -150,17 +152,14 @@ class Scanner:
             batch = []
             for index in range(len(self.readers)):
                 if channel < len(self.readers[index].zones):
-                    batch.append((index, channel))
+                    batch.append(index << 8 | channel)
             if self.concurrent:
-                self._schedule.append(batch)
+                self._schedule.append(tuple(batch))
             else:
                 for entry in batch:
-                    self._schedule.append([entry])
-        # The wiring does not change: each zone's route is worked out once, not every batch.
-        self._routes = {}
-        for index in range(len(self.readers)):
-            for channel in range(len(self.readers[index].zones)):
-                self._routes[(index, channel)] = _route(self.readers[index], channel)
+                    self._schedule.append((entry,))
+        # The wiring does not change: each reader's switch is worked out once, not every batch.
+        self._switches = [_switch(reader) for reader in self.readers]
         self._next = 0
         self._priority = None  # batch to repeat at once
         self._repeats = 0
@@ -184,7 +183,7 @@ class Scanner:
         self._started_at = now
         self._round_start = now
         self._pause_until = None
-        self._next_hb = None
+        self._next_hb = 0  # due time of the next heartbeat, once ready
         self._next_snap = None
         self._hb_at = now
         self._hb_scans = 0
@@ -272,7 +271,7 @@ class Scanner:
             debouncer.off = self.settings.debounce_off
         now = self.clock()
         if self.ready:
-            if self._next_hb is None or self._next_hb > now + self.settings.hb_ms:
+            if self._next_hb > now + self.settings.hb_ms:
                 self._next_hb = now + self.settings.hb_ms
             if not self.settings.snap_ms:
                 self._next_snap = None
@@ -349,7 +348,9 @@ class Scanner:
                 self._repeats = 0
                 self._advance(now)
             entries = []
-            for index, channel in batch:
+            for packed in batch:
+                index = packed >> 8
+                channel = packed & 0xFF
                 if self.faulted[index] and now < self._retry_at[index]:
                     continue
                 zone = self.readers[index].zones[channel]
@@ -372,7 +373,7 @@ class Scanner:
                 for index, channel in entries:
                     zone = self.readers[index].zones[channel]
                     if zone not in self.slow and self.debouncers[zone].unsettled():
-                        changing.append((index, channel))
+                        changing.append(index << 8 | channel)
                 if changing:
                     self._priority = changing
                     self._repeats += 1
@@ -422,14 +423,15 @@ class Scanner:
         while entries:
             group = []
             later = []
-            routes = {}
+            routes: dict[object, int] = {}
             for entry in entries:
-                route = self._routes[entry]
-                if route is not None and routes.get(route[0], route[1]) != route[1]:
-                    later.append(entry)
-                    continue
-                if route is not None:
-                    routes[route[0]] = route[1]
+                switch = self._switches[entry[0]]
+                if switch is not None:
+                    position = switch[1][entry[1]] if switch[1] is not None else entry[1]
+                    if routes.get(switch[0], position) != position:
+                        later.append(entry)
+                        continue
+                    routes[switch[0]] = position
                 group.append(entry)
             self._scan_group(group, now)
             entries = later
@@ -466,16 +468,23 @@ class Scanner:
                 running.append((index, zone, reader.scan_steps(channel, several)))
             except Exception as exc:  # any driver failure is a reader fault
                 self._fault(index, zone, exc, now)
+        # Each pass steps every scan once. No list is built per pass: the passes spin
+        # while the chips are on air, and garbage made there costs a collection later.
         while running:
-            for item in list(running):
+            position = 0
+            while position < len(running):
+                item = running[position]
                 try:
                     next(item[2])
                 except StopIteration:
-                    running.remove(item)
+                    del running[position]
                     self._record(item[0], item[1], self.readers[item[0]].found, self.clock())
+                    continue
                 except Exception as exc:  # any driver failure is a reader fault
-                    running.remove(item)
+                    del running[position]
                     self._fault(item[0], item[1], exc, self.clock())
+                    continue
+                position += 1
 
     def _record(self, index, zone, found, now):
         uids = []

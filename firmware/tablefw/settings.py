@@ -1,14 +1,22 @@
 """Scan settings: the keys a host may change with CFG, with their limits."""
 
-# key: (default, minimum, maximum, meaning)
+# key: (default, minimum, maximum); the meanings are comments, not strings the
+# board would keep in its heap (docs/protocol.md lists them too).
 SETTINGS = {
-    "debounce_on": (2, 1, 20, "scans a tag must be seen in before it counts as present"),
-    "debounce_off": (3, 1, 50, "consecutive scans a tag must be missed in before it counts as gone"),
-    "scan_ms": (0, 0, 10000, "shortest time between two scans of the same zone; 0 = as fast as possible"),
-    "hb_ms": (1000, 100, 60000, "heartbeat period"),
-    "snap_ms": (5000, 0, 600000, "period of unsolicited snapshots; 0 = only on SYNC"),
-    "retry_ms": (1000, 50, 60000, "wait before retrying a faulted reader"),
-    "hold_ms": (800, 200, 10000, "a seat button held down this long is a long press (HOLD)"),
+    # scans a tag must be seen in before it counts as present
+    "debounce_on": (2, 1, 20),
+    # consecutive scans a tag must be missed in before it counts as gone
+    "debounce_off": (3, 1, 50),
+    # shortest time between two scans of the same zone; 0 = as fast as possible
+    "scan_ms": (0, 0, 10000),
+    # heartbeat period
+    "hb_ms": (1000, 100, 60000),
+    # period of unsolicited snapshots; 0 = only on SYNC
+    "snap_ms": (5000, 0, 600000),
+    # wait before retrying a faulted reader
+    "retry_ms": (1000, 50, 60000),
+    # a seat button held down this long is a long press (HOLD)
+    "hold_ms": (800, 200, 10000),
 }
 
 
@@ -16,6 +24,13 @@ class Settings:
     """Current values of every key in SETTINGS, as attributes."""
 
     __slots__ = tuple(sorted(SETTINGS))
+    debounce_on: int
+    debounce_off: int
+    scan_ms: int
+    hb_ms: int
+    snap_ms: int
+    retry_ms: int
+    hold_ms: int
 
     def __init__(self, values=None):
         for key in SETTINGS:

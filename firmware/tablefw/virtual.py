@@ -14,8 +14,8 @@ Zones are the global zone numbers; channel ``i`` of the reader is
 
 import random
 
-from tablefw.protocol import normalize_uid
 from tablefw.readers import Reader, ReaderError
+from tablefw.wire import normalize_uid
 
 
 class _AnyChannelMux:
@@ -41,7 +41,7 @@ class VirtualReader(Reader):
         Reader.__init__(self, zones, _AnyChannelMux())
         self.miss_probability = miss_probability
         self.rng = rng if rng is not None else random
-        self._tags = {}
+        self._tags: dict[int, tuple[str, ...]] = {}
         for zone in self.zones:
             self._tags[zone] = ()
         self._fail_count = 0

@@ -22,6 +22,7 @@ COMMANDS = (
     "doctor",
     "pad_test",
     "firmware_config",
+    "firmware_build",
     "archive_view",
     "hub",
     "display",

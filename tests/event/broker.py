@@ -109,10 +109,6 @@ class Broker:
         if getattr(self, "log", None):
             self.log.close()
 
-    def restart(self) -> None:
-        self.kill()
-        self.start()
-
 
 def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
     """A throw-away CA and a server certificate for 127.0.0.1 / localhost."""

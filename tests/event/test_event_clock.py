@@ -15,7 +15,6 @@ from homeworlds.clock import ClockSpec  # noqa: E402
 from homeworlds.event.event_clock import EventClockFollower  # noqa: E402
 from homeworlds.event.hub import HubIngest  # noqa: E402
 from homeworlds.event.hub_client import HubClient  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.mqtt import make_client  # noqa: E402
 from homeworlds.event.publisher import EventPublisher  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
@@ -24,6 +23,7 @@ from homeworlds.event.topics import event_config_topic  # noqa: E402
 from homeworlds.link import SnapshotReceived  # noqa: E402
 from homeworlds.session import Stage  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import wait_for  # noqa: E402
 from tests.event.test_play_publishes import event_table  # noqa: E402, F401
 from tests.test_session_clocks import LAYOUT, SETUP, Table  # noqa: E402

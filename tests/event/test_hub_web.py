@@ -12,11 +12,11 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 from homeworlds.event.hub import HubIngest  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.topics import table_topic  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.store.export import export_sdg  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
 from tests.event.tables import messages, played_store  # noqa: E402
 
@@ -175,7 +175,7 @@ def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
     import threading
     import time
 
-    import httpx
+    import httpx2
     import uvicorn
 
     from tests.event.broker import free_port
@@ -191,7 +191,7 @@ def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
         while not server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         notices = []
-        with httpx.Client(timeout=10) as http, \
+        with httpx2.Client(timeout=10) as http, \
                 http.stream("GET", f"http://127.0.0.1:{port}/events") as stream:
             lines = stream.iter_lines()
             notices.append(next(line for line in lines if line.startswith("data:")))

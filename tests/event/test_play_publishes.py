@@ -11,14 +11,15 @@ import pytest
 
 from homeworlds.event.hub import HubIngest
 from homeworlds.event.hub_client import HubClient
-from homeworlds.event.hub_web import HubPages, build_app
 from homeworlds.event.rounds import EventBook
 from homeworlds.event.settings import parse_broker_url
 from homeworlds.rules import GameState, preset
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.sim import TableDriver
 from homeworlds.store import GameStore
+from homeworlds.web.hub import HubPages, build_app
 from tests.event.helpers import store_rows, wait_for
-from tests.integration.test_store_lifecycle import LAYOUT, _Host, _play, _query
+from tests.integration.play_host import LAYOUT, simulated_table
+from tests.integration.test_store_lifecycle import _Host, _play, _query
 from tests.store.helpers import OPENING
 from tests.web.server import LiveServer
 
@@ -47,16 +48,9 @@ class SnapshotStream:
 
 @pytest.fixture
 def event_table(tmp_path, broker):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
-            f'[event]\nbroker = "{broker.url}"\nevent = "club"\ntable = "table-1"\n')
-        yield table, config
+    with simulated_table(tmp_path, sections=f'[event]\nbroker = "{broker.url}"\n'
+                         'event = "club"\ntable = "table-1"\n') as sim:
+        yield sim.table, sim.config
 
 
 def test_play_publishes_turns_and_result_to_the_hub(tmp_path, broker, event_table):

@@ -7,6 +7,7 @@ from homeworlds.event.hub_client import HubClient
 from homeworlds.event.publisher import EventPublisher
 from homeworlds.event.settings import EventSettings, parse_broker_url
 from homeworlds.store import GameStore, StoredResult
+from homeworlds.store.outbox import Cursor, Outbox
 from tests.event.helpers import TWO_PLAYER_GAMES, store_rows, wait_for
 from tests.event.tables import played_store
 
@@ -56,13 +57,14 @@ def test_a_hub_that_joins_late_catches_up_from_the_retained_state(tmp_path, brok
     publisher.start()
     try:
         store = GameStore.open(table_store)
-        wait_for(lambda: store._read("SELECT turns_acked FROM publish_cursor") == [(6,)], 10,
+        outbox = Outbox(store, "t1", "club")
+        wait_for(lambda: list(outbox.cursors().values()) == [Cursor(6, False)], 10,
                  "the broker's acknowledgement of six turns")
         game = store.games("t1")[0]
         store.finish_game(game.uid, StoredResult("resigned", (0,), 1, "2026-11-25T18:00:00",
                                                  6))
         publisher.wake()
-        wait_for(lambda: store._read("SELECT result_acked FROM publish_cursor") == [(1,)], 10,
+        wait_for(lambda: list(outbox.cursors().values()) == [Cursor(6, True)], 10,
                  "the broker's acknowledgement of the result")
         store.close()
         hub_store = GameStore.open(tmp_path / "late-hub.sqlite")

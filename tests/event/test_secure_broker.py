@@ -10,6 +10,7 @@ from homeworlds.event.hub_client import HubClient
 from homeworlds.event.publisher import EventPublisher
 from homeworlds.event.settings import EventSettings
 from homeworlds.store import GameStore
+from homeworlds.store.outbox import Outbox
 from tests.event.helpers import TWO_PLAYER_GAMES, store_rows, wait_for
 from tests.event.tables import played_store
 
@@ -62,7 +63,7 @@ def test_a_wrong_password_is_a_clear_fault_without_the_password(tmp_path, secure
     # Nothing was acknowledged: the outbox still holds every turn.
     store = GameStore.open(table_store)
     try:
-        assert store._read("SELECT COUNT(*) FROM publish_cursor")[0][0] == 0
+        assert Outbox(store, "t1", "club").cursors() == {}
     finally:
         store.close()
 

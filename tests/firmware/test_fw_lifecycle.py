@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from tablefw import lifecycle
+from tablefw import bootmode, lifecycle
 from tablefw import protocol as p
 from tablefw.app import main
 
@@ -47,7 +47,7 @@ def test_boot_without_jumper_is_production_mode_read_only_to_the_host():
     fake = FakeBoard()
     fake.digitalio = fake.boot_digitalio
     log: list[str] = []
-    assert lifecycle.boot(fake, "GP28", log=log.append) == lifecycle.PRODUCTION
+    assert bootmode.boot(fake, "GP28", log=log.append) == bootmode.PRODUCTION
     assert fake.history == [("usb_cdc.enable", True, True), ("digitalio.deinit", "GP28"),
                             ("storage.remount", "/", False)]
     assert "read-only to the host" in log[0]
@@ -56,7 +56,7 @@ def test_boot_without_jumper_is_production_mode_read_only_to_the_host():
 def test_boot_with_the_jumper_to_ground_is_development_mode():
     fake = FakeBoard(grounded={"GP28"})
     fake.digitalio = fake.boot_digitalio
-    assert lifecycle.boot(fake, "GP28", log=lambda text: None) == lifecycle.DEVELOPMENT
+    assert bootmode.boot(fake, "GP28", log=lambda text: None) == bootmode.DEVELOPMENT
     assert fake.of("storage.remount") == []
     assert fake.of("usb_cdc.enable") == [("usb_cdc.enable", True, True)]
 

@@ -1,14 +1,29 @@
-"""``homeworlds play`` run by a test: the host in a thread of the test process, talking
-to a simulated MCU (``PtyMcu``) as it would to the real one, stopped by ``close``."""
+"""``homeworlds play`` run by a test: a simulated table with its microcontroller on a pty
+(``simulated_table``: the registry, the ``PtyMcu`` and the table's configuration every such
+test needs) and the host in a thread of the test process (``PlayHost``), talking to it as it
+would to the real one, stopped by ``close``."""
 
 from __future__ import annotations
 
 import argparse
 import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from homeworlds.commands import play
 from homeworlds.notation import parse_sdg_action, read_sdg_file
+from homeworlds.rules import Alignments, GameState, preset
+from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.table.layout import builtin_layout
+from tests.store.helpers import wait_for
+
+LAYOUT = builtin_layout("standard-2p")
+PLAYERS = ("Ann", "Bob")
+#: Seconds between a turn and the next token move: the host sees the pieces first.
+SETTLE_S = 0.3
 
 
 def sdg_turn(text: str, player: str) -> tuple:
@@ -21,12 +36,67 @@ def turns_in(record: Path) -> int:
     return len(read_sdg_file(record).turns) if record.exists() else 0
 
 
+def table_config(port: str, *, rules: str = "looney", players: Sequence[str] = PLAYERS,
+                 table: str = "", sections: str = "") -> str:
+    """The table's configuration: its registry (``registry.toml`` beside it), ``rules``,
+    ``players``, the serial ``port`` and the memory LED sink; ``table``: more lines of the
+    ``[table]`` section, ``sections``: more sections."""
+    names = ", ".join(f'"{p}"' for p in players)
+    return (f'[table]\nregistry = "registry.toml"\nrules = "{rules}"\nplayers = [{names}]\n'
+            f'{table}[serial]\nport = "{port}"\n[pixels]\nsink = "memory"\n{sections}')
+
+
+@dataclass
+class SimulatedTable:
+    table: VirtualTable
+    mcu: PtyMcu
+    #: the table's configuration file (``table_config``)
+    config: Path
+    rules: str
+
+    def driver(self, alignments: Alignments | None = None) -> TableDriver:
+        """Hands that play recorded turns on the table, from the start of a game."""
+        return TableDriver(self.table, GameState(preset(self.rules), alignments=alignments))
+
+
+@contextmanager
+def simulated_table(directory: Path, *, rules: str = "looney",
+                    players: Sequence[str] = PLAYERS, table: str = "", sections: str = "",
+                    scan_time: float = 0, **mcu_options) -> Iterator[SimulatedTable]:
+    """The standard two-seat table with its registry saved in ``directory``, its simulated
+    microcontroller on a pty (``mcu_options``: more ``PtyMcu`` settings) and its
+    configuration (``table_config``) at ``directory / "table.toml"``."""
+    registry = make_registry(LAYOUT, len(players))
+    registry.save(directory / "registry.toml")
+    virtual = VirtualTable(LAYOUT, registry)
+    with PtyMcu(virtual, scan_time=scan_time, **mcu_options) as mcu:
+        config = directory / "table.toml"
+        config.write_text(table_config(mcu.device_path, rules=rules, players=players,
+                                       table=table, sections=sections))
+        yield SimulatedTable(virtual, mcu, config, rules)
+
+
+def play_turns(driver: TableDriver, texts: Sequence[str], done: Callable[[int], bool], *,
+               players: Sequence[str] = PLAYERS, first: int = 1,
+               timeout: float = 20.0) -> None:
+    """Play ``texts`` (turns ``first``, ``first + 1``, ... by the seats in turn) and wait
+    after each until ``done(number)`` says the host has it."""
+    for k, text in enumerate(texts):
+        number = first + k
+        time.sleep(SETTLE_S)
+        driver.play_turn(sdg_turn(text, players[(number - 1) % len(players)]))
+        wait_for(lambda n=number: done(n), timeout, f"turn {number} to be recorded")
+
+
 class PlayHost:
     def __init__(self, config, record, **options):
         """``options``: the other arguments of ``homeworlds play`` (``store``, ``listen``)."""
         self.stop = threading.Event()
+        #: what ``play`` returned (its exit status), once it has
+        self.outcome: list[int] = []
         args = argparse.Namespace(config=str(config), record=str(record), **options)
-        self.thread = threading.Thread(target=lambda: play.run(args, stop=self.stop))
+        self.thread = threading.Thread(
+            target=lambda: self.outcome.append(play.run(args, stop=self.stop)))
         self.thread.start()
 
     def close(self):

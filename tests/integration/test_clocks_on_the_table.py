@@ -8,11 +8,10 @@ import sqlite3
 import time
 
 from homeworlds.clock import ClockSpec, TurnTime, format_clock
-from homeworlds.rules import GameState, preset
+from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost, sdg_turn
+from tests.integration.play_host import PlayHost, play_turns, sdg_turn
 from tests.store.helpers import wait_for
 
 PLAYERS = ("Ann", "Bob")
@@ -103,46 +102,32 @@ def _query(store, sql):
         conn.close()
 
 
-def _config(tmp_path, mcu, clock):
-    config = tmp_path / "table.toml"
-    config.write_text(
-        '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-        f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n[clock]\n{clock}')
-    return config
-
-
 def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(tmp_path,
-                                                                               capsys):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
+                                                                               capsys,
+                                                                               sim_table):
+    sim = sim_table(sections='[clock]\nmode = "fischer"\ninitial_s = 4\nincrement_s = 1\n')
     store = tmp_path / "games.sqlite"
     turns = "SELECT number, elapsed_ms, clock_ms FROM turns ORDER BY number"
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = _config(tmp_path, mcu, 'mode = "fischer"\ninitial_s = 4\nincrement_s = 1\n')
-        driver = TableDriver(table, GameState(preset("looney")))
-        host = PlayHost(config, tmp_path / "game.raw")
-        try:
-            for k, text in enumerate(SETUP + ["Build G1 Ann"]):
-                time.sleep(0.3)  # let the host see the pieces before the token moves
-                driver.play_turn(sdg_turn(text, PLAYERS[k % 2]))
-                wait_for(lambda n=k + 1: len(_query(store, turns)) == n)
-        finally:
-            host.close()
-        rows = _query(store, turns)
-        assert [r[1:] for r in rows[:2]] == [(None, None), (None, None)]  # setup: untimed
-        number, elapsed, left = rows[2]
-        assert 0 < elapsed < 4_000 and abs(left - (4_000 + 1_000 - elapsed)) <= 1  # ms rounding
-        # The host restarts: Bob's clock is whole, Ann's as stored; Bob runs out of time
-        # (the time the host was down is not charged to him).
-        time.sleep(1.0)
-        restarted = time.monotonic()
-        host = PlayHost(config, tmp_path / "game.raw")
-        try:
-            wait_for(lambda: _query(store, "SELECT kind, winners, by_seat FROM results"))
-            flag_after = time.monotonic() - restarted
-        finally:
-            host.close()
+    host = PlayHost(sim.config, tmp_path / "game.raw")
+    try:
+        play_turns(sim.driver(), SETUP + ["Build G1 Ann"],
+                   lambda n: len(_query(store, turns)) == n)
+    finally:
+        host.close()
+    rows = _query(store, turns)
+    assert [r[1:] for r in rows[:2]] == [(None, None), (None, None)]  # setup: untimed
+    number, elapsed, left = rows[2]
+    assert 0 < elapsed < 4_000 and abs(left - (4_000 + 1_000 - elapsed)) <= 1  # ms rounding
+    # The host restarts: Bob's clock is whole, Ann's as stored; Bob runs out of time
+    # (the time the host was down is not charged to him).
+    time.sleep(1.0)
+    restarted = time.monotonic()
+    host = PlayHost(sim.config, tmp_path / "game.raw")
+    try:
+        wait_for(lambda: _query(store, "SELECT kind, winners, by_seat FROM results"))
+        flag_after = time.monotonic() - restarted
+    finally:
+        host.close()
     out = capsys.readouterr().out
     assert f"clocks restored from the store (time while the host was down is not charged): " \
         f"clocks: Ann {format_clock(left)} | Bob 4.0" in out
@@ -155,26 +140,19 @@ def test_play_records_each_turns_time_loses_on_the_flag_and_resumes_the_clocks(t
         "timed_setup": False}
 
 
-def test_casual_play_shows_the_flag_and_plays_on(tmp_path):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
+def test_casual_play_shows_the_flag_and_plays_on(tmp_path, sim_table):
+    sim = sim_table(sections='[clock]\nmode = "sudden-death"\ninitial_s = 1\n'
+                             'on_flag = "none"\n')
     store = tmp_path / "games.sqlite"
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = _config(tmp_path, mcu, 'mode = "sudden-death"\ninitial_s = 1\n'
-                         'on_flag = "none"\n')
-        driver = TableDriver(table, GameState(preset("looney")))
-        host = PlayHost(config, tmp_path / "game.raw")
-        try:
-            for k, text in enumerate(SETUP):
-                time.sleep(0.3)
-                driver.play_turn(sdg_turn(text, PLAYERS[k % 2]))
-                wait_for(lambda n=k + 1: len(_query(store, "SELECT 1 FROM turns")) == n)
-            time.sleep(1.5)  # Ann's flag falls
-            driver.play_turn(sdg_turn("Build G1 Ann", "Ann"))
-            wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
-        finally:
-            host.close()
+    driver = sim.driver()
+    host = PlayHost(sim.config, tmp_path / "game.raw")
+    try:
+        play_turns(driver, SETUP, lambda n: len(_query(store, "SELECT 1 FROM turns")) == n)
+        time.sleep(1.5)  # Ann's flag falls
+        driver.play_turn(sdg_turn("Build G1 Ann", "Ann"))
+        wait_for(lambda: len(_query(store, "SELECT 1 FROM turns")) == 3)
+    finally:
+        host.close()
     assert _query(store, "SELECT status FROM games") == [("playing",)]
     assert _query(store, "SELECT * FROM results") == []
     elapsed, left = _query(store, "SELECT elapsed_ms, clock_ms FROM turns WHERE number = 3")[0]

@@ -6,38 +6,26 @@ from __future__ import annotations
 import time
 
 from homeworlds.notation import parse_sdg_action
-from homeworlds.rules import GameState, preset
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
-from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost
-
-LAYOUT = builtin_layout("standard-2p")
+from tests.integration.play_host import SETTLE_S, PlayHost
 
 
-def test_play_runs_a_computer_seat_and_prints_its_steps(tmp_path, capsys):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Hal"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
-            '[seats.1]\ncomputer = true\nlevel = 1\nseed = 3\n')
-        driver = TableDriver(table, GameState(preset("looney")))
-        host = PlayHost(config, tmp_path / "game.raw")
-        try:
-            time.sleep(0.3)
-            driver.play_turn((parse_sdg_action("Homeworld Y1 B2 G3", player="Ann"),))
-            deadline = time.monotonic() + 30
-            out = ""
-            while time.monotonic() < deadline:
-                out += capsys.readouterr().out
-                if "from the bank and put it on the empty slot" in out:
-                    break
-                time.sleep(0.1)
-        finally:
-            host.close()
+def test_play_runs_a_computer_seat_and_prints_its_steps(tmp_path, capsys, sim_table):
+    sim = sim_table(players=("Ann", "Hal"), sections="[seats.1]\ncomputer = true\nlevel = 1\n"
+                                                     "seed = 3\n")
+    driver = sim.driver()
+    host = PlayHost(sim.config, tmp_path / "game.raw")
+    try:
+        time.sleep(SETTLE_S)
+        driver.play_turn((parse_sdg_action("Homeworld Y1 B2 G3", player="Ann"),))
+        deadline = time.monotonic() + 30
+        out = ""
+        while time.monotonic() < deadline:
+            out += capsys.readouterr().out
+            if "from the bank and put it on the empty slot" in out:
+                break
+            time.sleep(0.1)
+    finally:
+        host.close()
     out += capsys.readouterr().out
     assert "Hal (seat 1) is the computer, level 1" in out
     assert "turn 1: Ann: homeworld y1 b2 g3 Ann" in out

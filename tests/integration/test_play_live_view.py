@@ -7,13 +7,8 @@ from __future__ import annotations
 
 import time
 
-from homeworlds.rules import GameState, preset
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
-from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import sdg_turn
+from tests.integration.play_host import PLAYERS, SETTLE_S, sdg_turn
 from tests.integration.pty_terminal import PtyTerminal, after_live, screens
-
-LAYOUT = builtin_layout("standard-2p")
 
 
 def _last_screen(out: str) -> str:
@@ -21,34 +16,27 @@ def _last_screen(out: str) -> str:
     return "\n".join(drawn[-1]) if drawn else ""
 
 
-def test_play_live_view_at_80x24(tmp_path):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
-        term = PtyTerminal(["play", "--config", str(config), "--live"], 80, 24, cwd=tmp_path)
-        try:
-            term.wait_for(lambda out: "turn 1: Ann to play" in _last_screen(out))
-            driver = TableDriver(table, GameState(preset("looney")))
-            for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3"]):
-                time.sleep(0.3)  # let the host see the pieces before the token moves
-                driver.play_turn(sdg_turn(text, ("Ann", "Bob")[k % 2]))
-                term.wait_for(lambda out, n=k + 1: f"turn {n}: " in _last_screen(out)
-                              and f"turn {n + 1}: " in _last_screen(out))
-            term.type("hel")
-            term.wait_for(lambda out: "> hel" in _last_screen(out))
-            term.type("x\x7fp\r")  # a typo, rubbed out
-            term.wait_for(lambda out: "commands: resign NAME" in _last_screen(out))
-            term.type("resign Bob\r")
-            term.wait_for(lambda out: "Bob resign" in _last_screen(out)
-                          or "resigned" in _last_screen(out))
-        finally:
-            term.interrupt()
-            code = term.finish()
+def test_play_live_view_at_80x24(tmp_path, sim_table):
+    sim = sim_table()
+    term = PtyTerminal(["play", "--config", str(sim.config), "--live"], 80, 24, cwd=tmp_path)
+    try:
+        term.wait_for(lambda out: "turn 1: Ann to play" in _last_screen(out))
+        driver = sim.driver()
+        for k, text in enumerate(["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3"]):
+            time.sleep(SETTLE_S)  # let the host see the pieces before the token moves
+            driver.play_turn(sdg_turn(text, PLAYERS[k % 2]))
+            term.wait_for(lambda out, n=k + 1: f"turn {n}: " in _last_screen(out)
+                          and f"turn {n + 1}: " in _last_screen(out))
+        term.type("hel")
+        term.wait_for(lambda out: "> hel" in _last_screen(out))
+        term.type("x\x7fp\r")  # a typo, rubbed out
+        term.wait_for(lambda out: "commands: resign NAME" in _last_screen(out))
+        term.type("resign Bob\r")
+        term.wait_for(lambda out: "Bob resign" in _last_screen(out)
+                      or "resigned" in _last_screen(out))
+    finally:
+        term.interrupt()
+        code = term.finish()
     out = term.output
     assert code == 0, out[-3000:]
     drawn = screens(out)

@@ -18,14 +18,12 @@ from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.config import load_config
 from homeworlds.runtime.table import serve
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
+from homeworlds.sim import TableDriver
 from homeworlds.store import GameStore, StoreUnavailable
-from homeworlds.table.layout import builtin_layout
 
 from ..store.helpers import OPENING, FaultyStore, disk_full, turns_of
 from ..store.helpers import wait_for as _wait_for
-
-LAYOUT = builtin_layout("standard-2p")
+from .play_host import LAYOUT
 
 
 class _Host:
@@ -73,16 +71,9 @@ def _turns(store, game_id=None):
 
 
 @pytest.fixture
-def table_setup(tmp_path):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
-        yield table, config
+def table_setup(sim_table):
+    sim = sim_table()
+    return sim.table, sim.config
 
 
 def _play(driver, store, texts, first=1, game_id=None):

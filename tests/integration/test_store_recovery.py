@@ -13,13 +13,9 @@ import pytest
 from homeworlds.notation import read_sdg_file
 from homeworlds.rules import GameState, preset
 from homeworlds.rules.inference import board_key
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
-from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost, turns_in
+from tests.integration.play_host import SETTLE_S, PlayHost, turns_in
 
 from ..store.helpers import wait_for
-
-LAYOUT = builtin_layout("standard-2p")
 
 
 def _wait_for(predicate, timeout=20.0, what="the host to catch up"):
@@ -35,40 +31,31 @@ def _stored_turns(store):
 
 
 @pytest.mark.parametrize("lost_turn", [12, 20, 22])
-def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir, lost_turn):
+def test_a_turn_played_while_the_host_was_down_is_recovered(tmp_path, shared_dir, sim_table,
+                                                           lost_turn):
     game = read_sdg_file(shared_dir / "games" / "sdg" / "608.raw")
-    players = game.players
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
+    sim = sim_table(players=game.players)
     record = tmp_path / "game.raw"
-    reference = GameState(preset("looney"))
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            f'[table]\nregistry = "registry.toml"\nrules = "looney"\n'
-            f'players = ["{players[0]}", "{players[1]}"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n')
-        driver = TableDriver(table, reference)
-        host = PlayHost(config, record, store=None)
-        try:
-            for k, turn in enumerate(game.turns[:lost_turn - 1], start=1):
-                time.sleep(0.2)  # let the host see the pieces before the token moves
-                driver.play_turn(turn.actions)
-                _wait_for(lambda n=k: turns_in(record) == n, what=f"turn {k}")
-        finally:
-            host.close()
-        # The host is down: the players play the next turn and hand over.
-        driver.play_turn(game.turns[lost_turn - 1].actions)
-        host = PlayHost(config, record, store=None)
-        try:
-            _wait_for(lambda: turns_in(record) == lost_turn, what="the recovered turn")
-            # ... and the game goes on.
-            time.sleep(0.2)
-            driver.play_turn(game.turns[lost_turn].actions)
-            _wait_for(lambda: turns_in(record) == lost_turn + 1, what="the next turn")
-        finally:
-            host.close()
+    driver = sim.driver()
+    host = PlayHost(sim.config, record, store=None)
+    try:
+        for k, turn in enumerate(game.turns[:lost_turn - 1], start=1):
+            time.sleep(SETTLE_S)  # let the host see the pieces before the token moves
+            driver.play_turn(turn.actions)
+            _wait_for(lambda n=k: turns_in(record) == n, what=f"turn {k}")
+    finally:
+        host.close()
+    # The host is down: the players play the next turn and hand over.
+    driver.play_turn(game.turns[lost_turn - 1].actions)
+    host = PlayHost(sim.config, record, store=None)
+    try:
+        _wait_for(lambda: turns_in(record) == lost_turn, what="the recovered turn")
+        # ... and the game goes on.
+        time.sleep(SETTLE_S)
+        driver.play_turn(game.turns[lost_turn].actions)
+        _wait_for(lambda: turns_in(record) == lost_turn + 1, what="the next turn")
+    finally:
+        host.close()
     recorded = read_sdg_file(record)
     expected = GameState(preset("looney"))
     got = GameState(preset("looney"))

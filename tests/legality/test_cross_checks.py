@@ -45,7 +45,7 @@ from homeworlds.rules import (
     infer_turn,
     successors,
 )
-from homeworlds.rules.fast import Snapshot, state_key
+from homeworlds.rules.fast import EncodedPosition, state_key
 from homeworlds.rules.partial import _candidates as partial_candidates
 from tests.legality.conceivable import accepted_actions, folded
 from tests.legality.positions import (
@@ -91,7 +91,7 @@ def _archive_states(limit: int = ORACLE_LIMIT, rules: str = "strict") -> list[Ga
 
 
 def _successor_mismatch(state: GameState) -> str | None:
-    layout = Snapshot(state).layout
+    layout = EncodedPosition(state).layout
     fast = {}
     for succ in successors(state):
         after = succ.apply(state)

@@ -55,6 +55,27 @@ def test_every_quotation_in_docs_rules_is_verbatim_and_cited(rulebooks):
     assert len(cited) >= 40, "docs/rules.md quotes the rulebooks for every rule and flag"
     uncited = [q for q in ANY_QUOTE.findall(CITED.sub("", prose))]
     assert not uncited, f"quotations that name no rulebook file: {uncited}"
+    problems = _problems(cited, rulebooks)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_quotation_behind_the_rules_numbers_is_verbatim_and_cited(rulebooks):
+    """The named numbers of ``rules.pieces`` (overpopulation, home stars, bank copies)
+    quote the rulebook sentence each comes from."""
+    source = (REPO / "host" / "homeworlds" / "rules" / "pieces.py").read_text(encoding="utf-8")
+    part = source[source.index("# ---- the rules' numbers"):]
+    text = " ".join(line.strip().lstrip("#:").strip() for line in part.splitlines())
+    text = text.replace('"""', "")
+    cited = CITED.findall(text)
+    assert {name for _, name, _ in cited} >= {"000_ad12fc0a1f739089.txt",
+                                              "002_97f4ce8dbb4cee45.txt",
+                                              "003_30630e769415c554.txt"}
+    assert len(cited) == 5
+    problems = _problems(cited, rulebooks)
+    assert not problems, "\n".join(problems)
+
+
+def _problems(cited: list[tuple[str, str, str]], rulebooks: Path) -> list[str]:
     problems = []
     for quote, name, section in cited:
         path = rulebooks / name
@@ -66,7 +87,7 @@ def test_every_quotation_in_docs_rules_is_verbatim_and_cited(rulebooks):
             problems.append(f"{name}: not its words: {quote!r}")
         if not _has_section(text.splitlines(), section):
             problems.append(f"{name}: no section {section!r} (quoting {quote!r})")
-    assert not problems, "\n".join(problems)
+    return problems
 
 
 #: ``NNN (Section): "words"`` (several quotations may follow, joined by "," "and" "or" "—"

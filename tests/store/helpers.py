@@ -7,7 +7,8 @@ import time
 
 from homeworlds.notation import parse_sdg_action
 from homeworlds.rules import GameState, preset
-from homeworlds.store import GameStore
+from homeworlds.store import GameStore, StoredResult
+from homeworlds.store.records import position_to_json, turn_to_sdg
 
 PLAYERS = ("Ann", "Bob")
 
@@ -28,6 +29,25 @@ def positions(turns, rules="looney"):
         state.push(turn)
         out.append(state.copy())
     return out
+
+
+def new_game(store: GameStore, uid="g1", players=PLAYERS, table="club-1"):
+    store.create_game(uid, table=table, layout="standard-2p", rules="looney",
+                      handicaps={}, first_seat=0, players=players,
+                      alignments=None, started="2026-11-24T12:00:00+00:00")
+
+
+def commit(store, uid, number, turn, state, result: StoredResult | None = None):
+    store.commit_turn(uid, number, number % 2 ^ 1, turn_to_sdg(turn, PLAYERS),
+                      position_to_json(state), {}, "2026-11-24T12:01:00+00:00", result)
+
+
+def play_opening(store: GameStore, uid="g1", turns=6, table="club-1") -> None:
+    """A new game ``uid`` at ``table`` with the first ``turns`` turns of OPENING."""
+    new_game(store, uid, table=table)
+    played = turns_of(OPENING[:turns])
+    for number, (turn, state) in enumerate(zip(played, positions(played), strict=True), 1):
+        commit(store, uid, number, turn, state)
 
 
 class FaultyStore(GameStore):

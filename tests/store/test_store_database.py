@@ -9,23 +9,12 @@ import sqlite3
 import pytest
 
 from homeworlds.rules import preset
-from homeworlds.store import GameRecorder, GameStore, StoredResult, StoreRefused
+from homeworlds.store import GameRecorder, GameStore, StoredResult, StoreError, StoreRefused
 from homeworlds.store import database as db_module
 from homeworlds.store.database import StoreConflict
-from homeworlds.store.records import position_to_json, turn_to_sdg
+from homeworlds.store.records import position_to_json
 
-from .helpers import OPENING, PLAYERS, positions, turns_of
-
-
-def _new_game(store: GameStore, uid="g1", players=PLAYERS):
-    store.create_game(uid, table="club-1", layout="standard-2p", rules="looney",
-                      handicaps={}, first_seat=0, players=players,
-                      alignments=None, started="2026-11-24T12:00:00+00:00")
-
-
-def _commit(store, uid, number, turn, state, result=None):
-    store.commit_turn(uid, number, number % 2 ^ 1, turn_to_sdg(turn, PLAYERS),
-                      position_to_json(state), {}, "2026-11-24T12:01:00+00:00", result)
+from .helpers import OPENING, PLAYERS, commit, new_game, play_opening, positions, turns_of
 
 
 def _digest(path):
@@ -44,10 +33,10 @@ def test_a_new_store_is_durable_and_versioned(tmp_path):
 def test_turns_positions_and_result_are_kept(tmp_path):
     path = tmp_path / "games.sqlite"
     store = GameStore.open(path)
-    _new_game(store)
+    new_game(store)
     turns = turns_of(OPENING)
     for number, (turn, state) in enumerate(zip(turns, positions(turns), strict=True), 1):
-        _commit(store, "g1", number, turn, state)
+        commit(store, "g1", number, turn, state)
     store.close()
     store = GameStore.open(path)
     (game,) = store.games()
@@ -61,10 +50,10 @@ def test_turns_positions_and_result_are_kept(tmp_path):
 
 def test_a_finished_game_is_never_changed(tmp_path):
     store = GameStore.open(tmp_path / "games.sqlite")
-    _new_game(store)
+    new_game(store)
     turns = turns_of(OPENING[:2])
     for number, (turn, state) in enumerate(zip(turns, positions(turns), strict=True), 1):
-        _commit(store, "g1", number, turn, state)
+        commit(store, "g1", number, turn, state)
     store.finish_game("g1", StoredResult("resigned", (0,), 1, "2026-11-24T12:05:00+00:00", 2))
     game = store.games()[0]
     assert (game.status, game.ended) == ("resigned", "2026-11-24T12:05:00+00:00")
@@ -72,7 +61,7 @@ def test_a_finished_game_is_never_changed(tmp_path):
                                                  "2026-11-24T12:05:00+00:00", 2)
     more = turns_of(OPENING[:3])[2]
     with pytest.raises(StoreConflict, match="finished"):
-        _commit(store, "g1", 3, more, positions(turns_of(OPENING[:3]))[-1])
+        commit(store, "g1", 3, more, positions(turns_of(OPENING[:3]))[-1])
     with pytest.raises(StoreConflict, match="already finished"):
         store.finish_game("g1", StoredResult("abandoned", (), None, "later", 2))
     assert store.turns(game.id)[-1].number == 2
@@ -80,15 +69,15 @@ def test_a_finished_game_is_never_changed(tmp_path):
 
 def test_a_turn_is_written_once_and_never_replaced(tmp_path):
     store = GameStore.open(tmp_path / "games.sqlite")
-    _new_game(store)
+    new_game(store)
     turns = turns_of(OPENING[:2])
     states = positions(turns)
-    _commit(store, "g1", 1, turns[0], states[0])
-    _commit(store, "g1", 1, turns[0], states[0])  # a retried write: nothing changes
+    commit(store, "g1", 1, turns[0], states[0])
+    commit(store, "g1", 1, turns[0], states[0])  # a retried write: nothing changes
     with pytest.raises(StoreConflict, match="different turn 1"):
-        _commit(store, "g1", 1, turns[1], states[1])
+        commit(store, "g1", 1, turns[1], states[1])
     with pytest.raises(StoreConflict, match="cannot follow"):
-        _commit(store, "g1", 3, turns[1], states[1])
+        commit(store, "g1", 3, turns[1], states[1])
     assert [t.number for t in store.turns(1)] == [1]
 
 
@@ -104,17 +93,17 @@ def test_a_corrupted_file_is_refused_and_left_untouched(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games.sqlite"]
     # ... and a new store can be started beside it.
     beside = GameStore.open(tmp_path / "games-2.sqlite")
-    _new_game(beside)
+    new_game(beside)
     assert len(beside.games()) == 1
 
 
 def test_a_store_with_a_damaged_page_is_refused_untouched(tmp_path):
     path = tmp_path / "games.sqlite"
     store = GameStore.open(path)
-    _new_game(store)
+    new_game(store)
     turns = turns_of(OPENING)
     for number, (turn, state) in enumerate(zip(turns, positions(turns), strict=True), 1):
-        _commit(store, "g1", number, turn, state)
+        commit(store, "g1", number, turn, state)
     store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     data = bytearray(path.read_bytes())
@@ -150,7 +139,7 @@ def test_a_store_from_a_newer_version_is_refused(tmp_path):
 def test_an_older_store_is_migrated(tmp_path, monkeypatch):
     path = tmp_path / "games.sqlite"
     store = GameStore.open(path)
-    _new_game(store)
+    new_game(store)
     store.close()
     # The next schema version adds a column; its migration brings old stores along.
     version = db_module.SCHEMA_VERSION
@@ -220,3 +209,51 @@ def test_alternating_setup_picks_are_stored_and_read_back(tmp_path, capsys):
     assert "Rules: alternating-setup" in out
     assert "1) Ann: Star Y1" in out and "6) Bob: Ship G3" in out
     assert main(["games", "--store", str(path), "export", "1", "--format", "json"]) == 0
+
+
+def test_one_turn_and_the_turns_after_a_number_are_read(tmp_path):
+    store = GameStore.open(tmp_path / "games.sqlite")
+    play_opening(store, "g1", 6)
+    game_id = store.games()[0].id
+    assert store.turn(game_id, 3) == store.turns(game_id)[2]
+    assert store.turn(game_id, 3).sdg == "Build G1 Ann"
+    assert store.turn(game_id, 7) is None and store.turn(game_id + 1, 1) is None
+    assert [t.number for t in store.turns(game_id, after=4)] == [5, 6]
+    assert [t.number for t in store.turns(game_id, after=1, limit=2)] == [2, 3]
+    assert store.turns(game_id, after=6) == [] and store.turns(game_id, limit=0) == []
+    store.close()
+
+
+def test_a_store_opened_read_only_is_read_and_never_changed(tmp_path):
+    path = tmp_path / "games.sqlite"
+    store = GameStore.open(path)
+    play_opening(store, "g1", 3)
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    before = _digest(path)
+    reader = GameStore.open_read_only(path)
+    try:
+        assert [g.uid for g in reader.games()] == ["g1"]
+        assert len(reader.turns(reader.games()[0].id)) == 3
+        with pytest.raises(StoreError):  # it cannot write
+            new_game(reader, "g2")
+    finally:
+        reader.close()
+    assert _digest(path) == before
+
+
+def test_read_only_refuses_what_it_cannot_read_as_it_is(tmp_path, monkeypatch):
+    with pytest.raises(StoreRefused, match="unable to open"):
+        GameStore.open_read_only(tmp_path / "absent.sqlite")
+    assert not (tmp_path / "absent.sqlite").exists()
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes(text)")
+    with pytest.raises(StoreRefused, match="not a Homeworlds game store"):
+        GameStore.open_read_only(foreign)
+    older = tmp_path / "older.sqlite"
+    GameStore.open(older).close()
+    monkeypatch.setattr(db_module, "SCHEMA_VERSION", db_module.SCHEMA_VERSION + 1)
+    monkeypatch.setattr(db_module, "MIGRATIONS", {db_module.SCHEMA_VERSION - 1: ""})
+    with pytest.raises(StoreRefused, match="run `homeworlds play` on it once"):
+        GameStore.open_read_only(older)

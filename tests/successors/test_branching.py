@@ -7,7 +7,7 @@ import random
 import pytest
 
 from homeworlds.rules import canonical_key, count_successors, successors
-from homeworlds.rules.fast import Snapshot, state_key
+from homeworlds.rules.fast import EncodedPosition, state_key
 
 from .conftest import position_file, replay_positions
 
@@ -69,7 +69,7 @@ def test_generated_turns_apply_and_reach_their_keys(shared, branching_factors):
         states += [s for _, s in rng.sample(positions, min(3, len(positions)))]
     applied = 0
     for state in states:
-        layout = Snapshot(state).layout
+        layout = EncodedPosition(state).layout
         succs = list(successors(state))
         for succ in rng.sample(succs, min(150, len(succs))):
             after = state.copy()

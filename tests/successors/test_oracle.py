@@ -14,14 +14,14 @@ from homeworlds.rules import (
     preset,
     successors,
 )
-from homeworlds.rules.fast import Snapshot, state_key
+from homeworlds.rules.fast import EncodedPosition, state_key
 
 from .oracle import oracle_successor_keys
 from .randompos import random_position
 
 
 def _compare(state):
-    layout = Snapshot(state).layout
+    layout = EncodedPosition(state).layout
     fast = {}
     for succ in successors(state):
         after = succ.apply(state)  # every generated turn is legal for GameState...

@@ -21,14 +21,14 @@ from homeworlds.rules import (
     successor_keys,
     successors,
 )
-from homeworlds.rules.fast import Snapshot, state_key
+from homeworlds.rules.fast import EncodedPosition, state_key
 
 from .conftest import position
 
 
 def check_turns(state, succs):
     """Every turn applies through GameState and lands on its successor's key."""
-    layout = Snapshot(state).layout
+    layout = EncodedPosition(state).layout
     for succ in succs:
         after = state.copy()
         after.apply_turn(succ.turn)

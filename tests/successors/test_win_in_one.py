@@ -7,7 +7,7 @@ import random
 import pytest
 
 from homeworlds.rules import find_winning_turn, has_winning_turn, preset, red_alert, successors
-from homeworlds.rules.fast import Snapshot
+from homeworlds.rules.fast import EncodedPosition
 
 from .conftest import SHARED, position, position_file, replay_positions
 from .randompos import random_position
@@ -31,7 +31,7 @@ LOONEY_WINS = {
 
 def full_enumeration_win(state) -> bool:
     """Is some successor a win for the mover? (the slow, obviously complete way)"""
-    layout = Snapshot(state).layout
+    layout = EncodedPosition(state).layout
     me = state.to_move
     for succ in successors(state):
         homes = succ.key[0]

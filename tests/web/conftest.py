@@ -53,7 +53,8 @@ def browser(chromium_executable) -> Iterator:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
+        _unavailable("the playwright package is not installed (`make test` installs it: "
+                     "pip install -e '.[test]')")
     with sync_playwright() as pw:
         try:
             launched = pw.chromium.launch(executable_path=chromium_executable, headless=True,

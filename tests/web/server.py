@@ -78,10 +78,6 @@ class LiveServer:
         if thread.is_alive():
             raise RuntimeError(f"uvicorn on {self.url} did not stop within {2 * timeout} s")
 
-    def restart(self, app=None) -> LiveServer:
-        self.stop()
-        return self.start(app)
-
     def __enter__(self) -> LiveServer:
         return self.start() if not self.running else self
 

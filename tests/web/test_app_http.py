@@ -245,11 +245,11 @@ def test_names_from_the_table_are_escaped_in_the_admin_page(table):
 
 
 def test_a_burst_sends_the_newest_snapshot_and_every_turn_in_order():
-    from homeworlds.feed import GameInfo, Hints, Snapshot, TurnEvent
+    from homeworlds.feed import GameInfo, Hints, SnapshotEvent, TurnEvent
     from homeworlds.web.app import coalesce
 
     def snap(seq):
-        return Snapshot("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, False),
+        return SnapshotEvent("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, False),
                         "", {}, (), Hints(), True)
 
     def turn(seq):

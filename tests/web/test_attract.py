@@ -162,10 +162,10 @@ def test_the_attract_page_replays_and_goes_quiet_when_a_piece_is_placed(page, li
     assert page.locator("#waiting").is_visible()
     clock.now += 60 + 2 * 3  # idle long enough: the replay is at its turn 3
     page.wait_for_selector('body[data-active="yes"]', timeout=10_000)
-    page.wait_for_function("document.querySelector('#caption').textContent"
+    page.wait_for_function("() => document.querySelector('#caption').textContent"
                            ".startsWith('Turn 3: kanzenryu')", timeout=10_000)
     clock.now += 2 * 9  # turn 12, the picture of docs/display.md
-    page.wait_for_function("document.querySelector('#caption').textContent"
+    page.wait_for_function("() => document.querySelector('#caption').textContent"
                            ".startsWith('Turn 12: Felix')", timeout=10_000)
     assert page.locator("#waiting").is_hidden()
     svg = page.evaluate("() => new XMLSerializer().serializeToString("

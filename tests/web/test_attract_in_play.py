@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("starlette")
 
 from homeworlds.rules import PIECES  # noqa: E402
-from homeworlds.sim import PtyMcu, VirtualTable, make_registry  # noqa: E402
+from homeworlds.sim import make_registry  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
 from tests.event.tables import played_store  # noqa: E402
-from tests.integration.test_store_lifecycle import LAYOUT  # noqa: E402
+from tests.integration.play_host import LAYOUT, simulated_table  # noqa: E402
 from tests.web.server import free_port  # noqa: E402
 
 IDLE_S = 10  # the least [display] attract_after_s allows
@@ -59,17 +59,10 @@ def _wait(condition, timeout: float, what: str):
 def test_play_replays_the_archive_when_idle_and_stops_when_a_piece_is_placed(tmp_path, page):
     store = tmp_path / "games.sqlite"
     played_store(store, TWO_PLAYER_GAMES[0], LAYOUT.name)  # a finished game to replay
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
     port = free_port()
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
-            f'[display]\nenabled = true\nlisten = "127.0.0.1"\nport = {port}\n'
-            f'attract_after_s = {IDLE_S}\n')
+    with simulated_table(tmp_path, sections=f'[display]\nenabled = true\nlisten = "127.0.0.1"\n'
+                         f'port = {port}\nattract_after_s = {IDLE_S}\n') as sim:
+        table, config = sim.table, sim.config
         host = _DisplayHost(config, tmp_path / "game-record.raw", store, port)
         url = f"http://127.0.0.1:{port}"
         try:

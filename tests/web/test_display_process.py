@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from homeworlds.feed import GameInfo, Hints, Snapshot
+from homeworlds.feed import GameInfo, Hints, SnapshotEvent
 from homeworlds.session import ControlQueue
 from homeworlds.web import WebUnavailable
 from homeworlds.web.process import DisplayProcess
@@ -21,8 +21,8 @@ from homeworlds.web.process import DisplayProcess
 TOKEN = "process-test-token-0123456789abcdef"
 
 
-def _snapshot(seq: int, log=()) -> Snapshot:
-    return Snapshot("club", seq, time.time(), GameInfo("u1", "sdg", ("Ann", "Bob"), 0, 0,
+def _snapshot(seq: int, log=()) -> SnapshotEvent:
+    return SnapshotEvent("club", seq, time.time(), GameInfo("u1", "sdg", ("Ann", "Bob"), 0, 0,
                                                        len(log) + 1, None, False),
                     "Ann (0, y1b2) g3-\n", {"r1": 3}, tuple(log), Hints(), True)
 

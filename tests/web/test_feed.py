@@ -12,9 +12,8 @@ from homeworlds.feed import (
     FeedHub,
     FeedProducer,
     ResultEvent,
-    Snapshot,
+    SnapshotEvent,
     TurnEvent,
-    cooked_position,
     encode,
     event_from_json,
 )
@@ -23,6 +22,7 @@ from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState, preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.session import Stage
+from homeworlds.store.records import cooked_position, position_to_json
 from tests.shared import DATA
 
 PLAYERS = ("Ann", "Bob")
@@ -68,9 +68,9 @@ def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the
         assert len(turns) == k + 1
         assert turns[-1].number == k + 1 and turns[-1].seat == k % 2
         assert turns[-1].sdg == text
-        assert turns[-1].position == cooked_position(reference)
-        latest = [e for e in events if isinstance(e, Snapshot)][-1]
-        assert latest.position == cooked_position(reference)
+        assert turns[-1].position == cooked_position(position_to_json(reference))
+        latest = [e for e in events if isinstance(e, SnapshotEvent)][-1]
+        assert latest.position == cooked_position(position_to_json(reference))
         assert latest.turn_log == tuple(OPENING[:k + 1])
         assert latest.game.to_move == reference.to_move
         assert latest.game.turn_number == k + 2
@@ -215,10 +215,10 @@ def test_a_snapshot_with_a_negative_bank_count_is_refused(fed_game):
 # ---------------------------------------------------------------------- the hub
 
 
-def _snapshot(seq: int) -> Snapshot:
+def _snapshot(seq: int) -> SnapshotEvent:
     from homeworlds.feed import GameInfo, Hints
 
-    return Snapshot("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, True),
+    return SnapshotEvent("t", seq, 0.0, GameInfo(None, "sdg", PLAYERS, 0, 0, 1, None, True),
                     "", {}, (), Hints(), True)
 
 
@@ -318,3 +318,22 @@ def test_the_hint_view_is_built_once_per_tick_and_shows_what_the_tick_changed():
         assert len(built) == 1 and shown == built
         assert built[0].lifted is None  # the LEDs show no move hints from this tick on
         assert producer.latest.hints.lifted is None  # nor does the feed
+
+
+def test_a_table_of_three_seats_has_no_cooked_position_rather_than_a_wrong_one():
+    """The cooked format seats two: the snapshot's position is empty, not the position
+    without Carol's home and ships (which the feed sent before)."""
+    from homeworlds.session import new_session
+    from homeworlds.sim import make_registry
+    from homeworlds.store.records import turn_from_sdg
+    from homeworlds.table.layout import builtin_layout
+
+    players = ("Alice", "Bob", "Carol")
+    layout = builtin_layout("four-seat")
+    session = new_session(layout, make_registry(layout, 3), preset("last-standing"), players)
+    session.tracker.resume([(k % 3, turn_from_sdg(text, k % 3, players)) for k, text in enumerate(
+        ["Homeworld Y1 G2 R3", "Homeworld G3 B3 G1", "Homeworld Y3 B3 B1", "Build R1 Alice",
+         "Pass", "Pass", "Move R3 Alice Carol"])])
+    snapshot = FeedProducer(session, table="t", rules_name="last-standing").snapshot()
+    assert snapshot.position == ""
+    assert event_from_json(snapshot.to_json()).position == ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 from homeworlds.ai import GreedyPlayer
-from homeworlds.feed import Snapshot, TurnEvent
+from homeworlds.feed import SnapshotEvent, TurnEvent
 from homeworlds.link import LinkDown
 from homeworlds.rules import preset
 from homeworlds.runtime.table_replay import SimulatedTableGame
@@ -26,7 +26,7 @@ def _fed(**control):
 
 
 def _snapshots(events):
-    return [e for e in events if isinstance(e, Snapshot)]
+    return [e for e in events if isinstance(e, SnapshotEvent)]
 
 
 def test_the_clocks_are_in_the_snapshot_and_only_a_change_of_their_state_sends_one():

@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("starlette")
 
 from homeworlds.event.hub import HubIngest  # noqa: E402
-from homeworlds.event.hub_web import HubPages, build_app  # noqa: E402
 from homeworlds.event.rounds import EventBook  # noqa: E402
 from homeworlds.event.topics import table_topic  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
+from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
 from tests.event.tables import messages, played_store  # noqa: E402
 
@@ -35,7 +35,7 @@ def test_the_hubs_live_view_shows_the_table_and_follows_its_state(tmp_path, page
         server = live_server(build_app(pages))
         page.goto(server.url + "/tables/t2/live")
         # No retained state yet: the hub's store shows the six turns, the link unknown.
-        page.wait_for_function("document.querySelectorAll('#log li').length === 6")
+        page.wait_for_function("() => document.querySelectorAll('#log li').length === 6")
         assert page.locator("#map svg").count() == 1
         assert page.locator("#link").get_attribute("class") == "down"
         # The table's retained state arrives: the lifted ship and the sensors' link show.
@@ -46,7 +46,7 @@ def test_the_hubs_live_view_shows_the_table_and_follows_its_state(tmp_path, page
         snapshot["hints"] = dict(snapshot["hints"], lifted={"seat": state.to_move,
                                                             "piece": "y1", "from": mover})
         ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(snapshot).encode())
-        page.wait_for_function("document.getElementById('hints').textContent"
+        page.wait_for_function("() => document.getElementById('hints').textContent"
                                f".includes({json.dumps(mover + ' lifted y1')})")
         assert page.locator("#link").get_attribute("class") == "up"
         assert page.locator("#table-name").text_content() == "Table t2"

@@ -328,7 +328,7 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     tests/web/test_feed_wiring.py): snapshots published straight into the hub."""
     import time
 
-    from homeworlds.feed import FeedHub, GameInfo, Hints, Snapshot
+    from homeworlds.feed import FeedHub, GameInfo, Hints, SnapshotEvent
     from homeworlds.web.app import DisplayState, create_app
 
     hub = FeedHub()
@@ -338,7 +338,7 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     def publish(guidance, clocks=None, shown=True):
         seq[0] += 1
         game = GameInfo("g", "sdg", ("Ann", "Hal"), 0, 1, 7, time.time(), False)
-        hub.publish_threadsafe(Snapshot("t", seq[0], time.time(), game, "", {}, (),
+        hub.publish_threadsafe(SnapshotEvent("t", seq[0], time.time(), game, "", {}, (),
                                         Hints(guidance=guidance), True, clocks))
         if shown:
             page.wait_for_function(f"() => document.body.dataset.seq === '{seq[0]}'")

@@ -9,11 +9,10 @@ import time
 import urllib.request
 
 from homeworlds.notation import read_sdg_file
-from homeworlds.rules import GameState, Piece, preset
+from homeworlds.rules import Piece
 from homeworlds.session import AdminCommand
-from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
-from tests.integration.play_host import PlayHost, sdg_turn
+from tests.integration.play_host import PlayHost, sdg_turn, simulated_table
 from tests.store.helpers import wait_for
 from tests.web.live_table import LiveTable
 from tests.web.server import free_port
@@ -136,20 +135,14 @@ def _post(url, token):
 
 def test_undo_through_play_is_kept_in_the_store_and_a_restart_does_not_bring_the_turn_back(
         tmp_path):
-    registry = make_registry(LAYOUT, 2)
-    registry.save(tmp_path / "registry.toml")
-    table = VirtualTable(LAYOUT, registry)
     record = tmp_path / "game.raw"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     turns = ["Homeworld Y1 B2 G3", "Homeworld R1 Y2 G3", "Build G1 Ann"]
-    with PtyMcu(table, scan_time=0) as mcu:
-        config = tmp_path / "table.toml"
-        config.write_text(
-            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
-            f'[serial]\nport = "{mcu.device_path}"\n[pixels]\nsink = "memory"\n'
-            f'[display]\nenabled = true\nport = {port}\nadmin_token = "{TOKEN}"\n')
-        driver = TableDriver(table, GameState(preset("looney")))
+    with simulated_table(tmp_path, sections=f'[display]\nenabled = true\nport = {port}\n'
+                         f'admin_token = "{TOKEN}"\n') as sim:
+        config = sim.config
+        driver = sim.driver()
         host = PlayHost(config, record, store=None, listen=None)
         try:
             for k, text in enumerate(turns):

@@ -19,7 +19,7 @@ class ReaderError(Exception):
     BUS, NOCHIP, MUX, PROTOCOL...), the message says what happened."""
 
     def __init__(self, code, message):
-        Exception.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
 

@@ -150,7 +150,7 @@ class ResetLine:
 
     Readers given the same pin object share one ResetLine (``of(pin)``)."""
 
-    _lines = {}
+    _lines: "dict[int, ResetLine]" = {}
 
     def __init__(self, pin):
         self.pin = pin
@@ -419,7 +419,7 @@ class PN5180(Reader):
                 self.found = [uid_text(data)]
                 return
         # Several tags answered at once, or the answer was garbled: anticollision.
-        found = {}
+        found: dict[str, bool] = {}
         pending = [(0, 0)]
         rounds = 0
         while pending and rounds < self.max_rounds:

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from homeworlds.rules import GameState, SignatureLayout, canonical_key, layout_for
+from homeworlds.rules import (
+    OVERPOPULATION,
+    GameState,
+    SignatureLayout,
+    canonical_key,
+    layout_for,
+)
 
 WIN = 10_000.0
 
@@ -267,12 +273,12 @@ class Evaluator:
         for i, s in enumerate(systems):
             for c in range(4):
                 n = s.totals[c]
-                if n < 3:
+                if n < OVERPOPULATION - 1:
                     continue
                 damage = self._catastrophe_damage(s, c, me, opp, home_of=i)
                 if damage <= 0:
                     continue
-                if n >= 4:
+                if n >= OVERPOPULATION:
                     threat = max(threat, damage)
                     if i == opp and _doomed_home(s, opp):
                         threat = max(threat, WIN / 100)
@@ -370,7 +376,7 @@ class MaterialEvaluator:
             for s in systems:
                 if not s.count[me]:
                     continue
-                over = [c for c in range(4) if s.totals[c] >= 4]
+                over = [c for c in range(4) if s.totals[c] >= OVERPOPULATION]
                 part += s.value[me] - sum(s.color_value[me][c] for c in over)
                 colors |= s.colors[me]
                 if s.access(me) >> GREEN & 1:
@@ -400,7 +406,7 @@ def _doomed_home(home: _Sys, seat: int) -> bool:
     """Clearing the home's overpopulated colours would leave it without stars or own ships."""
     over = 0
     for c in range(4):
-        if home.totals[c] >= 4:
+        if home.totals[c] >= OVERPOPULATION:
             over |= 1 << c
     if not over:
         return False

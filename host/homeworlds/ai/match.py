@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from homeworlds.ai import players as _players
 from homeworlds.ai.openings import OPENINGS, choose_homeworld, opening_homeworld
@@ -31,8 +31,6 @@ from homeworlds.rules import GameState, Homeworld, Turn, preset
 
 #: The baselines every level is measured against.
 BASELINES = ("random", "greedy")
-#: Kept for callers of the first version of this module.
-OPPONENTS = BASELINES
 NAMES = ("Player1", "Player2")
 #: Default turn cap of a match game (the issue's figures against the C++ AI use 150).
 MAX_TURNS = 150
@@ -85,11 +83,6 @@ def make_player(name: str, seed: int, names: tuple[str, ...] = NAMES):
     if name.startswith("legacy") and name[6:].isdigit() and int(name[6:]) in _legacy_levels():
         return _players.LegacyPlayer(int(name[6:]), seed=seed, names=names)
     raise ValueError(f"unknown player {name!r}; known: {', '.join(player_names())}")
-
-
-def opponent_player(kind: str, seed: int):
-    """Kept for callers of the first version: a baseline by name."""
-    return make_player(kind, seed)
 
 
 def match_opening(number: int, rules: str = "looney",
@@ -210,6 +203,32 @@ def outcome_figures(games: Iterable, outcomes: Sequence[str] = OUTCOMES,
             "by_seat": [{k: sum(1 for g in games if g.seat == seat and g.outcome == k)
                          for k in ("win", "loss", "unfinished")} for seat in (0, 1)],
             "mean_turns": statistics.fmean(g.turns for g in scored) if scored else 0.0}
+
+
+def match_figures(games: Iterable, opponent_times: Callable[[Any], Sequence[float]],
+                  outcomes: Sequence[str] = OUTCOMES, others: Sequence[str] = ()) -> dict:
+    """A match's figures, as both strength benchmarks report them: ``outcome_figures`` and
+    the think times of the player under test (``player_seconds``, from each game's
+    ``times``) and of its opponent (``opponent_seconds``, ``opponent_times(game)``)."""
+    games = list(games)
+    return {**outcome_figures(games, outcomes, others),
+            "player_seconds": think_time_figures([t for g in games for t in g.times]),
+            "opponent_seconds": think_time_figures([t for g in games
+                                                    for t in opponent_times(g)])}
+
+
+def outcome_text(figures: dict) -> str:
+    """``outcome_figures``' counts in words: "3 won, 1 lost, 0 drawn, 0 unfinished"."""
+    return (f"{figures['win']} won, {figures['loss']} lost, {figures['draw']} drawn, "
+            f"{figures['unfinished']} unfinished")
+
+
+def think_time_text(times: dict) -> str:
+    """``think_time_figures`` in words: "p50 0.012 s, p99 0.340 s, max 0.51 s (120 turns)"."""
+    if not times["moves"]:
+        return "no turns"
+    return (f"p50 {times['p50']:.3f} s, p99 {times['p99']:.3f} s, max {times['max']:.2f} s "
+            f"({times['moves']} turns)")
 
 
 def seats_text(by_seat: list[dict]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from homeworlds.rules import (
+    OVERPOPULATION,
     GameState,
     SignatureLayout,
     Turn,
@@ -128,7 +129,7 @@ def home_out_of_reach(state: GameState, seat: int) -> bool:
     if within_reach({k // 3 for k in defenders}):
         return False
     if invaders:
-        to_capture = [k for k in defenders if counts[k // 3] < 4]
+        to_capture = [k for k in defenders if counts[k // 3] < OVERPOPULATION]
         if all(k % 3 + 1 <= max(invaders) for k in to_capture) \
                 and len(to_capture) <= max(1, largest[0]):
             return False

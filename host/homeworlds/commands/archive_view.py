@@ -56,10 +56,12 @@ def attract_seconds(text: str) -> float:
 def build_app(store: str | None, files: list[str], attract_after_s: float | None = None):
     """The Starlette app of the archive viewer and the attract page."""
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.responses import RedirectResponse
     from starlette.routing import Route
 
     from homeworlds.web.archive import Archive, archive_routes
+    from homeworlds.web.kit import SecurityHeaders
 
     archive = Archive(store, files)
 
@@ -73,7 +75,7 @@ def build_app(store: str | None, files: list[str], attract_after_s: float | None
         attract_routes = None
     if attract_routes is not None and attract_after_s != 0:
         routes += attract_routes(archive, idle_after_s=attract_after_s)
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ is not running (a running table takes ``abandon`` on its terminal).
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -75,17 +74,7 @@ def run(args: argparse.Namespace) -> int:
 def _open(path: Path, writable: bool) -> GameStore:
     if writable:
         return GameStore.open(path)
-    # Reading must not change the file (not even create a journal): read-only and immutable
-    # to other writers' locks is not wanted either, so plain read-only mode.
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
-                               check_same_thread=False)
-        GameStore._check_readable(conn, str(path))
-    except sqlite3.Error as exc:
-        from homeworlds.store import StoreRefused
-        from homeworlds.store.database import describe_sqlite_error
-        raise StoreRefused(str(path), describe_sqlite_error(exc)[1]) from None
-    return GameStore(path, conn)
+    return GameStore.open_read_only(path)  # listing and exporting never change the file
 
 
 def _list(store: GameStore, table: str | None) -> int:

@@ -87,8 +87,8 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
         from homeworlds.event.hub import HubIngest
         from homeworlds.event.hub_client import HubClient
-        from homeworlds.event.hub_web import HubPages, build_app
         from homeworlds.event.rounds import EventBook
+        from homeworlds.web.hub import HubPages, build_app
     except (ImportError, MqttUnavailable) as exc:
         return _fail(f"{exc}: pip install 'homeworlds-table[event]'")
     try:

@@ -157,9 +157,14 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
         preset(rules)
     except (KeyError, ValueError):
         rules = "sdg"  # the bank comes with the snapshot; the preset only sizes a default
+    players = game.get("players") or ()
+    position = snapshot.get("position") or ""
+    if not position and len(players) > 2:
+        raise ValueError(f"the game seats {len(players)} players; the feed's position is "
+                         "cooked text, which holds two")
     overlay = Overlay.from_feed(snapshot.get("hints"), result=game.get("result"),
                                 caption=caption)
-    return render_cooked_svg(snapshot.get("position") or "", rules=rules,
+    return render_cooked_svg(position, rules=rules,
                              to_move=int(game.get("to_move") or 0),
                              players=game.get("players") or None, overlay=overlay,
                              bank=snapshot.get("bank"), portrait=portrait)

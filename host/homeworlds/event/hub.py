@@ -23,14 +23,13 @@ from homeworlds.event.payloads import (
     PayloadError,
     check_result,
     check_turn,
-    cooked_position,
     decode,
     rules_of,
 )
 from homeworlds.event.topics import parse_topic
 from homeworlds.rules import PIECES, GameState
 from homeworlds.store import GameStore, StoredGame, StoredResult, StoreError
-from homeworlds.store.records import position_to_json, turn_from_sdg
+from homeworlds.store.records import cooked_position, position_to_json, turn_from_sdg
 
 log = logging.getLogger("homeworlds.hub")
 
@@ -177,12 +176,11 @@ class HubIngest:
             return
         number = data["number"]
         if number <= game.turns:
-            held = self.store._read("SELECT seat, sdg FROM turns WHERE game_id = ? AND "
-                                    "number = ?", (game.stored.id, number))
-            if held and tuple(held[0]) != (data["seat"], data["sdg"]):
+            held = self.store.turn(game.stored.id, number)
+            if held is not None and (held.seat, held.sdg) != (data["seat"], data["sdg"]):
                 raise PayloadError(f"table {table}, game {game.stored.uid}, turn {number}: "
                                    f"{data['sdg']!r} is not the turn the hub holds "
-                                   f"({held[0][1]!r}); a stored turn is never replaced")
+                                   f"({held.sdg!r}); a stored turn is never replaced")
             self.duplicates += 1
             return
         if number > game.turns + 1:

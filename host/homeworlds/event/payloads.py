@@ -15,10 +15,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from homeworlds.notation import CookedSystem, write_position
-from homeworlds.notation.cooked import parse_pieces
 from homeworlds.rules import PIECES, GameState, Handicaps, Rules, preset
 from homeworlds.store import StoredGame, StoredResult, StoredTurn
+from homeworlds.store.records import cooked_position
 
 #: Largest message the hub reads (a whole game's snapshot is a few kB).
 MAX_PAYLOAD_BYTES = 256 * 1024
@@ -37,22 +36,6 @@ def game_header(game: StoredGame) -> dict[str, Any]:
     return {"uid": game.uid, "rules": game.rules, "handicaps": game.handicaps,
             "first_seat": game.first_seat, "players": list(game.players),
             "started": game.started}
-
-
-def cooked_position(position: dict[str, Any]) -> str | None:
-    """The cooked text of a stored position (two players), else None."""
-    try:
-        systems = []
-        for s in position["systems"]:
-            ships = s["ships"]
-            if len(ships) != 2:
-                return None
-            systems.append(CookedSystem(
-                s["name"], s["home_of"], parse_pieces("".join(s["stars"])),
-                (parse_pieces("".join(ships[0])), parse_pieces("".join(ships[1])))))
-        return write_position(systems)
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def turn_message(table: str, game: StoredGame, turn: StoredTurn) -> dict[str, Any]:
@@ -108,7 +91,9 @@ def snapshot_message(table: str, seq: int, game: StoredGame | None, state: GameS
         "result": None if result is None else {
             "kind": result.kind, "winners": list(result.winners),
             "text": result_text(game.players, result.kind, result.winners)}}
-    message["position"] = cooked_position(turns[-1].position) if turns else ""
+    # A snapshot's position is text, as the feed's: empty when the cooked format cannot
+    # hold it (more than two seats).
+    message["position"] = (cooked_position(turns[-1].position) or "") if turns else ""
     message["bank"] = bank_of(state)
     message["turn_log"] = [t.sdg for t in turns]
     return message

@@ -21,7 +21,6 @@ from typing import Any
 
 from homeworlds.event.event_clock import EventClockError, parse_clock_payload
 from homeworlds.event.mqtt import make_client, reason_text
-from homeworlds.event.outbox import Cursor, Outbox
 from homeworlds.event.payloads import (
     PayloadError,
     decode,
@@ -35,6 +34,7 @@ from homeworlds.event.settings import EventSettings
 from homeworlds.event.topics import event_config_topic, table_topic
 from homeworlds.rules import GameState
 from homeworlds.store import GameStore, StoredGame, StoreError
+from homeworlds.store.outbox import Cursor, Outbox
 from homeworlds.store.records import turn_from_sdg
 
 log = logging.getLogger("homeworlds.event")

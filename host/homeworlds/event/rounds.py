@@ -9,13 +9,12 @@ the table reported, and the table's record stays as it was.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from dataclasses import dataclass
 
 from homeworlds.event.pairing import Outcome, PairingError, round_robin, standings, swiss
 from homeworlds.store import GameStore, StoredGame
 from homeworlds.store.recorder import utc_now
+from homeworlds.store.rounds import StoredRounds
 
 FORMATS = ("swiss", "round-robin")
 
@@ -45,12 +44,13 @@ class EventBook:
         if fmt not in FORMATS:
             raise ValueError(f"unknown event format {fmt!r} (formats: {', '.join(FORMATS)})")
         self.store = store
+        self.record = StoredRounds(store)
         self.format = fmt
 
     # ------------------------------------------------------------------ players
 
     def players(self) -> list[str]:
-        return [r[0] for r in self.store._read("SELECT name FROM event_players ORDER BY seq")]
+        return self.record.players()
 
     def set_players(self, names: list[str]) -> None:
         names = [n.strip() for n in names if n.strip()]
@@ -58,29 +58,22 @@ class EventBook:
             raise PairingError("a player is named twice")
         if self.rounds():
             raise PairingError("the players are fixed once the first round started")
-
-        def work(c: sqlite3.Connection) -> None:
-            c.execute("DELETE FROM event_players")
-            c.executemany("INSERT INTO event_players(name, seq) VALUES (?, ?)",
-                          [(n, k) for k, n in enumerate(names)])
-        self.store._write(work)
+        self.record.replace_players(names)
 
     # ------------------------------------------------------------------ rounds
 
     def rounds(self) -> list[tuple[int, str]]:
-        return [(r[0], r[1]) for r in self.store._read(
-            "SELECT number, started FROM event_rounds ORDER BY number")]
+        """(number, when it started) of every round, in order."""
+        return [(r.number, r.started) for r in self.record.rounds()]
 
     def boards(self) -> list[Board]:
-        rows = self.store._read(
-            "SELECT p.round, p.board, p.player_a, p.player_b, r.started FROM event_pairings p "
-            "JOIN event_rounds r ON r.number = p.round ORDER BY p.round, p.board")
         games = self.store.games()
-        corrections = {r[0]: json.loads(r[1]) for r in self.store._read(
-            "SELECT game_id, winners FROM result_corrections")}
+        corrections = self.record.corrections()
         used: set[int] = set()
         out = []
-        for rnd, board, a, b, started in rows:
+        for pairing in self.record.pairings():
+            rnd, board, a, b = pairing.round, pairing.board, pairing.player_a, pairing.player_b
+            started = pairing.started
             game = None
             if b is not None:
                 want = {a.casefold(), b.casefold()}
@@ -127,15 +120,7 @@ class EventBook:
     def start_round(self) -> int:
         pairs = self.next_pairings()
         number = len(self.rounds()) + 1
-        started = utc_now()
-
-        def work(c: sqlite3.Connection) -> None:
-            c.execute("INSERT INTO event_rounds(number, started) VALUES (?, ?)",
-                      (number, started))
-            c.executemany("INSERT INTO event_pairings(round, board, player_a, player_b) "
-                          "VALUES (?, ?, ?, ?)",
-                          [(number, k + 1, a, b) for k, (a, b) in enumerate(pairs)])
-        self.store._write(work)
+        self.record.add_round(number, utc_now(), pairs)
         return number
 
     def correct_result(self, game_id: int, winner: str | None, note: str) -> None:
@@ -151,10 +136,4 @@ class EventBook:
                 raise PairingError(f"{winner!r} did not play game {game_id} "
                                    f"({' v '.join(game.players)})")
             winners = seats[:1]
-
-        def work(c: sqlite3.Connection) -> None:
-            c.execute("INSERT INTO result_corrections(game_id, winners, note, at) VALUES "
-                      "(?, ?, ?, ?) ON CONFLICT(game_id) DO UPDATE SET winners = "
-                      "excluded.winners, note = excluded.note, at = excluded.at",
-                      (game_id, json.dumps(winners), note, utc_now()))
-        self.store._write(work)
+        self.record.correct_result(game_id, winners, note, utc_now())

@@ -1,6 +1,6 @@
 """The table feed (docs/display.md, "The table feed"): what a display needs of the table.
 
-- ``events``: the feed's immutable events (``Snapshot``, ``TurnEvent``, ``ResultEvent``)
+- ``events``: the feed's immutable events (``SnapshotEvent``, ``TurnEvent``, ``ResultEvent``)
   with their JSON and a strict reader (:func:`event_from_json`); ``FeedProducer``, which
   makes them from a running table on the table's own thread; ``FeedHub``, which fans them
   out to asyncio subscribers through bounded queues.
@@ -22,11 +22,10 @@ from homeworlds.feed.events import (
     Mistake,
     Result,
     ResultEvent,
-    Snapshot,
+    SnapshotEvent,
     Subscription,
     TurnEvent,
     bank_counts,
-    cooked_position,
     encode,
     event_from_json,
     overpopulations,
@@ -44,11 +43,10 @@ __all__ = [
     "Mistake",
     "Result",
     "ResultEvent",
-    "Snapshot",
+    "SnapshotEvent",
     "Subscription",
     "TurnEvent",
     "bank_counts",
-    "cooked_position",
     "encode",
     "event_from_json",
     "follow_feed",

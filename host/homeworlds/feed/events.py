@@ -2,7 +2,7 @@
 
 Three kinds of event (docs/display.md, "The feed", has the JSON of each):
 
-* ``Snapshot``: everything a display needs, whole — the game, the position (cooked text),
+* ``SnapshotEvent``: everything a display needs, whole — the game, the position (cooked text),
   the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
   guidance, and an undo's steps back), the game clocks and the result. Sent after every
   tick in which the hints or the clocks' state changed (the tick the LEDs change; the
@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeworlds.notation import CookedSystem, write_position
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -108,7 +107,7 @@ class Hints:
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot:
+class SnapshotEvent:
     table: str
     seq: int
     at: float
@@ -172,7 +171,7 @@ class ResultEvent:
                 "text": self.text, "after_turn": self.after_turn}
 
 
-FeedEvent = Snapshot | TurnEvent | ResultEvent
+FeedEvent = SnapshotEvent | TurnEvent | ResultEvent
 
 
 def encode(event: FeedEvent) -> str:
@@ -272,7 +271,7 @@ def event_from_json(data: Any) -> FeedEvent:
             tuple(Mistake(m["slot"], m["text"]) for m in mistakes),
             h.get("message", "") if isinstance(h.get("message", ""), str) else "",
             _get(h, "guidance", dict, "snapshot.hints", optional=True))
-        return Snapshot(
+        return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
             float(_get(data, "at", (int, float), "snapshot")), game,
             _get(data, "position", str, "snapshot"), dict(bank),
@@ -299,18 +298,12 @@ def event_from_json(data: Any) -> FeedEvent:
 # ---------------------------------------------------------------------- positions
 
 
-def cooked_position(state: GameState) -> str:
-    """The position in the cooked notation (``notation.cooked.write_position``); a seat
-    past the second is left out (the cooked format seats two)."""
-    systems = []
-    for s in state.systems:
-        fleets = tuple(tuple(PIECES[i] for i in range(12) for _ in range(f[i]))
-                       for f in s.ships[:2])
-        while len(fleets) < 2:
-            fleets += ((),)
-        systems.append(CookedSystem(s.name, s.home_of if s.home_of in (0, 1) else None,
-                                    s.star_pieces, fleets))
-    return write_position(systems)
+def _position_text(state: GameState) -> str:
+    """The feed's ``position``: the cooked text of the position (``store.records``), empty
+    when the cooked format cannot hold it (more than two seats)."""
+    from homeworlds.store.records import cooked_position, position_to_json
+
+    return cooked_position(position_to_json(state)) or ""
 
 
 def bank_counts(state: GameState) -> dict[str, int]:
@@ -384,7 +377,7 @@ class FeedProducer:
         #: players must restore, shown until the table shows it (merged with the session's
         #: restore steps into ``hints.guidance``, see ``guidance_json``)
         self.guidance: dict[str, Any] | None = None
-        self.latest: Snapshot | None = None
+        self.latest: SnapshotEvent | None = None
         self._lock = threading.Lock()
 
     # ---- game identity ----
@@ -423,7 +416,7 @@ class FeedProducer:
         if timed is not None and timed.seat == commit.seat:
             elapsed = timed.elapsed_ms  # the mover's clock: pauses are not counted
         sdg = turn_to_sdg(commit.turn, tracker.players)
-        position = cooked_position(commit.state)
+        position = _position_text(commit.state)
         marks.started_at = now
         marks.record_length = number
         self.guidance = None
@@ -445,7 +438,7 @@ class FeedProducer:
                                 result.winners, result.text, len(tracker.record))
         self._emit(event)
 
-    def tick(self) -> Snapshot | None:
+    def tick(self) -> SnapshotEvent | None:
         """After the session's tick: a snapshot when what the table shows changed."""
         session = self.session
         tracker = session.tracker
@@ -473,7 +466,7 @@ class FeedProducer:
         self._emit(snapshot)
         return snapshot
 
-    def snapshot(self, view=None) -> Snapshot:
+    def snapshot(self, view=None) -> SnapshotEvent:
         """The whole table now (also sent to a subscriber that joins or falls behind)."""
         from homeworlds.store.records import turn_to_sdg
 
@@ -513,8 +506,8 @@ class FeedProducer:
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
                         result)
         with self._lock:
-            snapshot = Snapshot(self.table, self._next_seq(), self._wall(), game,
-                                cooked_position(shown), bank_counts(shown),
+            snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
+                                _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
                                 if partial is not None else ())
@@ -641,7 +634,7 @@ class FeedHub:
 
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.latest: Snapshot | None = None
+        self.latest: SnapshotEvent | None = None
         self._subscribers: set[Subscription] = set()
         self.delivered = 0
         self.resyncs = 0
@@ -655,7 +648,7 @@ class FeedHub:
         self._subscribers.discard(subscription)
 
     def publish_threadsafe(self, event: FeedEvent) -> None:
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             self.latest = event
         loop = self.loop
         if loop is None or loop.is_closed():
@@ -667,7 +660,7 @@ class FeedHub:
 
     def publish(self, event: FeedEvent) -> None:
         """Deliver on the hub's loop thread (tests and in-loop producers)."""
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             self.latest = event
         self._deliver(event)
 

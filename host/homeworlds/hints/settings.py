@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from homeworlds.pixels import RGB
@@ -190,9 +190,6 @@ class HintSettings:
                 value = color_text(value)
             out[f.name] = value
         return out
-
-    def with_changes(self, **changes: Any) -> HintSettings:
-        return replace(self, **changes)
 
     def seat_color(self, seat: int) -> RGB:
         """The bar colour of ``seat``; seats past the list reuse it from the start."""

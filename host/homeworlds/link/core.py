@@ -262,10 +262,6 @@ class TableLink:
         return None
 
     @property
-    def port_name(self) -> str:
-        return self._port_name
-
-    @property
     def stats(self) -> LinkStats:
         counts = self._decoder.counts
         dropped = {reason: counts[reason] for reason in protocol.DROP_REASONS}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from homeworlds.pixels.blinka import NEOPIXEL_SPI_FREQUENCY, PIXEL_ORDERS
@@ -134,9 +134,6 @@ class PixelSettings:
         """The settings as a plain mapping (None values left out), for saving."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if getattr(self, f.name) is not None}
-
-    def with_changes(self, **changes: Any) -> PixelSettings:
-        return replace(self, **changes)
 
     @property
     def sink_kind(self) -> str:

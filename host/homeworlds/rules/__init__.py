@@ -62,7 +62,16 @@ from homeworlds.rules.inference import (
 )
 from homeworlds.rules.moves import fresh_system_name, legal_actions
 from homeworlds.rules.partial import ActionPattern, match_partial_turn, parse_partial_turn
-from homeworlds.rules.pieces import PIECES, Color, Piece, Size
+from homeworlds.rules.pieces import (
+    HOME_STARS,
+    ICEHOUSE_SET_COPIES,
+    OVERPOPULATION,
+    PIECES,
+    TWO_PLAYER_COPIES,
+    Color,
+    Piece,
+    Size,
+)
 from homeworlds.rules.presets import DEFAULT_PRESET, PRESETS, Handicaps, Rules, preset
 from homeworlds.rules.state import GameResult, GameState, System, TurnInProgress
 from homeworlds.rules.successors import (
@@ -87,6 +96,8 @@ __all__ = [
     "Action", "BrainTransference", "Build", "Capture", "Catastrophe", "Color", "Discover",
     "Homeworld", "Move", "PIECES", "POWER_OF", "Pass", "Piece", "Sacrifice", "SetupPick",
     "Size", "Trade", "Turn",
+    # the rules' numbers
+    "HOME_STARS", "ICEHOUSE_SET_COPIES", "OVERPOPULATION", "TWO_PLAYER_COPIES",
     # errors
     "AmbiguousAction", "HomeworldsError", "IllegalAction", "IllegalTurn", "InvalidNotation",
     # rule flags and presets

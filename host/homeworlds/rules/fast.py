@@ -24,6 +24,7 @@ one in) and is unique by unique factorisation.
 
 from __future__ import annotations
 
+from homeworlds.rules.pieces import OVERPOPULATION
 from homeworlds.rules.state import GameState
 
 # ---- primes for the exact product keys ------------------------------------
@@ -166,7 +167,7 @@ class SignatureLayout:
         i.ships = sum(count)
         i.color_totals = tuple(totals)
         i.pips = tuple(pips)
-        i.overpop = tuple(c for c in range(4) if totals[c] >= 4)
+        i.overpop = tuple(c for c in range(4) if totals[c] >= OVERPOPULATION)
         return i
 
     def ship_count(self, sig: int, seat: int, kind: int) -> int:
@@ -225,8 +226,9 @@ def home_tag(sig: int, home: int) -> int:
 # ---- conversion from GameState ---------------------------------------------
 
 
-class Snapshot:
-    """A GameState as parallel lists: signatures, home markers, names, plus the bank."""
+class EncodedPosition:
+    """A GameState as the successor search encodes it: parallel lists of the systems'
+    signatures, home markers and names, plus the bank."""
 
     __slots__ = ("layout", "sigs", "homes", "names", "bank", "seats", "eliminated")
 
@@ -249,7 +251,7 @@ def canonical_key(state: GameState) -> tuple:
     as that seat's home, the other systems as a multiset. A seat without a home
     has ``None``. Whose turn it is and the game's result are not part of it.
     """
-    snap = Snapshot(state)
+    snap = EncodedPosition(state)
     return key_of(snap.sigs, snap.homes, snap.seats)
 
 

@@ -34,7 +34,7 @@ from homeworlds.rules.actions import (
 )
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction
 from homeworlds.rules.moves import fresh_system_name
-from homeworlds.rules.pieces import PIECES, Color
+from homeworlds.rules.pieces import OVERPOPULATION, PIECES, Color
 from homeworlds.rules.state import GameState, System, TurnInProgress
 
 BoardKey = tuple
@@ -305,7 +305,7 @@ class _InferenceSearch:
             for s in st.systems:
                 counts = self._counts_now[s.key] = s.color_counts()
                 for c in range(4):
-                    if counts[c] >= 4 and self._color_drop(s, wants[s.key], c):
+                    if counts[c] >= OVERPOPULATION and self._color_drop(s, wants[s.key], c):
                         yield Catastrophe(s.name, Color(c))
         if tip.passed or tip.closed_by_catastrophe:
             return
@@ -529,7 +529,7 @@ class _InferenceSearch:
                 # needs four pieces of its colour, each action adding at most one.
                 forced = (kept is not None and stars_now[c] > kept[c]
                           or others_gone and not can_capture)
-                fuel = max(0, 4 - counts[c])
+                fuel = max(0, OVERPOPULATION - counts[c])
                 possible = (fuel <= arrivals and not (kept and kept[c]) and not others_kept)
                 if forced and not possible and want is not None:
                     return True  # (a system that goes may go whole: see below)

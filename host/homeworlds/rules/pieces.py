@@ -84,3 +84,28 @@ class Piece(NamedTuple):
 
 
 PIECES: tuple[Piece, ...] = tuple(Piece(c, s) for c in Color for s in Size)
+
+
+# ---- the rules' numbers -------------------------------------------------------------
+# Each is quoted from a rulebook ("words" — file, *Section*), checked verbatim by
+# tests/rules/test_rulebook_quotes.py.
+
+#: Pieces of one colour in one system that make it overpopulated (a catastrophe may then be
+#: declared there): "Overpopulation exists any time a single system contains four or more
+#: pieces of the same color" — 000_ad12fc0a1f739089.txt, *OVERPOPULATION*
+OVERPOPULATION = 4
+
+#: Stars a homeworld starts with: "Each player's two stars form their binary home system."
+#: — 003_30630e769415c554.txt, *Initial Phase (Setup)*
+HOME_STARS = 2
+
+#: Pieces of each colour-size a two-player bank holds: "Three Trios each of Red, Yellow,
+#: Blue, and Green" — 000_ad12fc0a1f739089.txt, *EQUIPMENT*; "for atwo-player game, use
+#: three pieces of each size/color" — 002_97f4ce8dbb4cee45.txt, *What You Need*. Beyond two
+#: players the preset's bank rule decides (``Rules.bank``, ``Rules.bank_copies``).
+TWO_PLAYER_COPIES = 3
+
+#: Pieces of each colour-size in "A standard four-color Icehouse set" —
+#: 002_97f4ce8dbb4cee45.txt, *What You Need*: four stashes of fifteen pyramids, five of
+#: each size (docs/rules.md, "The bank").
+ICEHOUSE_SET_COPIES = 5

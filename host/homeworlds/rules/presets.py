@@ -10,12 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-#: Pieces of each colour-size a two-player bank holds: "Three Trios each of Red, Yellow,
-#: Blue, and Green" (000, EQUIPMENT); "use three pieces of each size/color" (002).
-TWO_PLAYER_COPIES = 3
-#: Pieces of each colour-size in a standard four-colour Icehouse set: four stashes of
-#: fifteen pyramids, five of each size (docs/rules.md, "The bank").
-ICEHOUSE_SET_COPIES = 5
+from homeworlds.rules.pieces import ICEHOUSE_SET_COPIES, TWO_PLAYER_COPIES
+
 #: The ways of sizing the bank (``Rules.bank``).
 BANK_RULES = ("trio-per-player", "icehouse-set")
 

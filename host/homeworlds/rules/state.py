@@ -39,7 +39,7 @@ from homeworlds.rules.alignments import (
     check_alignments,
 )
 from homeworlds.rules.errors import AmbiguousAction, IllegalAction, IllegalTurn
-from homeworlds.rules.pieces import PIECES, Color, Piece
+from homeworlds.rules.pieces import HOME_STARS, OVERPOPULATION, PIECES, Color, Piece
 from homeworlds.rules.presets import LOONEY, Rules
 
 
@@ -95,7 +95,7 @@ class System:
         return counts
 
     def overpopulated_colors(self) -> list[int]:
-        return [c for c, n in enumerate(self.color_counts()) if n >= 4]
+        return [c for c, n in enumerate(self.color_counts()) if n >= OVERPOPULATION]
 
     def has_access(self, seat: int, color: int) -> bool:
         """Technology: the colour is a star here or one of the seat's own ships here."""
@@ -340,10 +340,6 @@ class GameState:
         self._assign(before)
         return turn
 
-    @property
-    def move_stack(self) -> list[Turn]:
-        return [t for _, t in self._stack]
-
     # ---- elimination and results ---------------------------------------
 
     def next_seat(self, seat: int) -> int:
@@ -548,12 +544,6 @@ class TurnInProgress:
             self._fail(f"there is no system named {name!r}", action)
         return s
 
-    @property
-    def can_act(self) -> bool:
-        """Whether a power action (free or from a sacrifice) is still available."""
-        return (not self.passed and not self.closed_by_catastrophe and
-                (not self.free_action_used or self.sacrifice_left > 0))
-
     def _after_action(self, touched: System, action: Action) -> None:
         """Star fading and the mid-turn home rules after an action emptied a system."""
         st = self.state
@@ -659,7 +649,7 @@ class TurnInProgress:
                        action)
         system = self._system(action.system, action)
         color = int(action.color)
-        if system.count_color(color) < 4:
+        if system.count_color(color) < OVERPOPULATION:
             self._fail(f"{system.name} is not overpopulated in {action.color.to_text()} "
                        f"({system.count_color(color)} pieces)", action)
         if timing == "ends" and self.free_action_used:
@@ -902,7 +892,7 @@ class TurnInProgress:
         all_stars_done = all((h := st.home_of(s)) is not None and len(h.stars) == 2
                              for s in range(st.players))
         if action.role == "star":
-            if stars_placed >= 2:
+            if stars_placed >= HOME_STARS:
                 self._fail("you already have two home stars; pick your ship", action)
             if home is None:
                 if st.system(action.name) is not None:
@@ -926,10 +916,6 @@ class TurnInProgress:
         self.free_action_used = True
 
     # ---- ending the turn ----
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.actions
 
     def finish(self) -> GameState:
         """Check the turn as a whole and return the state after it (not yet committed)."""

@@ -46,8 +46,8 @@ from homeworlds.rules.actions import (
     Trade,
     Turn,
 )
-from homeworlds.rules.fast import PrimeTable, Snapshot, canonical_key, home_tag
-from homeworlds.rules.pieces import PIECES, Color
+from homeworlds.rules.fast import EncodedPosition, PrimeTable, canonical_key, home_tag
+from homeworlds.rules.pieces import OVERPOPULATION, PIECES, Color
 from homeworlds.rules.state import GameState
 
 __all__ = [
@@ -156,7 +156,7 @@ class SuccessorSearch:
             raise ValueError("immediate elimination with more than two players is not "
                              "supported by the successor search")
         self.state = state
-        self.snap = Snapshot(state)
+        self.snap = EncodedPosition(state)
         self.keep_paths = keep_paths
         self.results: dict[int, None] = {}
         self.fresh: list[tuple[tuple, tuple]] = []
@@ -748,12 +748,12 @@ def _win_bound(c: _Context) -> None:
             tot = inf.color_totals
             stars = inf.star_colors
             for x in range(4):
-                if stars >> x & 1 and tot[x] >= 4:
+                if stars >> x & 1 and tot[x] >= OVERPOPULATION:
                     return True
             if left <= 0 or color <= 0:
                 continue  # no actions left, or red: captures add no pieces
             for x in range(4):
-                if stars >> x & 1 and supply_cost(color, x, 4 - tot[x], hs, inf,
+                if stars >> x & 1 and supply_cost(color, x, OVERPOPULATION - tot[x], hs, inf,
                                                   exact) <= left:
                     return True
         return False
@@ -776,7 +776,7 @@ def _win_bound(c: _Context) -> None:
             stars = inf.star_colors
             ready = 0
             for x in range(4):
-                if tot[x] >= 4:
+                if tot[x] >= OVERPOPULATION:
                     ready |= 1 << x
             if ready and (not stars & ~ready or not theirs & ~ready):
                 return True
@@ -796,8 +796,8 @@ def _win_bound(c: _Context) -> None:
             for need_colors in (theirs, stars):
                 cost = 0
                 for x in range(4):
-                    if need_colors >> x & 1 and tot[x] < 4:
-                        cost += supply_cost(color, x, 4 - tot[x], hs, inf, exact)
+                    if need_colors >> x & 1 and tot[x] < OVERPOPULATION:
+                        cost += supply_cost(color, x, OVERPOPULATION - tot[x], hs, inf, exact)
                         if cost > left:
                             break
                 if cost <= left:
@@ -874,8 +874,8 @@ def _win_bound(c: _Context) -> None:
                             lost += ship_count(sig, t, k) * (k % 3 + 1)
                     else:
                         continue
-                    if tot[x] >= 4 or left > 0 and color > 0 and supply_cost(
-                            color, x, 4 - tot[x], j, inf, exact) <= left:
+                    if tot[x] >= OVERPOPULATION or left > 0 and color > 0 and supply_cost(
+                            color, x, OVERPOPULATION - tot[x], j, inf, exact) <= left:
                         reach += lost
                 if color == 0 and left > 0:
                     big = inf.largest[me]

@@ -447,10 +447,10 @@ def _feed_publisher(publisher, display, session, config: TableConfig, recorder) 
     sensors' link, the turn's start): the feed's snapshots go to the publisher, from the
     display's feed when it runs, else from a feed of their own (homeworlds.feed is core:
     no web extra needed). Turns and results are published from the store's outbox only."""
-    from homeworlds.feed import Snapshot
+    from homeworlds.feed import SnapshotEvent
 
     def offer(event) -> None:
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             publisher.offer_snapshot(event.to_json())
 
     if display is not None:

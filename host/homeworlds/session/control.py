@@ -15,10 +15,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
-from homeworlds.feed import cooked_position
 from homeworlds.rules import IllegalAction
 from homeworlds.session.lights import HINT_LEVELS
-from homeworlds.store.records import turn_to_sdg
+from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
 #: The admin verbs.
 VERBS = ("new-game", "resign", "draw", "undo", "settings")
@@ -159,7 +158,7 @@ class TableControl:
             self.producer.guidance = {
                 "withdrawn_turn": number, "seat": seat,
                 "sdg": turn_to_sdg(turn, tracker.players),
-                "restore": cooked_position(tracker.state),
+                "restore": cooked_position(position_to_json(tracker.state)),
                 "text": f"turn {number} withdrawn: put the pieces back as shown"}
         if self.on_undo is not None:
             self.on_undo(number)

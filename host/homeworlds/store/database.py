@@ -159,6 +159,29 @@ class GameStore:
             raise
         return cls(path, conn)
 
+    @classmethod
+    def open_read_only(cls, path: str | Path) -> GameStore:
+        """The store at ``path`` for reading only: nothing in the file changes, no write,
+        no migration (plain read-only mode, which still honours the locks of a table
+        writing it; ``immutable`` would not). StoreRefused for a file this version cannot
+        read as it is (absent, corrupted, foreign, newer, older), StoreUnavailable for an
+        I/O fault."""
+        where = str(path)
+        try:
+            conn = sqlite3.connect(f"file:{where}?mode=ro", uri=True, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreRefused(where, describe_sqlite_error(exc)[1]) from None
+        try:
+            cls._check_readable(conn, where)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreRefused(where, describe_sqlite_error(exc)[1]) from None
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn)
+
     @staticmethod
     def _prepare(conn: sqlite3.Connection, where: str, existed: bool) -> None:
         state = GameStore._inspect(conn, where, existed)
@@ -422,12 +445,25 @@ class GameStore:
                           (table,))
         return self._game(rows[0]) if rows else None
 
-    def turns(self, game_id: int) -> list[StoredTurn]:
-        rows = self._read("SELECT number, seat, sdg, position, star_tags, committed, "
-                          "elapsed_ms, clock_ms FROM turns WHERE game_id = ? ORDER BY number",
-                          (game_id,))
-        return [StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5],
-                           r[6], r[7]) for r in rows]
+    _TURN_SQL = ("SELECT number, seat, sdg, position, star_tags, committed, elapsed_ms, "
+                 "clock_ms FROM turns WHERE game_id = ? ")
+
+    @staticmethod
+    def _turn(row: tuple) -> StoredTurn:
+        return StoredTurn(row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4]),
+                          row[5], row[6], row[7])
+
+    def turns(self, game_id: int, *, after: int = 0, limit: int | None = None
+              ) -> list[StoredTurn]:
+        """The game's turns in order: those numbered above ``after``, at most ``limit``."""
+        rows = self._read(self._TURN_SQL + "AND number > ? ORDER BY number LIMIT ?",
+                          (game_id, after, -1 if limit is None else limit))
+        return [self._turn(r) for r in rows]
+
+    def turn(self, game_id: int, number: int) -> StoredTurn | None:
+        """Turn ``number`` of the game, None when the store has none."""
+        rows = self._read(self._TURN_SQL + "AND number = ?", (game_id, number))
+        return self._turn(rows[0]) if rows else None
 
     def result(self, game_id: int) -> StoredResult | None:
         rows = self._read("SELECT kind, winners, by_seat, at, after_turn FROM results "

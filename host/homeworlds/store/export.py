@@ -16,11 +16,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from homeworlds.notation import CookedGame, CookedSystem, sdg_game, write_cooked, write_sdg
-from homeworlds.notation.cooked import parse_pieces
-from homeworlds.rules import PIECES, GameState, Homeworld, SetupPick, preset
+from homeworlds.notation import CookedGame, sdg_game, write_cooked, write_sdg
+from homeworlds.rules import GameState, Homeworld, SetupPick, preset
 from homeworlds.store.database import GameStore, StoredGame, StoredResult
-from homeworlds.store.records import turn_from_sdg
+from homeworlds.store.records import cooked_systems, position_to_json, turn_from_sdg
 
 FORMATS = ("sdg", "cooked", "json")
 
@@ -143,20 +142,12 @@ def export_cooked(store: GameStore, game: StoredGame) -> str:
             break
         state.push(record[k][1])
         k += 1
-    systems = tuple(
-        CookedSystem(s.name, s.home_of,
-                     parse_pieces("".join(_text(i) for i in s.stars)),
-                     tuple(parse_pieces("".join(_text(i) for i in range(12)
-                                                for _ in range(f[i]))) for f in s.ships))
-        for s in state.systems)
+    systems = cooked_systems(position_to_json(state))
+    assert systems is not None  # two players, checked above
     comments = (f"game {game.id}: {' v '.join(game.players)}, rules {game.rules}, "
                 f"started {game.started}, {game.status}",)
     return write_cooked(CookedGame(systems, tuple(t for _, t in record[k:]),
                                    comments=comments))
-
-
-def _text(index: int) -> str:
-    return PIECES[index].to_text()
 
 
 def export_json(store: GameStore, game: StoredGame) -> str:

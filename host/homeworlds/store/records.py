@@ -1,4 +1,5 @@
-"""What the store keeps of a game, as text: turns in SDG notation, positions as JSON.
+"""What the store keeps of a game, as text: turns in SDG notation, positions as JSON (and
+a position as cooked text, for displays and the cooked export).
 
 A turn is the SDG text of its actions, one per line (``Build G1 Ann``), read back with
 the game's players (captures with three or more players name the owner's seat letter,
@@ -12,10 +13,17 @@ store writes them ``Setup star Y1`` / ``Setup ship G3``. A position is a JSON ob
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from homeworlds.notation import format_sdg_action, parse_sdg_action, sdg_game
+from homeworlds.notation import (
+    CookedSystem,
+    format_sdg_action,
+    parse_sdg_action,
+    sdg_game,
+    write_position,
+)
+from homeworlds.notation.cooked import parse_pieces
 from homeworlds.rules import PIECES, GameState, Piece, SetupPick, Turn
 
 
@@ -60,3 +68,29 @@ def position_to_json(state: GameState) -> dict[str, Any]:
     return {"to_move": state.to_move, "systems": systems, "over": result is not None,
             "winners": list(result.winners) if result is not None else [],
             "result": result.kind if result is not None else None}
+
+
+def cooked_systems(position: Mapping[str, Any]) -> tuple[CookedSystem, ...] | None:
+    """The systems of a stored position (``position_to_json``) in the cooked format; None
+    when the position seats more than two players, which the format cannot say (a system
+    names its owner 0 or 1 and holds two fleets, ``ships0-ships1``: docs/notation.md), or
+    is not a position. Dropping the other seats' ships and homes would show a wrong one."""
+    try:
+        systems = []
+        for s in position["systems"]:
+            fleets = s["ships"]
+            if len(fleets) != 2:
+                return None
+            systems.append(CookedSystem(
+                s["name"], s["home_of"], parse_pieces("".join(s["stars"])),
+                (parse_pieces("".join(fleets[0])), parse_pieces("".join(fleets[1])))))
+        return tuple(systems)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def cooked_position(position: Mapping[str, Any]) -> str | None:
+    """A stored position as cooked text (``notation.cooked.write_position``); None as for
+    ``cooked_systems``. A ``GameState``: ``cooked_position(position_to_json(state))``."""
+    systems = cooked_systems(position)
+    return None if systems is None else write_position(systems)

@@ -197,14 +197,6 @@ def check(netlist: Netlist) -> list[str]:
     return problems
 
 
-def bill_of_materials(netlist: Netlist) -> dict[str, int]:
-    """Part type -> how many the board uses."""
-    counts: dict[str, int] = {}
-    for type_name in netlist.parts.values():
-        counts[type_name] = counts.get(type_name, 0) + 1
-    return counts
-
-
 def main(argv: list[str] | None = None) -> int:
     paths = sys.argv[1:] if argv is None else argv
     status = 0

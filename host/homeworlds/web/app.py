@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import html
 import json
 import secrets
 import time
@@ -34,6 +33,7 @@ from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -44,9 +44,9 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from homeworlds.feed import FeedEvent, FeedHub, Snapshot
+from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
-from homeworlds.web import page
+from homeworlds.web import kit, page
 
 #: Seconds between keep-alive comments on an idle event stream (proxies drop silent ones).
 KEEPALIVE_S = 15.0
@@ -58,17 +58,6 @@ ADMIN_COOKIE = "hw_admin"
 CSRF_COOKIE = "hw_csrf"
 #: Largest admin form accepted (a few short fields).
 MAX_FORM_BYTES = 4096
-
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
-                               "img-src 'self' data:; frame-ancestors 'none'; "
-                               "form-action 'self'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",  # cross-site: none; same-site POSTs keep their Origin
-    "Cache-Control": "no-store",
-}
-
 
 def new_admin_token() -> str:
     return secrets.token_urlsafe(24)
@@ -82,7 +71,7 @@ class DisplayState:
     control: ControlQueue | None
     admin_token: str
     table_name: str = "table"
-    render_svg: Callable[[Snapshot], str] | None = None
+    render_svg: Callable[[SnapshotEvent], str] | None = None
     #: seq -> rendered map, so that fifty spectators cost one drawing per snapshot
     _svg_cache: dict[tuple, str] = field(default_factory=dict)
     shutting_down: bool = False
@@ -96,7 +85,7 @@ class DisplayState:
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
 
-    def svg_for(self, snapshot: Snapshot) -> str:
+    def svg_for(self, snapshot: SnapshotEvent) -> str:
         key = (snapshot.seq, snapshot.at)
         svg = self._svg_cache.get(key)
         if svg is None:
@@ -107,7 +96,7 @@ class DisplayState:
         return svg
 
     def sse_for(self, event: FeedEvent, with_svg: bool) -> str:
-        key = (with_svg, event.seq, event.at if isinstance(event, Snapshot) else event.type)
+        key = (with_svg, event.seq, event.at if isinstance(event, SnapshotEvent) else event.type)
         text = self._sse_cache.get(key)
         if text is None:
             text = _sse(event, self if with_svg else None)
@@ -117,64 +106,34 @@ class DisplayState:
         return text
 
 
-def draw_map(snapshot: Snapshot, render: Callable[[Snapshot], str] | None = None) -> str:
-    """The star map of a snapshot as SVG text; a position that cannot be drawn becomes a
-    short notice in the drawing (the page never breaks on one)."""
-    try:
-        if render is not None:
-            return render(snapshot)
-        return default_renderer()(snapshot)
-    except Exception as exc:  # a drawing bug must not cut the stream off
-        return ('<svg xmlns="http://www.w3.org/2000/svg" class="hw-map" viewBox="0 0 800 100">'
-                f'<text x="10" y="50" font-size="20">the map cannot be drawn: '
-                f'{html.escape(str(exc))}</text></svg>')
+def draw_map(snapshot: SnapshotEvent, render: Callable[[SnapshotEvent], str] | None = None) -> str:
+    """The star map of a snapshot as SVG text (``kit.map_svg``: a position that cannot be
+    drawn becomes a short notice in the drawing)."""
+    return kit.map_svg(lambda: (render or snapshot_renderer)(snapshot))
 
 
-def default_renderer() -> Callable[[Snapshot], str]:
+def snapshot_renderer(snapshot: SnapshotEvent) -> str:
     """The star-map renderer of ``homeworlds.display.svg`` applied to a feed snapshot."""
     from homeworlds.display.svg import render_snapshot_svg
 
-    return lambda snapshot: render_snapshot_svg(snapshot.to_json())
-
-
-def _headers(extra: dict[str, str] | None = None) -> dict[str, str]:
-    out = dict(SECURITY_HEADERS)
-    if extra:
-        out.update(extra)
-    return out
+    return render_snapshot_svg(snapshot.to_json())
 
 
 def _error_page(status: int, text: str, request: Request) -> Response:
-    if "application/json" in request.headers.get("accept", "") or \
-            request.url.path.startswith(("/api/", "/feed", "/events")):
-        return JSONResponse({"error": text, "status": status}, status_code=status,
-                            headers=_headers())
-    return HTMLResponse(page.error_page(status, text), status_code=status, headers=_headers())
+    return kit.error_response(request, status, text, back_text="live view")
 
 
 def create_app(state: DisplayState) -> Starlette:
     async def live(request: Request) -> Response:
         return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts),
-                            headers=_headers())
-
-    async def static_js(request: Request) -> Response:
-        return Response(page.LIVE_JS, media_type="text/javascript", headers=_headers(
-            {"Cache-Control": "no-cache"}))
-
-    async def static_css(request: Request) -> Response:
-        return Response(page.LIVE_CSS, media_type="text/css", headers=_headers(
-            {"Cache-Control": "no-cache"}))
-
-    async def static_admin_css(request: Request) -> Response:
-        return Response(page.ADMIN_STYLE, media_type="text/css", headers=_headers(
-            {"Cache-Control": "no-cache"}))
+                            headers=kit.headers())
 
     async def snapshot_json(request: Request) -> Response:
         latest = state.hub.latest
         if latest is None:
             return JSONResponse({"error": "no snapshot yet: the table has not started"},
-                                status_code=503, headers=_headers())
-        return JSONResponse(latest.to_json(), headers=_headers())
+                                status_code=503, headers=kit.headers())
+        return JSONResponse(latest.to_json(), headers=kit.headers())
 
     def stream(request: Request, with_svg: bool) -> Response:
         sub = state.hub.subscribe()
@@ -199,7 +158,7 @@ def create_app(state: DisplayState) -> Starlette:
             finally:
                 sub.close()
 
-        return StreamingResponse(events(), media_type="text/event-stream", headers=_headers(
+        return StreamingResponse(events(), media_type="text/event-stream", headers=kit.headers(
             {"X-Accel-Buffering": "no"}))
 
     async def live_events(request: Request) -> Response:
@@ -214,13 +173,13 @@ def create_app(state: DisplayState) -> Starlette:
             if not _same(token, state.admin_token):
                 return _error_page(403, "wrong admin token", request)
             # The token leaves the address bar (and history) at once; the cookie keeps it.
-            response = RedirectResponse("/admin", status_code=303, headers=_headers())
+            response = RedirectResponse("/admin", status_code=303, headers=kit.headers())
             _set_cookie(response, ADMIN_COOKIE, token, request)
             return response
         authorised = _same(request.cookies.get(ADMIN_COOKIE), state.admin_token)
         csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
         response = HTMLResponse(page.admin_page(state.table_name, authorised, csrf,
-                                                _settings(state)), headers=_headers())
+                                                _settings(state)), headers=kit.headers())
         _set_cookie(response, CSRF_COOKIE, csrf, request)
         return response
 
@@ -264,9 +223,7 @@ def create_app(state: DisplayState) -> Starlette:
 
     routes = [
         Route("/", live),
-        Route("/static/live.js", static_js),
-        Route("/static/live.css", static_css),
-        Route("/static/admin.css", static_admin_css),
+        *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET]),
         Route("/api/snapshot", snapshot_json),
         Route("/events", live_events),
         Route("/feed", feed_events),
@@ -275,17 +232,18 @@ def create_app(state: DisplayState) -> Starlette:
         *state.extra_routes,
     ]
     return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
-        HTTPException: not_found, Exception: server_error, 500: server_error})
+        HTTPException: not_found, Exception: server_error, 500: server_error},
+        middleware=[Middleware(kit.SecurityHeaders)])
 
 
 def coalesce(batch: list) -> list:
     """Events waiting together, as they are sent: a snapshot is the whole table, so of
     several only the newest is worth drawing and sending; every turn and result event goes,
     in order."""
-    snapshots = [k for k, e in enumerate(batch) if isinstance(e, Snapshot)]
+    snapshots = [k for k, e in enumerate(batch) if isinstance(e, SnapshotEvent)]
     newest = snapshots[-1] if snapshots else -1
     return [e for k, e in enumerate(batch)
-            if e is not None and (k == newest or not isinstance(e, Snapshot))]
+            if e is not None and (k == newest or not isinstance(e, SnapshotEvent))]
 
 
 def _clock() -> str:
@@ -296,7 +254,7 @@ def _clock() -> str:
 
 def _sse(event: FeedEvent, state: DisplayState | None) -> str:
     data = event.to_json()
-    if state is not None and isinstance(event, Snapshot):
+    if state is not None and isinstance(event, SnapshotEvent):
         data["svg"] = state.svg_for(event)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"event: {event.type}\nid: {event.seq}\ndata: {text}\n\n"
@@ -390,8 +348,8 @@ def _answer(request: Request, state: DisplayState, status: int, message: str) ->
     if "application/json" in request.headers.get("accept", "") or \
             request.headers.get("authorization"):
         return JSONResponse({"ok": status == 200, "message": message}, status_code=status,
-                            headers=_headers())
+                            headers=kit.headers())
     csrf = request.cookies.get(CSRF_COOKIE) or ""
     return HTMLResponse(page.admin_page(state.table_name, True, csrf, _settings(state),
                                         message=message, ok=status == 200),
-                        status_code=status, headers=_headers())
+                        status_code=status, headers=kit.headers())

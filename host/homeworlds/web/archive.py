@@ -19,8 +19,6 @@ alone by ``homeworlds archive-view``.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -34,7 +32,7 @@ from homeworlds.display.steps import (
     steps_of_stored,
 )
 from homeworlds.display.svg import Overlay, esc, render_svg
-from homeworlds.web.pages import error_page, page
+from homeworlds.web import kit
 
 __all__ = ["Archive", "archive_routes"]
 
@@ -62,23 +60,16 @@ class Archive:
     # ---- the store
 
     def _open_store(self):
-        from homeworlds.store import GameStore, StoreError, StoreRefused
+        from homeworlds.store import GameStore, StoreError
         path = self.store_path
         if path is None:
             return None
         if not path.is_file():
             raise ArchiveError(503, "No game store", f"there is no game store at {path}")
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None,
-                                   check_same_thread=False)
-            GameStore._check_readable(conn, str(path))
-        except sqlite3.Error as exc:
-            from homeworlds.store.database import describe_sqlite_error
-            raise ArchiveError(503, "Game store unreadable",
-                               str(StoreRefused(str(path), describe_sqlite_error(exc)[1]))) from None
+            return GameStore.open_read_only(path)
         except StoreError as exc:
             raise ArchiveError(503, "Game store unreadable", str(exc)) from None
-        return GameStore(path, conn)
 
     def stored_games(self) -> list:
         store = self._open_store()
@@ -193,17 +184,14 @@ def _list_page(archive: Archive, prefix: str) -> str:
         files.append(f'<li data-file="{k}"><a href="{prefix}/file/{k}">{esc(path.name)}</a>'
                      f'{note}</li>')
     file_part = (f"<h2>Files</h2><ul class='files'>{''.join(files)}</ul>" if files else "")
-    return page("Archive", f"<h1>Archive</h1><h2>Stored games</h2>{stored}{file_part}",
-                css=LIST_CSS)
+    return kit.page("Archive", f"<h1>Archive</h1><h2>Stored games</h2>{stored}{file_part}",
+                    styles=[LIST_STYLE])
 
 
 def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
     index = max(0, min(index, len(game.steps) - 1))
     steps = [{"number": s.number, "player": game.player(s.seat), "text": s.text,
               "caption": caption(game, k, alerts=False)} for k, s in enumerate(game.steps)]
-    # No "<", ">" or "&" in the script element: nothing in the JSON can end it.
-    data = (json.dumps({"steps": steps, "svg": f"{base}/svg/", "start": index})
-            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
     log = "".join(
         f'<li data-step="{k}"{" class=current" if k == index else ""}>'
         f'<a href="?turn={k}"><span class="n">{s.number}.</span> '
@@ -230,9 +218,9 @@ def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
 <p id="caption">{esc(caption(game, index, alerts=False))}</p>{error}
 <main><div id="map">{step_svg(game, index, with_caption=False)}</div>
 <aside><h2>Turns (SDG)</h2><ol id="log">{log}</ol></aside></main>
-<script type="application/json" id="steps">{data}</script>
-<script>{GAME_JS}</script>"""
-    return page(game.title, body, css=GAME_CSS, step=index)
+{kit.json_block("steps", {"steps": steps, "svg": f"{base}/svg/", "start": index})}"""
+    return kit.page(game.title, body, styles=[GAME_STYLE], scripts=[GAME_SCRIPT],
+                    data={"step": index})
 
 
 def archive_routes(store_path: str | Path | None = None, files: Sequence[str | Path] = (),
@@ -249,8 +237,9 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
             try:
                 return await run_in_threadpool(build, request)
             except ArchiveError as exc:
-                return HTMLResponse(error_page(exc.title, exc.text, back=prefix),
-                                    status_code=exc.status)
+                return HTMLResponse(kit.error_page(exc.status, exc.text, title=exc.title,
+                                                   back=prefix),
+                                    status_code=exc.status, headers=kit.headers())
         return endpoint
 
     def number(request, name: str) -> int:
@@ -303,6 +292,7 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
             "Content-Disposition": f'inline; filename="{safe}.{ext}"'})
 
     return [
+        *kit.asset_routes(ASSETS),
         Route(prefix, guarded(listing)),
         Route(prefix + "/{kind:str}/{ident:int}", guarded(game_page)),
         Route(prefix + "/{kind:str}/{ident:int}/svg/{step:int}", guarded(svg)),
@@ -389,3 +379,9 @@ GAME_JS = r"""
   else document.querySelector('#log li.current')?.scrollIntoView({block: 'nearest'});
 })();
 """
+
+LIST_STYLE = kit.Asset.css("/static/archive.css", LIST_CSS)
+GAME_STYLE = kit.Asset.css("/static/archive-game.css", GAME_CSS)
+GAME_SCRIPT = kit.Asset.js("/static/archive-game.js", GAME_JS)
+#: What the archive's pages link: served by the routes of ``archive_routes``.
+ASSETS = (kit.KIT_CSS, LIST_STYLE, GAME_STYLE, GAME_SCRIPT)

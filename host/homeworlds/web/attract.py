@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from homeworlds.display.steps import GameSteps, caption
 from homeworlds.display.svg import Overlay, esc, render_svg
+from homeworlds.web.kit import Asset
 
 __all__ = ["DEFAULT_IDLE_AFTER_S", "AttractFrame", "AttractLeds", "AttractMode", "AttractTable",
            "attract_routes", "playlist_from_archive"]
@@ -346,7 +347,7 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
-    from homeworlds.web.pages import page
+    from homeworlds.web import kit
 
     if attract is None:
         attract = AttractMode(playlist_from_archive(archive),
@@ -370,12 +371,14 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
                             headers={"Cache-Control": "no-store"})
 
     async def page_endpoint(request):
-        script = ATTRACT_JS.replace("STATE_URL", prefix + "/state").replace(
-            "LIVE_URL", json.dumps(live_url))
         body = (f'<div id="attract"><p id="waiting">{esc(WAITING)}</p>'
-                f'<div id="map"></div><p id="caption"></p></div>'
-                f'<script>{script}</script>')
-        return HTMLResponse(page("Homeworlds", body, css=ATTRACT_CSS))
+                f'<div id="map"></div><p id="caption"></p></div>')
+        data = {"state": prefix + "/state"}
+        if live_url is not None:
+            data["live"] = live_url
+        return HTMLResponse(kit.page("Homeworlds", body, styles=[ATTRACT_STYLE],
+                                     scripts=[ATTRACT_SCRIPT], data=data),
+                            headers=kit.headers())
 
     async def switch_endpoint(request):
         script = SWITCH_JS.replace("STATE_URL", json.dumps(prefix + "/state")).replace(
@@ -383,7 +386,8 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
         return Response(script, media_type="text/javascript",
                         headers={"Cache-Control": "no-cache"})
 
-    routes = [Route(prefix, page_endpoint), Route(prefix + "/state", state_endpoint)]
+    routes = [*kit.asset_routes([kit.KIT_CSS, ATTRACT_STYLE, ATTRACT_SCRIPT]),
+              Route(prefix, page_endpoint), Route(prefix + "/state", state_endpoint)]
     if live_url is not None:
         routes.append(Route(SWITCH_SCRIPT, switch_endpoint))
     return routes
@@ -409,11 +413,16 @@ body { padding: 0; overflow: hidden; }
 """
 
 ATTRACT_JS = r"""
+'use strict';
+// The attract page: the replay's current map from the state URL (body data-state), and back
+// to the live view (body data-live, when the table has one) the moment the replays stop.
 (() => {
+  const STATE_URL = document.body.dataset.state;
+  const LIVE_URL = document.body.dataset.live === undefined ? null : document.body.dataset.live;
   let have = '';
   async function poll() {
     try {
-      const r = await fetch('STATE_URL?have=' + encodeURIComponent(have), {cache: 'no-store'});
+      const r = await fetch(STATE_URL + '?have=' + encodeURIComponent(have), {cache: 'no-store'});
       const s = await r.json();
       document.body.dataset.active = s.active ? 'yes' : 'no';
       document.getElementById('waiting').hidden = s.active && !!s.key;
@@ -446,3 +455,6 @@ SWITCH_JS = r"""
   setTimeout(look, SWITCH_POLL_MS);
 })();
 """.replace("SWITCH_POLL_MS", str(SWITCH_POLL_S * 1000))
+
+ATTRACT_STYLE = Asset.css("/static/attract.css", ATTRACT_CSS)
+ATTRACT_SCRIPT = Asset.js("/static/attract.js", ATTRACT_JS)

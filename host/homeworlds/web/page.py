@@ -1,7 +1,7 @@
-"""The display's pages: the live view (HTML, its script and style), the admin page and
-error pages. Every text from the table (player and system names, messages) is escaped here
-or set as text by the script, never as markup; the star map comes drawn (and escaped) by
-``display.svg``."""
+"""The display's pages: the live view (HTML, its script and style) and the admin page,
+made with the page kit (``web.kit``). Every text from the table (player and system names,
+messages) is escaped here or set as text by the script, never as markup; the star map comes
+drawn (and escaped) by ``display.svg``."""
 
 from __future__ import annotations
 
@@ -10,21 +10,14 @@ from html import escape
 from typing import Any
 
 from homeworlds.clock import LOW_TIME_S, PAUSE_TEXT
+from homeworlds.web import kit
 
 
 def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = ()) -> str:
     """``events``: the stream of the table's feed (a hub serves several tables' pages);
     ``scripts``: more scripts of this origin (the attract mode's switch)."""
     t = escape(table)
-    more = "".join(f'<script src="{escape(s)}" defer></script>\n' for s in scripts)
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{t} — Homeworlds live</title>
-<link rel="stylesheet" href="/static/live.css">
-<script src="/static/live.js" defer></script>
-{more}</head>
-<body data-seq="0" data-connected="false" data-events="{escape(events)}">
+    body = f"""
 <header id="top">
   <h1 id="table-name">{t}</h1>
   <div id="players"></div>
@@ -45,8 +38,10 @@ def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] =
     <section id="log-box"><h2>Turns</h2><ol id="log"></ol></section>
   </aside>
 </main>
-</body></html>
 """
+    return kit.page(f"{table} — Homeworlds live", body, styles=[LIVE_STYLE],
+                    scripts=[LIVE_SCRIPT, *scripts], base_style=False,
+                    data={"seq": 0, "connected": "false", "events": events})
 
 
 LIVE_CSS = """
@@ -356,6 +351,9 @@ LIVE_JS = r"""
 """.replace("__PAUSE_TEXT__", json.dumps(PAUSE_TEXT)).replace(
     "__LOW_MS__", str(round(LOW_TIME_S * 1000)))
 
+LIVE_STYLE = kit.Asset.css("/static/live.css", LIVE_CSS)
+LIVE_SCRIPT = kit.Asset.js("/static/live.js", LIVE_JS)
+
 
 def _flash(message: str | None, ok: bool) -> str:
     if not message:
@@ -368,45 +366,41 @@ ADMIN_STYLE = ("body{font-family:sans-serif;max-width:40em;margin:1em auto;paddi
                "background:#10131a;color:#eee}fieldset{margin:0.8em 0;border:1px solid #444}"
                "button{font-size:1.1em;margin:0.2em}.error{color:#ff6060}.ok{color:#60ff90}"
                "a{color:#8cf}")
+ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
 
 
 def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                message: str | None = None, ok: bool = True) -> str:
     t = escape(table)
-    head = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta '
-            f'name="viewport" content="width=device-width, initial-scale=1"><title>{t} — '
-            f'admin</title><link rel="stylesheet" href="/static/admin.css"></head><body>'
-            f'<h1>{t}: admin</h1>')
+    title = f"{table} — admin"
+    head = f"<h1>{t}: admin</h1>"
     if not authorised:
-        return (head + '<p id="need-token">Admin actions need the admin token: open the link '
-                "printed on the table's terminal (or scan its QR code).</p>"
-                '<p><a href="/">back to the live view</a></p></body></html>')
+        return kit.page(title, head + '<p id="need-token">Admin actions need the admin token: '
+                        "open the link printed on the table's terminal (or scan its QR code)."
+                        '</p><p><a href="/">back to the live view</a></p>',
+                        styles=[ADMIN_ASSET], base_style=False)
     c = escape(csrf, quote=True)
 
-    def form(action: str, label: str, fields: str = "", confirm: str = "") -> str:
+    def form(action: str, label: str, fields: str = "") -> str:
         return (f'<form method="post" action="/admin/{action}" id="form-{action}">'
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
                 f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
 
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
                     for k, name in enumerate(info.get("players") or ()))
-    return (head + _flash(message, ok) +
-            '<fieldset><legend>Game</legend>' +
-            form("undo", "Undo the last committed turn") +
-            form("draw", "Draw by agreement") +
-            form("resign", "Resign", f'<select name="seat" id="resign-seat">{seats}</select>') +
-            form("new-game", "New game (abandons the current one)") +
-            '</fieldset><fieldset><legend>Settings</legend>' +
-            form("settings", "Apply",
-                 '<label>Hint level <select name="hint_level" id="hint-level">'
-                 '<option value="">(unchanged)</option><option>full</option>'
-                 '<option>warnings</option><option>minimal</option></select></label> '
-                 '<label>LED brightness <input name="brightness" id="brightness" '
-                 'inputmode="decimal" size="5" placeholder="0.3"></label> ') +
-            '</fieldset><p><a href="/">live view</a></p></body></html>')
-
-
-def error_page(status: int, text: str) -> str:
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{status}'
-            f'</title></head><body><h1>{status}</h1><p id="error">{escape(text)}</p>'
-            '<p><a href="/">live view</a></p></body></html>')
+    return kit.page(title, head + _flash(message, ok) +
+                    '<fieldset><legend>Game</legend>' +
+                    form("undo", "Undo the last committed turn") +
+                    form("draw", "Draw by agreement") +
+                    form("resign", "Resign",
+                         f'<select name="seat" id="resign-seat">{seats}</select>') +
+                    form("new-game", "New game (abandons the current one)") +
+                    '</fieldset><fieldset><legend>Settings</legend>' +
+                    form("settings", "Apply",
+                         '<label>Hint level <select name="hint_level" id="hint-level">'
+                         '<option value="">(unchanged)</option><option>full</option>'
+                         '<option>warnings</option><option>minimal</option></select></label> '
+                         '<label>LED brightness <input name="brightness" id="brightness" '
+                         'inputmode="decimal" size="5" placeholder="0.3"></label> ') +
+                    '</fieldset><p><a href="/">live view</a></p>',
+                    styles=[ADMIN_ASSET], base_style=False)

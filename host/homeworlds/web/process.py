@@ -30,7 +30,7 @@ import threading
 from concurrent.futures import Future
 from dataclasses import asdict
 
-from homeworlds.feed import FeedEvent, Snapshot, encode
+from homeworlds.feed import FeedEvent, SnapshotEvent, encode
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import WebUnavailable
 
@@ -61,7 +61,7 @@ class DisplayProcess:
         self.store_path = store_path
         self._proc: subprocess.Popen | None = None
         self._out: queue.Queue[bytes | None] = queue.Queue(PIPE_QUEUE_LIMIT)
-        self._latest: Snapshot | None = None
+        self._latest: SnapshotEvent | None = None
         self._behind = False
         self.resyncs = 0
         self.restarts = 0
@@ -195,10 +195,10 @@ class DisplayProcess:
 
     def publish(self, event: FeedEvent) -> None:
         """The producer's sink: never blocks."""
-        if isinstance(event, Snapshot):
+        if isinstance(event, SnapshotEvent):
             self._latest = event
         if self._behind:
-            if not isinstance(event, Snapshot):
+            if not isinstance(event, SnapshotEvent):
                 return  # the snapshot that follows carries it
             self._behind = False
         try:

@@ -1,11 +1,12 @@
-"""The hub's web page (Starlette): every table at a glance, a table's live view, the
+"""The hub's web pages (Starlette): every table at a glance, a table's live view, the
 results with the next round's pairings, the archive of every game (docs/event.md, "The
-hub's pages").
+hub's pages"). They are made with the display's page kit (``web.kit``: frame, styles,
+security headers, error page, star map) and its live page fed by the hub's copy of a table.
 
-Spectators read; admin actions (players, start a round, correct a result) are POSTs that
-carry the admin token in the form (or ``Authorization: Bearer``), never in a cookie, so a
-page of another site cannot make a browser send them; a request without the right token
-gets 403. Errors are pages naming the problem, never a trace.
+Spectators read; admin actions (players, start a round, correct a result, the event's
+clock) are POSTs that carry the admin token in the form (or ``Authorization: Bearer``),
+never in a cookie, so a page of another site cannot make a browser send them; a request
+without the right token gets 403. Errors are pages naming the problem, never a trace.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from homeworlds.event.pairing import PairingError
 from homeworlds.event.payloads import snapshot_message
 from homeworlds.event.rounds import EventBook
 from homeworlds.store import StoreError
-from homeworlds.web.pages import error_page, page
+from homeworlds.web import kit
 
 #: Seconds between two update notices to one page (a busy event changes many times a second).
 SSE_MIN_INTERVAL_S = 0.1
@@ -46,23 +47,27 @@ CSS = """
 .online { color: #7be08a; } .offline { color: #ff8a80; } .unknown { color: #9aa4c0; }
 .map svg { width: 100%; height: 14rem; }
 table.results td, table.results th { padding: .15rem .6rem; text-align: left; }
-pre.position { font-size: .8rem; }
 nav a { margin-right: 1rem; }
 """
 
 NAV = ('<nav><a href="/">Tables</a><a href="/results">Results</a>'
        '<a href="/archive">Archive</a><a href="/admin">Admin</a></nav>')
 
+#: Every element with ``data-updates`` (an event stream) and ``data-fragment`` (its
+#: content's address) is fetched again at each notice of the stream.
 UPDATE_JS = """
-<script>
-const target = document.getElementById(%s);
-const source = new EventSource(%s);
-source.onmessage = async () => {
-  const r = await fetch(%s, {cache: "no-store"});
-  if (r.ok) { target.innerHTML = await r.text(); }
-};
-</script>
+'use strict';
+for (const target of document.querySelectorAll('[data-updates]')) {
+  const source = new EventSource(target.dataset.updates);
+  source.onmessage = async () => {
+    const r = await fetch(target.dataset.fragment, {cache: 'no-store'});
+    if (r.ok) { target.innerHTML = await r.text(); }
+  };
+}
 """
+
+HUB_STYLE = kit.Asset.css("/static/hub.css", CSS)
+HUB_SCRIPT = kit.Asset.js("/static/hub.js", UPDATE_JS)
 
 
 class HubPages:
@@ -131,17 +136,15 @@ class HubPages:
         latest = self.ingest.latest(name)
         if latest is not None:
             stored, state = latest
-            try:
-                out.append(f'<div class="map">{render_svg(state, players=stored.players)}</div>')
-            except Exception:  # noqa: BLE001 - a drawing problem must not hide the table
-                out.append(f'<pre class="position">{esc(game["position"])}</pre>')
+            drawn = kit.map_svg(lambda: render_svg(state, players=stored.players))
+            out.append(f'<div class="map">{drawn}</div>')
         out.append(f'<p><a href="/tables/{quote(name, safe="")}/live">Full live view</a> · '
                    f'<a href="/archive/game/{game["id"]}">Replay</a> · '
                    f'<a href="/archive/game/{game["id"]}/export">SDG</a></p></div>')
         return "".join(out)
 
     def live_snapshot(self, table: str):
-        """The table as the spectator display's feed shows it (a ``feed.Snapshot``), from
+        """The table as the spectator display's feed shows it (a ``feed.SnapshotEvent``), from
         the hub's copy: the table's retained state (its hints, clocks, sensors' link and
         turn start, as the table last published them), else the game in the hub's store.
         None while the hub knows no game of the table."""
@@ -308,11 +311,11 @@ def build_app(pages: HubPages):
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
     from starlette.responses import (
         HTMLResponse,
         JSONResponse,
         RedirectResponse,
-        Response,
         StreamingResponse,
     )
     from starlette.routing import Route
@@ -323,14 +326,15 @@ def build_app(pages: HubPages):
     ingest = pages.ingest
     title = f"Event {pages.event}"
 
-    def whole(heading: str, body: str) -> str:
-        return page(heading, f"{NAV}<h1>{esc(heading)}</h1>{body}", css=CSS)
+    def whole(heading: str, body: str, scripts: tuple[kit.Asset, ...] = ()) -> str:
+        return kit.page(heading, f"{NAV}<h1>{esc(heading)}</h1>{body}", styles=[HUB_STYLE],
+                        scripts=scripts)
 
     async def overview(request):
         body = await run_in_threadpool(pages.locked, pages.tables_fragment)
-        script = UPDATE_JS % (json.dumps("tables"), json.dumps("/events"),
-                              json.dumps("/fragment/tables"))
-        return HTMLResponse(whole(title, f'<div id="tables">{body}</div>{script}'))
+        return HTMLResponse(whole(title, '<div id="tables" data-updates="/events" '
+                                  f'data-fragment="/fragment/tables">{body}</div>',
+                                  (HUB_SCRIPT,)))
 
     async def tables_fragment(request):
         return HTMLResponse(await run_in_threadpool(pages.locked, pages.tables_fragment))
@@ -392,14 +396,6 @@ def build_app(pages: HubPages):
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache",
                                           "X-Accel-Buffering": "no"})
-
-    async def live_script(request):
-        return Response(live_page.LIVE_JS, media_type="text/javascript",
-                        headers={"Cache-Control": "no-cache"})
-
-    async def live_style(request):
-        return Response(live_page.LIVE_CSS, media_type="text/css",
-                        headers={"Cache-Control": "no-cache"})
 
     async def events(request):
         loop = asyncio.get_running_loop()
@@ -524,15 +520,14 @@ def build_app(pages: HubPages):
         return RedirectResponse("/admin", status_code=303)
 
     async def http_error(request, exc):
-        titles = {400: "Bad request", 403: "Forbidden", 404: "Not found",
-                  405: "Method not allowed", 413: "Too large", 503: "Unavailable"}
-        return HTMLResponse(error_page(titles.get(exc.status_code, "Error"), exc.detail,
-                                       back="/"), status_code=exc.status_code)
+        return HTMLResponse(kit.error_page(exc.status_code, exc.detail),
+                            status_code=exc.status_code, headers=kit.headers())
 
     async def server_error(request, exc):
-        return HTMLResponse(error_page("Hub error", f"{type(exc).__name__}: the hub could "
-                                       "not build this page; the record is safe"),
-                            status_code=500)
+        return HTMLResponse(kit.error_page(500, f"{type(exc).__name__}: the hub could not "
+                                           "build this page; the record is safe",
+                                           title="Hub error"),
+                            status_code=500, headers=kit.headers())
 
     routes = [
         Route("/", overview),
@@ -541,12 +536,13 @@ def build_app(pages: HubPages):
         Route("/events", events),
         Route("/tables/{table:str}/live", live),
         Route("/tables/{table:str}/live/events", live_events),
-        Route("/static/live.js", live_script),
-        Route("/static/live.css", live_style),
+        *kit.asset_routes([kit.KIT_CSS, HUB_STYLE, HUB_SCRIPT, live_page.LIVE_SCRIPT,
+                           live_page.LIVE_STYLE]),
         Route("/results", results),
         Route("/admin", admin),
         Route("/admin/{action:str}", admin_action, methods=["POST"]),
         *archive_routes(store_path=pages.store_path),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
-                                                        Exception: server_error})
+                                                        Exception: server_error},
+                     middleware=[Middleware(kit.SecurityHeaders)])

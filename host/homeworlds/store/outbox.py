@@ -1,15 +1,15 @@
-"""The table's outbox: the committed turns and results in its store that the event's
-broker has not acknowledged yet.
+"""A table's outbox: the committed turns and results in its store that the event's broker
+has not acknowledged yet (docs/event.md, "The outbox").
 
 The store's turns are the record; ``publish_cursor`` says, per game, whether the game was
 announced, how many of its turns the broker acknowledged (QoS 1 PUBACK) and whether its
 result was. Nothing else is kept: what lies beyond the cursor is sent again after a broker
-outage or a restart of the table host.
+outage or a restart of the table host. ``publish_events`` says from which game on the table
+belongs to an event.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -19,6 +19,8 @@ from homeworlds.store.recorder import utc_now
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
+    """How much of a game the broker acknowledged."""
+
     turns_acked: int = 0
     result_acked: bool = False
 
@@ -33,13 +35,17 @@ class Outbox:
         self.event = event
         self.first_game = self._join()
 
+    def _first_game(self) -> int | None:
+        rows = self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
+                                (self.event,))
+        return rows[0][0] if rows else None
+
     def _join(self) -> int:
         """The first game id of the event: the game in progress when the table first
         published to it, else the next game (one not yet written gets a higher id)."""
-        rows = self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
-                                (self.event,))
-        if rows:
-            return rows[0][0]
+        first = self._first_game()
+        if first is not None:
+            return first
 
         def work(c: sqlite3.Connection) -> None:
             latest = c.execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1"
@@ -48,34 +54,23 @@ class Outbox:
             c.execute("INSERT OR IGNORE INTO publish_events(event, first_game, since) "
                       "VALUES (?, ?, ?)", (self.event, first, utc_now()))
         self.store._write(work)
-        return self.store._read("SELECT first_game FROM publish_events WHERE event = ?",
-                                (self.event,))[0][0]
+        joined = self._first_game()
+        assert joined is not None  # written just now, or by another process before
+        return joined
 
     def games(self) -> list[StoredGame]:
         return [g for g in self.store.games(self.table) if g.id >= self.first_game]
 
     def cursors(self) -> dict[int, Cursor]:
+        """Game id -> its cursor, for every game of the table the broker acknowledged."""
         rows = self.store._read("SELECT c.game_id, c.turns_acked, c.result_acked FROM "
                                 "publish_cursor c JOIN games g ON g.id = c.game_id JOIN "
                                 "tables t ON t.id = g.table_id WHERE t.name = ?", (self.table,))
         return {r[0]: Cursor(r[1], bool(r[2])) for r in rows}
 
-    def pending(self) -> list[tuple[StoredGame, Cursor]]:
-        """Games with turns or a result the broker has not acknowledged, oldest first."""
-        cursors = self.cursors()
-        out = []
-        for game in self.games():
-            cursor = cursors.get(game.id, Cursor())
-            if cursor.turns_acked < game.turns or (game.finished and not cursor.result_acked):
-                out.append((game, cursor))
-        return out
-
     def turns_after(self, game: StoredGame, number: int, limit: int) -> list[StoredTurn]:
-        rows = self.store._read(
-            "SELECT number, seat, sdg, position, star_tags, committed FROM turns WHERE "
-            "game_id = ? AND number > ? ORDER BY number LIMIT ?", (game.id, number, limit))
-        return [StoredTurn(r[0], r[1], r[2], json.loads(r[3]), json.loads(r[4]), r[5])
-                for r in rows]
+        """At most ``limit`` turns of ``game`` after turn ``number``, in order."""
+        return self.store.turns(game.id, after=number, limit=limit)
 
     def acknowledge(self, acked: dict[int, Cursor]) -> None:
         """Move the cursors forward (never back) in one transaction."""

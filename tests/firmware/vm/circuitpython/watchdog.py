@@ -1,0 +1,10 @@
+"""watchdog: the modes and the exception."""
+
+
+class WatchDogMode:
+    RAISE = "RAISE"
+    RESET = "RESET"
+
+
+class WatchDogTimeout(Exception):
+    pass
