@@ -156,6 +156,7 @@ class SimulatedMcu:
     def _boot(self) -> Scanner:
         return Scanner(self.readers, self._emit, self.clock, Settings(self.initial_settings),
                        slow_zones=self.slow_zones,
+                       fields_at_once=self.emulated.fields_at_once if self.emulated else None,
                        zone_count=self.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
