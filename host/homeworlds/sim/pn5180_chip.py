@@ -262,7 +262,7 @@ class Pn5180Chip:
         self.rx_buffer = b""
         self._events: list[tuple[float, str, object]] = []
         self._field_since = 0.0
-        self._channel = None
+        self._channel: int | None = None
         self._round: dict | None = None  # tags' view of a running inventory
         self._answering_until = 0.0
 
@@ -295,19 +295,7 @@ class Pn5180Chip:
         code = frame[0]
         regs = self.regs
         if code in (WRITE_REGISTER, WRITE_REGISTER_OR_MASK, WRITE_REGISTER_AND_MASK):
-            if len(frame) != 6:
-                self.violations.append(f"register write of {len(frame)} bytes: {frame.hex()}")
-                return
-            reg, value = frame[1], int.from_bytes(frame[2:6], "little")
-            if code == WRITE_REGISTER and reg == IRQ_CLEAR:
-                regs[IRQ_STATUS] &= ~value
-                return
-            old = regs.get(reg, 0)
-            new = value if code == WRITE_REGISTER else (old | value if code == WRITE_REGISTER_OR_MASK
-                                                        else old & value)
-            regs[reg] = new & 0xFFFFFFFF
-            if reg == SYSTEM_CONFIG:
-                self._command_changed(old & 7, new & 7, now)
+            self._write_register(code, frame, now)
         elif code == READ_REGISTER:
             self.answer = regs.get(frame[1], 0).to_bytes(4, "little")
         elif code == READ_EEPROM:
@@ -345,6 +333,25 @@ class Pn5180Chip:
         else:
             self.violations.append(f"unknown command {code:02X}")
 
+    def _write_register(self, code: int, frame: bytes, now: float) -> None:
+        """WRITE_REGISTER (IRQ_CLEAR clears status bits), or its OR/AND mask forms."""
+        regs = self.regs
+        if len(frame) != 6:
+            self.violations.append(f"register write of {len(frame)} bytes: {frame.hex()}")
+            return
+        reg, value = frame[1], int.from_bytes(frame[2:6], "little")
+        if code == WRITE_REGISTER and reg == IRQ_CLEAR:
+            regs[IRQ_STATUS] &= ~value
+            return
+        old = regs.get(reg, 0)
+        if code == WRITE_REGISTER:
+            new = value
+        else:
+            new = old | value if code == WRITE_REGISTER_OR_MASK else old & value
+        regs[reg] = new & 0xFFFFFFFF
+        if reg == SYSTEM_CONFIG:
+            self._command_changed(old & 7, new & 7, now)
+
     def read(self, count: int) -> bytes:
         """The answer frame that follows a read command."""
         if self.dead:
@@ -375,7 +382,8 @@ class Pn5180Chip:
 
     def _send(self, payload: bytes, now: float) -> None:
         if self._state != WAIT_TRANSMIT:
-            self._general_error(f"SEND_DATA in state {self._state} (needs Idle -> Transceive first)")
+            self._general_error(f"SEND_DATA in state {self._state} "
+                                "(needs Idle -> Transceive first)")
             return
         if self._fail_send_pending:
             self._fail_send_pending = False
