@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,7 +92,17 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
         except (OSError, HomeworldsError, ValueError) as exc:
             raise ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
                                "file away to start a new game)") from None
-        if tracker.state.is_over:
+        held = recorder.stored_game(sdg.game) if sdg.game is not None else None
+        if held is not None:
+            # The store has that game (finished, or another table's): nothing to copy, and
+            # the export is kept under the game's number before a new game overwrites it.
+            print(f"the export {record_path} holds game {held.id} of the store "
+                  f"({held.status}, table {held.table!r}); a new game begins", flush=True)
+            exporter.archive(held.id)
+            tracker.new_game()
+            tracker.set_alignments(deal_alignments_for(config))
+            record = None
+        elif tracker.state.is_over:
             exporter.archive(None)
             tracker.new_game()
             record = None
@@ -169,6 +180,14 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
     if not _same_players(sdg.players, config.players) or len(exported) <= len(stored) \
             or exported[:len(stored)] != stored:
         return
+    if sdg.game != point.game.uid and (sdg.game is not None or not stored):
+        # Another game's export (it names another game, or an export of old that names
+        # none beside a game with no turn yet): its turns are not this game's.
+        print(f"homeworlds play: the export {record_path} holds "
+              + (f"game {sdg.game}" if sdg.game else "a game that it does not name")
+              + f", not game {point.game.id} ({point.game.uid}) that the store resumes: its "
+              "turns are not copied", file=sys.stderr, flush=True)
+        return
     try:
         tracker.resume(exported, point.star_tags)
     except (HomeworldsError, ValueError) as exc:
@@ -205,14 +224,20 @@ def replay_journal(session, observation) -> None:
 
 
 class GameExport:
-    """The SDG export of the current game, rewritten after every turn."""
+    """The SDG export of the current game, rewritten after every turn. It names its game
+    (the ``Game:`` header: the store's uid of the game, ``uid()``), so a restart copies its
+    turns into that game only, never into another."""
 
-    def __init__(self, path: Path, players, rules: str, tracker):
+    def __init__(self, path: Path, players, rules: str, tracker,
+                 uid: Callable[[], str | None] = lambda: None):
         self.path = path
         self.players = players
         self.rules = rules
         self.tracker = tracker  # for the Good/Evil deal, written with the game
+        self.uid = uid
         self.warned: str | None = None
+        #: whether the export holds every turn of the current game now
+        self.current = True
 
     def write(self, record) -> None:
         from homeworlds.notation.sdg import InvalidNotation
@@ -222,9 +247,12 @@ class GameExport:
             return
         try:
             write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
-                                                   alignments=self.tracker.alignments))
+                                                   alignments=self.tracker.alignments,
+                                                   game=self.uid()))
             self.warned = None
+            self.current = True
         except (OSError, ExportError, InvalidNotation) as exc:
+            self.current = False
             text = f"the export {self.path} was not written: {exc} (the store keeps the game)"
             if text != self.warned:
                 print(f"homeworlds play: {text}", file=sys.stderr, flush=True)
@@ -240,8 +268,11 @@ class GameExport:
 
         try:
             write_atomically(self.path, record_sdg(self.players, [], rules=self.rules,
-                                                   alignments=self.tracker.alignments))
+                                                   alignments=self.tracker.alignments,
+                                                   game=self.uid()))
+            self.current = True
         except (OSError, ExportError) as exc:
+            self.current = False
             print(f"homeworlds play: the export {self.path} was not written: {exc}",
                   file=sys.stderr, flush=True)
 

@@ -46,7 +46,16 @@ from homeworlds.runtime.terminal import (
     turn_time_text,
 )
 from homeworlds.session import Stage, TableSession, new_session
-from homeworlds.store import GameRecorder, StoreRefused
+from homeworlds.store import (
+    GameRecorder,
+    HolderLock,
+    LockHeld,
+    LockUnavailable,
+    StoreRefused,
+    TableLock,
+    holder_text,
+    port_lock,
+)
 from homeworlds.table.tracker import Commit
 
 
@@ -116,6 +125,8 @@ class RunningTable:
     record_path: Path
     display: Any = None  # web.live.LiveDisplay
     publisher: Any = None  # event.publisher.EventPublisher
+    #: the table's claims on its store name and serial port (``claim_table``)
+    locks: list[HolderLock] = field(default_factory=list)
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
@@ -142,6 +153,8 @@ class RunningTable:
                   f"{self.store_path}: {recorder.fault}; the export {self.record_path} holds "
                   "the game", file=sys.stderr, flush=True)
         recorder.close()
+        for lock in self.locks:
+            lock.release()
         if self.output is not None:
             self.output.close()
 
@@ -160,23 +173,30 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     whatever was opened by then is closed again."""
     from homeworlds.store.export import remove_stale_temporaries
 
+    store_path = store_path or record_path.with_name("games.sqlite")
+    locks: list[HolderLock] = []
     try:
+        locks = claim_table(config, store_path, serial=source is None)
         session = session_from_config(config, output)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
-        store_path = store_path or record_path.with_name("games.sqlite")
         recorder = _open_store(config, store_path, store_opener)
     except BaseException:
+        for lock in locks:
+            lock.release()
         if output is not None:
             output.close()
         raise
     remove_stale_temporaries(record_path)
-    export = GameExport(record_path, config.players, config.rules.name, session.tracker)
+    export = GameExport(record_path, config.players, config.rules.name, session.tracker,
+                        uid=lambda: recorder.uid)
     try:
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
         recorder.close()
+        for lock in locks:
+            lock.release()
         if output is not None:
             output.close()
         raise TableStartError(str(exc)) from None
@@ -192,6 +212,8 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
             if publisher is not None:
                 publisher.stop()
             recorder.close()
+            for lock in locks:
+                lock.release()
             if output is not None:
                 output.close()
             raise TableStartError(display)
@@ -214,17 +236,53 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
     return RunningTable(config, session, recorder, export, loop, source, output, store_path,
-                        record_path, display, publisher)
+                        record_path, display, publisher, locks)
+
+
+def claim_table(config: TableConfig, store_path: Path, *, serial: bool) -> list[HolderLock]:
+    """The table's claims, taken before anything else starts: its name in the store (one
+    `play` per table, so two tables never share a game) and, for a table on its serial
+    link, the port. A claim held by another program is a TableStartError naming both; the
+    kernel drops a claim when its holder dies, so the next start resumes its game."""
+    me = holder_text(f"configuration {config.source}")
+    wanted = [TableLock(store_path, config.table_name)]
+    if serial and config.port:
+        try:
+            wanted.insert(0, port_lock(config.port))
+        except LockUnavailable as exc:
+            raise TableStartError(str(exc)) from None
+    taken: list[HolderLock] = []
+    for lock in wanted:
+        try:
+            lock.acquire(me)
+        except (LockHeld, LockUnavailable) as exc:
+            for other in taken:
+                other.release()
+            advice = ""
+            if isinstance(exc, LockHeld):
+                advice = (": stop it first (this one then resumes its unfinished game)"
+                          + (", or give this table a name of its own ([store] table) or a "
+                             "store of its own ([store] path)"
+                             if isinstance(lock, TableLock) else ""))
+            raise TableStartError(f"{exc}{advice}") from None
+        taken.append(lock)
+    return taken
 
 
 def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameRecorder:
-    recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
+    recorder = GameRecorder(store_path, table=config.table_name,
                             layout=config.layout.name,
                             **({"opener": store_opener} if store_opener else {}))
     try:
         recorder.open()
     except StoreRefused as exc:
         raise TableStartError(str(exc)) from None
+    if recorder.store is not None:
+        try:
+            _check_table_name(config, recorder.store)
+        except TableStartError:
+            recorder.close()
+            raise
     if recorder.store is None and holds_data(store_path):
         # It may hold this table's unfinished game: starting another one beside it would
         # hide that game on the next start (the latest game is resumed).
@@ -232,6 +290,33 @@ def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameReco
                               "so no new game is started: fix it (another program holding "
                               "it? permissions?) and start again")
     return recorder
+
+
+def _check_table_name(config: TableConfig, store) -> None:
+    """The store's table of this name is this table: the same layout (a configuration that
+    would write another table's games is refused). Without ``[store] table``, an
+    unfinished game stored under the layout's bare name (what tables were called before
+    the machine's name was added) is pointed out."""
+    from homeworlds.store import StoreError
+
+    name = config.table_name
+    try:
+        layout = store.table_layout(name)
+        legacy = None if config.store_table else store.latest_game(config.layout.name)
+    except StoreError:
+        return  # an unreadable store is the recorder's fault to report
+    if layout is not None and layout != config.layout.name:
+        raise TableStartError(
+            f"{config.source}: the game store {store.path} holds table {name!r} with layout "
+            f"{layout!r}, this configuration's layout is {config.layout.name!r}: they would "
+            "write the same games. Give this table a name of its own ([store] table) or a "
+            "store of its own ([store] path)")
+    if legacy is not None and not legacy.finished and store.latest_game(name) is None:
+        print(f"homeworlds play: the game store {store.path} holds unfinished game "
+              f"{legacy.id} ({', '.join(legacy.players)}) of table {config.layout.name!r}; "
+              f"this table is now called {name!r}. If that game is this table's, set "
+              f"[store] table = \"{config.layout.name}\" to resume it", file=sys.stderr,
+              flush=True)
 
 
 def _listen_for_the_record(session: TableSession, config: TableConfig,
@@ -460,7 +545,7 @@ def _feed_publisher(publisher, display, session, config: TableConfig, recorder) 
         return
     from homeworlds.web.live import attach_feed
 
-    attach_feed(session, table=config.store_table or config.layout.name,
+    attach_feed(session, table=config.table_name,
                 rules_name=config.rules.name, uid=lambda: recorder.uid, sinks=[offer])
 
 
@@ -486,7 +571,7 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
     brightness = session.output.correction.brightness if session.output is not None else 1.0
     try:
         display = attach_display(
-            session, table=config.store_table or config.layout.name,
+            session, table=config.table_name,
             rules_name=config.rules.name, host=listen[0], port=listen[1],
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,

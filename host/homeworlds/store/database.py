@@ -445,6 +445,11 @@ class GameStore:
                           (table,))
         return self._game(rows[0]) if rows else None
 
+    def table_layout(self, table: str) -> str | None:
+        """The layout table ``table`` was first stored with, None for a table not stored."""
+        rows = self._read("SELECT layout FROM tables WHERE name = ?", (table,))
+        return rows[0][0] if rows else None
+
     _TURN_SQL = ("SELECT number, seat, sdg, position, star_tags, committed, elapsed_ms, "
                  "clock_ms FROM turns WHERE game_id = ? ")
 

@@ -101,16 +101,17 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
                started: str | None = None, rules: str | None = None,
-               alignments: Sequence[str | None] | None = None) -> str:
+               alignments: Sequence[str | None] | None = None, game: str | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order; the
-    ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md)."""
+    ``Rules:``, Good/Evil ``Alignments:`` and ``Game:`` (the stored game's uid) header lines
+    when given (docs/notation.md)."""
     if alignments is not None and any(a is None for a in alignments):
         alignments = None
     try:
-        game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
-                        number=number, winner=winner, started=started, rules=rules,
-                        alignments=alignments)
-        return write_sdg(game)
+        sdg = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
+                       number=number, winner=winner, started=started, rules=rules,
+                       alignments=alignments, game=game)
+        return write_sdg(sdg)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
 

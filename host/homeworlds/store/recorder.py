@@ -127,6 +127,16 @@ class GameRecorder:
                            withdrawn_next=bool(withdrawn)
                            and withdrawn[-1][0].number == len(turns) + 1 and not pending)
 
+    def stored_game(self, uid: str) -> StoredGame | None:
+        """The store's game ``uid`` (of any table), None when it has none or cannot be
+        read now."""
+        if self.store is None:
+            return None
+        try:
+            return self.store.game_by_uid(uid)
+        except StoreError:
+            return None
+
     # ------------------------------------------------------------------ games
 
     def start_game(self, rules: Rules, players: Sequence[str], first_seat: int = 0,
