@@ -229,31 +229,63 @@ class GameExport:
     turns into that game only, never into another."""
 
     def __init__(self, path: Path, players, rules: str, tracker,
-                 uid: Callable[[], str | None] = lambda: None):
+                 uid: Callable[[], str | None] = lambda: None,
+                 store_fault: Callable[[], str | None] = lambda: None,
+                 writer: Callable[[Path, str], None] | None = None):
         self.path = path
         self.players = players
         self.rules = rules
         self.tracker = tracker  # for the Good/Evil deal, written with the game
         self.uid = uid
+        #: why the game store cannot be written now (None: it holds every turn); the
+        #: messages say where the game is kept, so they ask
+        self.store_fault = store_fault
+        #: the file write (``export.write_atomically``): the seam tests inject faults at
+        self.writer = writer
         self.warned: str | None = None
         #: whether the export holds every turn of the current game now
         self.current = True
 
+    def _write_file(self, text: str) -> None:
+        from homeworlds.store.export import write_atomically
+
+        (self.writer or write_atomically)(self.path, text)
+
+    def kept_where(self) -> str:
+        """Where the current game's turns are kept, as true now as the store and the export
+        know it (for the messages when one of them fails)."""
+        if self.store_fault() is None:
+            return "the store keeps the game"
+        if self.current:
+            return f"the export {self.path} holds every turn; the store does not yet"
+        return ("NEITHER the store nor the export holds the latest turns: they are kept in "
+                "memory only, and stopping the host prints the whole game in SDG")
+
+    def sdg_text(self) -> str | None:
+        """The whole current game in SDG (None when it cannot be written so)."""
+        from homeworlds.notation.sdg import InvalidNotation
+        from homeworlds.store.export import ExportError, record_sdg
+
+        try:
+            return record_sdg(self.players, self.tracker.record, rules=self.rules,
+                              alignments=self.tracker.alignments, game=self.uid())
+        except (ExportError, InvalidNotation):
+            return None
+
     def write(self, record) -> None:
         from homeworlds.notation.sdg import InvalidNotation
-        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+        from homeworlds.store.export import ExportError, record_sdg
 
         if not record:
             return
         try:
-            write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
-                                                   alignments=self.tracker.alignments,
-                                                   game=self.uid()))
+            self._write_file(record_sdg(self.players, record, rules=self.rules,
+                                        alignments=self.tracker.alignments, game=self.uid()))
             self.warned = None
             self.current = True
         except (OSError, ExportError, InvalidNotation) as exc:
             self.current = False
-            text = f"the export {self.path} was not written: {exc} (the store keeps the game)"
+            text = f"the export {self.path} was not written: {exc} ({self.kept_where()})"
             if text != self.warned:
                 print(f"homeworlds play: {text}", file=sys.stderr, flush=True)
             self.warned = text
@@ -264,17 +296,16 @@ class GameExport:
         if record:
             self.write(record)
             return
-        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+        from homeworlds.store.export import ExportError, record_sdg
 
         try:
-            write_atomically(self.path, record_sdg(self.players, [], rules=self.rules,
-                                                   alignments=self.tracker.alignments,
-                                                   game=self.uid()))
+            self._write_file(record_sdg(self.players, [], rules=self.rules,
+                                        alignments=self.tracker.alignments, game=self.uid()))
             self.current = True
         except (OSError, ExportError) as exc:
             self.current = False
-            print(f"homeworlds play: the export {self.path} was not written: {exc}",
-                  file=sys.stderr, flush=True)
+            print(f"homeworlds play: the export {self.path} was not written: {exc} "
+                  f"({self.kept_where()})", file=sys.stderr, flush=True)
 
     def archive(self, game_id: int | None) -> None:
         """Keep a finished game's export under its own name before a new game begins."""

@@ -133,6 +133,31 @@ class RunningTable:
         """The table loop until ``stop`` is set."""
         self.loop.run(stop)
 
+    def _say_where_the_game_is(self, recorder: GameRecorder) -> None:
+        """On stop with writes the store never took: the export holds the game when its
+        last write succeeded; else the whole game is printed in SDG, so that nothing shown
+        on the table is lost."""
+        print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
+              f"{self.store_path}: {recorder.fault}", file=sys.stderr, flush=True)
+        if self.export.current:
+            print(f"homeworlds play: the export {self.record_path} holds the game "
+                  f"({len(self.session.tracker.record)} turns)", file=sys.stderr, flush=True)
+            return
+        text = self.export.sdg_text()
+        if text is None:
+            print("homeworlds play: NEITHER the store nor the export could be written, and "
+                  "the game cannot be written in SDG; its turns were:", file=sys.stderr,
+                  flush=True)
+            for number, (seat, turn) in enumerate(self.session.tracker.record, start=1):
+                print(f"{number}) {self.config.players[seat]}: "
+                      + "; ".join(str(a) for a in turn), flush=True)
+            return
+        print(f"homeworlds play: NEITHER the store {self.store_path} nor the export "
+              f"{self.record_path} could be written: the whole game follows in SDG "
+              f"({len(self.session.tracker.record)} turns); save it, e.g. as "
+              "game-saved.raw, and `homeworlds replay` it", file=sys.stderr, flush=True)
+        print(text, end="", flush=True)
+
     def close(self) -> None:
         """Stop the display, the link and the publisher; write what the store still owes
         (saying so when it cannot) and close it; turn the LEDs off."""
@@ -149,9 +174,7 @@ class RunningTable:
         if self.publisher is not None:
             self.publisher.stop()
         if recorder.unsaved:
-            print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
-                  f"{self.store_path}: {recorder.fault}; the export {self.record_path} holds "
-                  "the game", file=sys.stderr, flush=True)
+            self._say_where_the_game_is(recorder)
         recorder.close()
         for lock in self.locks:
             lock.release()
@@ -162,11 +185,12 @@ class RunningTable:
 def build_table(config: TableConfig, output: PixelOutput | None, record_path: Path, *,
                 store_path: Path | None = None, commands: queue.Queue | None = None,
                 store_opener=None, view=None, listen: tuple[str, int] | None = None,
-                source: EventSource | None = None) -> RunningTable:
+                source: EventSource | None = None, export_writer=None) -> RunningTable:
     """The table of ``config`` (validated by ``load_config``), ready to run; the LEDs go to
     ``output``. ``record_path``: the SDG export; ``store_path``: the game store (default
     games.sqlite beside the export); ``commands``: lines typed on the host's terminal;
-    ``store_opener`` (path -> GameStore): the store's seam for tests that inject faults;
+    ``store_opener`` (path -> GameStore) and ``export_writer`` ((path, text) -> None): the
+    store's and the export's seams for tests that inject faults;
     ``view.tick(session)`` (the live terminal view) is called on every pass; ``listen``
     (address, port) serves the web display; ``source``: the table's events (default: the
     serial link of the configuration). TableStartError says why the table cannot start;
@@ -190,7 +214,8 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         raise
     remove_stale_temporaries(record_path)
     export = GameExport(record_path, config.players, config.rules.name, session.tracker,
-                        uid=lambda: recorder.uid)
+                        uid=lambda: recorder.uid, store_fault=lambda: recorder.fault,
+                        writer=export_writer)
     try:
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
@@ -230,7 +255,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         if config.scanner:
             link.configure(**config.scanner)  # re-sent after every reconnect and restart
         source = link
-    upkeep = _Upkeep(session, recorder, publisher, commands, config)
+    upkeep = _Upkeep(session, recorder, publisher, commands, config, export)
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
         work.append(lambda: view.tick(session))
@@ -339,10 +364,16 @@ def _listen_for_the_record(session: TableSession, config: TableConfig,
         print(f"turn {number}: {config.players[commit.seat]}: "
               + "; ".join(str(a) for a in commit.turn)
               + turn_time_text(session.last_turn_time), flush=True)
-        if commit.state.is_over and recorder.fault is None:
-            print(f"game over; the game is in the store {store_path}", flush=True)
+        if commit.state.is_over:
+            print(f"game over; {where_kept()}", flush=True)
         if commit.state.is_over and tracker.alignments is not None:
             print(reveal_alignments(config.players, tracker.alignments), flush=True)
+
+    def where_kept() -> str:
+        # Said as it is at this moment: the store, else the export, else memory only.
+        if recorder.fault is None:
+            return f"the game is in the store {store_path}"
+        return export.kept_where()
 
     journalled: list[object] = [None]
 
@@ -373,7 +404,7 @@ def _listen_for_the_record(session: TableSession, config: TableConfig,
         name = config.players[seat]
         if tracker.ended_by == "flag":
             # The status line ("game over: NAME's flag fell") is printed by the loop.
-            print(f"{name} is out of time; the game is in the store {store_path}", flush=True)
+            print(f"{name} is out of time; {where_kept()}", flush=True)
         else:
             print(f"{name}'s flag fell (out of time); casual play: the game goes on",
                   flush=True)
@@ -395,7 +426,8 @@ class _Upkeep:
     LEDs, the event's view of the table, terminal commands, and the lines to print."""
 
     def __init__(self, session: TableSession, recorder: GameRecorder, publisher,
-                 commands: queue.Queue | None, config: TableConfig):
+                 commands: queue.Queue | None, config: TableConfig, export: GameExport):
+        self.export = export
         self.session = session
         self.recorder = recorder
         self.publisher = publisher
@@ -411,7 +443,7 @@ class _Upkeep:
         if self.commands is not None:
             run_commands(self.commands, session, recorder, self.config)
         if recorder.fault != self.last_fault:
-            report_fault(recorder, self.last_fault)
+            report_fault(recorder, self.last_fault, self.export)
             self.last_fault = recorder.fault
             if publisher is not None:
                 publisher.table_status(link_up=session.link_up, store_fault=recorder.fault)

@@ -80,6 +80,8 @@ class GameRecorder:
         self.uid: str | None = None
         self.game_id: int | None = None
         self._unwritten_game: Callable[[GameStore], None] | None = None
+        #: whether the store was ever opened: a file gone since is not created anew
+        self._opened = False
 
     # ------------------------------------------------------------------ opening
 
@@ -89,6 +91,7 @@ class GameRecorder:
         self._last_try = self._clock()
         try:
             self.store = self._opener(self.path)
+            self._opened = True
         except StoreRefused:
             raise
         except StoreError as exc:
@@ -225,11 +228,20 @@ class GameRecorder:
         """Write what waits, in order; True when nothing waits any more."""
         self._last_try = self._clock()
         if self.store is None:
+            if self._opened and not self.path.exists():
+                # The file this game was written to is gone (its card removed, deleted): a
+                # store made anew would hold only the rest of the game.
+                waiting = f" — not saved yet: {self._pending[0][0]}" if self._pending else ""
+                self.fault = (f"game store {self.path}: the store file is gone (card removed? "
+                              "deleted?); it is not made anew, so that the game is not split "
+                              f"over two stores{waiting}")
+                return False
             try:
                 self.store = self._opener(self.path)
             except StoreError as exc:
                 self.fault = str(exc)
                 return False
+            self._opened = True
         while self._pending:
             what, write = self._pending[0]
             try:
