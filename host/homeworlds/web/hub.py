@@ -14,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError
+from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError, steady_time
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.event_clock import describe
 from homeworlds.event.hub import HubIngest
@@ -368,7 +367,7 @@ def build_app(pages: HubPages):
             loop.call_soon_threadsafe(changed.set)
 
         def clock() -> str:
-            return f"event: clock\ndata: {time.time():.3f}\n\n"
+            return f"event: clock\ndata: {steady_time():.3f}\n\n"  # never steps
 
         def current() -> tuple[str, str] | None:
             snapshot = pages.locked(pages.live_snapshot, name)
