@@ -130,8 +130,11 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     print(f"homeworlds hub: at most {limits.max_connections} connections, "
           f"{limits.reserved} kept for the admin", flush=True)
     if stop is not None:
-        threading.Thread(target=lambda: (stop.wait(), setattr(server, "should_exit", True)),
-                         daemon=True).start()
+        def exit_when_stopped() -> None:
+            stop.wait()
+            server.should_exit = True
+
+        threading.Thread(target=exit_when_stopped, daemon=True).start()
     try:
         server.run(sockets=[sock])
     finally:
