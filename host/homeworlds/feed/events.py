@@ -324,7 +324,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(h, "guidance", dict, "snapshot.hints", optional=True))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
-            _moment(_get(data, "at", (int, float), "snapshot"), "snapshot.at"), game,
+            _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
+            game,
             _get(data, "position", str, "snapshot"), dict(bank),
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),

@@ -262,7 +262,7 @@ def claim_table(config: TableConfig, store_path: Path, *, serial: bool) -> list[
     link, the port. A claim held by another program is a TableStartError naming both; the
     kernel drops a claim when its holder dies, so the next start resumes its game."""
     me = holder_text(f"configuration {config.source}")
-    wanted = [TableLock(store_path, config.table_name)]
+    wanted: list[HolderLock] = [TableLock(store_path, config.table_name)]
     if serial and config.port:
         try:
             wanted.insert(0, port_lock(config.port))

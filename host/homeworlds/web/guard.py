@@ -172,7 +172,7 @@ def guarded_protocol(guard: ConnectionGuard) -> type:
         _stall_timer: asyncio.TimerHandle | None = None
         _timed_cycle: Any = None
 
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._peer = self.client[0] if self.client else ""
             self._kind = guard.admit(self._peer)
