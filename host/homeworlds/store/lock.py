@@ -62,12 +62,7 @@ class HolderLock:
         """Take the lock for ``me`` (``holder_text``): its line is written into the file."""
         if self._fd is not None:
             return
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,
-                         0o644)
-        except OSError as exc:
-            raise LockUnavailable(f"{self.what}: cannot create its lock file {self.path}: "
-                                  f"{exc.strerror or exc}") from None
+        fd = _open_lock_file(self.path, self.what)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -102,6 +97,22 @@ class HolderLock:
         self.release()
 
 
+def _open_lock_file(path: Path, what: str) -> int:
+    """The lock file, created if need be; read-only when it cannot be written (another
+    user's, a read-only disk): ``flock`` needs no write access, only the holder's line
+    is then not written."""
+    flags = os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | flags, 0o644)
+    except OSError as exc:
+        first = exc
+    try:
+        return os.open(path, os.O_RDONLY | flags)
+    except OSError:
+        raise LockUnavailable(f"{what}: cannot create its lock file {path}: "
+                              f"{first.strerror or first}") from None
+
+
 def _read_holder(fd: int) -> str:
     try:
         text = os.pread(fd, _HOLDER_BYTES, 0).decode("utf-8", "replace")
@@ -130,19 +141,21 @@ class TableLock(HolderLock):
                          f"table {table!r} of the game store {store_path}")
 
 
+#: Where the serial ports' lock files go: the machine's lock directory (shared by every
+#: user, as the port is), else the temporary directory.
+LOCK_DIRECTORIES = ("/run/lock", "/var/lock")
+
+
 def port_lock(port: str) -> HolderLock:
     """The claim on a serial port: a lock file named after the port's real path in the
-    machine's lock directory (``$XDG_RUNTIME_DIR``, else the temporary directory), since
-    the port itself is opened and closed again as the link reconnects."""
+    machine's lock directory, since the port itself is opened and closed again as the link
+    reconnects."""
     try:
         real = os.path.realpath(port) if port.startswith("/") else port
     except OSError:
         real = port
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    directory = Path(base) / "homeworlds-locks"
-    try:
-        directory.mkdir(mode=0o700, exist_ok=True)
-    except OSError as exc:
-        raise LockUnavailable(f"cannot create the lock directory {directory}: "
-                              f"{exc.strerror or exc}") from None
-    return HolderLock(directory / f"port-{_slug(real)}.lock", f"the serial port {port}")
+    directory = next((d for d in LOCK_DIRECTORIES
+                      if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)),
+                     tempfile.gettempdir())
+    return HolderLock(Path(directory) / f"homeworlds-port-{_slug(real)}.lock",
+                      f"the serial port {port}")
