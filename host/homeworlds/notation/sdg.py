@@ -108,6 +108,8 @@ _TITLE = re.compile(r"Homeworlds Online(?: \(SDG# ?(\d+)\))?\s*")
 _HEADER = re.compile(r"([A-Za-z]+):\s?(.*)")
 _PARTICIPANT = re.compile(r"(\S+) \(([NSEW])\)")
 _TURN = re.compile(r"(\d+)\) (\S+):(.*)")
+#: A stored game's uid in the ``Game:`` header (the store's are 32 hex digits).
+_GAME_UID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ATTACKED = re.compile(r"([RYGBrygb][123])([NSEWnsew])")
 _ALIGNED = re.compile(r"(\S+) \(([A-Za-z]+)\)")
 
@@ -146,6 +148,9 @@ class SdgGame:
     rules: str | None = None
     #: ``Alignments:`` header: each player's Good/Evil alignment, in setup order.
     alignments: Alignments | None = None
+    #: ``Game:`` header: the uid of the stored game a table's export holds (our
+    #: extension), so that the export is never taken for another game's.
+    game: str | None = None
 
     def seat_of(self, name: str) -> int:
         """Setup-order index of a player, matching the name without regard to case."""
@@ -487,7 +492,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
             raise _fail(f"malformed header line {line!r} (expected 'Key: value')", line,
                         index + 1, source)
         key = match.group(1).lower()
-        if key not in ("variants", "started", "participants", "winner", "rules", "alignments"):
+        if key not in ("variants", "started", "participants", "winner", "rules", "alignments",
+                       "game"):
             raise _fail(f"unknown header {match.group(1)!r}", line, index + 1, source)
         if key in headers:
             raise _fail(f"header {match.group(1)!r} given twice", line, index + 1, source)
@@ -507,6 +513,7 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     seats = {letter: seat_of[name.lower()] for name, letter in participants}
     rules = _read_rules(headers, source)
     alignments = _read_alignments(headers, players, source)
+    game_uid = _read_game(headers, source)
 
     turns = []
     for raw in raw_turns:
@@ -528,7 +535,17 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         turns.append(SdgTurn(raw.number, raw.player, seat, tuple(actions), tuple(texts),
                              raw.line, comments))
     return SdgGame(number, variants, participants, winner, players, tuple(turns), source,
-                   started, rules, alignments)
+                   started, rules, alignments, game_uid)
+
+
+def _read_game(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
+    if "game" not in headers:
+        return None
+    value, line = headers["game"]
+    if not _GAME_UID.fullmatch(value):
+        raise _fail(f"malformed game uid {value!r} (expected 1 to 64 letters, digits, '-' "
+                    "or '_')", value, line, source)
+    return value
 
 
 def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
@@ -701,6 +718,11 @@ def write_sdg(game: SdgGame) -> str:
         out.append(f"Rules: {_check_word(game.rules, 'rules preset')}")
     if game.started:
         out.append(f"Started: {game.started}")
+    if game.game is not None:
+        if not _GAME_UID.fullmatch(game.game):
+            raise InvalidNotation(f"game uid {game.game!r} cannot be written in the SDG "
+                                  "header")
+        out.append(f"Game: {game.game}")
     out.append("Participants: " + ", ".join(f"{n} ({s})" for n, s in participants))
     if game.alignments is not None:
         try:
@@ -780,11 +802,12 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              seats: Iterable[int] | None = None, number: int | None = None,
              winner: str | None = None, variants: Iterable[str] = (),
              started: str | None = None, rules: str | None = None,
-             alignments: Iterable[str] | None = None) -> SdgGame:
+             alignments: Iterable[str] | None = None, game: str | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
     turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
-    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers."""
+    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers,
+    ``game`` (a stored game's uid) the Game header."""
     players = tuple(players)
     participants = _default_participants(players)
     turn_list = [tuple(t) for t in turns]
@@ -809,4 +832,4 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
         except AlignmentError as error:
             raise ValueError(f"alignments: {error}") from None
     return SdgGame(number, tuple(variants), participants, winner, players, tuple(built), None,
-                   started, rules, dealt)
+                   started, rules, dealt, game)
