@@ -33,8 +33,14 @@ def test_the_hub_command_follows_a_table_and_guards_admin(tmp_path, broker):
                             "--event", "club", "--store", str(tmp_path / "hub.sqlite"),
                             "--listen", f"127.0.0.1:{port}", "--admin-token-file", str(token)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    keys = subprocess.run([sys.executable, "-m", "homeworlds", "hub-keys", "--store",
+                           str(tmp_path / "hub.sqlite"), "--event", "club", "--dir",
+                           str(tmp_path / "keys"), "issue", "t1"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert keys.returncode == 0, keys.stderr
+    assert "table t1: key t1." in keys.stdout
     table = TableProcess(tmp_path, broker.url, "club", "t1", TWO_PLAYER_GAMES[0],
-                         interval=0.02, turns=6)
+                         interval=0.02, turns=6, key_file=tmp_path / "keys" / "t1.key")
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: get(base + "/")[0] == 200, 20, "the hub's page")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 from urllib.parse import quote
 
 import pytest
@@ -18,7 +17,7 @@ from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.store.export import export_sdg  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
-from tests.event.tables import messages, played_store  # noqa: E402
+from tests.event.tables import TableSigner, issue, messages, played_store  # noqa: E402
 
 EVENT = "club"
 TOKEN = "organiser-token-123"
@@ -26,6 +25,8 @@ TOKEN = "organiser-token-123"
 
 @pytest.fixture
 def hub(tmp_path):
+    for table in ("t1", "t2"):
+        SIGNERS[table] = TableSigner(issue(tmp_path / "hub.sqlite", table))
     store = GameStore.open(tmp_path / "hub.sqlite")
     ingest = HubIngest(store, EVENT)
     # Table t1: kanzenryu v Felix, finished; table t2: jeep v Danner, 6 turns in.
@@ -38,10 +39,20 @@ def hub(tmp_path):
     store.close()
 
 
+#: table -> its signer (the hub fixture issues t1's and t2's keys)
+SIGNERS: dict[str, TableSigner] = {}
+
+
+def send(ingest, table: str, kind: str, payload: bytes | dict) -> None:
+    """A message as ``table`` publishes it: signed with its key."""
+    topic = table_topic(EVENT, table, kind)
+    ingest.handle(topic, SIGNERS[table](topic, payload))
+
+
 def feed(ingest, path, table, upto=None):
-    for topic, payload in messages(path, EVENT, table)[:upto]:
+    for topic, payload in messages(path, EVENT, table, SIGNERS[table])[:upto]:
         ingest.handle(topic, payload)
-    ingest.handle(table_topic(EVENT, table, "online"), b'{"online": true}')
+    send(ingest, table, "online", b'{"online": true}')
 
 
 def test_overview_shows_every_table_with_map_turn_and_material(hub):
@@ -138,10 +149,8 @@ def test_a_bad_admin_form_gets_a_clear_message(hub):
 def test_table_events_show_on_the_card(hub):
     client, ingest, _, (t1, _) = hub
     feed(ingest, t1, "t1", upto=2)
-    ingest.handle(table_topic(EVENT, "t1", "events"),
-                  b'{"type": "event", "kind": "link", "up": false}')
-    ingest.handle(table_topic(EVENT, "t1", "events"),
-                  b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
+    send(ingest, "t1", "events", b'{"type": "event", "kind": "link", "up": false}')
+    send(ingest, "t1", "events", b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
     page = client.get("/").text
     assert "sensors are not connected" in page and "the disk is full" in page
 
@@ -152,7 +161,7 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
     state = {"type": "snapshot", "clocks": {"seats": [
         {"remaining_ms": 125_000, "running": True, "flagged": False},
         {"remaining_ms": 0, "running": False, "flagged": True}], "paused": None}}
-    ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(state).encode())
+    send(ingest, "t2", "state", state)
     page = client.get("/").text
     assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page
 
@@ -160,13 +169,15 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
 def test_a_table_name_cannot_inject_markup(hub):
     client, ingest, _, (t1, _) = hub
     evil = 'x"><img src=x onerror=alert(1)><script>alert(1)'  # a topic level has no "/"
-    for topic, payload in messages(t1, EVENT, "t1")[:2]:
+    feed(ingest, t1, "t1", upto=1)
+    for topic, payload in messages(t1, EVENT, "t1", SIGNERS["t1"])[:2]:
         ingest.handle(topic.replace("/t1/", f"/{evil}/"), payload)
     page = client.get("/").text
-    assert 'data-table="x&quot;&gt;&lt;img' in page
+    # No key names such a table: refused, and its topic shown escaped under Problems.
+    assert "x&quot;&gt;&lt;img" in page and "refused a message" in page
     assert "<img" not in page and "<script>alert(1)" not in page
     live = client.get("/tables/" + quote(evil, safe="") + "/live")
-    assert live.status_code == 200
+    assert live.status_code == 404
     assert "<img" not in live.text and "<script>alert(1)" not in live.text
 
 
