@@ -213,3 +213,43 @@ def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.parametrize("game_turns", ["many", None, [1], 1e3, -3, 10 ** 9])
+def test_a_bad_retained_state_never_breaks_a_page(hub, game_turns):
+    """Defect 2: a retained state with the game's real uid and a non-number game.turns made
+    /, /fragment/tables and /api/tables answer 500 for every table; 1e3 showed "996.0 turns
+    still on their way"."""
+    client, ingest, _, (t1, t2) = hub
+    feed(ingest, t1, "t1", upto=3)
+    feed(ingest, t2, "t2", upto=4)
+    uid = next(g.uid for g in ingest.store.games() if g.table == "t2")
+    send(ingest, "t2", "state", {"type": "snapshot", "table": "t2", "game": {
+        "uid": uid, "turns": game_turns, "turn_number": 5, "players": ["jeep", "Danner"],
+        "to_move": 0, "result": None}})
+    assert "table t2: refused a message on" in ingest.problems[-1]
+    assert "game.turns" in ingest.problems[-1]
+    for url in ("/", "/fragment/tables", "/api/tables", "/tables/t2/live"):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, answer.text[:300])
+    page = client.get("/").text
+    assert "turns still on their way" not in page and 'data-table="t1"' in page
+    assert 'data-turn="5"' in page
+
+
+@pytest.mark.parametrize("remaining_ms, words", [
+    (-115_000, "clocks.seats[0].remaining_ms: -115000 is out of range"),
+    (10 ** 12, "is out of range"),
+    ("1:55", "has the wrong type"),
+])
+def test_clocks_out_of_range_are_not_shown(hub, remaining_ms, words):
+    """Defect 2: negative or huge clocks in a retained state were shown as given ("-1:55",
+    "-16666667:20")."""
+    client, ingest, _, (_, t2) = hub
+    feed(ingest, t2, "t2", upto=3)
+    send(ingest, "t2", "state", {"type": "snapshot", "clocks": {"seats": [
+        {"remaining_ms": remaining_ms, "running": True, "flagged": False},
+        {"remaining_ms": 60_000, "running": False, "flagged": False}], "paused": None}})
+    assert words in ingest.problems[-1]
+    page = client.get("/").text
+    assert "Clocks:" not in page and "-1:55" not in page and "16666667" not in page

@@ -441,8 +441,7 @@ class HubIngest:
                             "kind": result.kind, "winners": list(result.winners)},
                         "waiting": len(game.waiting),
                         "position": cooked_position(position_to_json(state)) or "",
-                        "behind": max(0, (snap.get("game") or {}).get("turns", 0) - game.turns)
-                        if (snap.get("game") or {}).get("uid") == game.stored.uid else 0,
+                        "behind": behind(snap, game.stored.uid, game.turns),
                     }
                 out.append(row)
             return out
@@ -455,3 +454,13 @@ def material(state: GameState) -> list[int]:
         for seat, fleet in enumerate(system.ships):
             counts[seat] += sum(n * PIECES[i].size for i, n in enumerate(fleet))
     return counts
+
+
+def behind(snapshot: dict[str, Any], uid: str, have: int) -> int:
+    """Turns the table's retained state names beyond the ``have`` the hub holds (0 when
+    it names another game or no count: ``check_snapshot`` let only counts through)."""
+    info = snapshot.get("game")
+    if not isinstance(info, dict) or info.get("uid") != uid:
+        return 0
+    turns = info.get("turns")
+    return max(0, turns - have) if isinstance(turns, int) else 0

@@ -298,8 +298,11 @@ def check_snapshot(data: dict) -> dict[str, Any]:
             raise PayloadError("game: not an object or null")
         if game.get("uid") is not None:
             _uid(game, "uid", "game.")
-        _number(game, "turns", 0, MAX_TURNS, "game.", optional=True)
-        _number(game, "turn_number", 1, MAX_TURNS + 1, "game.", optional=True)
+        # Absent from a feed's snapshot; a table's always has them.
+        if "turns" in game:
+            _number(game, "turns", 0, MAX_TURNS, "game.")
+        if "turn_number" in game:
+            _number(game, "turn_number", 1, MAX_TURNS + 1, "game.")
         players = game.get("players", [])
         if not isinstance(players, list) or len(players) > 8 or not all(
                 isinstance(p, str) and len(p) <= MAX_NAME for p in players):
