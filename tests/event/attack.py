@@ -250,8 +250,8 @@ def run_attack(directory: Path, *, tables: int = 8, turns: int | None = None,
     figures = Figures(tables=tables)
     names = [f"t{k + 1}" for k in range(tables)]
     keys = directory / "keys"
-    print(_homeworlds("hub-keys", "--store", str(directory / "hub.sqlite"), "--event", EVENT,
-                      "--dir", str(keys), "issue", *names), end="")
+    _homeworlds("hub-keys", "--store", str(directory / "hub.sqlite"), "--event", EVENT,
+                "--dir", str(keys), "issue", *names)
     # The old set-up's shared account, as an insider holds it: every table's topics.
     with open(keys / "broker.passwd", "a") as f:
         f.write(password_line(SHARED_USER, SHARED_PASSWORD) + "\n")
