@@ -25,6 +25,7 @@ COMMANDS = (
     "firmware_build",
     "archive_view",
     "hub",
+    "hub_keys",
     "display",
 )
 
