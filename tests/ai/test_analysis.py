@@ -156,3 +156,13 @@ def test_calibration_beats_material_on_a_sample_of_held_out_games():
     assert figures["all"]["positions"] > 300
     assert figures["all"]["brier"] < figures["all"]["brier_material"]
     assert figures["all"]["log_loss"] < figures["all"]["log_loss_material"]
+
+
+def test_analyse_threats_name_the_win_that_was_played(capsys):
+    sdg = DATA / "games" / "sdg" / "3426.raw"
+    assert main(["analyse", "--json", "--threats", "--forced-time", "0.2", str(sdg)]) == 0
+    game = json.loads(capsys.readouterr().out)
+    before_last = game["turns"][-2]
+    wins = [t for t in before_last["threats"] if t["kind"] == "win-in-one"]
+    assert wins and wins[0]["words"].startswith("jeep can win this turn: Sacrifice G3")
+    assert game["turns"][-1]["threats"] == []  # the game is over

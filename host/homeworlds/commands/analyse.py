@@ -13,6 +13,7 @@ import json
 import sys
 
 from homeworlds.ai.analysis import bundled_model, phase_of
+from homeworlds.ai.threats import find_threats
 from homeworlds.display.printable import printable, printable_lines
 from homeworlds.display.steps import GameFileError, GameSteps, load_game_file
 
@@ -26,6 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "when every file could be read, 2 when one cannot.")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per file, per line")
+    p.add_argument("--threats", action="store_true",
+                   help="also the threats of each position: a win-in-one or a forced win "
+                   "in two for the player to move, a home one catastrophe from falling, "
+                   "overpopulation one piece away")
+    p.add_argument("--forced-time", type=float, default=0.5, metavar="S",
+                   help="with --threats: seconds to look for a forced win in two per "
+                   "position (default 0.5)")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
 
@@ -45,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             status = 2
             continue
-        analysis = analyse_game(game)
+        analysis = analyse_game(game, threats=args.forced_time if args.threats else None)
         if args.json:
             print(json.dumps(analysis), flush=False)
         else:
@@ -54,9 +62,10 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def analyse_game(game: GameSteps) -> dict:
+def analyse_game(game: GameSteps, threats: float | None = None) -> dict:
     """The game's turns with the probability that the first player (who set up first)
-    wins after each, as a JSON-ready dict."""
+    wins after each, as a JSON-ready dict; ``threats``: also each position's threats,
+    with that many seconds for a forced win (None: no threats)."""
     model = bundled_model()
     turns = []
     for step in game.steps[1:]:
@@ -66,6 +75,9 @@ def analyse_game(game: GameSteps) -> dict:
                  "phase": "setup" if state.in_setup else (
                      "over" if state.is_over else phase_of(state)),
                  "first_wins": round(model.probability(state), 4)}
+        if threats is not None:
+            entry["threats"] = [t.to_json() for t in find_threats(
+                state, game.players, forced_time=threats)]
         turns.append(entry)
     return {"file": game.source, "title": game.title, "players": list(game.players),
             "first": game.players[0], "error": game.error, "turns": turns}
@@ -79,6 +91,8 @@ def format_analysis(analysis: dict) -> str:
         bar = "#" * round(p * 20)
         lines.append(f"{turn['turn']:>4} {turn['player'][:14]:<14} {p:6.1%} "
                      f"{bar:<20} {turn['text'][:32]}")
+        for threat in turn.get("threats", ()):
+            lines.append(f"       ! {threat['words']}")
     if analysis["error"]:
         lines.append(f"  stopped: {analysis['error']}")
     return "\n".join(lines)
