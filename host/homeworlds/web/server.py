@@ -27,7 +27,8 @@ MAX_CONNECTIONS = 400
 class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
-                 render_svg: Callable | None = None, store_path=None, attract=None):
+                 render_svg: Callable | None = None, store_path=None, attract=None,
+                 analysis: bool = False, suggestions: bool = True):
         require_web()
         from homeworlds.web.app import DisplayState, new_admin_token
 
@@ -50,7 +51,16 @@ class WebDisplay:
 
                 self.state.extra_routes += attract_routes(archive, attract=attract,
                                                           live_url="/")
-                self.state.live_scripts = (SWITCH_SCRIPT,)
+                self.state.live_scripts += (SWITCH_SCRIPT,)
+        #: The live analysis worker (``web.analysis``), fed by the hub's listeners: only
+        #: where the display has a process of its own (``web.child``), never beside the
+        #: table loop.
+        self.analysis = None
+        if analysis:
+            from homeworlds.web.analysis import AnalysisWorker
+
+            self.analysis = AnalysisWorker(hub.publish_threadsafe, suggestions=suggestions)
+            hub.listeners.append(self.analysis.observe)
         self._server = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -111,16 +121,22 @@ class WebDisplay:
             finally:
                 started.set()
 
+        if self.analysis is not None:
+            self.analysis.start()
         self._thread = threading.Thread(target=serve, name="web-display", daemon=True)
         self._thread.start()
         started.wait(10)
         if not server.started:
             self.stop()
             raise WebUnavailable(f"the display did not start on {self.host}:{self.port}")
+        if self.analysis is not None and self.state.hub.latest is not None:
+            self.analysis.observe(self.state.hub.latest)  # came before the hub had a loop
         return self
 
     def stop(self) -> None:
         self.state.shutting_down = True
+        if self.analysis is not None:
+            self.analysis.stop(timeout=0.2)
         loop = self.state.hub.loop
         if loop is not None and not loop.is_closed():
             try:  # end the open event streams at once, so the shutdown need not wait
