@@ -20,9 +20,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from homeworlds.feed import AnalysisEvent, FeedEvent, SnapshotEvent
-from homeworlds.notation import read_cooked
+from homeworlds.notation import CookedSystem, read_cooked
 from homeworlds.rules import GameState, HomeworldsError, preset
 
 #: Seconds the computer may think about its suggestion, and about a forced win in two.
@@ -42,18 +43,16 @@ def position_for_analysis(snapshot: SnapshotEvent) -> GameState | None:
     systems = read_cooked(snapshot.position).systems
     to_move = game.to_move
     if game.first_seat == 1:
-        systems = [_swapped(s) for s in systems]
+        systems = tuple(_swapped(s) for s in systems)
         to_move = 1 - to_move
     state = GameState.from_position(systems, preset(game.rules), to_move=to_move)
     state.ply = max(state.ply, game.turn_number - 1)
     return None if state.result is not None else state
 
 
-def _swapped(system):
-    from dataclasses import replace
-
+def _swapped(system: CookedSystem) -> CookedSystem:
     home = system.home_of
-    return replace(system, ships=tuple(reversed(system.ships)),
+    return replace(system, ships=(system.ships[1], system.ships[0]),
                    home_of=None if home is None else 1 - home)
 
 
@@ -149,6 +148,7 @@ class AnalysisWorker:
                 if self._stopped:
                     return
                 snapshot, self._pending = self._pending, None
+                assert snapshot is not None
                 self._done_key = self._key(snapshot)
             self.run_once(snapshot)
 

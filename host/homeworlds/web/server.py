@@ -13,9 +13,14 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from homeworlds.web import WebUnavailable, require_web
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from homeworlds.web.analysis import AnalysisWorker
 
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
@@ -55,13 +60,13 @@ class WebDisplay:
         #: The live analysis worker (``web.analysis``), fed by the hub's listeners: only
         #: where the display has a process of its own (``web.child``), never beside the
         #: table loop.
-        self.analysis = None
+        self.analysis: AnalysisWorker | None = None
         if analysis:
             from homeworlds.web.analysis import AnalysisWorker
 
             self.analysis = AnalysisWorker(hub.publish_threadsafe, suggestions=suggestions)
             hub.listeners.append(self.analysis.observe)
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
 
@@ -101,10 +106,10 @@ class WebDisplay:
                                 timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
                                 limit_concurrency=MAX_CONNECTIONS,
                                 server_header=False)
-        self._server = uvicorn.Server(config)
-        self._server.install_signal_handlers = lambda: None  # the table owns the signals
+        server = self._server = uvicorn.Server(config)
+        # The table owns the signals: uvicorn (0.29 on) captures them only when it runs
+        # on the main thread, and it runs on its own here.
         started = threading.Event()
-        server = self._server
 
         def serve() -> None:
             import asyncio
