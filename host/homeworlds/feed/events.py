@@ -123,6 +123,12 @@ class SnapshotEvent:
     clocks: Mapping[str, Any] | None = None
     #: the actions of the turn in progress so far (the position shows them)
     turn_in_progress: tuple[str, ...] = ()
+    #: the seat that played each turn of ``turn_log``
+    turn_seats: tuple[int, ...] = ()
+    #: the last committed turn: {"number", "seat", "sdg", "before"} (``before``: the
+    #: position before it, cooked text), so that a display can show what it did; None when
+    #: unknown (no turn yet, a resumed game's first snapshot, after an undo)
+    last_turn: Mapping[str, Any] | None = None
 
     type = "snapshot"
 
@@ -132,7 +138,9 @@ class SnapshotEvent:
                 "bank": dict(self.bank), "turn_log": list(self.turn_log),
                 "hints": self.hints.to_json(),
                 "clocks": None if self.clocks is None else dict(self.clocks),
-                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress)}
+                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
+                "turn_seats": list(self.turn_seats),
+                "last_turn": None if self.last_turn is None else dict(self.last_turn)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +326,18 @@ def _result(data: Any, where: str) -> Result | None:
                   _get(data, "text", str, where))
 
 
+def _last_turn(data: Any, where: str) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    seat = _get(data, "seat", int, where)
+    if not 0 <= seat < MAX_CLOCK_SEATS:
+        raise FeedError(f"{where}.seat: {seat} is not a seat")
+    return {"number": _get(data, "number", int, where), "seat": seat,
+            "sdg": _get(data, "sdg", str, where), "before": _get(data, "before", str, where)}
+
+
 def event_from_json(data: Any) -> FeedEvent:
     """A feed event from its JSON form (e.g. received from another host); FeedError names
     the field that is wrong."""
@@ -371,7 +391,9 @@ def event_from_json(data: Any) -> FeedEvent:
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
             _clocks(data.get("clocks"), "snapshot.clocks"),
-            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
+            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
+            _ints(data.get("turn_seats", []), "snapshot.turn_seats"),
+            _last_turn(data.get("last_turn"), "snapshot.last_turn"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
@@ -502,6 +524,11 @@ class FeedProducer:
         self._key: object = None
         self._marks: _GameMarks | None = None
         self._turn_log: list[str] = []
+        self._turn_seats: list[int] = []
+        #: (record length, cooked position) after the latest commit this producer saw,
+        #: and the last turn as the feed tells it (``SnapshotEvent.last_turn``)
+        self._after_last: tuple[int, str] | None = None
+        self._last_turn: dict[str, Any] | None = None
         self._lifted_cache: tuple[object, tuple[tuple[str, ...], bool]] | None = None
         #: set by an undo (``TableControl``): the withdrawn turn and the position the
         #: players must restore, shown until the table shows it (merged with the session's
@@ -512,7 +539,9 @@ class FeedProducer:
 
     # ---- game identity ----
 
-    def _game(self) -> _GameMarks:
+    def _game(self, committing: bool = False) -> _GameMarks:
+        """This game's marks (new ones for a new game). ``committing``: called for a commit,
+        so the record already holds the turn being sent."""
         tracker = self.session.tracker
         uid = self._uid() if self._uid is not None else None
         marks = self._marks
@@ -521,6 +550,10 @@ class FeedProducer:
             marks = _GameMarks(uid or uuid.uuid4().hex, self._wall(), len(tracker.record))
             self._marks = marks
             self._turn_log = []
+            self._turn_seats = []
+            self._after_last = ((0, "") if len(tracker.record) == (1 if committing else 0)
+                                else None)
+            self._last_turn = None
         return marks
 
     def _next_seq(self) -> int:
@@ -538,7 +571,7 @@ class FeedProducer:
         from homeworlds.store.records import turn_to_sdg
 
         tracker = self.session.tracker
-        marks = self._game()
+        marks = self._game(committing=True)
         now = self._wall()
         number = len(tracker.record)
         elapsed = round((now - marks.started_at) * 1000) if marks.started_at else None
@@ -547,6 +580,11 @@ class FeedProducer:
             elapsed = timed.elapsed_ms  # the mover's clock: pauses are not counted
         sdg = turn_to_sdg(commit.turn, tracker.players)
         position = _position_text(commit.state)
+        previous = self._after_last
+        self._last_turn = ({"number": number, "seat": commit.seat, "sdg": sdg,
+                            "before": previous[1]}
+                           if previous is not None and previous[0] == number - 1 else None)
+        self._after_last = (number, position)
         marks.started_at = now
         marks.record_length = number
         self.guidance = None
@@ -607,10 +645,17 @@ class FeedProducer:
         marks = self._game()
         state = tracker.state
         record = tracker.record
-        if len(self._turn_log) > len(record):
+        if len(self._turn_log) > len(record):  # an undo
             self._turn_log = []
-        for _seat, turn in record[len(self._turn_log):]:
+            self._turn_seats = []
+            self._last_turn = None
+            self._after_last = None
+        for seat, turn in record[len(self._turn_log):]:
             self._turn_log.append(turn_to_sdg(turn, tracker.players))
+            self._turn_seats.append(seat)
+        last = self._last_turn
+        if last is not None and last["number"] != len(record):
+            last = None
         partial = status.partial
         shown = partial.state if partial is not None and partial.actions else state
         result = result_of(state, tracker.ended_by, tracker.players)
@@ -640,7 +685,8 @@ class FeedProducer:
                                 _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
-                                if partial is not None else ())
+                                if partial is not None else (), tuple(self._turn_seats),
+                                last)
         self.latest = snapshot
         return snapshot
 
