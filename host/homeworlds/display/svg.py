@@ -259,6 +259,7 @@ class _Placed:
     x: float
     y: float
     ships_point: tuple[int, ...] = field(default=())  # +1 right, -1 left, per seat
+    h: float = 0.0  # the card's height
 
 
 def _columns(state: GameState) -> list[list[System]]:
@@ -288,48 +289,60 @@ def _columns(state: GameState) -> list[list[System]]:
     return [c for c in [left_homes, others, right_homes] if c]
 
 
-def _card_h(players: int) -> int:
-    return HEADER_H + STAR_H + ROW_H * players + NOTE_H + 6
+def _fleet_seats(system: System, players: int) -> list[int]:
+    """The seats with ships in ``system``: each gets a row of the card (an empty system,
+    mid-turn, keeps one empty row)."""
+    return [seat for seat in range(players) if any(system.ships[seat])]
 
 
-def _split(lines: list[list[System]], rows: int) -> list[list[System]]:
-    """Each line cut into columns of at most ``rows`` cards."""
-    out: list[list[System]] = []
-    for line in lines:
-        out.extend(line[i:i + rows] for i in range(0, len(line), rows))
-    return out
+def _card_h(system: System, players: int) -> float:
+    rows = max(1, len(_fleet_seats(system, players)))
+    return HEADER_H + STAR_H + ROW_H * rows + NOTE_H + 6
 
 
-def _landscape(lines: list[list[System]], card_h: float, top_h: float,
-               aspect: float) -> tuple[list[list[System]], float, float]:
-    """The columns (the rulebook's lines, a long one cut in several) that let the cards
-    be drawn largest in a box of ``aspect`` (width / height), with the map's width and
-    height."""
-    longest = max((len(c) for c in lines), default=1)
-    best: tuple[float, list[list[System]], float, float] | None = None
-    for rows in range(1, longest + 1):
-        columns = _split(lines, rows)
-        tallest = max((len(c) for c in columns), default=1)
+def _column_h(column: Sequence[System], players: int, gap: float = GAP_Y) -> float:
+    return sum(_card_h(s, players) for s in column) + gap * max(0, len(column) - 1)
+
+
+def _landscape(lines: list[list[System]], players: int, top_h: float, bottom_h: float,
+               aspect: float) -> tuple[list[list[System]], float]:
+    """The columns that let the cards be drawn largest in a box of ``aspect`` (width /
+    height), with the drawing's width: the rulebook's lines (a long one cut in several),
+    or, on a crowded map, the same order flowing from column to column."""
+    order = [s for line in lines for s in line]
+    candidates: list[list[list[System]]] = []
+    for rows in range(1, max(1, len(order)) + 1):
+        candidates.append([line[i:i + rows] for line in lines
+                           for i in range(0, len(line), rows)])
+    for rows in range(1, max(1, len(order)) + 1):
+        candidates.append([order[i:i + rows] for i in range(0, len(order), rows)])
+    best: tuple[float, list[list[System]], float] | None = None
+    for k, columns in enumerate(candidates):
+        tallest = max((_column_h(c, players) for c in columns), default=0.0)
         w = max(1, len(columns)) * CARD_W + max(0, len(columns) - 1) * GAP_X + 2 * MARGIN
-        h = top_h + tallest * card_h + (tallest - 1) * GAP_Y + GAP_Y
+        h = top_h + tallest + GAP_Y + bottom_h
         scale = min(aspect / w, 1 / h)
-        if best is None or scale > best[0] * 1.0001:
-            best = (scale, columns, w, h)
+        # The rulebook's lines (the first candidates) win unless the flow is plainly larger.
+        bonus = 1.0 if k < len(candidates) // 2 else 0.93
+        if best is None or scale * bonus > best[0] * 1.0001:
+            best = (scale * bonus, columns, w)
     assert best is not None
-    return best[1], best[2], best[3]
+    return best[1], best[2]
 
 
 def _layout(state: GameState, top_h: float, portrait: bool = False,
-            aspect: float | None = None) -> tuple[list[_Placed], float, float]:
+            aspect: float | None = None,
+            bottom_h: float = 0.0) -> tuple[list[_Placed], float, float]:
     """Each system's card position, the drawing's width and the map's bottom. Landscape:
-    the rulebook's columns from left to right (a long one cut in two or more so that the
-    drawing fits a box of ``aspect``); portrait (a phone): the same order from top to
-    bottom, two cards a row."""
+    the rulebook's columns from left to right (a long one cut in two or more, or on a
+    crowded map the systems flowing through the columns in that order, so that the drawing
+    fits a box of ``aspect``); portrait (a phone): the same order from top to bottom, two
+    cards a row. ``bottom_h``: what is drawn under the map (the bank)."""
     lines = _columns(state)
-    card_h = _card_h(state.players)
+    players = state.players
     left_seats = {s.home_of for s in lines[0] if s.home_of is not None} if lines else set()
-    point = tuple(1 if (seat in left_seats or (state.players == 2 and seat == 0)) else -1
-                  for seat in range(state.players))
+    point = tuple(1 if (seat in left_seats or (players == 2 and seat == 0)) else -1
+                  for seat in range(players))
     placed = []
     if portrait:
         order = [s for line in lines for s in line]
@@ -340,23 +353,22 @@ def _layout(state: GameState, top_h: float, portrait: bool = False,
             row = order[k:k + cols]
             x = (width - (len(row) * CARD_W + (len(row) - 1) * PORTRAIT_GAP)) / 2
             for system in row:
-                placed.append(_Placed(system, x, y, point))
+                placed.append(_Placed(system, x, y, point, _card_h(system, players)))
                 x += CARD_W + PORTRAIT_GAP
-            y += card_h + PORTRAIT_GAP
-        return placed, width, max(y, top_h + card_h) + GAP_Y * 0.4
-    columns, map_w, map_h = _landscape(lines, card_h, top_h, aspect or 1280 / 760)
+            y += max(_card_h(s, players) for s in row) + PORTRAIT_GAP
+        return placed, width, max(y, top_h + 200) + GAP_Y * 0.4
+    columns, map_w = _landscape(lines, players, top_h, bottom_h, aspect or 1280 / 760)
     width = max(MIN_WIDTH if aspect is None else 0, map_w)
-    tallest = max((len(c) for c in columns), default=1)
-    inner_h = tallest * card_h + (tallest - 1) * GAP_Y
+    inner_h = max((_column_h(c, players) for c in columns), default=200.0)
     inner_w = len(columns) * CARD_W + max(0, len(columns) - 1) * GAP_X
     x0 = (width - inner_w) / 2
     for k, column in enumerate(columns):
-        col_h = len(column) * card_h + (len(column) - 1) * GAP_Y
-        y = top_h + (inner_h - col_h) / 2
+        y = top_h + (inner_h - _column_h(column, players)) / 2
         for system in column:
-            placed.append(_Placed(system, x0 + k * (CARD_W + GAP_X), y, point))
-            y += card_h + GAP_Y
-    return placed, width, top_h + max(inner_h, card_h) + GAP_Y
+            h = _card_h(system, players)
+            placed.append(_Placed(system, x0 + k * (CARD_W + GAP_X), y, point, h))
+            y += h + GAP_Y
+    return placed, width, top_h + inner_h + GAP_Y
 
 
 # ---------------------------------------------------------------------- drawing
@@ -467,7 +479,7 @@ def _system(placed: _Placed, state: GameState, players: Sequence[str], overlay: 
     marks = overlay.story.marks_at(s.name) if overlay.story is not None else ()
     if marks:
         classes.append("touched")
-    card_h = _card_h(state.players)
+    card_h = placed.h or _card_h(s, state.players)
     stars = "".join(PIECES[i].to_text() for i in sorted(s.stars))
     home_attr = "" if s.home_of is None else f' data-home-of="{s.home_of}"'
     mark_attr = (f' data-marks="{esc(" ".join(dict.fromkeys(m.kind for m in marks)))}"'
@@ -518,8 +530,9 @@ def _system(placed: _Placed, state: GameState, players: Sequence[str], overlay: 
                    f'x="{CARD_W / 2}" y="{HEADER_H + 22}" text-anchor="middle" '
                    f'font-size="{FONT}" fill="#fff">'
                    f'{esc(_fit("overpopulated: " + words, CARD_W - 24))}</text></g>')
+    rows = _fleet_seats(s, state.players)
     for seat in range(state.players):
-        y = HEADER_H + STAR_H + ROW_H * seat
+        y = HEADER_H + STAR_H + ROW_H * (rows.index(seat) if seat in rows else 0)
         fleet = [i for i in range(12) for _ in range(s.ships[seat][i])]
         colour = SEAT_COLORS[seat % len(SEAT_COLORS)]
         name = players[seat] if seat < len(players) else f"seat {seat + 1}"
@@ -709,12 +722,13 @@ def render_svg(state: GameState, *, players: Sequence[str] | None = None,
     probe_w = (PORTRAIT_COLUMNS * CARD_W + (PORTRAIT_COLUMNS - 1) * PORTRAIT_GAP + MARGIN
                if portrait else MIN_WIDTH)
     top, top_h = _top(state, players, overlay, probe_w) if with_top else ("", 12.0)
-    placed, width, map_bottom = _layout(state, top_h, portrait, aspect)
+    bottom_h = BANK_H if with_bank else 0.0
+    placed, width, map_bottom = _layout(state, top_h, portrait, aspect, bottom_h)
     if not portrait and with_top and width != probe_w:
         top, top_h2 = _top(state, players, overlay, width)
         if top_h2 != top_h:  # a wider drawing wraps the captions in fewer lines
             top_h = top_h2
-            placed, width, map_bottom = _layout(state, top_h, portrait, aspect)
+            placed, width, map_bottom = _layout(state, top_h, portrait, aspect, bottom_h)
     height = map_bottom + (BANK_H if with_bank else 0)
     x_shift = 0.0
     y_shift = 0.0
@@ -741,8 +755,7 @@ def render_svg(state: GameState, *, players: Sequence[str] | None = None,
            f'width="{view_w:.0f}" height="{view_h:.0f}" fill="#0e1119"/>', top]
     if overlay.story is not None:
         out.append(f'<desc class="turn-story">{esc(overlay.story.caption)}</desc>')
-    card_h = _card_h(state.players)
-    centres = {p.system.key: (p.x + CARD_W / 2, p.y + card_h / 2) for p in placed}
+    centres = {p.system.key: (p.x + CARD_W / 2, p.y + p.h / 2) for p in placed}
     out.append('<g class="connections">')
     systems = [p.system for p in placed]
     focus = None if len(systems) <= ALL_CONNECTIONS_UP_TO else _focus(state, overlay)
