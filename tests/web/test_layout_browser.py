@@ -167,3 +167,34 @@ def test_the_live_page_of_the_largest_two_player_position_fits_and_reads(
         assert_not_blank(shot, f"the live page at 13 systems on a {name}")
     finally:
         context.close()
+
+
+def test_the_admin_page_on_a_phone_has_44_px_targets_and_shows_the_settings(
+        browser, live_server, screenshot_dir):
+    from homeworlds.web.app import DisplayState, create_app
+    from tests.web.test_app_http import TOKEN, _Table
+
+    table = _Table()
+    try:
+        server = live_server(create_app(DisplayState(table.hub, table.queue, TOKEN, "club")))
+        context = browser.new_context(viewport=PHONE)
+        try:
+            page = context.new_page()
+            page.goto(f"{server.url}/admin?token={TOKEN}")
+            assert page.locator("#current-hint-level").inner_text() == "full"
+            small = page.evaluate("""() => Array.from(document.querySelectorAll(
+                'button, select, input:not([type=hidden]), a')).map(e => [e.id || e.textContent,
+                e.getBoundingClientRect().height]).filter(([_, h]) => h < 44)""")
+            assert not small, f"targets under 44 px: {small}"
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+            page.screenshot(path=str(screenshot_dir / "admin-phone.png"), full_page=True)
+            page.select_option("#resign-seat", "1")
+            page.click("#do-resign")
+            assert page.locator("#question").inner_text() == "Resign the game for Bob?"
+            page.click("#cancel")
+            page.locator("#do-undo").wait_for()
+            assert not table.session.tracker.is_over
+        finally:
+            context.close()
+    finally:
+        table.close()

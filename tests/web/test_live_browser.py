@@ -180,6 +180,9 @@ def test_admin_actions_need_the_token_in_the_browser_and_a_forged_form_changes_n
         # The real form works.
         page.goto(table.url + "/admin")
         page.click("#do-undo")
+        assert "Withdraw the last committed turn?" in page.locator("#question").inner_text()
+        assert len(table.sim.session.tracker.record) == 4  # asked first, nothing done
+        page.click("#do-confirm")
         flash = page.locator("#flash")
         flash.wait_for()
         assert "withdrawn" in flash.inner_text()

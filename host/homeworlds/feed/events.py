@@ -129,6 +129,8 @@ class SnapshotEvent:
     #: position before it, cooked text), so that a display can show what it did; None when
     #: unknown (no turn yet, a resumed game's first snapshot, after an undo)
     last_turn: Mapping[str, Any] | None = None
+    #: the table's admin settings now: {"hint_level", "brightness"} (the admin page)
+    settings: Mapping[str, Any] | None = None
 
     type = "snapshot"
 
@@ -140,7 +142,8 @@ class SnapshotEvent:
                 "clocks": None if self.clocks is None else dict(self.clocks),
                 "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
                 "turn_seats": list(self.turn_seats),
-                "last_turn": None if self.last_turn is None else dict(self.last_turn)}
+                "last_turn": None if self.last_turn is None else dict(self.last_turn),
+                "settings": None if self.settings is None else dict(self.settings)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +341,25 @@ def _last_turn(data: Any, where: str) -> dict[str, Any] | None:
             "sdg": _get(data, "sdg", str, where), "before": _get(data, "before", str, where)}
 
 
+#: The hint levels a snapshot's settings may name (``hints`` HINT_LEVELS).
+SETTING_LEVELS = ("full", "warnings", "minimal")
+
+
+def _settings(data: Any, where: str) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    level = _get(data, "hint_level", str, where, optional=True)
+    if level is not None and level not in SETTING_LEVELS:
+        raise FeedError(f"{where}.hint_level: {level!r} is not one of "
+                        f"{', '.join(SETTING_LEVELS)}")
+    brightness = _get(data, "brightness", (int, float), where, optional=True)
+    if brightness is not None and not 0 <= brightness <= 1:
+        raise FeedError(f"{where}.brightness: {brightness!r} is not from 0 to 1")
+    return {"hint_level": level, "brightness": brightness}
+
+
 def event_from_json(data: Any) -> FeedEvent:
     """A feed event from its JSON form (e.g. received from another host); FeedError names
     the field that is wrong."""
@@ -393,7 +415,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _clocks(data.get("clocks"), "snapshot.clocks"),
             _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
             _ints(data.get("turn_seats", []), "snapshot.turn_seats"),
-            _last_turn(data.get("last_turn"), "snapshot.last_turn"))
+            _last_turn(data.get("last_turn"), "snapshot.last_turn"),
+            _settings(data.get("settings"), "snapshot.settings"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
@@ -618,7 +641,8 @@ class FeedProducer:
             self.guidance = None  # the table shows the restored position again
         shown = self._shown()
         clocks = getattr(session, "clocks", None)
-        key = (len(tracker.record), tracker.state.to_move, tracker.ended_by,
+        lights = getattr(session, "lights", None)
+        key = (getattr(lights, "hint_level", None), getattr(lights, "brightness", None),len(tracker.record), tracker.state.to_move, tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
                tuple(partial.actions) if partial is not None else None,
@@ -686,9 +710,18 @@ class FeedProducer:
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
                                 if partial is not None else (), tuple(self._turn_seats),
-                                last)
+                                last, self._settings())
         self.latest = snapshot
         return snapshot
+
+    def _settings(self) -> dict[str, Any] | None:
+        """The admin settings the table runs with (None: a session without lights)."""
+        lights = getattr(self.session, "lights", None)
+        if lights is None:
+            return None
+        brightness = getattr(lights, "brightness", None)
+        return {"hint_level": getattr(lights, "hint_level", None),
+                "brightness": None if brightness is None else float(brightness)}
 
     def _shown(self):
         """The session's guidance as the lights show it (None: none, or a session without

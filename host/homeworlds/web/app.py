@@ -284,6 +284,12 @@ async def _admin_action(request: Request, state: DisplayState) -> Response:
         command = _command(action, form)
     except ControlError as exc:
         return _answer(request, state, 400, str(exc))
+    if action in page.CONFIRMED and form.get("confirm") != "yes" and \
+            not request.headers.get("authorization"):
+        # A tap on a phone must not resign or abandon a game: the page asks again.
+        return HTMLResponse(page.confirm_page(state.table_name, action,
+                                              request.cookies.get(CSRF_COOKIE) or "", form,
+                                              _settings(state)), headers=kit.headers())
     if state.control is None:
         return _answer(request, state, 503, "this display has no table to command")
     future = state.control.submit(command)
@@ -335,8 +341,10 @@ def _set_cookie(response: Response, name: str, value: str, request: Request) -> 
 
 def _settings(state: DisplayState) -> dict[str, Any]:
     latest = state.hub.latest
+    settings = (latest.settings if latest is not None else None) or {}
     return {"table": state.table_name,
-            "players": list(latest.game.players) if latest is not None else []}
+            "players": list(latest.game.players) if latest is not None else [],
+            "hint_level": settings.get("hint_level"), "brightness": settings.get("brightness")}
 
 
 async def _authorise(request: Request, state: DisplayState

@@ -490,11 +490,50 @@ def _flash(message: str | None, ok: bool) -> str:
     return f'<p id="flash" class="{cls}">{escape(message)}</p>'
 
 
-ADMIN_STYLE = ("body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em;"
-               "background:#10131a;color:#eee}fieldset{margin:0.8em 0;border:1px solid #444}"
-               "button{font-size:1.1em;margin:0.2em}.error{color:#ff6060}.ok{color:#60ff90}"
-               "a{color:#8cf}")
+ADMIN_STYLE = """
+html { background:#10131a; color:#eee; font-family:"DejaVu Sans", Verdana, sans-serif; }
+body { max-width:40em; margin:0 auto; padding:0.6em 1em 2em; font-size:18px; }
+h1 { font-size:1.4em; margin:0.4em 0; }
+fieldset { margin:0.8em 0; border:1px solid #3a4259; border-radius:10px; padding:0.6em 0.8em; }
+legend { color:#9aa3b2; padding:0 0.3em; }
+form { margin:0.4em 0; display:flex; flex-wrap:wrap; gap:0.5em; align-items:center; }
+/* Every target a finger can hit: at least 44 px (WCAG 2.5.5). */
+button, select, input, .button { font-size:1em; min-height:44px; min-width:44px;
+  box-sizing:border-box; border-radius:8px; border:1px solid #4a5470; }
+button, .button { background:#263049; color:#fff; padding:0.4em 1em; cursor:pointer;
+  text-decoration:none; display:inline-flex; align-items:center; }
+button.danger { background:#6b1f2a; border-color:#a33a48; }
+button:focus, button:hover, .button:hover { background:#34416a; }
+select, input { background:#1b2030; color:#eee; padding:0.3em 0.5em; }
+label { display:inline-flex; gap:0.4em; align-items:center; }
+#current { color:#c8d0e0; }
+#current b { color:#fff; }
+.error { color:#ff6060; } .ok { color:#60ff90; }
+#flash { padding:0.4em 0.6em; border-radius:8px; background:#1b2030; }
+a { color:#8cf; }
+p.links a { display:inline-flex; min-height:44px; align-items:center; margin-right:1em; }
+.confirm { border:2px solid #a33a48; border-radius:10px; padding:0.6em 1em; }
+"""
 ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
+
+#: Admin actions that cannot be taken back: the page asks again before doing them.
+CONFIRMED = {"undo": "Withdraw the last committed turn?",
+             "resign": "Resign the game for {seat}?",
+             "new-game": "Abandon the current game and start a new one?"}
+
+
+def _setting_words(info: dict[str, Any]) -> str:
+    level = info.get("hint_level")
+    brightness = info.get("brightness")
+    if level is None and brightness is None:
+        return '<p id="current">Current settings: not known yet (the table has not ' \
+               "reported).</p>"
+    parts = []
+    if level is not None:
+        parts.append(f'hint level <b id="current-hint-level">{escape(str(level))}</b>')
+    if brightness is not None:
+        parts.append(f'LED brightness <b id="current-brightness">{float(brightness):g}</b>')
+    return f'<p id="current">Now: {", ".join(parts)}.</p>'
 
 
 def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
@@ -505,30 +544,58 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
     if not authorised:
         return kit.page(title, head + '<p id="need-token">Admin actions need the admin token: '
                         "open the link printed on the table's terminal (or scan its QR code)."
-                        '</p><p><a href="/">back to the live view</a></p>',
+                        '</p><p class="links"><a href="/">back to the live view</a></p>',
                         styles=[ADMIN_ASSET], base_style=False)
     c = escape(csrf, quote=True)
 
-    def form(action: str, label: str, fields: str = "") -> str:
+    def form(action: str, label: str, fields: str = "", danger: bool = False) -> str:
+        cls = ' class="danger"' if danger else ""
         return (f'<form method="post" action="/admin/{action}" id="form-{action}">'
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
-                f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
+                f'<button type="submit" id="do-{action}"{cls}>{escape(label)}</button></form>')
 
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
                     for k, name in enumerate(info.get("players") or ()))
+    level = info.get("hint_level")
+    levels = "".join(f'<option{" selected" if name == level else ""}>{name}</option>'
+                     for name in ("full", "warnings", "minimal"))
+    brightness = info.get("brightness")
+    value = f' value="{float(brightness):g}"' if brightness is not None else ""
     return kit.page(title, head + _flash(message, ok) +
                     '<fieldset><legend>Game</legend>' +
-                    form("undo", "Undo the last committed turn") +
+                    form("undo", "Undo the last committed turn", danger=True) +
                     form("draw", "Draw by agreement") +
                     form("resign", "Resign",
-                         f'<select name="seat" id="resign-seat">{seats}</select>') +
-                    form("new-game", "New game (abandons the current one)") +
-                    '</fieldset><fieldset><legend>Settings</legend>' +
+                         '<label>for <select name="seat" id="resign-seat">'
+                         f'{seats}</select></label>', danger=True) +
+                    form("new-game", "New game (abandons the current one)", danger=True) +
+                    '</fieldset><fieldset><legend>Settings</legend>' + _setting_words(info) +
                     form("settings", "Apply",
                          '<label>Hint level <select name="hint_level" id="hint-level">'
-                         '<option value="">(unchanged)</option><option>full</option>'
-                         '<option>warnings</option><option>minimal</option></select></label> '
+                         f'{levels}</select></label> '
                          '<label>LED brightness <input name="brightness" id="brightness" '
-                         'inputmode="decimal" size="5" placeholder="0.3"></label> ') +
-                    '</fieldset><p><a href="/">live view</a></p>',
+                         f'inputmode="decimal" size="5" placeholder="0.3"{value}></label> ') +
+                    '</fieldset><p class="links"><a href="/">live view</a></p>',
                     styles=[ADMIN_ASSET], base_style=False)
+
+
+def confirm_page(table: str, action: str, csrf: str, form: dict[str, str],
+                 info: dict[str, Any]) -> str:
+    """The second step of an action that cannot be taken back: what it will do, and the
+    same form again with ``confirm=yes`` (no script needed)."""
+    players = info.get("players") or []
+    seat = form.get("seat", "")
+    name = players[int(seat)] if seat.isdigit() and int(seat) < len(players) else seat
+    question = CONFIRMED[action].format(seat=name or "?")
+    c = escape(csrf, quote=True)
+    kept = "".join(f'<input type="hidden" name="{escape(k, quote=True)}" '
+                   f'value="{escape(v, quote=True)}">'
+                   for k, v in form.items() if k in ("seat",))
+    body = (f"<h1>{escape(table)}: admin</h1><div class=\"confirm\"><p id=\"question\">"
+            f"{escape(question)}</p>"
+            f'<form method="post" action="/admin/{escape(action, quote=True)}" '
+            f'id="form-confirm"><input type="hidden" name="csrf" value="{c}">{kept}'
+            '<input type="hidden" name="confirm" value="yes">'
+            '<button type="submit" id="do-confirm" class="danger">Yes, do it</button> '
+            '<a class="button" id="cancel" href="/admin">Cancel</a></form></div>')
+    return kit.page(f"{table} — confirm", body, styles=[ADMIN_ASSET], base_style=False)
