@@ -234,6 +234,10 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     if handicaps:
         _check_handicaps(handicaps, seats, source)
         rules = rules.with_handicaps(**handicaps)
+    try:
+        layout.check_bank_fits(rules, seats)
+    except LayoutError as exc:
+        raise ConfigError(source, "table.layout", exc.reason) from None
     players = tuple(table.get("players", [s.name for s in layout.seats]))
     if len(players) != seats:
         raise ConfigError(source, "table.players", f"name one player per seat of the layout "

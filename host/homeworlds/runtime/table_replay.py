@@ -84,6 +84,7 @@ class SimulatedTableGame:
                  heartbeat_timeout: float = 3.0, **session_options):
         self.rules = rules
         self.layout = builtin_layout(layout_name)
+        self.layout.check_bank_fits(rules, len(players))
         self.registry = make_registry(self.layout, len(players))
         self.table = VirtualTable(self.layout, self.registry, token_seat=first_seat)
         self.mcu = PtyMcu(self.table, miss_rate=miss_rate, seed=seed, scan_time=scan_time)
