@@ -266,6 +266,25 @@ class TableSession:
         self.tracker.end_game(kind, seat)
         self.status = self.tracker.status
 
+    def resign(self, seat: int) -> bool:
+        """``seat`` resigns: the game ends (True) or, with three or more players who play
+        on, the player leaves it (False; ``TurnTracker.leave``). IllegalAction when it
+        cannot be done."""
+        ended = self.tracker.leave(seat)
+        self.status = self.tracker.status
+        self.red_alert_seat = None
+        self.watch.changed()  # judged again: the turn may have passed on
+        return ended
+
+    def skip_turn(self) -> int:
+        """The player to move misses the turn (three or more players:
+        ``TurnTracker.skip_turn``); returns their seat."""
+        seat = self.tracker.skip_turn()
+        self.status = self.tracker.status
+        self.red_alert_seat = None
+        self.watch.changed()
+        return seat
+
     def new_game(self, prepare: Callable[[], None] | None = None) -> None:
         """Start the next game now (the last one ended or is abandoned); ``prepare`` runs
         once the tracker holds the new game (the host's store, export and deal)."""

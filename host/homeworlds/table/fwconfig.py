@@ -127,7 +127,10 @@ def render_table_config(layout: Layout, given: str) -> str:
         elif key == "buttons":
             lines.append("    # Seat buttons 0, 1, ...: to ground, internal pull-ups.")
         elif key == "nss_decoder":
-            lines.append("    # 74HC138 driving the chip selects: address A0 first, enable to G2A.")
+            decoder = layout.mcu.nss_decoder if layout.mcu is not None else None
+            part = decoder.part if decoder is not None else "74HC138"
+            lines.append(f"    # {part} driving the chip selects: address A0 first, enable "
+                         "active low.")
         lines.append(f"    {_literal(key)}: {_literal(value)},")
     lines.append("}")
     text = "\n".join(lines) + "\n"
@@ -195,12 +198,12 @@ def wiring_table(layout: Layout) -> str:
         if mcu.nss_decoder is not None:
             decoder = mcu.nss_decoder
             rows.append((f"decoder A0–A{len(decoder.address) - 1}", ", ".join(decoder.address),
-                         "address inputs of the 74HC138"))
-            rows.append(("decoder enable", decoder.enable,
-                         "G2A (active low) of the 74HC138; G1 to 3.3 V, G2B to GND"))
+                         f"address inputs of the {decoder.part}"))
+            rows.append(("decoder enable", decoder.enable, decoder.enable_wiring))
         nss = [r.pins.nss if r.pins.nss is not None else f"Y{r.pins.nss_output}"
                for r in pn5180]
-        via = (" (outputs of the 74HC138)" if any(r.pins.nss is None for r in pn5180) else "")
+        part = mcu.nss_decoder.part if mcu.nss_decoder is not None else ""
+        via = (f" (outputs of the {part})" if any(r.pins.nss is None for r in pn5180) else "")
         rows.append((f"NSS {_span(len(pn5180))}", ", ".join(nss),
                      f"NSS of reader {_span(len(pn5180))}{via}"))
         rows.append((f"BUSY {_span(len(pn5180))}", ", ".join(r.pins.busy for r in pn5180),

@@ -110,6 +110,12 @@ class TurnTracker:
     #: commits this turn when the table shows its outcome and nothing else (a different
     #: legal turn is refused: the players are guided to the computer's turn instead).
     expected: tuple[int, Turn] | None = field(init=False, default=None)
+    #: Off-board changes of the turn order in a game of three or more, in order:
+    #: (turns recorded when it happened, "resigned" or "skipped", seat). A resigned player
+    #: has left the game, which goes on; a skipped one missed that turn (SDG's players who
+    #: ran out of time did). The SDG record holds neither as a line: the seat's turns stop,
+    #: or one is missing, which is how the archive's transcripts show them too.
+    departures: list[tuple[int, str, int]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self._partial_cache = None
@@ -132,8 +138,10 @@ class TurnTracker:
         self._names_used = 0
         self._resumed = False
         self._token_must_return = False
+        self._token_note: str | None = None
         self.ended_by = None
         self.expected = None
+        self.departures = []
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
     def set_alignments(self, alignments: tuple[str, ...] | None) -> None:
@@ -145,12 +153,25 @@ class TurnTracker:
                                alignments=alignments)
 
     def resume(self, record: Sequence[tuple[int, Turn]],
-               star_tags: Mapping[str, Iterable[str]] | None = None) -> None:
+               star_tags: Mapping[str, Iterable[str]] | None = None,
+               departures: Sequence[tuple[int, str, int]] = ()) -> None:
         """Continue a game from its committed turns (after a restart or power cut). Which
         slot holds which system is learnt from the first observation of the table, by the
-        star tags journalled with the last turn (``star_tags``) when there are any."""
+        star tags journalled with the last turn (``star_tags``) when there are any.
+        ``departures`` (as ``self.departures``) are applied where they happened; in a game of
+        three or more, a turn of a seat that was not to move without one means that the
+        seats between missed their turns (the record alone cannot tell a player who left
+        from one who missed a turn until the game ends: a player who left is resigned again
+        at their next turn)."""
         self.new_game()
+        pending = sorted(departures, key=lambda d: d[0])
         for seat, turn in record:
+            while pending and pending[0][0] <= len(self.record):
+                self._depart(*pending.pop(0)[1:])
+            if self.state.to_move != seat and len(self.players) > 2 \
+                    and not self.state.in_setup and not self.state.eliminated[seat]:
+                while self.state.to_move != seat:
+                    self._depart("skipped", self.state.to_move)
             if self.state.to_move != seat:
                 raise ValueError(f"turn {len(self.record) + 1} of the record is seat {seat}'s, "
                                  f"but seat {self.state.to_move} was to move")
@@ -159,6 +180,10 @@ class TurnTracker:
             for action in turn:
                 if isinstance(action, Discover):
                     self._names_used = max(self._names_used, _star_name_index(action.name) + 1)
+        # Only a departure after the last turn leaves the token with a seat not to move.
+        self._token_must_return, self._token_note = False, None
+        for _, kind, seat in pending:
+            self._depart(kind, seat)
         if star_tags:
             names = {s.key: s.name for s in self.state.systems}
             self.star_tags = {names[n.casefold()]: frozenset(t) for n, t in star_tags.items()
@@ -211,10 +236,12 @@ class TurnTracker:
             trial = self.state.copy()
             trial.resign(seat)
             if not trial.is_over:
-                what = "resignation" if kind == "resigned" else "flag fall"
-                raise IllegalAction(f"with three or more players a {what} does not end "
-                                    "the game, and the record cannot hold it yet: play on, "
-                                    "or abandon the game")
+                if kind == "flag":
+                    raise IllegalAction("with three or more players a flag fall does not "
+                                        "end the game: the player misses the turn (skip) "
+                                        "or resigns and leaves it")
+                raise IllegalAction("with three or more players a resignation does not end "
+                                    "the game: the player leaves it and the others play on")
             self.state.resign(seat)
             if kind == "flag":
                 # The same elimination as a resignation; the result says why.
@@ -234,6 +261,61 @@ class TurnTracker:
             "agreed-draw": "game over: draw by agreement",
             "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
 
+    def leave(self, seat: int) -> bool:
+        """A player resigns. With two players (or when one player would be left) the game
+        ends (``end_game("resigned", seat)``; True). In a game of three or more that goes
+        on, the player leaves it: their seat is out (its ships stay on the board, 002:
+        "An eliminated player's ships are not automatically removed from the board"), the
+        turn passes over it, and when it was theirs the token must be passed to the next
+        seat in the game (False). IllegalAction when it cannot be done."""
+        if self.is_over:
+            raise IllegalAction("the game is already over")
+        if not 0 <= seat < len(self.players):
+            raise IllegalAction(f"no seat {seat} to resign")
+        trial = self.state.copy()
+        trial.resign(seat)
+        if trial.is_over or len(self.players) <= 2:
+            self.end_game("resigned", seat)
+            return True
+        if self.state.eliminated[seat]:
+            raise IllegalAction(f"{self.players[seat]} is out of the game already")
+        if self.state.in_setup:
+            raise IllegalAction("a player leaves a game once every home is set up")
+        self._depart("resigned", seat)
+        self.status = Status("playing", self.state.to_move, self._token_note or "")
+        return False
+
+    def skip_turn(self) -> int:
+        """The player to move misses the turn (a game of three or more: SDG's players who
+        ran out of time did); the next seat in the game is to move, and the token must be
+        passed to it. Returns the seat that missed it. IllegalAction with two players (the
+        record cannot show a missed turn: pass instead), in setup or after the game."""
+        if self.is_over:
+            raise IllegalAction("the game is over")
+        if len(self.players) <= 2:
+            raise IllegalAction("with two players a turn cannot be missed: pass instead")
+        if self.state.in_setup:
+            raise IllegalAction("every player sets up a homeworld: no setup turn is missed")
+        seat = self.state.to_move
+        self._depart("skipped", seat)
+        self.status = Status("playing", self.state.to_move, self._token_note or "")
+        return seat
+
+    def _depart(self, kind: str, seat: int) -> None:
+        """Apply a departure (``leave``, ``skip_turn``, a resumed one) to the position."""
+        mover = self.state.to_move
+        if kind == "resigned":
+            self.state.resign(seat)
+        if mover == seat:
+            self.state.to_move = self.state.next_seat(seat)
+            what = "misses the turn" if kind == "skipped" else "has left the game"
+            self.expect_token_return(
+                f"{self.players[seat]} {what}: pass the turn token to "
+                f"{self.players[self.state.to_move]}")
+        self._progress = None
+        self._partial_cache = None
+        self.departures.append((len(self.record), kind, seat))
+
     def withdraw_last_turn(self) -> tuple[int, Turn]:
         """Undo the last committed turn (an admin action): the committed position goes back
         one turn and the players put the pieces back — until the table shows that position
@@ -247,18 +329,23 @@ class TurnTracker:
                                 "game instead)")
         withdrawn = self.record[-1]
         tags = dict(self.star_tags)
-        self.resume(self.record[:-1], tags)
+        kept = len(self.record) - 1
+        self.resume(self.record[:-1], tags, [d for d in self.departures if d[0] <= kept])
         self.expect_token_return()
         self.status = Status("resume", self.state.to_move, self._withdrawn_message())
         return withdrawn
 
-    def expect_token_return(self) -> None:
+    def expect_token_return(self, note: str | None = None) -> None:
         """After an undo (also one found in the store at a restart): the turn token still
         lies where the withdrawn turn's hand-over put it, and that must not hand the turn
-        over again — committing the same turn — before it has come back to the mover."""
+        over again — committing the same turn — before it has come back to the mover. After
+        a departure (``note`` says which) it lies with a seat that is no longer to move."""
         self._token_must_return = True
+        self._token_note = note
 
     def _withdrawn_message(self) -> str:
+        if self._token_note is not None:
+            return self._token_note
         return (f"turn {len(self.record) + 1} withdrawn: put the pieces back as they stood "
                 f"before it, and the turn token back to {self.players[self.state.to_move]}")
 
@@ -280,6 +367,7 @@ class TurnTracker:
                 holding = True
             else:
                 self._token_must_return = holding = False
+                self._token_note = None
         else:
             holding = False
         handover = self.wants_handover(observation, button_seat)
