@@ -19,7 +19,13 @@ from homeworlds.notation import SdgGame, read_sdg, sdg_game, write_sdg
 from homeworlds.replay import infer_departures, rules_for_game, setup_relative_numbering
 from homeworlds.rules import AmbiguousAction, GameState, IllegalAction, Rules, canonical_key
 from homeworlds.runtime.loop import SettleTimeout, TableLoop
-from homeworlds.session import AdminCommand, TableControl, TableSession, new_session
+from homeworlds.session import (
+    AdminCommand,
+    ControlError,
+    TableControl,
+    TableSession,
+    new_session,
+)
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 
@@ -134,19 +140,22 @@ class SimulatedTableGame:
         self.settle()
         return said
 
-    def take_departures(self, seat: int) -> None:
+    def take_departures(self, seat: int) -> list[str]:
         """Before ``seat``'s turn in a game of three or more: the seats the record passes
         over left the game (resigned) or missed their turn, as ``driver.state`` says (the
         transcript's reading, ``replay.infer_departures``). They are given to the host as the
-        admin gives them (``resign``, ``skip``); the driver brings the token to ``seat``."""
+        admin gives them (``resign``, ``skip``); the driver brings the token to ``seat``.
+        Returns what the host answered to each."""
         tracker, wanted = self.session.tracker, self.driver.state
+        said = []
         while tracker.state.to_move != seat and not tracker.is_over:
             mover = tracker.state.to_move
             if wanted.eliminated[mover] and not tracker.state.eliminated[mover]:
-                self.command(AdminCommand("resign", seat=mover))
+                said.append(self.command(AdminCommand("resign", seat=mover)))
             else:
-                self.command(AdminCommand("skip"))
+                said.append(self.command(AdminCommand("skip")))
         self.driver.hand_over(seat)
+        return said
 
 
 #: The built-in layout a simulated game of so many players is played on.
@@ -215,6 +224,8 @@ def table_replay_game(game: SdgGame, rules: Rules | None = None, *, file: str = 
                     result.matched += 1
     except SettleTimeout as exc:
         result.stopped = str(exc)
+    except ControlError as exc:
+        result.stopped = f"the host refused a departure: {exc}"
     result.record_equal = _record_replays_equal(session, references, rules, game)
     return result
 

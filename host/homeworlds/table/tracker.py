@@ -169,7 +169,7 @@ class TurnTracker:
             while pending and pending[0][0] <= len(self.record):
                 self._depart(*pending.pop(0)[1:])
             if self.state.to_move != seat and len(self.players) > 2 \
-                    and not self.state.in_setup and not self.state.eliminated[seat]:
+                    and not self.state.eliminated[seat]:
                 while self.state.to_move != seat:
                     self._depart("skipped", self.state.to_move)
             if self.state.to_move != seat:
@@ -279,8 +279,6 @@ class TurnTracker:
             return True
         if self.state.eliminated[seat]:
             raise IllegalAction(f"{self.players[seat]} is out of the game already")
-        if self.state.in_setup:
-            raise IllegalAction("a player leaves a game once every home is set up")
         self._depart("resigned", seat)
         self.status = Status("playing", self.state.to_move, self._token_note or "")
         return False
@@ -289,13 +287,11 @@ class TurnTracker:
         """The player to move misses the turn (a game of three or more: SDG's players who
         ran out of time did); the next seat in the game is to move, and the token must be
         passed to it. Returns the seat that missed it. IllegalAction with two players (the
-        record cannot show a missed turn: pass instead), in setup or after the game."""
+        record cannot show a missed turn: pass instead) or after the game."""
         if self.is_over:
             raise IllegalAction("the game is over")
         if len(self.players) <= 2:
             raise IllegalAction("with two players a turn cannot be missed: pass instead")
-        if self.state.in_setup:
-            raise IllegalAction("every player sets up a homeworld: no setup turn is missed")
         seat = self.state.to_move
         self._depart("skipped", seat)
         self.status = Status("playing", self.state.to_move, self._token_note or "")
