@@ -36,9 +36,19 @@ def _run(jobs: list[tuple[str, str | None]]) -> list[dict]:
         return list(pool.map(_play, *zip(*jobs, strict=True)))
 
 
+#: The two multi-player transcripts that turn illegal (tests/rules/test_archive.py): the
+#: table plays them up to that turn.
+ILLEGAL_TRANSCRIPTS = {"10237.raw", "23818.raw"}
+
+
 def _assert_all_inferred(results: list[dict]) -> None:
-    bad = [r for r in results if r["refused"] or r["stopped"] or not r["record_equal"]
-           or r["inferred"] != r["turns"] or r["matched"] != r["turns"]]
+    def fine(r: dict) -> bool:
+        if r["file"] in ILLEGAL_TRANSCRIPTS:
+            return (" is illegal in the transcript" in (r["stopped"] or "") and not r["refused"]
+                    and r["record_equal"] and r["matched"] == r["inferred"] > 0)
+        return not (r["refused"] or r["stopped"] or not r["record_equal"]
+                    or r["inferred"] != r["turns"] or r["matched"] != r["turns"])
+    bad = [r for r in results if not fine(r)]
     assert bad == [], bad[:5]
 
 
@@ -50,9 +60,9 @@ def _multi_player_games(shared_dir) -> list[str]:
 
 
 def test_a_sample_of_multi_player_games_through_the_simulated_table(shared_dir):
-    """000 (HOMEWORLDS FOR MORE THAN TWO): "You can fight to the last captain standing, or
-    each player can be seeking to destroy the one on their left" — both, played at the
-    table by three and four players."""
+    """000 (HOMEWORLDS FOR MORE THAN TWO): "You can fight to the last captain standing, each
+    player can be seeking to destroy the one on their left" — both, played at the table by
+    three and four players."""
     jobs = [(path if path.endswith(".raw") else str(shared_dir / "games" / "sdg" /
                                                    f"{path}.raw"), layout)
             for path, layout in SAMPLE]

@@ -65,13 +65,17 @@ class GameInfo:
     turn_started_at: float | None
     in_setup: bool
     result: Result | None = None
+    #: Good/Evil: each seat's alignment once an elimination revealed it ("good"/"evil"),
+    #: None while it is secret; empty in other games.
+    revealed: tuple[str | None, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"uid": self.uid, "rules": self.rules, "players": list(self.players),
                 "first_seat": self.first_seat, "to_move": self.to_move,
                 "turn_number": self.turn_number, "turn_started_at": self.turn_started_at,
                 "in_setup": self.in_setup,
-                "result": None if self.result is None else self.result.to_json()}
+                "result": None if self.result is None else self.result.to_json(),
+                "revealed": list(self.revealed)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,8 @@ class TurnEvent:
     position: str
     committed: str
     elapsed_ms: int | None
+    #: Good/Evil: the alignments revealed at the end of this turn, (seat, alignment).
+    revealed: tuple[tuple[int, str], ...] = ()
 
     type = "turn"
 
@@ -150,7 +156,9 @@ class TurnEvent:
         return {"type": "turn", "table": self.table, "seq": self.seq,
                 "game_uid": self.game_uid, "number": self.number, "seat": self.seat,
                 "sdg": self.sdg, "position": self.position, "committed": self.committed,
-                "elapsed_ms": self.elapsed_ms}
+                "elapsed_ms": self.elapsed_ms,
+                "revealed": [{"seat": seat, "alignment": alignment}
+                             for seat, alignment in self.revealed]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +226,35 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
     return tuple(values)
 
 
+ALIGNMENT_WORDS = ("good", "evil")
+
+
+def _revealed_by_seat(values: Any, where: str) -> tuple[str | None, ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6 or not all(
+            v is None or v in ALIGNMENT_WORDS for v in values):
+        raise FeedError(f"{where}: {values!r} is not a list of good, evil or null per seat")
+    return tuple(values)
+
+
+def _revealed_now(values: Any, where: str) -> tuple[tuple[int, str], ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6:
+        raise FeedError(f"{where}: {values!r} is not a list of revealed alignments")
+    out = []
+    for item in values:
+        seat = item.get("seat") if isinstance(item, dict) else None
+        alignment = item.get("alignment") if isinstance(item, dict) else None
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 6 \
+                or alignment not in ALIGNMENT_WORDS:
+            raise FeedError(f"{where}: {item!r} is not {{\"seat\": 0-5, \"alignment\": "
+                            "\"good\" or \"evil\"}")
+        out.append((seat, alignment))
+    return tuple(out)
+
+
 def _result(data: Any, where: str) -> Result | None:
     if data is None:
         return None
@@ -261,7 +298,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(g, "turn_number", int, "snapshot.game"),
             _get(g, "turn_started_at", (int, float), "snapshot.game", optional=True),
             _get(g, "in_setup", bool, "snapshot.game"),
-            _result(g.get("result"), "snapshot.game.result"))
+            _result(g.get("result"), "snapshot.game.result"),
+            _revealed_by_seat(g.get("revealed"), "snapshot.game.revealed"))
         hints = Hints(
             _get(h, "lifted", dict, "snapshot.hints", optional=True),
             _strings(h.get("legal_destinations", []), "snapshot.hints.legal_destinations"),
@@ -285,7 +323,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(data, "game_uid", str, "turn"), _get(data, "number", int, "turn"),
             _get(data, "seat", int, "turn"), _get(data, "sdg", str, "turn"),
             _get(data, "position", str, "turn"), _get(data, "committed", str, "turn"),
-            _get(data, "elapsed_ms", int, "turn", optional=True))
+            _get(data, "elapsed_ms", int, "turn", optional=True),
+            _revealed_now(data.get("revealed"), "turn.revealed"))
     if kind == "result":
         return ResultEvent(
             _get(data, "table", str, "result"), _get(data, "seq", int, "result"),
@@ -422,7 +461,8 @@ class FeedProducer:
         self.guidance = None
         with self._lock:
             event = TurnEvent(self.table, self._next_seq(), marks.uid, number, commit.seat, sdg,
-                              position, _iso(now), elapsed)
+                              position, _iso(now), elapsed,
+                              tuple(sorted(getattr(commit, "revealed", {}).items())))
         self._emit(event)
         self._maybe_result()
 
@@ -450,7 +490,8 @@ class FeedProducer:
             self.guidance = None  # the table shows the restored position again
         shown = self._shown()
         clocks = getattr(session, "clocks", None)
-        key = (len(tracker.record), tracker.state.to_move, tracker.ended_by,
+        key = (len(tracker.record), tracker.state.to_move, tuple(tracker.state.eliminated),
+               tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
                tuple(partial.actions) if partial is not None else None,
@@ -502,9 +543,11 @@ class FeedProducer:
                       view.red_alert_seat, mistakes, status.message, self.guidance_json())
         clocks_feed = getattr(session, "clocks_feed", None)
         clocks = clocks_feed() if clocks_feed is not None else None
+        revealed = state.revealed_alignments()
         game = GameInfo(marks.uid, self.rules_name, tuple(tracker.players), tracker.first_seat,
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
-                        result)
+                        result, tuple(revealed.get(seat) for seat in range(len(tracker.players)))
+                        if state.alignments is not None else ())
         with self._lock:
             snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
                                 _position_text(shown), bank_counts(shown),

@@ -336,6 +336,14 @@ class Renderer:
                                           scale(ALIGNMENT_COLORS[view.alignment_shown[1]],
                                                 s.bar)))
                 continue
+            revealed = dict(view.alignments_revealed)
+            if seat in revealed:
+                # Revealed to everyone (an elimination): the card's colour, blinking so that
+                # it is not taken for a player's own secret look at it.
+                if blink_on(now, s.blink_period):
+                    run.write(px, self._fixed("solid", run.length,
+                                              scale(ALIGNMENT_COLORS[revealed[seat]], s.bar)))
+                continue
             if seat == view.refused_handover_seat:
                 if blink_on(now, s.blink_period):
                     run.write(px, self._fixed("solid", run.length, self._mistake))

@@ -137,6 +137,9 @@ class HintView:
     #: The game store cannot be written: turns are kept in memory only (docs/store.md).
     store_fault: bool = False
     alignment_shown: tuple[int, str] | None = None
+    #: Good/Evil: alignments revealed to everyone at the end of the last turn (an
+    #: elimination), (seat, alignment), each on that seat's bar.
+    alignments_revealed: tuple[tuple[int, str], ...] = ()
     clock_fraction: float | None = None
     clock_low: bool = False
     flagged_seats: frozenset[int] = frozenset()
@@ -175,6 +178,8 @@ class HintView:
                                 f"to 1, not {fraction!r}")
         if self.alignment_shown is not None:
             _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        for seat, _ in self.alignments_revealed:
+            _check_index(seat, seats, "seat", "alignments_revealed", layout)
         guidance = self.guidance
         if guidance is not None:
             _check_index(guidance.seat, seats, "seat", "guidance.seat", layout)

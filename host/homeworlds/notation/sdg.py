@@ -706,11 +706,13 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              seats: Iterable[int] | None = None, number: int | None = None,
              winner: str | None = None, variants: Iterable[str] = (),
              started: str | None = None, rules: str | None = None,
-             alignments: Iterable[str] | None = None) -> SdgGame:
+             alignments: Iterable[str] | None = None,
+             comments: Mapping[int, str] | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
     turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
-    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers."""
+    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers;
+    ``comments`` (turn number, 1 = the first, to text) become comment lines after a turn."""
     players = tuple(players)
     participants = _default_participants(players)
     turn_list = [tuple(t) for t in turns]
@@ -725,9 +727,11 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
     for position, (seat, actions) in enumerate(zip(seat_list, turn_list, strict=True)):
         if not 0 <= seat < len(players):
             raise ValueError(f"turn {position + 1}: no seat {seat} among {len(players)} players")
+        comment = (comments or {}).get(position + 1)
         built.append(SdgTurn(position + 1, players[seat], seat, actions,
                              tuple(format_sdg_action(a, seat_letters=letters, players=players)
-                                   for a in actions)))
+                                   for a in actions),
+                             comments=(comment,) if comment else ()))
     dealt = None
     if alignments is not None:
         try:

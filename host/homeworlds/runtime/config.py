@@ -202,7 +202,15 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     except RecursionError:
         raise ConfigError(source, "table.layout", f"{layout_name}: not valid TOML: nested "
                           "too deeply") from None
-    seats = len(layout.seats)
+    # The players sit at the layout's first seats: a table may seat fewer than it has
+    # (three at the four-seat table); from here on ``seats`` counts the seats in play.
+    players = tuple(table.get("players", [s.name for s in layout.seats]))
+    if not 2 <= len(players) <= len(layout.seats):
+        raise ConfigError(source, "table.players", f"name one player per seat in play: 2 to "
+                          f"{len(layout.seats)} for the layout {layout.name!r} (its seats in "
+                          f"order: {', '.join(s.name for s in layout.seats)}), got "
+                          f"{len(players)}")
+    seats = len(players)
     rules_name = table.get("rules", "looney")
     if rules_name not in PRESETS:
         raise ConfigError(source, "table.rules", f"unknown preset {rules_name!r} (presets: "
@@ -211,9 +219,9 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     if not rules.min_players <= seats <= rules.max_players:
         fitting = [name for name, r in PRESETS.items() if r.min_players <= seats <= r.max_players]
         raise ConfigError(source, "table.rules", f"the {rules_name} rules are for "
-                          f"{_player_range(rules)} players, and the layout "
-                          f"{layout.name!r} seats {seats}: choose a layout with "
-                          f"{_player_range(rules)} seats or one of: {', '.join(fitting)}")
+                          f"{_player_range(rules)} players, and the table seats {seats} "
+                          f"(layout {layout.name!r}): name {_player_range(rules)} players, "
+                          f"or choose one of: {', '.join(fitting)}")
     registry, registry_path = None, None
     if "registry" in table:
         registry_path = base / table["registry"]
@@ -238,10 +246,6 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         layout.check_bank_fits(rules, seats)
     except LayoutError as exc:
         raise ConfigError(source, "table.layout", exc.reason) from None
-    players = tuple(table.get("players", [s.name for s in layout.seats]))
-    if len(players) != seats:
-        raise ConfigError(source, "table.players", f"name one player per seat of the layout "
-                          f"({seats} seats), got {len(players)}")
     _check_players(players, source)
     port = serial.get("port")
     if port is not None and (not port.strip() or not port.isprintable()):

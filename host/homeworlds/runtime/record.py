@@ -222,7 +222,8 @@ class GameExport:
             return
         try:
             write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
-                                                   alignments=self.tracker.alignments))
+                                                   alignments=self.tracker.alignments,
+                                                   reveals=self.tracker.reveals()))
             self.warned = None
         except (OSError, ExportError, InvalidNotation) as exc:
             text = f"the export {self.path} was not written: {exc} (the store keeps the game)"

@@ -106,8 +106,9 @@ class SimulatedTableGame:
         self.host = SimulatedHost(self.session, self.link, self.table, timeout)
         #: The admin commands, as the web display's admin page and the terminal give them.
         self.control = TableControl(self.session)
-        self.driver = TableDriver(self.table, GameState(rules, len(players),
-                                                        first_to_move=first_seat))
+        self.driver = TableDriver(self.table, GameState(
+            rules, len(players), first_to_move=first_seat,
+            alignments=session_options.get("alignments")))
 
     def __enter__(self) -> SimulatedTableGame:
         self.mcu.start()

@@ -24,6 +24,9 @@ HINT_LEVELS = ("full", "warnings", "minimal")
 
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
+#: Seconds the bars of the players whose alignments an elimination revealed show them to
+#: everyone (then the revealed alignments stay on the terminal and the displays).
+REVEAL_SHOWN_S = 10.0
 
 
 class TableLights:
@@ -44,6 +47,24 @@ class TableLights:
         self.store_fault = False
         #: Good/Evil: the seat whose alignment its bar shows, and until when.
         self._alignment_shown: tuple[int, float] | None = None
+        #: Good/Evil: alignments an elimination revealed (seat, alignment), and until when
+        #: their bars show them.
+        self._revealed_shown: tuple[tuple[tuple[int, str], ...], float] | None = None
+
+    def show_revealed(self, revealed: dict[int, str]) -> None:
+        """Good/Evil: the bars of the players whose alignments were revealed at the end of
+        a turn show them to everyone for ``REVEAL_SHOWN_S``."""
+        self._revealed_shown = (tuple(sorted(revealed.items())),
+                                self.clock() + REVEAL_SHOWN_S)
+
+    def _revealed(self) -> tuple[tuple[int, str], ...]:
+        if self._revealed_shown is None:
+            return ()
+        shown, until = self._revealed_shown
+        if self.clock() < until:
+            return shown
+        self._revealed_shown = None
+        return ()
 
     def show_alignment(self, seat: int) -> None:
         """Good/Evil: ``seat``'s bar alone shows its alignment for ``ALIGNMENT_SHOWN_S``."""
@@ -101,6 +122,7 @@ class TableLights:
             red_alert_seat=None if self.hint_level == "minimal" else red_alert_seat,
             store_fault=self.store_fault,
             alignment_shown=shown,
+            alignments_revealed=self._revealed(),
             clock_fraction=clock_fraction,
             clock_low=clock_low,
             flagged_seats=flagged,

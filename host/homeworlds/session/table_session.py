@@ -249,6 +249,12 @@ class TableSession:
 
     def _committed(self, commit: Commit) -> None:
         self.log.commits.append(commit)
+        if commit.revealed:
+            # 002 (Elimination and Winning): the eliminating and eliminated players reveal
+            # their alignments at the end of the turn: the bars show them to everyone.
+            self.lights.show_revealed(commit.revealed)
+            self.notices.append(revealed_text(len(self.tracker.record), self.players,
+                                              commit.revealed))
         self.timekeeper.committed(commit, self._judged_since, self.watch.view.known)
         self.red_alert_seat = None
         if self._red_alert is not None and not commit.state.is_over \
@@ -406,6 +412,12 @@ class TableSession:
             self.events.tick.emit(since=Stage.FEED)
         finally:
             self._in_tick, self._tick_view = False, None
+
+
+def revealed_text(number: int, players: tuple[str, ...], revealed: dict[int, str]) -> str:
+    """``turn 12: alignments revealed: Ann Evil, Bob Good`` (Good/Evil, an elimination)."""
+    return f"turn {number}: alignments revealed: " + ", ".join(
+        f"{players[seat]} {alignment.capitalize()}" for seat, alignment in sorted(revealed.items()))
 
 
 def new_session(layout: Layout, registry: Registry, rules: Rules, players: tuple[str, ...],

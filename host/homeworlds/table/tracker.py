@@ -79,6 +79,9 @@ class Commit:
     seat: int
     turn: Turn
     state: GameState
+    #: Good/Evil: the alignments revealed at the end of this turn, by seat (an elimination:
+    #: the eliminating player and those eliminated; ``GameState.revealed``).
+    revealed: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -651,7 +654,20 @@ class TurnTracker:
         self._update_star_tags(obs)
         self.turn_start_ships = _ship_tags(obs)
         if self.on_commit is not None:
-            self.on_commit(Commit(seat, turn, self.state.copy()))
+            revealed = self.reveals().get(len(self.record), {})
+            self.on_commit(Commit(seat, turn, self.state.copy(), revealed))
+
+    def reveals(self) -> dict[int, dict[int, str]]:
+        """Good/Evil: the alignments revealed so far, by the number of the turn (1 = the
+        record's first) at whose end they were revealed, then by seat."""
+        out: dict[int, dict[int, str]] = {}
+        alignments = self.state.alignments
+        if alignments is None:
+            return out
+        for seat, index in enumerate(self.state.revealed):
+            if index is not None:
+                out.setdefault(index + 1, {})[seat] = alignments[seat]
+        return out
 
     def _update_star_tags(self, obs: Observation) -> None:
         """Name each occupied slot's system after the committed position."""
