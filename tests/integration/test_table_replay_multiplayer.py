@@ -14,9 +14,12 @@ from tests.shared import DATA
 
 #: A sample for every test run: a four-player game won on the board (tests/data), a
 #: four-player last-standing game two players leave, a three-player game with turns
-#: missed, and a three-player game one player leaves, on the six-seat table.
+#: missed, a three-player game one player leaves on the six-seat table, and a
+#: three-player game at the four-seat table whose three new systems have the same star
+#: (told apart by their ships on the seats in play only: the empty fourth seat once
+#: made the tracker give them each other's names, and refuse turn 49).
 SAMPLE = [(str(DATA / "games" / "sdg" / "777.raw"), None), ("4510", None),
-          ("13277", None), ("20650", "six-seat")]
+          ("13277", None), ("20650", "six-seat"), ("17809", None)]
 
 
 def _play(path: str, layout: str | None = None) -> dict:
@@ -69,7 +72,7 @@ def test_a_sample_of_multi_player_games_through_the_simulated_table(shared_dir):
     results = _run(jobs)
     _assert_all_inferred(results)
     assert {r["players"] for r in results} == {3, 4}
-    assert sum(r["turns"] for r in results) == 57 + 24 + 50 + 16
+    assert sum(r["turns"] for r in results) == 57 + 24 + 50 + 16 + 56
 
 
 @pytest.mark.corpus

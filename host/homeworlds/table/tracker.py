@@ -686,7 +686,9 @@ class TurnTracker:
                 pending.append(contents)
         for contents in pending:
             stars = sorted(p.index for _, p in contents.stars)
-            ships = [sorted(p.index for _, p in fleet) for fleet in contents.ships]
+            # The seats in play only: a table may have more seats than players.
+            ships = [sorted(p.index for _, p in fleet)
+                     for fleet in contents.ships[:len(self.players)]]
             match = None
             for system in unclaimed.values():
                 if sorted(system.stars) == stars and [
