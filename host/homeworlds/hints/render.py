@@ -336,6 +336,12 @@ class Renderer:
                                           scale(ALIGNMENT_COLORS[view.alignment_shown[1]],
                                                 s.bar)))
                 continue
+            if seat in view.acknowledged_seats:
+                # The table heard this seat's gesture: a fast blink in the seat's colour.
+                if blink_on(now, s.blink_period / 2):
+                    run.write(px, self._fixed("solid", run.length,
+                                              scale(seat_colors[seat], s.bright)))
+                continue
             revealed = dict(view.alignments_revealed)
             if seat in revealed:
                 # Revealed to everyone (an elimination): the card's colour, blinking so that

@@ -140,6 +140,9 @@ class HintView:
     #: Good/Evil: alignments revealed to everyone at the end of the last turn (an
     #: elimination), (seat, alignment), each on that seat's bar.
     alignments_revealed: tuple[tuple[int, str], ...] = ()
+    #: Seats whose button gesture the table heard (a declaration, Brain Transference):
+    #: their bars blink fast in the seat's colour.
+    acknowledged_seats: tuple[int, ...] = ()
     clock_fraction: float | None = None
     clock_low: bool = False
     flagged_seats: frozenset[int] = frozenset()
@@ -180,6 +183,8 @@ class HintView:
             _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
         for seat, _ in self.alignments_revealed:
             _check_index(seat, seats, "seat", "alignments_revealed", layout)
+        for seat in self.acknowledged_seats:
+            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
         guidance = self.guidance
         if guidance is not None:
             _check_index(guidance.seat, seats, "seat", "guidance.seat", layout)

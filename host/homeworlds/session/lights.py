@@ -24,6 +24,9 @@ HINT_LEVELS = ("full", "warnings", "minimal")
 
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
+#: Seconds a seat's bar blinks to say that the table heard a gesture of that seat's button
+#: (a declaration, Brain Transference).
+ACKNOWLEDGED_S = 2.0
 #: Seconds the bars of the players whose alignments an elimination revealed show them to
 #: everyone (then the revealed alignments stay on the terminal and the displays).
 REVEAL_SHOWN_S = 10.0
@@ -50,6 +53,22 @@ class TableLights:
         #: Good/Evil: alignments an elimination revealed (seat, alignment), and until when
         #: their bars show them.
         self._revealed_shown: tuple[tuple[tuple[int, str], ...], float] | None = None
+        #: Seats whose button gesture the bars acknowledge, and until when.
+        self._acknowledged: tuple[tuple[int, ...], float] | None = None
+
+    def acknowledge(self, *seats: int) -> None:
+        """The bars of ``seats`` blink fast in the seat's colour for ``ACKNOWLEDGED_S``: the
+        table heard their button's gesture (a declaration, Brain Transference)."""
+        self._acknowledged = (tuple(sorted(seats)), self.clock() + ACKNOWLEDGED_S)
+
+    def _acknowledged_now(self) -> tuple[int, ...]:
+        if self._acknowledged is None:
+            return ()
+        seats, until = self._acknowledged
+        if self.clock() < until:
+            return seats
+        self._acknowledged = None
+        return ()
 
     def show_revealed(self, revealed: dict[int, str]) -> None:
         """Good/Evil: the bars of the players whose alignments were revealed at the end of
@@ -123,6 +142,7 @@ class TableLights:
             store_fault=self.store_fault,
             alignment_shown=shown,
             alignments_revealed=self._revealed(),
+            acknowledged_seats=self._acknowledged_now(),
             clock_fraction=clock_fraction,
             clock_low=clock_low,
             flagged_seats=flagged,

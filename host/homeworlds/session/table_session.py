@@ -236,7 +236,7 @@ class TableSession:
         if self.status.phase == "handover-refused":
             self.log.note("refusals", self.status)
         held = self.buttons.take_held()
-        if held is not None:
+        if held is not None and not self._declares(held):
             self.computer.long_press(held)
         self.computer.advise(self.observation)
         if self.computer.guidance is not None and self.status.phase == "playing" \
@@ -245,6 +245,23 @@ class TableSession:
             # leaves (a star whose last ship has just left): the guidance judges it.
             self.status = replace(self.status, message="", mistake_slots=frozenset(),
                                   differences=())
+        return True
+
+    def _declares(self, seat: int) -> bool:
+        """003 (Overpopulation): either player may declare an overpopulation at any time.
+        A long press of the button of a seat not to move, while the table shows one (its
+        ring marks it), declares it for that player: the catastrophe the turn then shows
+        is recorded as theirs (``by Name``); their bar blinks to say it was heard. False:
+        nothing to declare (the press is a hint request, as for every long press)."""
+        declared = self.tracker.declare_overpopulations(seat)
+        if not declared:
+            return False
+        self.lights.acknowledge(seat)
+        what = ", ".join(f"{name} ({color.name.lower()})" for name, color in declared)
+        text = (f"{self.players[seat]} declares the overpopulation of {what}: clear it; "
+                f"the record says by {self.players[seat]}")
+        self.notices.append(text)
+        self.status = replace(self.status, message=text)
         return True
 
     def _committed(self, commit: Commit) -> None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 
 from homeworlds.rules import (
     AmbiguousAction,
+    Catastrophe,
+    Color,
     Discover,
     GameResult,
     GameState,
@@ -145,6 +147,7 @@ class TurnTracker:
         self.ended_by = None
         self.expected = None
         self.departures = []
+        self._declared: dict[tuple[str, Color], int] = {}
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
     def set_alignments(self, alignments: tuple[str, ...] | None) -> None:
@@ -299,6 +302,41 @@ class TurnTracker:
         self._depart("skipped", seat)
         self.status = Status("playing", self.state.to_move, self._token_note or "")
         return seat
+
+    def declare_overpopulations(self, seat: int) -> tuple[tuple[str, Color], ...]:
+        """``seat``, not to move, declares the overpopulations the table shows now (003:
+        either player may, where ``catastrophe_by_any_player``): the catastrophes of
+        those systems and colours that the turn being played holds are then recorded as
+        declared by ``seat`` (``Catastrophe Sys Green by Name``). Returns what was declared
+        (empty: nothing overpopulated, or the rules or the moment do not allow it)."""
+        state = self.state
+        if not self.rules.catastrophe_by_any_player or self.is_over or state.in_setup \
+                or seat == state.to_move or not 0 <= seat < len(self.players) \
+                or state.eliminated[seat]:
+            return ()
+        partial = self.status.partial
+        shown = partial.state if partial is not None else state
+        found = tuple((system.name, Color(color)) for system in shown.systems
+                      for color in system.overpopulated_colors())
+        for name, color in found:
+            self._declared[(name.casefold(), color)] = seat
+        return found
+
+    def _with_declarers(self, turn: Turn) -> Turn:
+        """The turn with its catastrophes declared by the players who declared them (a
+        reading the engine refuses keeps the mover as declarer)."""
+        if not self._declared:
+            return turn
+        out = tuple(replace(a, declarer=self._declared[(a.system.casefold(), a.color)])
+                    if isinstance(a, Catastrophe) and a.declarer is None
+                    and (a.system.casefold(), a.color) in self._declared else a for a in turn)
+        if out == turn:
+            return turn
+        try:
+            self.state.copy().apply_turn(out)
+        except (IllegalAction, AmbiguousAction):
+            return turn
+        return out
 
     def _depart(self, kind: str, seat: int) -> None:
         """Apply a departure (``leave``, ``skip_turn``, a resumed one) to the position."""
@@ -470,6 +508,8 @@ class TurnTracker:
                 obs, rename=expected is None)
             if expected is not None:
                 turn = self._as_expected(turn, expected)
+            if not self.state.in_setup:
+                turn = self._with_declarers(turn)
         except _Refusal as refusal:
             return Status("handover-refused", seat, refusal.message, refusal.slots,
                           tuple(obs.anomalies), refusal.differences, refused_seat=seat)
@@ -651,6 +691,7 @@ class TurnTracker:
             raise RuntimeError(f"inferred turn was refused by the engine: {exc}") from exc
         self.record.append((seat, turn))
         self.expected = None
+        self._declared = {}
         self._update_star_tags(obs)
         self.turn_start_ships = _ship_tags(obs)
         if self.on_commit is not None:
