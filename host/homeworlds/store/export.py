@@ -107,14 +107,15 @@ def record_sdg(players, record, *, number: int | None = None, winner: str | None
     ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md).
     ``reveals`` (turn number to {seat: alignment}, Good/Evil) become a comment after the
     turn at whose end an elimination revealed them (``Alignments revealed: Ann Evil``)."""
-    if alignments is not None and any(a is None for a in alignments):
-        alignments = None
+    # Alignments go in whole or not at all: a seat without one drops the line.
+    known = None if alignments is None or None in alignments else \
+        [a for a in alignments if a is not None]
     comments = {turn_number: revealed_comment(players, revealed)
                 for turn_number, revealed in (reveals or {}).items()}
     try:
         game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
                         number=number, winner=winner, started=started, rules=rules,
-                        alignments=alignments, comments=comments)
+                        alignments=known, comments=comments)
         return write_sdg(game)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
