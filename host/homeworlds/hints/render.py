@@ -110,7 +110,9 @@ class Renderer:
         """A fallen flag: the last LED of the seat's bar steady red, over the bar."""
         mark = scale(self.settings.mistake_color, self.settings.bar)
         for seat in view.flagged_seats:
-            px[self._bars[seat].pixels[-1]] = mark
+            side = view.seat_at_side.index(seat) if view.seat_at_side is not None \
+                and seat in view.seat_at_side else seat
+            px[self._bars[side].pixels[-1]] = mark
 
     def _seat_colors(self, view: HintView) -> tuple[RGB, ...]:
         s = self.settings
@@ -321,7 +323,10 @@ class Renderer:
             for run in bars:
                 run.write(px, solid(run.length, amber))
             return
-        for seat, run in enumerate(bars):
+        sides = view.seat_at_side
+        for side, run in enumerate(bars):
+            # After Brain Transference a side's bar is its new occupant's.
+            seat = sides[side] if sides is not None and side < len(sides) else side
             pattern = self._bar_pattern(seat, run.length, view, now, seat_colors)
             if pattern is not None:
                 run.write(px, pattern)

@@ -150,6 +150,9 @@ class HintView:
     #: Seats whose button gesture the table heard (a declaration, Brain Transference):
     #: their bars blink fast in the seat's colour.
     acknowledged_seats: tuple[int, ...] = ()
+    #: The seat each seat's side of the table (its bar, its pads) now belongs to, when the
+    #: players changed places (Brain Transference: ``(1, 0)``); None: side s is seat s.
+    seat_at_side: tuple[int, ...] | None = None
     clock_fraction: float | None = None
     clock_low: bool = False
     flagged_seats: frozenset[int] = frozenset()

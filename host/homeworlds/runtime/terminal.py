@@ -87,6 +87,8 @@ def report_fault(recorder, previous: str | None) -> None:
 
 COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others play "
                 "on), skip (the player to move misses the turn; three or more players), "
+                "brain-transference (the junior player's handicap: the players change "
+                "places), "
                 "draw (draw by agreement), abandon (the game is abandoned), help")
 
 
@@ -127,8 +129,14 @@ def run_command(line: str, session, recorder, players) -> str:
     verb, rest = words[0].lower(), words[1:]
     if verb == "help":
         return "commands: " + COMMAND_HELP
-    if verb not in ("resign", "skip", "draw", "abandon"):
+    if verb not in ("resign", "skip", "brain-transference", "draw", "abandon"):
         return f"unknown command {words[0]!r}; commands: {COMMAND_HELP}"
+    if verb == "brain-transference":
+        try:
+            session.brain_transference()
+        except IllegalAction as exc:
+            return f"cannot use Brain Transference: {exc}"
+        return tracker.status.message
     if verb == "skip":
         try:
             skipped = session.skip_turn()

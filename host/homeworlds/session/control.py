@@ -20,7 +20,7 @@ from homeworlds.session.lights import HINT_LEVELS
 from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
 #: The admin verbs.
-VERBS = ("new-game", "resign", "skip", "draw", "undo", "settings")
+VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings")
 
 #: Lowest LED brightness the admin page may set (0 would look like a dead table).
 MIN_BRIGHTNESS = 0.02
@@ -144,6 +144,14 @@ class TableControl:
             return tracker.status.message
         return (f"{players[command.seat]} resigned and leaves the game; "
                 f"{players[tracker.state.to_move]} is to move")
+
+    def _brain_transference(self, command: AdminCommand) -> str:
+        """The junior player uses Brain Transference (as when both seat buttons are held)."""
+        try:
+            self.session.brain_transference()
+        except IllegalAction as exc:
+            raise ControlError(f"brain-transference: {exc}") from None
+        return self.session.tracker.status.message
 
     def _skip(self, command: AdminCommand) -> str:
         tracker = self.session.tracker

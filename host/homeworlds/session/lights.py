@@ -113,6 +113,8 @@ class TableLights:
                 seat = state.to_move
                 for piece in obs.in_hand:
                     kind, slot, owner = piece.origin
+                    if kind == "ships" and owner is not None:
+                        owner = tracker.seat_at_side(owner)
                     if kind == "ships" and owner == seat and slot in system_at:
                         lifted = LiftedShip(seat, piece.piece, slot)
                         break
@@ -143,6 +145,7 @@ class TableLights:
             alignment_shown=shown,
             alignments_revealed=self._revealed(),
             acknowledged_seats=self._acknowledged_now(),
+            seat_at_side=(1, 0) if tracker.sides_swapped else None,
             clock_fraction=clock_fraction,
             clock_low=clock_low,
             flagged_seats=flagged,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from homeworlds.rules import (
     AmbiguousAction,
+    BrainTransference,
     Catastrophe,
     Color,
     Discover,
@@ -303,6 +304,70 @@ class TurnTracker:
         self.status = Status("playing", self.state.to_move, self._token_note or "")
         return seat
 
+    # ---- Brain Transference: the players change places, the pieces stay
+
+    @property
+    def sides_swapped(self) -> bool:
+        """After Brain Transference (000, NOVICE VS. EXPERT) the two players have changed
+        places: each now plays from the other's side of the table, the pieces where they
+        lie. Side s of the table (its ship pads, token pad, button, bar) is then seat
+        ``1 - s``'s."""
+        return self.state.brain_transference_used and len(self.players) == 2
+
+    def seat_at_side(self, side: int) -> int:
+        """The seat that plays from ``side`` of the table now."""
+        return 1 - side if self.sides_swapped and side in (0, 1) else side
+
+    def _seated(self, obs: Observation) -> Observation:
+        """The observation by seat rather than by side of the table."""
+        if not self.sides_swapped:
+            return obs
+        slots = tuple(replace(c, ships=(c.ships[1], c.ships[0], *c.ships[2:]))
+                      for c in obs.slots)
+        in_hand = tuple(replace(h, origin=(h.origin[0], h.origin[1],
+                                           self.seat_at_side(h.origin[2])))
+                        if h.origin[0] == "ships" else h for h in obs.in_hand)
+        token = None if obs.token_seat is None else self.seat_at_side(obs.token_seat)
+        return replace(obs, slots=slots, in_hand=in_hand, token_seat=token)
+
+    def brain_transference(self) -> None:
+        """The junior player uses Brain Transference instead of a turn: ``(BrainTransference(),)``
+        is committed, nothing on the table moves, and from now on the two players play
+        from each other's side (``sides_swapped``). IllegalAction when it is not open now
+        (not enabled, not the junior's turn, used already) or the table shows a turn in
+        progress."""
+        state = self.state
+        if self.is_over:
+            raise IllegalAction("the game is over")
+        if not state.brain_transference_open():
+            junior = state.rules.handicaps.junior_seat
+            raise IllegalAction(
+                "Brain Transference is not enabled for this game"
+                if not state.rules.handicaps.brain_transference or len(self.players) != 2
+                else "Brain Transference was already used in this game"
+                if state.brain_transference_used
+                else f"only {self.players[junior]} (the junior officer) may use Brain "
+                     f"Transference, on their turn after setup")
+        partial = self.status.partial
+        if partial is not None and partial.actions:
+            raise IllegalAction("the table shows a turn in progress: put the pieces back as "
+                                "they were, then ask again")
+        seat, turn = state.to_move, (BrainTransference(),)
+        state.push(turn)
+        self.record.append((seat, turn))
+        self.expected = None
+        self._declared = {}
+        self._progress = None
+        self._partial_cache = None
+        # The pieces stay; the seats of the ships seen at the turn's start change.
+        self.turn_start_ships = frozenset((uid, self.seat_at_side(s))
+                                          for uid, s in self.turn_start_ships)
+        self.status = Status("playing", self.state.to_move,
+                             f"Brain Transference: {self.players[seat]} and "
+                             f"{self.players[1 - seat]} change places (the pieces stay)")
+        if self.on_commit is not None:
+            self.on_commit(Commit(seat, turn, self.state.copy()))
+
     def declare_overpopulations(self, seat: int) -> tuple[tuple[str, Color], ...]:
         """``seat``, not to move, declares the overpopulations the table shows now (003:
         either player may, where ``catastrophe_by_any_player``): the catastrophes of
@@ -387,7 +452,9 @@ class TurnTracker:
                 f"before it, and the turn token back to {self.players[self.state.to_move]}")
 
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
-        """Re-evaluate after a settled change of the table (or a button press)."""
+        """Re-evaluate after a settled change of the table (or a button press of
+        ``button_seat``, a seat: ``seat_at_side`` of the button's side)."""
+        observation = self._seated(observation)
         state = self.state
         if self.is_over:
             if all(c.empty for c in observation.slots):
