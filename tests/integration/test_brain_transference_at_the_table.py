@@ -103,3 +103,39 @@ def test_brain_transference_is_refused_when_it_is_not_the_juniors_to_play():
 def test_without_the_handicap_both_buttons_held_are_two_hint_requests():
     sim = SimulatedTableGame(preset("looney"), PLAYERS, timeout=30)
     assert sim.session.buttons.together_s is None
+
+
+def test_the_record_says_the_game_had_the_handicap_and_replays_with_it():
+    """000 (NOVICE VS. EXPERT): "The Junior Officer is given one chance" — the SDG record
+    names the junior and the handicap, so that its ``Brain Transference`` line replays."""
+    from homeworlds.notation import read_sdg
+    from homeworlds.replay import replay_game
+    from homeworlds.store.export import record_sdg
+
+    record = [(0, turn_from_sdg("Homeworld G1 B2 Y3", 0, PLAYERS)),
+              (1, turn_from_sdg("Homeworld R1 Y2 G3", 1, PLAYERS)),
+              (0, turn_from_sdg("Build Y1 Ann", 0, PLAYERS)), (1, (BrainTransference(),))]
+    text = record_sdg(PLAYERS, record, rules="looney", handicaps=RULES.handicaps)
+    assert "Handicaps: Bob (junior), brain transference\n" in text
+    game = read_sdg(text)
+    assert game.handicaps == RULES.handicaps
+    result = replay_game(game)
+    assert result.legal and result.final_state.brain_transference_used
+    # Without the header the same record is illegal: the handicap is not on.
+    plain = replay_game(read_sdg(text.replace("Handicaps: Bob (junior), brain transference\n",
+                                              "")))
+    assert not plain.legal and "not enabled" in plain.error.reason
+
+
+@pytest.mark.parametrize("header, said", [
+    ("Handicaps: Zed (junior), brain transference", "the junior 'zed' is not a player"),
+    ("Handicaps: Bob (junior), mind control", "unknown handicap 'mind control'"),
+])
+def test_a_bad_handicaps_header_names_the_problem(header, said):
+    from homeworlds.notation import read_sdg
+    from homeworlds.rules import InvalidNotation
+
+    text = ("Homeworlds Online\nRules: looney\n" + header + "\nParticipants: Ann (N), Bob (S)\n"
+            "\n1) Ann: Homeworld G1 B2 Y3\n")
+    with pytest.raises(InvalidNotation, match=said):
+        read_sdg(text)

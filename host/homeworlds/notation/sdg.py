@@ -54,6 +54,7 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     Discover,
+    Handicaps,
     Homeworld,
     InvalidNotation,
     Move,
@@ -146,6 +147,9 @@ class SdgGame:
     rules: str | None = None
     #: ``Alignments:`` header: each player's Good/Evil alignment, in setup order.
     alignments: Alignments | None = None
+    #: ``Handicaps:`` header: the novice handicaps the game was played with (our
+    #: extension), e.g. ``Handicaps: Bob (junior), brain transference, timewarp 1``.
+    handicaps: Handicaps | None = None
 
     def seat_of(self, name: str) -> int:
         """Setup-order index of a player, matching the name without regard to case."""
@@ -430,7 +434,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
             raise _fail(f"malformed header line {line!r} (expected 'Key: value')", line,
                         index + 1, source)
         key = match.group(1).lower()
-        if key not in ("variants", "started", "participants", "winner", "rules", "alignments"):
+        if key not in ("variants", "started", "participants", "winner", "rules", "alignments",
+                       "handicaps"):
             raise _fail(f"unknown header {match.group(1)!r}", line, index + 1, source)
         if key in headers:
             raise _fail(f"header {match.group(1)!r} given twice", line, index + 1, source)
@@ -450,6 +455,7 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     seats = {letter: seat_of[name.lower()] for name, letter in participants}
     rules = _read_rules(headers, source)
     alignments = _read_alignments(headers, players, source)
+    handicaps = _read_handicaps(headers, players, source)
 
     turns = []
     for raw in raw_turns:
@@ -471,7 +477,55 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         turns.append(SdgTurn(raw.number, raw.player, seat, tuple(actions), tuple(texts),
                              raw.line, comments))
     return SdgGame(number, variants, participants, winner, players, tuple(turns), source,
-                   started, rules, alignments)
+                   started, rules, alignments, handicaps)
+
+
+_JUNIOR = re.compile(r"(\S+) \(junior\)")
+_TIMEWARP = re.compile(r"timewarp (\d{1,2})")
+
+
+def _read_handicaps(headers: dict[str, tuple[str, int]], players: tuple[str, ...],
+                    source: str | None) -> Handicaps | None:
+    """``Handicaps: Bob (junior), brain transference, timewarp 1, red alert``: the novice
+    handicaps (000, NOVICE VS. EXPERT) of a two-player game; the junior is named."""
+    if "handicaps" not in headers:
+        return None
+    value, line = headers["handicaps"]
+    options: dict[str, object] = {}
+    for part in (p.strip().lower() for p in value.split(",")):
+        junior = _JUNIOR.fullmatch(part)
+        timewarp = _TIMEWARP.fullmatch(part)
+        if junior is not None:
+            names = [p.lower() for p in players]
+            if junior.group(1) not in names:
+                raise _fail(f"the junior {junior.group(1)!r} is not a player", value, line,
+                            source)
+            options["junior_seat"] = names.index(junior.group(1))
+        elif timewarp is not None:
+            options["timewarp_turns"] = int(timewarp.group(1))
+        elif part in ("brain transference", "red alert"):
+            options[part.replace(" ", "_")] = True
+        else:
+            raise _fail(f"unknown handicap {part!r} (handicaps: NAME (junior), brain "
+                        "transference, red alert, timewarp N)", value, line, source)
+    return Handicaps(**options)  # type: ignore[arg-type]
+
+
+def handicaps_text(handicaps: Handicaps, players: Sequence[str]) -> str | None:
+    """The ``Handicaps:`` header's value (None: no handicap)."""
+    parts = []
+    if handicaps.brain_transference:
+        parts.append("brain transference")
+    if handicaps.timewarp_turns:
+        parts.append(f"timewarp {handicaps.timewarp_turns}")
+    if handicaps.red_alert:
+        parts.append("red alert")
+    if not parts:
+        return None
+    if not 0 <= handicaps.junior_seat < len(players):
+        raise InvalidNotation(f"handicaps: no junior seat {handicaps.junior_seat} among "
+                              f"{len(players)} players")
+    return ", ".join([f"{players[handicaps.junior_seat]} (junior)", *parts])
 
 
 def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
@@ -658,6 +712,10 @@ def write_sdg(game: SdgGame) -> str:
         out.append('Variants: "' + ", ".join(game.variants) + '"')
     if game.rules:
         out.append(f"Rules: {_check_word(game.rules, 'rules preset')}")
+    if game.handicaps is not None:
+        text = handicaps_text(game.handicaps, players)
+        if text is not None:
+            out.append(f"Handicaps: {text}")
     if game.started:
         out.append(f"Started: {game.started}")
     out.append("Participants: " + ", ".join(f"{n} ({s})" for n, s in participants))
@@ -707,7 +765,8 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              winner: str | None = None, variants: Iterable[str] = (),
              started: str | None = None, rules: str | None = None,
              alignments: Iterable[str] | None = None,
-             comments: Mapping[int, str] | None = None) -> SdgGame:
+             comments: Mapping[int, str] | None = None,
+             handicaps: Handicaps | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
     turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
@@ -739,4 +798,4 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
         except AlignmentError as error:
             raise ValueError(f"alignments: {error}") from None
     return SdgGame(number, tuple(variants), participants, winner, players, tuple(built), None,
-                   started, rules, dealt)
+                   started, rules, dealt, handicaps)

@@ -239,7 +239,8 @@ class GameExport:
         try:
             write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
                                                    alignments=self.tracker.alignments,
-                                                   reveals=self.tracker.reveals()))
+                                                   reveals=self.tracker.reveals(),
+                                                   handicaps=self.tracker.rules.handicaps))
             self.warned = None
         except (OSError, ExportError, InvalidNotation) as exc:
             text = f"the export {self.path} was not written: {exc} (the store keeps the game)"

@@ -17,7 +17,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homeworlds.notation import CookedGame, sdg_game, write_cooked, write_sdg
-from homeworlds.rules import GameState, Homeworld, HomeworldsError, SetupPick, preset
+from homeworlds.rules import (
+    GameState,
+    Handicaps,
+    Homeworld,
+    HomeworldsError,
+    SetupPick,
+    preset,
+)
 from homeworlds.store.database import GameStore, StoredGame, StoredResult
 from homeworlds.store.records import cooked_systems, position_to_json, turn_from_sdg
 
@@ -102,7 +109,8 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
                started: str | None = None, rules: str | None = None,
                alignments: Sequence[str | None] | None = None,
-               reveals: Mapping[int, Mapping[int, str]] | None = None) -> str:
+               reveals: Mapping[int, Mapping[int, str]] | None = None,
+               handicaps: Handicaps | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order; the
     ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md).
     ``reveals`` (turn number to {seat: alignment}, Good/Evil) become a comment after the
@@ -115,7 +123,7 @@ def record_sdg(players, record, *, number: int | None = None, winner: str | None
     try:
         game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
                         number=number, winner=winner, started=started, rules=rules,
-                        alignments=known, comments=comments)
+                        alignments=known, comments=comments, handicaps=handicaps)
         return write_sdg(game)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
