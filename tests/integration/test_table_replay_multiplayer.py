@@ -81,3 +81,22 @@ def test_every_multi_player_game_through_the_simulated_table(shared_dir, layout)
     games = _multi_player_games(shared_dir)
     assert len(games) == 129
     _assert_all_inferred(_run([(path, layout) for path in games]))
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_five_and_six_players_at_the_six_seat_table(players):
+    """002 (What You Need): "A standard four-color Icehouse set (for atwo-player game, use
+    three pieces of each size/color)" — the original rules are for up to six; the archive
+    has no game of five or six, so this one is made up: every player sets up, builds, and
+    the first player discovers a system, on the simulated six-seat table."""
+    from homeworlds.notation import parse_sdg_action, read_sdg, sdg_game, write_sdg
+    from homeworlds.runtime.table_replay import table_replay_game
+
+    names = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")[:players]
+    texts = ["Homeworld G1 B2 Y3" for _ in names] + [f"Build Y1 {n}" for n in names] + [
+        "Discover Y1 Ann R3 Far"]
+    turns = [(parse_sdg_action(t, player=names[k % players]),) for k, t in enumerate(texts)]
+    game = read_sdg(write_sdg(sdg_game(names, turns, rules="last-standing")))
+    result = table_replay_game(game, file="made-up", timeout=60)
+    assert result.stopped is None and result.refused == []
+    assert result.inferred == result.matched == len(texts) and result.record_equal

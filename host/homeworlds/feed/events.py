@@ -124,6 +124,10 @@ class SnapshotEvent:
     clocks: Mapping[str, Any] | None = None
     #: the actions of the turn in progress so far (the position shows them)
     turn_in_progress: tuple[str, ...] = ()
+    #: The same position as ``position``, for any number of seats: per system its
+    #: ``name``, ``home_of`` (seat or None), ``stars`` and per seat its ``ships`` (piece
+    #: texts); what the live map draws when the cooked text cannot hold the seats.
+    systems: tuple[Mapping[str, Any], ...] = ()
 
     type = "snapshot"
 
@@ -133,7 +137,8 @@ class SnapshotEvent:
                 "bank": dict(self.bank), "turn_log": list(self.turn_log),
                 "hints": self.hints.to_json(),
                 "clocks": None if self.clocks is None else dict(self.clocks),
-                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress)}
+                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
+                "systems": [dict(system) for system in self.systems]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +232,40 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
 
 
 ALIGNMENT_WORDS = ("good", "evil")
+#: The most systems a snapshot may hold (a table has at most a few dozen slots).
+MAX_SYSTEMS = 64
+_PIECE_TEXTS = frozenset(f"{c}{n}" for c in "rygb" for n in (1, 2, 3))
+
+
+def _systems(values: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """``snapshot.systems``, checked field by field (a page never draws bad data)."""
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > MAX_SYSTEMS:
+        raise FeedError(f"{where}: {str(values)[:40]!r} is not a list of at most "
+                        f"{MAX_SYSTEMS} systems")
+    out = []
+    for k, item in enumerate(values):
+        at = f"{where}[{k}]"
+        if not isinstance(item, dict):
+            raise FeedError(f"{at}: not an object")
+        name, home, stars, ships = (item.get("name"), item.get("home_of"), item.get("stars"),
+                                    item.get("ships"))
+        if not isinstance(name, str) or not 0 < len(name) <= 40:
+            raise FeedError(f"{at}.name: {name!r} is not a system name")
+        if home is not None and (not isinstance(home, int) or isinstance(home, bool)
+                                 or not 0 <= home < 6):
+            raise FeedError(f"{at}.home_of: {home!r} is not a seat")
+        if not isinstance(stars, list) or not 1 <= len(stars) <= 2 \
+                or not all(p in _PIECE_TEXTS for p in stars):
+            raise FeedError(f"{at}.stars: {stars!r} is not one or two pieces")
+        if not isinstance(ships, list) or not 2 <= len(ships) <= 6 or not all(
+                isinstance(f, list) and len(f) <= 36 and all(p in _PIECE_TEXTS for p in f)
+                for f in ships):
+            raise FeedError(f"{at}.ships: {str(ships)[:40]!r} is not a list of pieces per seat")
+        out.append({"name": name, "home_of": home, "stars": list(stars),
+                    "ships": [list(f) for f in ships]})
+    return tuple(out)
 
 
 def _revealed_by_seat(values: Any, where: str) -> tuple[str | None, ...]:
@@ -316,7 +355,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
             _get(data, "clocks", dict, "snapshot", optional=True),
-            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
+            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
+            _systems(data.get("systems"), "snapshot.systems"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
@@ -343,6 +383,13 @@ def _position_text(state: GameState) -> str:
     from homeworlds.store.records import cooked_position, position_to_json
 
     return cooked_position(position_to_json(state)) or ""
+
+
+def _systems_of(state: GameState) -> tuple[dict[str, Any], ...]:
+    """The feed's ``systems``: the position by system, every seat's ships."""
+    from homeworlds.store.records import position_to_json
+
+    return tuple(position_to_json(state)["systems"])
 
 
 def bank_counts(state: GameState) -> dict[str, int]:
@@ -553,7 +600,7 @@ class FeedProducer:
                                 _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
-                                if partial is not None else ())
+                                if partial is not None else (), _systems_of(shown))
         self.latest = snapshot
         return snapshot
 

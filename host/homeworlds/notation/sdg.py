@@ -79,11 +79,15 @@ __all__ = [
 ]
 
 #: Seat letters SDG used, in the order it listed them under ``Participants``.
-SEAT_LETTERS = "SWNE"
+#: SDG's four letters keep their order; NE, SE, SW and NW are our extension for games of
+#: five or six players (the six-seat table), which the archive never had.
+SEAT_LETTERS = ("S", "SW", "W", "NW", "N", "NE", "E", "SE")
 #: Seats handed out, in setup order, to games that come without seats.
-_DEFAULT_SEATS = {2: "NS", 3: "NES", 4: "NESW"}
-_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W",
-               "north": "N", "south": "S", "east": "E", "west": "W"}
+_DEFAULT_SEATS = {2: ("N", "S"), 3: ("N", "E", "S"), 4: ("N", "E", "S", "W"),
+                  5: ("N", "NE", "SE", "SW", "NW"), 6: ("N", "NE", "SE", "S", "SW", "NW")}
+_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W", "ne": "NE", "se": "SE", "sw": "SW",
+               "nw": "NW", "north": "N", "south": "S", "east": "E", "west": "W",
+               "northeast": "NE", "southeast": "SE", "southwest": "SW", "northwest": "NW"}
 
 _KEYWORDS = ("build", "construct", "move", "discover", "trade", "sacrifice", "attack",
              "catastrophe", "homeworld", "pass", "star", "ship", "brain")
@@ -107,9 +111,9 @@ _COLOR_WORD = {c: c.name.capitalize() for c in Color}
 
 _TITLE = re.compile(r"Homeworlds Online(?: \(SDG# ?(\d+)\))?\s*")
 _HEADER = re.compile(r"([A-Za-z]+):\s?(.*)")
-_PARTICIPANT = re.compile(r"(\S+) \(([NSEW])\)")
+_PARTICIPANT = re.compile(r"(\S+) \((NE|NW|SE|SW|[NSEW])\)")
 _TURN = re.compile(r"(\d+)\) (\S+):(.*)")
-_ATTACKED = re.compile(r"([RYGBrygb][123])([NSEWnsew])")
+_ATTACKED = re.compile(r"([RYGBrygb][123])([NnSs][EeWw]|[NSEWnsew])")
 _ALIGNED = re.compile(r"(\S+) \(([A-Za-z]+)\)")
 
 
@@ -673,7 +677,7 @@ def _check_player(name: str) -> str:
 
 def _default_participants(players: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     if len(players) not in _DEFAULT_SEATS:
-        raise InvalidNotation(f"SDG notation seats 2 to 4 players, not {len(players)}")
+        raise InvalidNotation(f"SDG notation seats 2 to 6 players, not {len(players)}")
     seats = dict(zip(players, _DEFAULT_SEATS[len(players)], strict=True))
     return tuple(sorted(seats.items(), key=lambda item: SEAT_LETTERS.index(item[1])))
 
@@ -692,7 +696,8 @@ def write_sdg(game: SdgGame) -> str:
     for name, letter in participants:
         _check_player(name)
         if letter not in SEAT_LETTERS:
-            raise InvalidNotation(f"seat {letter!r} of {name} is not N, S, E or W")
+            raise InvalidNotation(f"seat {letter!r} of {name} is not one of "
+                                  f"{', '.join(SEAT_LETTERS)}")
     if {n.lower() for n, _ in participants} != {p.lower() for p in players}:
         raise InvalidNotation("participants and players are not the same people: "
                               f"{[n for n, _ in participants]} vs {list(players)}")
