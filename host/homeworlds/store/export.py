@@ -108,23 +108,24 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
                started: str | None = None, rules: str | None = None,
-               alignments: Sequence[str | None] | None = None,
+               alignments: Sequence[str | None] | None = None, game: str | None = None,
                reveals: Mapping[int, Mapping[int, str]] | None = None,
                handicaps: Handicaps | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order; the
-    ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md).
-    ``reveals`` (turn number to {seat: alignment}, Good/Evil) become a comment after the
-    turn at whose end an elimination revealed them (``Alignments revealed: Ann Evil``)."""
+    ``Rules:``, ``Handicaps:``, Good/Evil ``Alignments:`` and ``Game:`` (the stored game's
+    uid) header lines when given (docs/notation.md). ``reveals`` (turn number to {seat:
+    alignment}, Good/Evil) become a comment after the turn at whose end an elimination
+    revealed them (``Alignments revealed: Ann Evil``)."""
     # Alignments go in whole or not at all: a seat without one drops the line.
     known = None if alignments is None or None in alignments else \
         [a for a in alignments if a is not None]
     comments = {turn_number: revealed_comment(players, revealed)
                 for turn_number, revealed in (reveals or {}).items()}
     try:
-        game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
-                        number=number, winner=winner, started=started, rules=rules,
-                        alignments=known, comments=comments, handicaps=handicaps)
-        return write_sdg(game)
+        sdg = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
+                       number=number, winner=winner, started=started, rules=rules,
+                       alignments=known, game=game, comments=comments, handicaps=handicaps)
+        return write_sdg(sdg)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
 
