@@ -98,3 +98,7 @@ def test_the_lights_and_the_feed_show_the_reveal():
     assert snapshot.game.revealed == ("good", "good", None)
     assert event_from_json(snapshot.to_json()).game.revealed == ("good", "good", None)
     assert "turn 10: alignments revealed: Ann Good, Bob Good" in session.notices
+    from homeworlds.web.app import draw_map
+
+    svg = draw_map(snapshot)  # the live map names the revealed cards, not Cat's
+    assert "Ann (Good)" in svg and "Bob (Good)" in svg and "Cat (Evil)" not in svg

@@ -157,7 +157,7 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
         preset(rules)
     except (KeyError, ValueError):
         rules = "sdg"  # the bank comes with the snapshot; the preset only sizes a default
-    players = game.get("players") or ()
+    players = _with_revealed(game.get("players") or (), game.get("revealed") or ())
     position = snapshot.get("position") or ""
     overlay = Overlay.from_feed(snapshot.get("hints"), result=game.get("result"),
                                 caption=caption)
@@ -168,8 +168,16 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
         return render_svg(state, players=players, overlay=overlay, portrait=portrait)
     return render_cooked_svg(position, rules=rules,
                              to_move=int(game.get("to_move") or 0),
-                             players=game.get("players") or None, overlay=overlay,
+                             players=players or None, overlay=overlay,
                              bank=snapshot.get("bank"), portrait=portrait)
+
+
+def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
+    """Good/Evil: the players' names with the alignments an elimination revealed, as the
+    map shows them (``Ann (Good)``)."""
+    return tuple(f"{name} ({revealed[k].capitalize()})"
+                 if k < len(revealed) and revealed[k] in ("good", "evil") else name
+                 for k, name in enumerate(players))
 
 
 @dataclass(frozen=True, slots=True)
