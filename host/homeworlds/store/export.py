@@ -167,7 +167,17 @@ def export_sdg(store: GameStore, game: StoredGame) -> str:
                       winner=_winner_names(game, result), started=game.started,
                       rules=game.rules, alignments=game.alignments,
                       reveals=replayed_reveals(game.rules, game.players, record,
-                                               game.alignments))
+                                               game.alignments),
+                      handicaps=stored_handicaps(game))
+
+
+def stored_handicaps(game: StoredGame) -> Handicaps | None:
+    """The novice handicaps a stored game was played with (None: none, or a record the
+    store wrote with keys this version does not know)."""
+    try:
+        return Handicaps(**game.handicaps) if game.handicaps else None
+    except TypeError:
+        return None
 
 
 def _winner_names(game: StoredGame, result: StoredResult | None) -> str | None:
