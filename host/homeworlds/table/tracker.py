@@ -280,16 +280,20 @@ class TurnTracker:
             raise IllegalAction("the game is already over")
         if not 0 <= seat < len(self.players):
             raise IllegalAction(f"no seat {seat} to resign")
+        if self.state.eliminated[seat]:
+            raise IllegalAction(f"{self.players[seat]} is out of the game already")
         trial = self.state.copy()
         trial.resign(seat)
         if trial.is_over or len(self.players) <= 2:
             self.end_game("resigned", seat)
             return True
-        if self.state.eliminated[seat]:
-            raise IllegalAction(f"{self.players[seat]} is out of the game already")
         self._depart("resigned", seat)
-        self.status = Status("playing", self.state.to_move, self._token_note or "")
+        self.status = self._departed_status()
         return False
+
+    def _departed_status(self) -> Status:
+        return Status("setup" if self.state.in_setup else "playing", self.state.to_move,
+                      self._token_note or "")
 
     def skip_turn(self) -> int:
         """The player to move misses the turn (a game of three or more: SDG's players who
@@ -302,7 +306,7 @@ class TurnTracker:
             raise IllegalAction("with two players a turn cannot be missed: pass instead")
         seat = self.state.to_move
         self._depart("skipped", seat)
-        self.status = Status("playing", self.state.to_move, self._token_note or "")
+        self.status = self._departed_status()
         return seat
 
     # ---- Brain Transference: the players change places, the pieces stay
