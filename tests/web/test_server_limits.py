@@ -39,6 +39,11 @@ def _connect(port: int, source: str, *, receive_buffer: int | None = None) -> so
 
 def _get(port: int, path: str, source: str) -> int:
     """The status of a whole GET from ``source`` (0: closed without an answer)."""
+    return _answer(port, path, source)[0]
+
+
+def _answer(port: int, path: str, source: str) -> tuple[int, bytes]:
+    """(status, the whole answer) of a GET from ``source`` (0: closed without one)."""
     with _connect(port, source) as sock:
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nConnection: close\r\n\r\n"
                      .encode())
@@ -49,8 +54,8 @@ def _get(port: int, path: str, source: str) -> int:
         except (ConnectionResetError, TimeoutError):
             pass
     if not data.startswith(b"HTTP/1.1 "):
-        return 0
-    return int(data.split()[1])
+        return 0, data
+    return int(data.split()[1]), data
 
 
 def _closed_by_server(sock: socket.socket, within: float) -> bool:
@@ -88,7 +93,10 @@ def test_slow_connections_refuse_spectators_but_never_the_admin_and_time_out(dis
         assert guard.open == 36  # 20 + 12 in the spectators' share, 2 + 2 on probation
         assert guard.refused == 60 - 36
         # Spectators are refused while they last; the admin is served.
-        assert _get(port, "/", "127.0.0.2") == 503
+        status, answer = _answer(port, "/", "127.0.0.2")
+        assert status == 503 and b"too many connections are open here" in answer
+        assert b"Content-Security-Policy: default-src 'self'" in answer.replace(
+            b"content-security-policy", b"Content-Security-Policy")
         # (the token in the address is exchanged for a cookie: 303 to /admin)
         assert _get(port, f"/admin?token={TOKEN}", "127.0.0.3") == 303
         assert _get(port, "/admin", "127.0.0.3") == 200

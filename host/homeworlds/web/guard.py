@@ -138,8 +138,8 @@ class ConnectionGuard:
             self.regular -= 1
 
 
-BUSY_TEXT = ("the display is busy: too many connections are open; try again in a minute "
-             "(the admin's pages are still served)")
+BUSY_TEXT = ("busy: too many connections are open here; try again in a minute (the "
+             "admin's pages are still served)")
 
 
 def _busy_response() -> bytes:
