@@ -112,6 +112,51 @@ def test_slow_connections_refuse_spectators_but_never_the_admin_and_time_out(dis
             sock.close()
 
 
+def test_slow_connections_from_many_addresses_never_lock_out_a_newcomer(display):
+    """Twelve addresses, five slow connections each: more than the cap. Each newcomer at
+    the cap takes the place of the oldest waiting connection of the client holding the
+    most, so the admin still gets in at once."""
+    port = display.port
+    slow = []
+    try:
+        for k in range(12):
+            for _ in range(5):
+                sock = _connect(port, f"127.0.0.{40 + k}")
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: table\r\nX-Slow: ")
+                slow.append(sock)
+        time.sleep(0.2)
+        guard = display.guard
+        assert guard.open == LIMITS.max_connections
+        # Beyond the cap each took a waiting one's place, or was refused as its client's
+        # third on probation.
+        assert guard.evicted + guard.refused == 60 - 40 and guard.evicted >= 10
+        assert _get(port, "/admin", "127.0.0.3") == 200
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_spectators_beyond_their_share_are_refused_and_the_admin_is_served(display):
+    """Event streams (whole requests, being answered) fill the spectators' share: the next
+    spectator gets 503, the admin its page, from the share kept for it."""
+    port = display.port
+    streams = []
+    try:
+        for k in range(4):
+            for _ in range(8):
+                sock = _connect(port, f"127.0.0.{60 + k}")
+                sock.sendall(b"GET /events HTTP/1.1\r\nHost: table\r\n\r\n")
+                streams.append(sock)
+        time.sleep(0.3)
+        assert display.guard.open == LIMITS.max_connections - LIMITS.reserved
+        assert _get(port, "/", "127.0.0.2") == 503
+        assert _get(port, "/admin", "127.0.0.3") == 200
+        assert display.guard.evicted == 0  # a stream being answered is never taken
+    finally:
+        for sock in streams:
+            sock.close()
+
+
 def test_a_client_beyond_its_limit_is_refused_while_others_are_served(display):
     port = display.port
     held = []
