@@ -613,7 +613,7 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
             max_brightness=brightness, store_path=recorder.path,
-            attract_after_s=config.attract_after_s)
+            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

@@ -47,6 +47,7 @@ from homeworlds.clock import steady_time
 from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent, Subscription
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import kit, page
+from homeworlds.web.analysis_view import ANALYSIS_SCRIPT
 
 #: Seconds between keep-alive comments on an idle event stream (proxies drop silent ones).
 KEEPALIVE_S = 15.0
@@ -79,8 +80,8 @@ class DisplayState:
     debug_errors: list | None = None
     #: more routes served beside the live view (the archive viewer of the table's store)
     extra_routes: list = field(default_factory=list)
-    #: more scripts of the live page (the attract mode's switch)
-    live_scripts: tuple[str, ...] = ()
+    #: more scripts of the live page (the analysis panel; the attract mode's switch)
+    live_scripts: tuple[str, ...] = (ANALYSIS_SCRIPT.path,)
 
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
@@ -170,7 +171,8 @@ def create_app(state: DisplayState) -> Starlette:
 
     routes = [
         Route("/", live),
-        *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET]),
+        *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET,
+                           ANALYSIS_SCRIPT]),
         Route("/api/snapshot", snapshot_json),
         Route("/events", live_events),
         Route("/feed", feed_events),

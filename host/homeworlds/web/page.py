@@ -336,6 +336,7 @@ LIVE_JS = r"""
     showClocks();
     document.body.dataset.seq = snap.seq;
     document.body.dataset.turnNumber = g.turn_number;
+    window.dispatchEvent(new CustomEvent('hw-snapshot', {detail: snap}));  // analysis.js
     window.hwApplied.push([snap.seq, snap.at, Date.now() / 1000]);
     if (window.hwApplied.length > 1000) window.hwApplied.shift();
   }
@@ -350,6 +351,8 @@ LIVE_JS = r"""
       text(link, 'reconnecting to the host…');
     });
     source.addEventListener('snapshot', (e) => apply(JSON.parse(e.data)));
+    source.addEventListener('analysis', (e) => window.dispatchEvent(
+      new CustomEvent('hw-analysis', {detail: JSON.parse(e.data)})));
     source.addEventListener('clock', (e) => {
       const host = Number(e.data);
       if (Number.isFinite(host)) clockOffset = host - performance.now() / 1000;

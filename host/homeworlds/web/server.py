@@ -20,6 +20,8 @@ from homeworlds.web import WebUnavailable, require_web
 if TYPE_CHECKING:
     import uvicorn
 
+    from homeworlds.web.analysis import AnalysisWorker
+
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
 #: Bytes a connection's socket buffers for sending: a spectator who stops reading fills
@@ -32,7 +34,7 @@ class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
                  render_svg: Callable | None = None, store_path=None, attract=None,
-                 limits=None):
+                 limits=None, analysis: bool = False, suggestions: bool = True):
         """``limits``: the server's ``guard.ServerLimits`` (connection cap, the admin's
         share, per-client limit, timeouts; docs/display.md, "Under load")."""
         require_web()
@@ -57,10 +59,19 @@ class WebDisplay:
 
                 self.state.extra_routes += attract_routes(archive, attract=attract,
                                                           live_url="/")
-                self.state.live_scripts = (SWITCH_SCRIPT,)
+                self.state.live_scripts += (SWITCH_SCRIPT,)
         self.limits = limits
         #: the connections' counts (``guard.ConnectionGuard``), once started
         self.guard = None
+        #: The live analysis worker (``web.analysis``), fed by the hub's listeners: only
+        #: where the display has a process of its own (``web.child``), never beside the
+        #: table loop.
+        self.analysis: AnalysisWorker | None = None
+        if analysis:
+            from homeworlds.web.analysis import AnalysisWorker
+
+            self.analysis = AnalysisWorker(hub.publish_threadsafe, suggestions=suggestions)
+            hub.listeners.append(self.analysis.observe)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -122,6 +133,8 @@ class WebDisplay:
             finally:
                 started.set()
 
+        if self.analysis is not None:
+            self.analysis.start()
         self._thread = threading.Thread(target=serve, name="web-display", daemon=True)
         self._thread.start()
         started.wait(10)
@@ -129,10 +142,14 @@ class WebDisplay:
             self.stop()
             raise WebUnavailable(f"the display did not start on {self.host}:{self.port}")
         sock.listen(LISTEN_QUEUE)  # asyncio set it to its accept batch (web.guard)
+        if self.analysis is not None and self.state.hub.latest is not None:
+            self.analysis.observe(self.state.hub.latest)  # came before the hub had a loop
         return self
 
     def stop(self) -> None:
         self.state.shutting_down = True
+        if self.analysis is not None:
+            self.analysis.stop(timeout=0.2)
         loop = self.state.hub.loop
         if loop is not None and not loop.is_closed():
             try:  # end the open event streams at once, so the shutdown need not wait
