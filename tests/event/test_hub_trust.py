@@ -253,3 +253,18 @@ def test_a_turn_out_of_range_is_refused_before_the_store(hub, change, words):
     ingest.handle(TURNS, signer(TURNS, turn))
     assert ingest.refused == 1 and words in ingest.problems[-1], ingest.problems[-1]
     assert ingest.store.games() == []
+
+
+def test_states_naming_unknown_games_are_bounded(hub, monkeypatch):
+    """A retained state names a game the hub does not hold: it asks for it, but remembers
+    at most MAX_ASKED such games and makes no game row for any."""
+    from homeworlds.event import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "MAX_ASKED", 40)
+    ingest, signer, _, now = hub
+    topic = table_topic(EVENT, "t1", "state")
+    for k in range(90):
+        ingest.handle(topic, signer(topic, {"type": "snapshot", "table": "t1",
+                                            "game": {"uid": f"ghost{k}", "turns": 5}}))
+    assert ingest.store.games() == [] and len(ingest._asked) == 40
+    assert ingest.refused == 0

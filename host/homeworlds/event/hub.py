@@ -48,6 +48,8 @@ MAX_WAITING = 1000
 MAX_GAMES = 200
 MAX_OPEN_GAMES = 3
 PROBLEMS_KEPT = 200
+#: Games whose missing turns the hub remembers asking for (a state may name unknown uids).
+MAX_ASKED = 2000
 
 
 @dataclass
@@ -372,7 +374,10 @@ class HubIngest:
         now = self._clock()
         if now - self._asked.get((table, uid), float("-inf")) < self.request_every:
             return
+        self._asked.pop((table, uid), None)
         self._asked[(table, uid)] = now
+        while len(self._asked) > MAX_ASKED:  # unknown uids named by states: the oldest go
+            del self._asked[next(iter(self._asked))]
         self._request(table, uid, first)
 
     # ------------------------------------------------------------------ for the page
