@@ -93,7 +93,7 @@ class StoredIdentity:
         def work(c: sqlite3.Connection) -> list[str]:
             ids = [r[0] for r in c.execute(
                 "SELECT key_id FROM event_keys WHERE table_name = ? AND issued < ? AND "
-                "retired IS NULL AND revoked IS NULL", (key.table, key.issued))]
+                "retired IS NULL AND revoked IS NULL ORDER BY key_id", (key.table, key.issued))]
             c.executemany("UPDATE event_keys SET retired = ? WHERE key_id = ?",
                           [(at, k) for k in ids])
             return ids
@@ -107,7 +107,7 @@ class StoredIdentity:
             if key_id is not None:
                 sql += " AND key_id = ?"
                 params += (key_id,)
-            ids = [r[0] for r in c.execute(sql, params)]
+            ids = [r[0] for r in c.execute(sql + " ORDER BY key_id", params)]
             c.executemany("UPDATE event_keys SET revoked = ? WHERE key_id = ?",
                           [(at, k) for k in ids])
             return ids
