@@ -46,3 +46,10 @@ def test_keys_are_retired_by_a_newer_one_and_revoked_by_table(tmp_path):
     assert [k.key_id for k in ids.keys() if k.valid] == ["t2.a"]
     assert ids.revoke("t1", None, "later") == []
     store.close()
+
+
+def test_recording_a_number_leaves_every_other_write_durable(tmp_path):
+    store = GameStore.open(tmp_path / "hub.sqlite")
+    StoredIdentity(store).record_seen("t1.k", "stream", 3)
+    assert store._read("PRAGMA synchronous") == [(2,)]  # FULL
+    store.close()
