@@ -9,6 +9,7 @@ import sys
 #: Sub-command modules, each with ``register(subparsers)`` that sets ``func`` on its parser.
 COMMANDS = (
     "replay",
+    "analyse",
     "demo",
     "play",
     "enroll",

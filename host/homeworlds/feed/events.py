@@ -1,6 +1,6 @@
 """The table feed: one stream of JSON-able events that tells a display what the table shows.
 
-Three kinds of event (docs/display.md, "The feed", has the JSON of each):
+Four kinds of event (docs/display.md, "The feed", has the JSON of each):
 
 * ``SnapshotEvent``: everything a display needs, whole — the game, the position (cooked text),
   the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
@@ -10,6 +10,8 @@ Three kinds of event (docs/display.md, "The feed", has the JSON of each):
   subscriber, so a display never needs the events before it.
 * ``TurnEvent``: a committed turn, with the position after it.
 * ``ResultEvent``: the game ended.
+* ``AnalysisEvent``: who is winning, what threatens, the computer's suggestion, for a
+  committed position (docs/analysis.md); made by the display's worker, not by the table.
 
 ``FeedProducer`` turns a running ``TableSession`` into these events on the table's own
 thread; ``FeedHub`` fans them out to any number of asyncio subscribers (the web display,
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from homeworlds.clock import MAX_INITIAL_S, MAX_PER_TURN_S, PAUSE_REASONS, steady_time
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -171,7 +174,46 @@ class ResultEvent:
                 "text": self.text, "after_turn": self.after_turn}
 
 
-FeedEvent = SnapshotEvent | TurnEvent | ResultEvent
+#: Threats an analysis may name (``ai.threats.KINDS``), and how many it may carry.
+THREAT_KINDS = ("win-in-one", "forced-win", "home-in-danger", "overpopulation")
+MAX_THREATS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisEvent:
+    """The computer's view of a committed position, for spectators (docs/analysis.md):
+    ``win`` the probability that each seat wins (by seat, summing to 1), ``threats``
+    [{"kind", "seat", "words", "systems", "turn"}], ``suggested`` the computer's turn for
+    the player to move ({"seat", "turn"}; None in tournament mode, ``hidden`` then True).
+    Made by the display's analysis worker (``web.analysis``), never on the table's loop;
+    ``seq`` is the analysed snapshot's, ``position`` its text, so that a page shows an
+    analysis only beside the position it belongs to."""
+
+    table: str
+    seq: int
+    game_uid: str | None
+    turn_number: int
+    to_move: int
+    position: str
+    phase: str
+    win: tuple[float, ...]
+    threats: tuple[Mapping[str, Any], ...]
+    suggested: Mapping[str, Any] | None
+    hidden: bool
+    seconds: float
+
+    type = "analysis"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "analysis", "table": self.table, "seq": self.seq,
+                "game_uid": self.game_uid, "turn_number": self.turn_number,
+                "to_move": self.to_move, "position": self.position, "phase": self.phase,
+                "win": list(self.win), "threats": [dict(t) for t in self.threats],
+                "suggested": None if self.suggested is None else dict(self.suggested),
+                "hidden": self.hidden, "seconds": self.seconds}
+
+
+FeedEvent = SnapshotEvent | TurnEvent | ResultEvent | AnalysisEvent
 
 
 def encode(event: FeedEvent) -> str:
@@ -180,6 +222,55 @@ def encode(event: FeedEvent) -> str:
 
 
 # ---------------------------------------------------------------------- reading JSON
+
+
+#: The most a seat's clock may show (twice the longest main time: increments add up).
+MAX_CLOCK_MS = round(2 * MAX_INITIAL_S * 1000)
+#: The longest delay of a turn.
+MAX_DELAY_MS = round(MAX_PER_TURN_S * 1000)
+#: The most seats a feed's clocks may have.
+MAX_CLOCK_SEATS = 8
+
+
+def _moment(value: float | None, where: str) -> float | None:
+    """A moment of the host's steady clock (seconds since the epoch), finite and after
+    2000 and before 2200, or None."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and 946684800 <= value <= 7258118400):
+        raise FeedError(f"{where}: {value!r} is not a moment (seconds since 1970, "
+                        "2000 to 2200)")
+    return float(value)
+
+
+def _clocks(value: Any, where: str) -> dict[str, Any] | None:
+    """The snapshot's game clocks, every value range-checked (a display shows them as
+    they come: a negative or absurd clock is refused here, not shown)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise FeedError(f"{where}: {value!r} is not an object")
+    seats = value.get("seats")
+    if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_CLOCK_SEATS:
+        raise FeedError(f"{where}.seats: not a list of 1 to {MAX_CLOCK_SEATS} seats")
+    checked = []
+    for k, seat in enumerate(seats):
+        at = f"{where}.seats[{k}]"
+        if not isinstance(seat, dict):
+            raise FeedError(f"{at}: {seat!r} is not an object")
+        remaining = _get(seat, "remaining_ms", int, at)
+        delay = _get(seat, "delay_ms", int, at, optional=True) or 0
+        if not 0 <= remaining <= MAX_CLOCK_MS:
+            raise FeedError(f"{at}.remaining_ms: {remaining} is out of range (0 to "
+                            f"{MAX_CLOCK_MS})")
+        if not 0 <= delay <= MAX_DELAY_MS:
+            raise FeedError(f"{at}.delay_ms: {delay} is out of range (0 to {MAX_DELAY_MS})")
+        checked.append({"remaining_ms": remaining, "running": _get(seat, "running", bool, at),
+                        "flagged": _get(seat, "flagged", bool, at), "delay_ms": delay})
+    paused = value.get("paused")
+    if paused is not None and paused not in PAUSE_REASONS:
+        raise FeedError(f"{where}.paused: {paused!r} is not one of {', '.join(PAUSE_REASONS)}")
+    return {"seats": checked, "paused": paused}
 
 
 def _get(data: Mapping[str, Any], key: str, kinds: type | tuple, where: str,
@@ -259,7 +350,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(g, "first_seat", int, "snapshot.game"),
             _get(g, "to_move", int, "snapshot.game"),
             _get(g, "turn_number", int, "snapshot.game"),
-            _get(g, "turn_started_at", (int, float), "snapshot.game", optional=True),
+            _moment(_get(g, "turn_started_at", (int, float), "snapshot.game",
+                         optional=True), "snapshot.game.turn_started_at"),
             _get(g, "in_setup", bool, "snapshot.game"),
             _result(g.get("result"), "snapshot.game.result"))
         hints = Hints(
@@ -273,11 +365,12 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(h, "guidance", dict, "snapshot.hints", optional=True))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
-            float(_get(data, "at", (int, float), "snapshot")), game,
+            _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
+            game,
             _get(data, "position", str, "snapshot"), dict(bank),
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
-            _get(data, "clocks", dict, "snapshot", optional=True),
+            _clocks(data.get("clocks"), "snapshot.clocks"),
             _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
     if kind == "turn":
         return TurnEvent(
@@ -292,7 +385,44 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(data, "game_uid", str, "result"), _get(data, "kind", str, "result"),
             _ints(data.get("winners"), "result.winners"), _get(data, "text", str, "result"),
             _get(data, "after_turn", int, "result"))
-    raise FeedError(f"unknown event type {kind!r} (types: snapshot, turn, result)")
+    if kind == "analysis":
+        return _analysis_from_json(data)
+    raise FeedError(f"unknown event type {kind!r} (types: snapshot, turn, result, analysis)")
+
+
+def _analysis_from_json(data: Mapping[str, Any]) -> AnalysisEvent:
+    win = _get(data, "win", list, "analysis")
+    if not 1 <= len(win) <= 8 or not all(
+            isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p <= 1.0
+            for p in win):
+        raise FeedError(f"analysis.win: {win!r} is not a list of probabilities by seat")
+    threats = _get(data, "threats", list, "analysis")
+    if len(threats) > MAX_THREATS:
+        raise FeedError(f"analysis.threats: {len(threats)} threats, more than {MAX_THREATS}")
+    checked = []
+    for n, t in enumerate(threats):
+        where = f"analysis.threats[{n}]"
+        if not isinstance(t, dict):
+            raise FeedError(f"{where}: {t!r} is not an object")
+        kind = _get(t, "kind", str, where)
+        if kind not in THREAT_KINDS:
+            raise FeedError(f"{where}.kind: {kind!r} is not one of {', '.join(THREAT_KINDS)}")
+        checked.append({"kind": kind, "seat": _get(t, "seat", int, where, optional=True),
+                        "words": _get(t, "words", str, where),
+                        "systems": list(_strings(t.get("systems", []), where + ".systems")),
+                        "turn": _get(t, "turn", str, where, optional=True)})
+    suggested = _get(data, "suggested", dict, "analysis", optional=True)
+    if suggested is not None:
+        suggested = {"seat": _get(suggested, "seat", int, "analysis.suggested"),
+                     "turn": _get(suggested, "turn", str, "analysis.suggested")}
+    return AnalysisEvent(
+        _get(data, "table", str, "analysis"), _get(data, "seq", int, "analysis"),
+        _get(data, "game_uid", str, "analysis", optional=True),
+        _get(data, "turn_number", int, "analysis"), _get(data, "to_move", int, "analysis"),
+        _get(data, "position", str, "analysis"), _get(data, "phase", str, "analysis"),
+        tuple(float(p) for p in win), tuple(checked), suggested,
+        _get(data, "hidden", bool, "analysis"),
+        float(_get(data, "seconds", (int, float), "analysis")))
 
 
 # ---------------------------------------------------------------------- positions
@@ -360,7 +490,7 @@ class FeedProducer:
 
     def __init__(self, session, *, table: str, rules_name: str,
                  uid: Callable[[], str | None] | None = None,
-                 wall_clock: Callable[[], float] = time.time,
+                 wall_clock: Callable[[], float] = steady_time,
                  sinks: Sequence[Callable[[FeedEvent], None]] = ()):
         self.session = session
         self.table = table
@@ -635,6 +765,8 @@ class FeedHub:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.latest: SnapshotEvent | None = None
+        #: The latest analysis (sent after the snapshot to a new or resynced subscriber).
+        self.latest_analysis: AnalysisEvent | None = None
         self._subscribers: set[Subscription] = set()
         self.delivered = 0
         self.resyncs = 0
@@ -648,8 +780,7 @@ class FeedHub:
         self._subscribers.discard(subscription)
 
     def publish_threadsafe(self, event: FeedEvent) -> None:
-        if isinstance(event, SnapshotEvent):
-            self.latest = event
+        self._remember(event)
         loop = self.loop
         if loop is None or loop.is_closed():
             return
@@ -660,9 +791,25 @@ class FeedHub:
 
     def publish(self, event: FeedEvent) -> None:
         """Deliver on the hub's loop thread (tests and in-loop producers)."""
+        self._remember(event)
+        self._deliver(event)
+
+    def _remember(self, event: FeedEvent) -> None:
         if isinstance(event, SnapshotEvent):
             self.latest = event
-        self._deliver(event)
+        elif isinstance(event, AnalysisEvent):
+            self.latest_analysis = event
+
+    def _first_events(self) -> list[FeedEvent]:
+        """What a new or resynced subscriber gets first: the latest snapshot, and the
+        latest analysis when it is of that game."""
+        first: list[FeedEvent] = []
+        if self.latest is not None:
+            first.append(self.latest)
+            analysis = self.latest_analysis
+            if analysis is not None and analysis.game_uid == self.latest.game.uid:
+                first.append(analysis)
+        return first
 
     def _deliver(self, event: FeedEvent) -> None:
         for listener in self.listeners:
@@ -679,8 +826,8 @@ class FeedHub:
             sub.queue.get_nowait()
         sub.resynced += 1
         self.resyncs += 1
-        if self.latest is not None:
-            sub.queue.put_nowait(self.latest)
+        for event in self._first_events():
+            sub.queue.put_nowait(event)
 
     def close_all(self) -> None:
         """On the hub's loop: end every subscription (a server shutting down); each
@@ -693,11 +840,12 @@ class FeedHub:
         self._subscribers.clear()
 
     def subscribe(self, limit: int = QUEUE_LIMIT) -> Subscription:
-        """A new subscriber (on the hub's loop); its first event is the latest snapshot."""
+        """A new subscriber (on the hub's loop); its first event is the latest snapshot
+        (then the latest analysis of that game)."""
         sub = Subscription(self, asyncio.Queue(limit))
         self._subscribers.add(sub)
-        if self.latest is not None:
-            sub.queue.put_nowait(self.latest)
+        for event in self._first_events():
+            sub.queue.put_nowait(event)
         return sub
 
     @property
