@@ -88,8 +88,9 @@ class HubIdentities:
             self._keys = {k.key_id: k for k in self.stored.keys()}
             self._loaded = now
 
-    def tables(self) -> set[str]:
-        return {k.table for k in self._keys.values()}
+    def tables(self, *, valid_only: bool = False) -> set[str]:
+        """The tables the hub issued keys to (with a key valid now)."""
+        return {k.table for k in self._keys.values() if k.valid or not valid_only}
 
     def verify(self, table: str, topic: str, kind: str, data: bytes,
                online: bool | None = None) -> Verified:
