@@ -268,3 +268,22 @@ def test_states_naming_unknown_games_are_bounded(hub, monkeypatch):
                                             "game": {"uid": f"ghost{k}", "turns": 5}}))
     assert ingest.store.games() == [] and len(ingest._asked) == 40
     assert ingest.refused == 0
+
+
+def test_a_store_fault_while_checking_is_a_problem_not_a_crash(hub, monkeypatch):
+    from homeworlds.store import StoreUnavailable
+
+    ingest, signer, table, _ = hub
+    msgs = messages(table, EVENT, "t1", signer)
+
+    def broken(key_id):
+        raise StoreUnavailable("hub.sqlite", "disk I/O error")
+
+    monkeypatch.setattr(ingest.identities.stored, "seen", broken)
+    ingest.handle(*msgs[0])
+    assert "could not check a message on" in ingest.problems[-1]
+    assert "disk I/O error" in ingest.problems[-1] and ingest.store.games() == []
+    monkeypatch.undo()
+    for m in msgs:
+        ingest.handle(*m)
+    assert store_rows(ingest.store.path, "t1") == store_rows(table)

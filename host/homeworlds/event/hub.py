@@ -126,6 +126,10 @@ class HubIngest:
             except Refused as exc:
                 self._refuse(table, topic, str(exc))
                 return
+            except StoreError as exc:
+                self._problem(f"table {table}: could not check a message on {topic}: {exc} "
+                              "(it is asked for again)")
+                return
             try:
                 data = decode(verified.payload)
                 if kind == "online":
