@@ -2,11 +2,15 @@
 (docs/event.md, "The hub").
 
 ``HubIngest`` reads the messages the tables publish (already received from the broker;
-it knows no MQTT) and writes them to the store as the table did: a turn goes in when it
-is the game's next one and the rules engine accepts it, a later turn waits for its
-predecessors, which are asked for again (``request``); a repeated turn or result is
-ignored. A message that is not one of ours is logged with its table and topic, and
-dropped: the hub never stops for one.
+it knows no MQTT) and writes them to the store as the table did. A message counts only
+when the table that owns its topic signed it and its sequence number is new
+(``event.identity``, docs/event.md "Identity") and every field is in range
+(``payloads.check_*``). A turn goes in when it is the game's next one and the rules engine
+accepts it, a later turn waits for its predecessors, which are asked for again
+(``request``); a repeated turn or result is ignored. A result goes in when the hub's replay
+of the turns reaches it, or it is a declared end that agrees with them. A table has a
+bounded number of games at the hub. Whatever is refused is logged with its table, topic
+and reason, and dropped: the hub never stops for one.
 """
 
 from __future__ import annotations
