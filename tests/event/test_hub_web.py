@@ -285,3 +285,16 @@ def test_no_retained_state_breaks_a_page(hub, game, top):
     for url in ("/", "/fragment/tables", "/api/tables", "/tables/t2/live"):
         answer = client.get(url)
         assert answer.status_code == 200, (url, state, answer.text[:300])
+
+
+def test_a_tables_card_counts_the_messages_refused_on_its_topics(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1", upto=2)
+    topic = table_topic(EVENT, "t1", "turns")
+    for _ in range(3):
+        ingest.handle(topic, b'{"type": "turn"}')  # unsigned
+    ingest.handle(table_topic(EVENT, "nobody", "turns"), b"{}")  # no such table: no card
+    page = client.get("/").text
+    assert "3 messages on this table's topics refused" in page
+    assert 'data-table="nobody"' not in page
+    assert {r["table"]: r["refused"] for r in client.get("/api/tables").json()} == {"t1": 3}

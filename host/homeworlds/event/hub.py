@@ -96,6 +96,8 @@ class HubIngest:
         self.duplicates = 0
         #: messages refused (not signed by the topic's table, replayed, malformed, false)
         self.refused = 0
+        #: refused on the topics of each table that has a key (its card shows the count)
+        self.refused_by_table: dict[str, int] = {}
         self.committed = 0
         #: bumped after every change the page shows; listeners are called with it
         self.version = 0
@@ -392,6 +394,9 @@ class HubIngest:
 
     def _refuse(self, table: str | None, topic: str, reason: str) -> None:
         self.refused += 1
+        if table is not None and table in self.identities.tables():
+            # only tables the hub issued keys to: a bounded count for their cards
+            self.refused_by_table[table] = self.refused_by_table.get(table, 0) + 1
         who = f"table {table}" if table is not None else "a message"
         self._problem(f"{who}: refused a message on {topic}: {reason}")
 
@@ -433,7 +438,7 @@ class HubIngest:
                                     if isinstance(e, dict) and e.get("kind") == "store"), None)
                 row: dict[str, Any] = {
                     "table": name, "online": status.online, "clocks": snap.get("clocks"),
-                    "game": None,
+                    "game": None, "refused": self.refused_by_table.get(name, 0),
                     "link_up": snap["link_up"] if isinstance(snap.get("link_up"), bool)
                     else None if link is None else bool(link.get("up")),
                     "store_fault": snap.get("store_fault") if "store_fault" in snap
