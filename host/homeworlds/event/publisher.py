@@ -239,8 +239,8 @@ class EventPublisher:
             payload = signed.verify(self._signer.key, message.topic)
             self._requests_seen.accept(signed.seq)
         except (SignatureError, ReplayError) as exc:
-            log.warning("table %s: ignored a request on %s that the hub did not sign: %s",
-                        self.settings.table, message.topic, exc)
+            log.warning("table %s: ignored a request on %s: %s (only the hub's signed, "
+                        "fresh requests count)", self.settings.table, message.topic, exc)
             return
         try:
             data = decode(payload)
