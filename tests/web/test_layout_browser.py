@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from homeworlds.display.steps import load_game_file
-from homeworlds.feed import FeedHub, GameInfo, Hints, SnapshotEvent
-from homeworlds.feed.events import bank_counts
+from homeworlds.feed import FeedHub, GameInfo, Hints, SnapshotEvent, bank_counts
 from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 from tests.web.conftest import FULL_HD, PHONE
 from tests.web.pixels import assert_not_blank
@@ -137,9 +136,9 @@ def _snapshot(path: Path, step: int) -> SnapshotEvent:
     info = GameInfo("layout", "sdg", game.players, 0, state.to_move, step + 1, None, False)
     return SnapshotEvent("club-table", 1, 1.7e9, info,
                          cooked_position(position_to_json(state)) or "", bank_counts(state),
-                         log, Hints(), True, None, (), seats,
-                         {"number": step, "seat": last.seat, "before": before,
-                          "sdg": turn_to_sdg(last.actions, game.players)})
+                         log, Hints(), True, None, (), turn_seats=seats,
+                         last_turn={"number": step, "seat": last.seat, "before": before,
+                                    "sdg": turn_to_sdg(last.actions, game.players)})
 
 
 @pytest.mark.parametrize("viewport, name", [(FULL_HD, "screen"), (PHONE, "phone")])
