@@ -174,7 +174,8 @@ def _list_page(archive: Archive, prefix: str) -> str:
         games, problem = [], exc.text
     for g in games:
         rows.append(f'<tr data-game="{g.id}"><td><a href="{prefix}/game/{g.id}">Game {g.id}</a>'
-                    f'</td><td>{esc(" v ".join(g.players))}</td><td>{esc(g.started)}</td>'
+                    f'</td><td>{esc(" v ".join(g.players))}</td><td><time '
+                    f'datetime="{esc(g.started)}">{esc(g.started)}</time></td>'
                     f'<td>{g.turns}</td><td>{esc(g.status)}</td></tr>')
     stored = ("<table class='games'><thead><tr><th>Game</th><th>Players</th><th>Started</th>"
               "<th>Turns</th><th>Status</th></tr></thead><tbody>" + "".join(rows)
@@ -191,7 +192,7 @@ def _list_page(archive: Archive, prefix: str) -> str:
                      f'{note}</li>')
     file_part = (f"<h2>Files</h2><ul class='files'>{''.join(files)}</ul>" if files else "")
     return kit.page("Archive", f"<h1>Archive</h1><h2>Stored games</h2>{stored}{file_part}",
-                    styles=[LIST_STYLE])
+                    styles=[LIST_STYLE], scripts=[LIST_SCRIPT])
 
 
 def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
@@ -425,8 +426,20 @@ GAME_JS = r"""
 })();
 """
 
+LIST_JS = r"""
+// A game's start in the reader's own time zone (the page sends it as UTC).
+for (const el of document.querySelectorAll('time[datetime]')) {
+  const when = new Date(el.getAttribute('datetime'));
+  if (!isNaN(when)) {
+    el.textContent = when.toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+    el.title = el.getAttribute('datetime');
+  }
+}
+"""
+
 LIST_STYLE = kit.Asset.css("/static/archive.css", LIST_CSS)
+LIST_SCRIPT = kit.Asset.js("/static/archive-list.js", LIST_JS)
 GAME_STYLE = kit.Asset.css("/static/archive-game.css", GAME_CSS)
 GAME_SCRIPT = kit.Asset.js("/static/archive-game.js", GAME_JS)
 #: What the archive's pages link: served by the routes of ``archive_routes``.
-ASSETS = (kit.KIT_CSS, LIST_STYLE, GAME_STYLE, GAME_SCRIPT)
+ASSETS = (kit.KIT_CSS, LIST_STYLE, LIST_SCRIPT, GAME_STYLE, GAME_SCRIPT)

@@ -375,8 +375,13 @@ LIVE_JS = r"""
     showStory(snap);
     text($('message'), snap.hints.message || '');
     const link = $('link');
-    link.className = snap.link_up ? 'up' : 'down';
-    text(link, snap.link_up ? 'table connected' : 'table link down');
+    if (snap.link_known === false) {  // the hub's copy says nothing of the sensors
+      link.className = 'unknown';
+      text(link, 'link unknown');
+    } else {
+      link.className = snap.link_up ? 'up' : 'down';
+      text(link, snap.link_up ? 'table connected' : 'table link down');
+    }
     const hints = $('hints');
     hints.replaceChildren();
     const h = snap.hints;
