@@ -160,6 +160,11 @@ class PageWatcher:
 
 def run_tables(url: str, directory: Path, interval: float, turns: int,
                game_files: list[Path]) -> subprocess.Popen:
+    from tests.event.tables import issue
+    for k in range(len(game_files)):
+        name = f"t{k + 1:02d}"
+        if not (directory / f"{name}.key").exists():
+            issue(directory / "hub.sqlite", name, directory)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "host"),
                                                        str(REPO / "firmware")]))
     return subprocess.Popen([sys.executable, str(HERE / "_event_tables.py"), url, EVENT,

@@ -204,18 +204,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
         mux_enable = hw.output(config["mux_enable"], "mux_enable", value=True)
     readers: list[Reader] = []
     owner: dict[int, int] = {}
-    spi = None
-    reset = None
-    if kind == "pn5180":
-        pins = config.get("spi")
-        _check_keys(pins, ("clock", "mosi", "miso"), "spi")
-        for key in ("clock", "mosi", "miso"):
-            if key not in pins:
-                raise ConfigError("spi: missing key %r" % key)
-        spi = busio.SPI(hw.pin(pins["clock"], "spi.clock"), MOSI=hw.pin(pins["mosi"], "spi.mosi"),
-                        MISO=hw.pin(pins["miso"], "spi.miso"))
-        if config.get("reset") is not None:
-            reset = hw.output(config["reset"], "reset", value=True)
+    spi, reset = _spi_bus(config, hw, busio) if kind == "pn5180" else (None, None)
     # Reset lines by pin name: readers naming the same pin share one output.
     resets = {}
     if reset is not None:
@@ -224,6 +213,9 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     if config.get("nss_decoder") is not None:
         decoder = _decoder(hw, config["nss_decoder"])
     decoder_outputs: dict[int, str] = {}
+    # What every reader is built with, beside its own entry.
+    shared = (hw, busio, kind, timing, spi, reset, resets, decoder, decoder_outputs, clock,
+              sleep)
 
     for index in range(len(entries)):
         entry = entries[index]
@@ -234,61 +226,93 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
         zones = _zones(entry["zones"], where + ".zones")
         for zone in zones:
             if zone in owner:
-                raise ConfigError("%s.zones: zone %d is already served by readers[%d]" % (where, zone, owner[zone]))
+                raise ConfigError("%s.zones: zone %d is already served by readers[%d]"
+                                  % (where, zone, owner[zone]))
             owner[zone] = index
-        mux_pins = entry.get("mux", shared_mux)
-        mux = None
-        if len(zones) > 1 or entry.get("channels", [0]) != [0]:
-            if mux_pins is None:
-                raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)" % (where, len(zones)))
-            mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes, mux_enable, settle_us)
-            if len(zones) > mux.channels:
-                raise ConfigError("%s.zones: %d zones but the mux has %d channels" % (where, len(zones), mux.channels))
-        if "channels" in entry:
-            mux = _channel_map(mux, entry["channels"], zones, where + ".channels")
-        name = "%s#%d" % (kind, index)
-        if kind == "pn5180":
-            for key in ("cs", "busy"):
-                if key not in entry:
-                    raise ConfigError("%s: missing key %r" % (where, key))
-            options = {}
-            for key in timing:
-                options[key] = timing[key]
-            reader_reset = reset
-            if entry.get("reset") is not None:
-                name = entry["reset"]
-                if name not in resets:
-                    resets[name] = hw.output(name, where + ".reset", value=True)
-                reader_reset = resets[name]
-            from tablefw.readers.pn5180 import PN5180
-
-            reader: Reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
-                            hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
-                            clock=clock, sleep=sleep, name=name, **options)
-        else:
-            for key in ("tx", "rx"):
-                if key not in entry:
-                    raise ConfigError("%s: missing key %r" % (where, key))
-            uart = busio.UART(hw.pin(entry["tx"], where + ".tx"), hw.pin(entry["rx"], where + ".rx"),
-                              baudrate=entry.get("baudrate", 115200), timeout=0)
-            options = {}
-            for key in timing:
-                options[key] = timing[key]
-            from tablefw.readers.pn532 import PN532
-
-            try:
-                reader = PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
-                               clock=clock, sleep=sleep, name=name, **options)
-            except ValueError as exc:
-                raise ConfigError("%s: %s" % (where, exc)) from None
-        readers.append(reader)
+        mux = _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us)
+        readers.append(_reader(entry, index, where, zones, mux, shared))
 
     served = max(owner) + 1
     zone_count = config.get("zones", served)
     if not isinstance(zone_count, int) or zone_count < served:
-        raise ConfigError("zones: %r is less than the highest zone served plus one (%d)" % (zone_count, served))
+        raise ConfigError("zones: %r is less than the highest zone served plus one (%d)"
+                          % (zone_count, served))
     button_names = config.get("buttons", [])
     if not isinstance(button_names, (list, tuple)):
         raise ConfigError("buttons: expected a list of pin names")
-    buttons = [hw.input(name, "buttons[%d]" % i, pull_up=True) for i, name in enumerate(button_names)]
+    buttons = [hw.input(name, "buttons[%d]" % i, pull_up=True)
+               for i, name in enumerate(button_names)]
     return readers, buttons, settings, zone_count
+
+
+def _spi_bus(config, hw, busio):
+    """The PN5180s' shared SPI bus and their shared reset line (None: none)."""
+    pins = config.get("spi")
+    _check_keys(pins, ("clock", "mosi", "miso"), "spi")
+    for key in ("clock", "mosi", "miso"):
+        if key not in pins:
+            raise ConfigError("spi: missing key %r" % key)
+    spi = busio.SPI(hw.pin(pins["clock"], "spi.clock"), MOSI=hw.pin(pins["mosi"], "spi.mosi"),
+                    MISO=hw.pin(pins["miso"], "spi.miso"))
+    reset = None
+    if config.get("reset") is not None:
+        reset = hw.output(config["reset"], "reset", value=True)
+    return spi, reset
+
+
+def _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us):
+    """The multiplexer in front of one reader (None for a reader of one pad), its
+    channels remapped when the entry lists them."""
+    mux_pins = entry.get("mux", shared_mux)
+    mux = None
+    if len(zones) > 1 or entry.get("channels", [0]) != [0]:
+        if mux_pins is None:
+            raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)"
+                              % (where, len(zones)))
+        mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes,
+                   mux_enable, settle_us)
+        if len(zones) > mux.channels:
+            raise ConfigError("%s.zones: %d zones but the mux has %d channels"
+                              % (where, len(zones), mux.channels))
+    if "channels" in entry:
+        mux = _channel_map(mux, entry["channels"], zones, where + ".channels")
+    return mux
+
+
+def _reader(entry, index, where, zones, mux, shared):
+    """One reader of the config's kind: a PN5180 on the SPI bus, or a PN532 on a UART."""
+    (hw, busio, kind, timing, spi, reset, resets, decoder, decoder_outputs, clock,
+     sleep) = shared
+    name = "%s#%d" % (kind, index)
+    options = {}
+    for key in timing:
+        options[key] = timing[key]
+    if kind == "pn5180":
+        for key in ("cs", "busy"):
+            if key not in entry:
+                raise ConfigError("%s: missing key %r" % (where, key))
+        reader_reset = reset
+        if entry.get("reset") is not None:
+            name = entry["reset"]
+            if name not in resets:
+                resets[name] = hw.output(name, where + ".reset", value=True)
+            reader_reset = resets[name]
+        from tablefw.readers.pn5180 import PN5180
+
+        cs = _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs)
+        reader: Reader = PN5180(spi, cs, hw.input(entry["busy"], where + ".busy"),
+                                reader_reset, zones, mux, clock=clock, sleep=sleep, name=name,
+                                **options)
+        return reader
+    for key in ("tx", "rx"):
+        if key not in entry:
+            raise ConfigError("%s: missing key %r" % (where, key))
+    uart = busio.UART(hw.pin(entry["tx"], where + ".tx"), hw.pin(entry["rx"], where + ".rx"),
+                      baudrate=entry.get("baudrate", 115200), timeout=0)
+    from tablefw.readers.pn532 import PN532
+
+    try:
+        return PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
+                     clock=clock, sleep=sleep, name=name, **options)
+    except ValueError as exc:
+        raise ConfigError("%s: %s" % (where, exc)) from None

@@ -355,19 +355,7 @@ class Scanner:
                 batch = schedule[self._next]
                 self._repeats = 0
                 self._advance(now)
-            entries = []
-            for packed in batch:
-                index = packed >> 8
-                channel = packed & 0xFF
-                if self.faulted[index] and now < self._retry_at[index]:
-                    continue
-                zone = self.readers[index].zones[channel]
-                # A slow zone's turn comes every slow_every rounds, staggered by
-                # channel so that each round carries an even share of them.
-                if zone in self.slow and (self.rounds + channel) % self.slow_every and \
-                        not self.debouncers[zone].unsettled():
-                    continue
-                entries.append((index, channel))
+            entries = self._due(batch, now)
             if not entries:
                 continue
             if len(entries) == 1 and not self.concurrent:
@@ -391,6 +379,24 @@ class Scanner:
             return 0  # only slow zones this batch, none due
         # Every reader is waiting out a fault.
         return max(1, min(faulted) - now)
+
+    def _due(self, batch, now):
+        """The (reader, channel) pairs of ``batch`` to scan now: not a reader waiting out a
+        fault, not a settled slow zone whose turn has not come."""
+        entries = []
+        for packed in batch:
+            index = packed >> 8
+            channel = packed & 0xFF
+            if self.faulted[index] and now < self._retry_at[index]:
+                continue
+            zone = self.readers[index].zones[channel]
+            # A slow zone's turn comes every slow_every rounds, staggered by
+            # channel so that each round carries an even share of them.
+            if zone in self.slow and (self.rounds + channel) % self.slow_every and \
+                    not self.debouncers[zone].unsettled():
+                continue
+            entries.append((index, channel))
+        return entries
 
     def _advance(self, now):
         self._next += 1

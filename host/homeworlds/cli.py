@@ -26,6 +26,7 @@ COMMANDS = (
     "firmware_build",
     "archive_view",
     "hub",
+    "hub_keys",
     "display",
 )
 

@@ -61,47 +61,67 @@ mutations = st.lists(mutation, min_size=1, max_size=6)
 def mutate(data: bytes, steps) -> bytes:
     """Apply mutation steps (operation, position, amount, payload) to ``data``."""
     for operation, position, amount, payload in steps:
-        at = position % (len(data) + 1)
-        lines = data.split(b"\n")
-        line = position % len(lines)
-        other = amount % len(lines)
-        if operation == "flip" and data:
-            at = position % len(data)
-            data = data[:at] + bytes([amount % 256]) + data[at + 1:]
-        elif operation == "insert":
-            data = data[:at] + payload + data[at:]
-        elif operation == "delete":
-            data = data[:at] + data[at + 1 + amount % 64:]
-        elif operation == "duplicate_line":
-            lines.insert(line, lines[line])
-            data = b"\n".join(lines)
-        elif operation == "drop_line":
-            del lines[line]
-            data = b"\n".join(lines)
-        elif operation == "swap_lines":
-            lines[line], lines[other] = lines[other], lines[line]
-            data = b"\n".join(lines)
-        elif operation == "truncate":
-            data = data[:at]
-        elif operation == "repeat":  # glue a stretch to itself: long lines, repeated turns
-            stretch = data[at:at + 1 + amount % 200]
-            data = data[:at] + stretch * (1 + amount % 50) + data[at:]
-        elif operation == "grow_number":  # a game, turn, seat or value number, made huge
-            runs = list(_DIGITS.finditer(data))
-            if runs:
-                # the header's and first turns' numbers, where readers convert them
-                end = runs[position % min(len(runs), 24)].end()
-                data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
-        elif operation == "grow_number_field":
-            runs = list(_NUMBER_FIELD.finditer(data))
-            if runs:
-                end = runs[position % len(runs)].end()
-                data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
-        elif operation == "after_word":  # into a name or a value: after ':', '(', ',', ') '
-            ends = list(_WORD_END.finditer(data))
-            if ends:
-                end = ends[position % min(len(ends), 24)].end()
-                data = data[:end] + payload + data[end:]
+        if operation in ("duplicate_line", "drop_line", "swap_lines"):
+            data = _mutate_lines(data, operation, position, amount)
+        elif operation in ("grow_number", "grow_number_field", "after_word"):
+            data = _mutate_field(data, operation, position, amount, payload)
+        else:
+            data = _mutate_bytes(data, operation, position, amount, payload)
+    return data
+
+
+def _mutate_bytes(data: bytes, operation: str, position: int, amount: int,
+                  payload: bytes) -> bytes:
+    """flip, insert, delete, truncate, repeat: byte-level damage."""
+    at = position % (len(data) + 1)
+    if operation == "flip" and data:
+        at = position % len(data)
+        data = data[:at] + bytes([amount % 256]) + data[at + 1:]
+    elif operation == "insert":
+        data = data[:at] + payload + data[at:]
+    elif operation == "delete":
+        data = data[:at] + data[at + 1 + amount % 64:]
+    elif operation == "truncate":
+        data = data[:at]
+    elif operation == "repeat":  # glue a stretch to itself: long lines, repeated turns
+        stretch = data[at:at + 1 + amount % 200]
+        data = data[:at] + stretch * (1 + amount % 50) + data[at:]
+    return data
+
+
+def _mutate_lines(data: bytes, operation: str, position: int, amount: int) -> bytes:
+    """duplicate_line, drop_line, swap_lines."""
+    lines = data.split(b"\n")
+    line = position % len(lines)
+    other = amount % len(lines)
+    if operation == "duplicate_line":
+        lines.insert(line, lines[line])
+    elif operation == "drop_line":
+        del lines[line]
+    else:
+        lines[line], lines[other] = lines[other], lines[line]
+    return b"\n".join(lines)
+
+
+def _mutate_field(data: bytes, operation: str, position: int, amount: int,
+                  payload: bytes) -> bytes:
+    """grow_number, grow_number_field, after_word: damage aimed at numbers and names."""
+    if operation == "grow_number":  # a game, turn, seat or value number, made huge
+        runs = list(_DIGITS.finditer(data))
+        if runs:
+            # the header's and first turns' numbers, where readers convert them
+            end = runs[position % min(len(runs), 24)].end()
+            data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
+    elif operation == "grow_number_field":
+        runs = list(_NUMBER_FIELD.finditer(data))
+        if runs:
+            end = runs[position % len(runs)].end()
+            data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
+    else:  # after_word: into a name or a value: after ':', '(', ',', ') '
+        ends = list(_WORD_END.finditer(data))
+        if ends:
+            end = ends[position % min(len(ends), 24)].end()
+            data = data[:end] + payload + data[end:]
     return data
 
 

@@ -206,7 +206,7 @@ class PN5180(Reader):
 
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
                  baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
-                 power_up_us=None, max_rounds=8, max_repeats=4, clock=None, sleep=None, name=None,
+                 power_up_us=None, max_rounds=8, max_repeats=8, clock=None, sleep=None, name=None,
                  sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None):
         if name is not None:
             self.name = name
@@ -461,6 +461,7 @@ class PN5180(Reader):
         found: dict[str, int] = {}  # UID text -> UID as an integer
         pending = [(0, 0)]
         collisions = []  # (mask bits, mask, slot) of every collided slot
+        late = None  # a round whose trailing slots collided
         rounds = 0
         repeats = 0
         while pending and rounds < self.max_rounds + repeats:
@@ -468,10 +469,19 @@ class PN5180(Reader):
             rounds += 1
             collided = yield from self._round(mask_bits, mask, found)
             for slot in collided:
-                if mask_bits + 4 <= MAX_MASK_BITS:
+                if slot >= 16:
+                    late = (mask_bits, mask)
+                elif mask_bits + 4 <= MAX_MASK_BITS:
                     pending.append((mask_bits + 4, mask | (slot << mask_bits)))
                     collisions.append((mask_bits, mask, slot))
             if pending or repeats >= self.max_repeats:
+                continue
+            if late is not None:
+                pending.append(late)
+                repeats += 1
+                self.repeats += 1
+                late = None
+                collisions = []
                 continue
             # A tag that missed an EOF answers a slot late, into its neighbour's slot:
             # the collision's own round then finds the neighbour alone and the late
@@ -521,8 +531,8 @@ class PN5180(Reader):
                     for index in range(9, 1, -1):
                         uid = (uid << 8) | data[index]
                     found[uid_text(data)] = uid
-            elif slot < 16:
-                again.append(slot)
+            else:
+                again.append(slot)  # 16 and up: late tags colliding after the last slot
         return again
 
     def _accept(self, data):

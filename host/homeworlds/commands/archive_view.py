@@ -107,5 +107,7 @@ def run(args: argparse.Namespace) -> int:
     host, port = args.listen
     shown = f"[{host}]" if ":" in host else host
     print(f"homeworlds archive-view: http://{shown}:{port}/archive (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from homeworlds.web.guard import guarded_config
+
+    uvicorn.Server(guarded_config(app, host=host, port=port)).run()  # docs/display.md
     return 0

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from homeworlds.clock import MAX_INITIAL_S, MAX_PER_TURN_S, PAUSE_REASONS, steady_time
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -227,6 +228,55 @@ def encode(event: FeedEvent) -> str:
 # ---------------------------------------------------------------------- reading JSON
 
 
+#: The most a seat's clock may show (twice the longest main time: increments add up).
+MAX_CLOCK_MS = round(2 * MAX_INITIAL_S * 1000)
+#: The longest delay of a turn.
+MAX_DELAY_MS = round(MAX_PER_TURN_S * 1000)
+#: The most seats a feed's clocks may have.
+MAX_CLOCK_SEATS = 8
+
+
+def _moment(value: float | None, where: str) -> float | None:
+    """A moment of the host's steady clock (seconds since the epoch), finite and after
+    2000 and before 2200, or None."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and 946684800 <= value <= 7258118400):
+        raise FeedError(f"{where}: {value!r} is not a moment (seconds since 1970, "
+                        "2000 to 2200)")
+    return float(value)
+
+
+def _clocks(value: Any, where: str) -> dict[str, Any] | None:
+    """The snapshot's game clocks, every value range-checked (a display shows them as
+    they come: a negative or absurd clock is refused here, not shown)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise FeedError(f"{where}: {value!r} is not an object")
+    seats = value.get("seats")
+    if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_CLOCK_SEATS:
+        raise FeedError(f"{where}.seats: not a list of 1 to {MAX_CLOCK_SEATS} seats")
+    checked = []
+    for k, seat in enumerate(seats):
+        at = f"{where}.seats[{k}]"
+        if not isinstance(seat, dict):
+            raise FeedError(f"{at}: {seat!r} is not an object")
+        remaining = _get(seat, "remaining_ms", int, at)
+        delay = _get(seat, "delay_ms", int, at, optional=True) or 0
+        if not 0 <= remaining <= MAX_CLOCK_MS:
+            raise FeedError(f"{at}.remaining_ms: {remaining} is out of range (0 to "
+                            f"{MAX_CLOCK_MS})")
+        if not 0 <= delay <= MAX_DELAY_MS:
+            raise FeedError(f"{at}.delay_ms: {delay} is out of range (0 to {MAX_DELAY_MS})")
+        checked.append({"remaining_ms": remaining, "running": _get(seat, "running", bool, at),
+                        "flagged": _get(seat, "flagged", bool, at), "delay_ms": delay})
+    paused = value.get("paused")
+    if paused is not None and paused not in PAUSE_REASONS:
+        raise FeedError(f"{where}.paused: {paused!r} is not one of {', '.join(PAUSE_REASONS)}")
+    return {"seats": checked, "paused": paused}
+
+
 def _get(data: Mapping[str, Any], key: str, kinds: type | tuple, where: str,
          optional: bool = False) -> Any:
     if key not in data:
@@ -313,7 +363,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(g, "first_seat", int, "snapshot.game"),
             _get(g, "to_move", int, "snapshot.game"),
             _get(g, "turn_number", int, "snapshot.game"),
-            _get(g, "turn_started_at", (int, float), "snapshot.game", optional=True),
+            _moment(_get(g, "turn_started_at", (int, float), "snapshot.game",
+                         optional=True), "snapshot.game.turn_started_at"),
             _get(g, "in_setup", bool, "snapshot.game"),
             _result(g.get("result"), "snapshot.game.result"))
         hints = Hints(
@@ -328,11 +379,12 @@ def event_from_json(data: Any) -> FeedEvent:
             _rule(h.get("rule"), "snapshot.hints.rule"))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
-            float(_get(data, "at", (int, float), "snapshot")), game,
+            _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
+            game,
             _get(data, "position", str, "snapshot"), dict(bank),
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
-            _get(data, "clocks", dict, "snapshot", optional=True),
+            _clocks(data.get("clocks"), "snapshot.clocks"),
             _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
     if kind == "turn":
         return TurnEvent(
@@ -452,7 +504,7 @@ class FeedProducer:
 
     def __init__(self, session, *, table: str, rules_name: str,
                  uid: Callable[[], str | None] | None = None,
-                 wall_clock: Callable[[], float] = time.time,
+                 wall_clock: Callable[[], float] = steady_time,
                  sinks: Sequence[Callable[[FeedEvent], None]] = ()):
         self.session = session
         self.table = table

@@ -6,7 +6,9 @@ error naming the file and the key. See docs/configuration.md for every key.
 
 from __future__ import annotations
 
+import functools
 import math
+import socket
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,7 +114,8 @@ class TableConfig:
     hints: HintSettings = field(default_factory=HintSettings)
     #: the game store (SQLite), relative paths from the configuration's directory
     store_path: Path | None = None
-    #: this table's name in the store (default: the layout's name)
+    #: this table's name in the store as configured (``[store] table``; None: the default,
+    #: ``table_name``)
     store_table: str | None = None
     scanner: dict[str, int] = field(default_factory=dict)
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
@@ -135,6 +138,33 @@ class TableConfig:
     time_limits: dict = field(default_factory=dict)
     #: The level whose suggestion a long press shows (``[computer] hint_level``).
     hint_level: int = 1
+
+    @property
+    def table_name(self) -> str:
+        """This table's name in the game store: ``[store] table``, else the layout's name
+        and this machine's (``default_table_name``), so that two machines' tables sharing
+        a store never take the same name."""
+        return self.store_table or default_table_name(self.layout.name)
+
+
+def default_table_name(layout_name: str) -> str:
+    """``LAYOUT@MACHINE``: the layout's name and the first 8 characters of this machine's
+    id (systemd's /etc/machine-id, else the host name)."""
+    return f"{layout_name}@{machine_name()}"
+
+
+@functools.cache
+def machine_name() -> str:
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            text = Path(path).read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            continue
+        ident = "".join(ch for ch in text if ch in "0123456789abcdef")
+        if len(ident) >= 8:
+            return ident[:8]
+    host = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in socket.gethostname())
+    return host[:32] or "host"
 
 
 def load_config(path: str | Path) -> TableConfig:

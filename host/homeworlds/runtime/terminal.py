@@ -73,12 +73,19 @@ def turn_time_text(timed) -> str:
     return f" (think {format_clock(timed.elapsed_ms)}, clock {format_clock(timed.clock_ms)})"
 
 
-def report_fault(recorder, previous: str | None) -> None:
+def report_fault(recorder, previous: str | None, export=None) -> None:
+    """The store's fault as it begins or changes, and when it clears. ``export`` (the
+    ``GameExport``): whether it holds the game is said as it is now, never assumed."""
     if recorder.fault is not None:
         print(f"homeworlds play: NOT SAVED: {recorder.fault}. The game goes on; "
               f"{recorder.unsaved} writes wait in memory and are retried every "
               f"{recorder.retry_s:g} s (an amber LED blinks at the start of every bar).",
               file=sys.stderr, flush=True)
+        if export is not None and not export.current:
+            print(f"homeworlds play: the export {export.path} cannot be written either: "
+                  f"{export.kept_where()}", file=sys.stderr, flush=True)
+        elif export is not None:
+            print(f"homeworlds play: {export.kept_where()}", file=sys.stderr, flush=True)
         print("game store fault: turns are kept in memory until it is fixed", flush=True)
     elif previous is not None:
         print("game store: saved again, nothing was lost", flush=True)

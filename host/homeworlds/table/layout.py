@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import permutations
 from pathlib import Path
+from typing import Any, cast
 
 from homeworlds.rules import PIECES, InvalidNotation, Piece
 from homeworlds.table import wiring as _wiring
@@ -176,6 +177,20 @@ class ZoneRole:
             return f"turn token of seat {self.seat}"
         return f"bank compartment {self.piece}"
 
+    @property
+    def slot_index(self) -> int:
+        """``slot`` of a star or ship zone (ValueError for a zone of no slot)."""
+        if self.slot is None:
+            raise ValueError(f"zone {self.zone} ({self.to_text()}) is in no slot")
+        return self.slot
+
+    @property
+    def seat_index(self) -> int:
+        """``seat`` of a ship or token zone (ValueError for a zone of no seat)."""
+        if self.seat is None:
+            raise ValueError(f"zone {self.zone} ({self.to_text()}) belongs to no seat")
+        return self.seat
+
 
 @dataclass(frozen=True, slots=True)
 class ZoneWiring:
@@ -237,8 +252,8 @@ class Layout:
             roles[slot.star_zone] = ZoneRole(ZoneKind.STAR, slot.star_zone, slot=slot.index)
             for seat, zone in enumerate(slot.ship_zones):
                 roles[zone] = ZoneRole(ZoneKind.SHIPS, zone, slot=slot.index, seat=seat)
-        for seat in self.seats:
-            roles[seat.token_zone] = ZoneRole(ZoneKind.TOKEN, seat.token_zone, seat=seat.index)
+        for place in self.seats:
+            roles[place.token_zone] = ZoneRole(ZoneKind.TOKEN, place.token_zone, seat=place.index)
         for compartment in self.bank:
             roles[compartment.zone] = ZoneRole(ZoneKind.BANK, compartment.zone,
                                                piece=compartment.piece)
@@ -275,11 +290,13 @@ class Layout:
         """Human wording with seat names and slot labels, for messages."""
         role = self.zone_role(zone)
         if role.kind is ZoneKind.STAR:
-            text = f"star of {self.slots[role.slot].title}"
+            text = f"star of {self.slots[role.slot_index].title}"
         elif role.kind is ZoneKind.SHIPS:
-            text = f"ships of seat {role.seat} ({self.seats[role.seat].name}) in {self.slots[role.slot].title}"
+            seat = role.seat_index
+            text = (f"ships of seat {seat} ({self.seats[seat].name}) in "
+                    f"{self.slots[role.slot_index].title}")
         elif role.kind is ZoneKind.TOKEN:
-            text = f"turn token of seat {role.seat} ({self.seats[role.seat].name})"
+            text = f"turn token of seat {role.seat} ({self.seats[role.seat_index].name})"
         else:
             text = role.to_text()
         return f"zone {zone} ({text})"
@@ -385,8 +402,9 @@ def builtin_layout_names() -> tuple[str, ...]:
 def builtin_layout(name: str) -> Layout:
     """A bundled layout by name (``standard-2p``, ``four-seat``)."""
     if not BUILTIN_LAYOUTS_DIR.is_dir():
-        raise LayoutError(f"the bundled layouts are not installed (looked in {BUILTIN_LAYOUTS_DIR}; "
-                          "they ship with a source checkout): pass a layout file path instead")
+        raise LayoutError(f"the bundled layouts are not installed (looked in "
+                          f"{BUILTIN_LAYOUTS_DIR}; they ship with a source checkout): pass a "
+                          "layout file path instead")
     path = BUILTIN_LAYOUTS_DIR / f"{name}.toml"
     if "/" in name or "\\" in name or not path.is_file():
         known = ", ".join(builtin_layout_names()) or "none"
@@ -419,7 +437,8 @@ class _Table:
         return f"{self.path}.{name}" if self.path else name
 
     def get(self, name: str, kind: type | tuple[type, ...], *, required: bool = True,
-            default: object = None) -> object:
+            default: object = None) -> Any:
+        """The value of ``name``, checked to be of ``kind`` (so typed as the caller asks)."""
         if name not in self.data:
             if required:
                 raise LayoutError("missing (required)", key=self.key(name))
@@ -428,8 +447,13 @@ class _Table:
         _expect(value, kind, self.key(name))
         return value
 
-    def integer(self, name: str, low: int, high: int, *, required: bool = True) -> int | None:
-        value = self.get(name, int, required=required)
+    def integer(self, name: str, low: int, high: int) -> int:
+        value: int = self.get(name, int)
+        _check_range(value, low, high, self.key(name))
+        return value
+
+    def optional_integer(self, name: str, low: int, high: int) -> int | None:
+        value: int | None = self.get(name, int, required=False)
         if value is not None:
             _check_range(value, low, high, self.key(name))
         return value
@@ -461,14 +485,15 @@ def _check_range(value: int, low: int, high: int, key: str) -> None:
 
 def _zone(value: object, key: str) -> int:
     _expect(value, int, key)
-    _check_range(value, 0, MAX_ZONE, key)
-    return value
+    zone = cast(int, value)  # checked just above
+    _check_range(zone, 0, MAX_ZONE, key)
+    return zone
 
 
 def _pixels(value: object, key: str) -> tuple[int, ...]:
     """A ring or bar: an array of pixel indices or ``{ first, count, reverse }``."""
     if isinstance(value, list):
-        pixels = []
+        pixels: list[int] = []
         for i, item in enumerate(value):
             _expect(item, int, f"{key}[{i}]")
             pixels.append(item)
@@ -482,8 +507,8 @@ def _pixels(value: object, key: str) -> tuple[int, ...]:
     first = table.integer("first", 0, MAX_PIXELS)
     count = table.integer("count", 1, MAX_PIXELS)
     reverse = table.get("reverse", bool, required=False, default=False)
-    pixels = tuple(range(first, first + count))
-    return pixels[::-1] if reverse else pixels
+    run = tuple(range(first, first + count))
+    return run[::-1] if reverse else run
 
 
 def _optional_label(table: _Table) -> str | None:
@@ -552,9 +577,9 @@ def _parse(data: dict) -> Layout:
 
 def _parse_seats(items: list) -> tuple[Seat, ...]:
     if not MIN_SEATS <= len(items) <= MAX_SEATS:
-        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has {len(items)}",
-                          key="seats")
-    seats = []
+        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has "
+                          f"{len(items)}", key="seats")
+    seats: list[Seat] = []
     for index, item in enumerate(items):
         table = _Table(item, f"seats[{index}]",
                        ["name", "token_zone", "bar", "button", "home_slot"])
@@ -567,8 +592,8 @@ def _parse_seats(items: list) -> tuple[Seat, ...]:
                 raise LayoutError(f"seat name {name!r} is already used by seats[{other.index}]",
                                   key=table.key("name"))
         token_zone = _zone(table.get("token_zone", int), table.key("token_zone"))
-        button = table.integer("button", 0, MAX_BUTTON, required=False)
-        home_slot = table.integer("home_slot", 0, MAX_ZONE, required=False)
+        button = table.optional_integer("button", 0, MAX_BUTTON)
+        home_slot = table.optional_integer("home_slot", 0, MAX_ZONE)
         bar = _pixels(table.get("bar", (list, dict)), table.key("bar"))
         seats.append(Seat(index, name, token_zone, bar, button, home_slot))
     return tuple(seats)
@@ -664,11 +689,28 @@ def _parse_readers(items: list) -> tuple[Reader, ...]:
 
 
 def _validate(layout: Layout) -> None:
-    """Cross-checks; key paths follow the file's structure."""
+    """Cross-checks, in this order (the first problem is the one reported); key paths
+    follow the file's structure."""
+    _check_numbering(layout)
+    _check_seats(layout)
+    owners = _zone_owners(layout)
+    wired = _check_reader_zones(layout, owners)
+    _check_pn532_pads(layout, wired)
+    # The pins add up (checked only where the layout says how the table is wired).
+    if layout.mcu is not None:
+        try:
+            _wiring.check(layout.mcu, layout.readers, layout.seats)
+        except WiringError as error:
+            raise LayoutError(error.reason, key=error.key) from None
+    _check_pixels(layout)
+
+
+def _check_numbering(layout: Layout) -> None:
+    """Seat and slot counts, and each listed at its own index."""
     seats, slots = layout.seats, layout.slots
     if not MIN_SEATS <= len(seats) <= MAX_SEATS:
-        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has {len(seats)}",
-                          key="seats")
+        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has "
+                          f"{len(seats)}", key="seats")
     if len(slots) < len(seats):
         raise LayoutError(f"{len(slots)} slots cannot hold a home system for each of the "
                           f"{len(seats)} seats", key="slots")
@@ -679,10 +721,14 @@ def _validate(layout: Layout) -> None:
         if slot.index != i:
             raise LayoutError(f"slot index {slot.index} listed at position {i}", key=f"slots[{i}]")
 
+
+def _check_seats(layout: Layout) -> None:
+    """Seat names, buttons and home slots: each used by one seat at most."""
+    slots = layout.slots
     names: dict[str, int] = {}
     buttons: dict[int, int] = {}
     homes: dict[int, int] = {}
-    for seat in seats:
+    for seat in layout.seats:
         key = f"seats[{seat.index}]"
         folded = seat.name.casefold()
         if folded in names:
@@ -703,7 +749,11 @@ def _validate(layout: Layout) -> None:
                                   f"seats[{homes[seat.home_slot]}]", key=f"{key}.home_slot")
             homes[seat.home_slot] = seat.index
 
-    # Every zone has exactly one role.
+
+def _zone_owners(layout: Layout) -> dict[int, str]:
+    """Every zone has exactly one role, and the zones are numbered without gaps: each
+    zone's key path (slot star or ships, seat token, bank compartment)."""
+    seats, slots = layout.seats, layout.slots
     owners: dict[int, str] = {}
 
     def claim(zone: int, key: str) -> None:
@@ -719,8 +769,8 @@ def _validate(layout: Layout) -> None:
         if len(slot.ship_zones) != len(seats):
             raise LayoutError(f"{len(slot.ship_zones)} zones given but the layout has "
                               f"{len(seats)} seats", key=f"{key}.ship_zones")
-        for seat, zone in enumerate(slot.ship_zones):
-            claim(zone, f"{key}.ship_zones[{seat}] ({seats[seat].name})")
+        for index, zone in enumerate(slot.ship_zones):
+            claim(zone, f"{key}.ship_zones[{index}] ({seats[index].name})")
     for seat in seats:
         claim(seat.token_zone, f"seats[{seat.index}].token_zone")
     if layout.bank:
@@ -739,8 +789,12 @@ def _validate(layout: Layout) -> None:
         raise LayoutError(f"zones must be numbered 0-{len(owners) - 1} without gaps: "
                           f"{_ranges(missing)} unused while zone {highest} is used by "
                           f"{owners[highest]}", key=owners[highest])
+    return owners
 
-    # Every zone is wired to exactly one reader channel, and nothing else is.
+
+def _check_reader_zones(layout: Layout, owners: dict[int, str]) -> dict[int, str]:
+    """Every zone is wired to exactly one reader channel, and nothing else is: each
+    zone's channel key path."""
     wired: dict[int, str] = {}
     for reader in layout.readers:
         key = f"readers[{reader.index}]"
@@ -763,16 +817,12 @@ def _validate(layout: Layout) -> None:
         if zone not in wired:
             raise LayoutError(f"zone {zone} is not wired to any reader channel (add it to a "
                               "readers[].zones list)", key=key)
-    _check_pn532_pads(layout, wired)
+    return wired
 
-    # The pins add up (checked only where the layout says how the table is wired).
-    if layout.mcu is not None:
-        try:
-            _wiring.check(layout.mcu, layout.readers, layout.seats)
-        except WiringError as error:
-            raise LayoutError(error.reason, key=error.key) from None
 
-    # Every pixel lies on the strip and lights one thing only.
+def _check_pixels(layout: Layout) -> None:
+    """Every pixel lies on the strip and lights one thing only; a known pixel order."""
+    seats, slots = layout.seats, layout.slots
     lit: dict[int, str] = {}
     segments = [(f"seats[{s.index}].bar", s.bar) for s in seats]
     segments += [(f"slots[{s.index}].ring", s.ring) for s in slots]

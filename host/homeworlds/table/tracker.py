@@ -25,6 +25,7 @@ from homeworlds.rules import (
     Homeworld,
     IllegalAction,
     ObservedSystem,
+    PartialResult,
     Pass,
     Piece,
     Rules,
@@ -117,7 +118,7 @@ class TurnTracker:
     expected: tuple[int, Turn] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self._partial_cache = None
+        self._partial_cache: tuple[tuple, PartialResult] | None = None
         #: (record length, turn in progress) of the last partial explanation found
         self._progress: tuple[int, TurnInProgress | None] | None = None
         self._resumed = False
@@ -354,14 +355,14 @@ class TurnTracker:
         if self._partial_cache is not None and self._partial_cache[0] == key:
             result = self._partial_cache[1]  # lifting a piece changes nothing to judge
         else:
-            result = None
+            continued: PartialResult | None = None
             earlier = self._last_progress()
             if earlier is not None:
                 # Most changes continue what the table saw last: try that first (it is
                 # also how a turn too intricate to read at once is read in steps).
-                result = explain_partial(self.state, observed, progress=earlier)
-            if result is None or not result.ok:
-                result = explain_partial(self.state, observed)
+                continued = explain_partial(self.state, observed, progress=earlier)
+            result = continued if continued is not None and continued.ok \
+                else explain_partial(self.state, observed)
             self._partial_cache = (key, result)
             if result.ok:
                 self._progress = (len(self.record), result.progress)
@@ -397,10 +398,11 @@ class TurnTracker:
                           tuple(obs.anomalies), refusal.differences, refused_seat=seat,
                           rule=refusal.rule)
         self._commit(turn, obs)
-        if self.state.is_over:
-            winners = ", ".join(self.players[s] for s in self.state.result.winners) or "nobody"
+        result = self.state.result
+        if result is not None:
+            winners = ", ".join(self.players[s] for s in result.winners) or "nobody"
             return Status("over", self.state.to_move, f"game over: {winners} wins"
-                          if self.state.result.winners else "game over: draw")
+                          if result.winners else "game over: draw")
         phase = "setup" if self.state.in_setup else "playing"
         return Status(phase, self.state.to_move, "")
 
@@ -415,9 +417,11 @@ class TurnTracker:
             # saw mid-turn instead.
             result = infer_turn(self.state, observed, progress=earlier)
         if result.found:
-            if result.turn == (Pass(),):
+            turn = result.turn
+            assert turn is not None  # found
+            if turn == (Pass(),):
                 self._refuse_swaps(obs)
-            return self._rename_discoveries(result.turn) if rename else result.turn
+            return self._rename_discoveries(turn) if rename else turn
         if result.exhausted:
             raise _Refusal(TOO_INTRICATE, frozenset())
         tip = earlier.copy() if earlier is not None else self.state.begin_turn()
@@ -516,7 +520,7 @@ class TurnTracker:
 
     def _rename_discoveries(self, turn: Turn) -> Turn:
         """Give discovered systems real star names instead of the search's placeholders."""
-        renamed = {}
+        renamed: dict[str, str] = {}
         out = []
         taken = {s.key for s in self.state.systems}
         for action in turn:

@@ -25,7 +25,6 @@ import contextlib
 import hmac
 import json
 import secrets
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +43,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from homeworlds.clock import steady_time
 from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent, Subscription
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import kit, page
@@ -260,9 +260,10 @@ def coalesce(batch: list) -> list:
 
 
 def _clock() -> str:
-    """The host's wall clock now: the page counts the turn's time from the snapshot's
-    ``turn_started_at`` against it, whatever the spectator's own clock says."""
-    return f"event: clock\ndata: {time.time():.3f}\n\n"
+    """The host's steady time now (``clock.steady_time``, the clock of the feed's moments):
+    the page counts the turn's time from the snapshot's ``turn_started_at`` against it,
+    whatever the spectator's own clock or a step of the host's wall clock says."""
+    return f"event: clock\ndata: {steady_time():.3f}\n\n"
 
 
 def _sse(event: FeedEvent, state: DisplayState | None) -> str:

@@ -24,16 +24,19 @@ if TYPE_CHECKING:
 
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
-#: Open connections served at once (each spectator holds one); more are answered 503, so
-#: a flood of clients cannot exhaust the Pi.
-MAX_CONNECTIONS = 400
+#: Bytes a connection's socket buffers for sending: a spectator who stops reading fills
+#: it soon, and the guard drops it (``ServerLimits.stall_s``) instead of the Pi's memory
+#: filling.
+SEND_BUFFER_BYTES = 64 * 1024
 
 
 class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
                  render_svg: Callable | None = None, store_path=None, attract=None,
-                 analysis: bool = False, suggestions: bool = True):
+                 limits=None, analysis: bool = False, suggestions: bool = True):
+        """``limits``: the server's ``guard.ServerLimits`` (connection cap, the admin's
+        share, per-client limit, timeouts; docs/display.md, "Under load")."""
         require_web()
         from homeworlds.web.app import DisplayState, new_admin_token
 
@@ -57,6 +60,9 @@ class WebDisplay:
                 self.state.extra_routes += attract_routes(archive, attract=attract,
                                                           live_url="/")
                 self.state.live_scripts += (SWITCH_SCRIPT,)
+        self.limits = limits
+        #: the connections' counts (``guard.ConnectionGuard``), once started
+        self.guard = None
         #: The live analysis worker (``web.analysis``), fed by the hub's listeners: only
         #: where the display has a process of its own (``web.child``), never beside the
         #: table loop.
@@ -86,10 +92,12 @@ class WebDisplay:
         import uvicorn
 
         from homeworlds.web.app import create_app
+        from homeworlds.web.guard import LISTEN_QUEUE, guarded_config, limits_for_descriptors
 
         family = socket.AF_INET6 if _is_ipv6(self.host) else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)  # inherited
         try:
             sock.bind((self.host, self.port))
         except OSError as exc:
@@ -101,11 +109,10 @@ class WebDisplay:
         sock.listen(128)
         self.port = sock.getsockname()[1]
         self._socket = sock
-        config = uvicorn.Config(create_app(self.state), log_level="warning",
-                                access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-                                limit_concurrency=MAX_CONNECTIONS,
-                                server_header=False)
+        limits = self.limits or limits_for_descriptors()
+        config = guarded_config(create_app(self.state), limits, access_log=False,
+                                lifespan="on", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+        self.guard = config.guard
         server = self._server = uvicorn.Server(config)
         # The table owns the signals: uvicorn (0.29 on) captures them only when it runs
         # on the main thread, and it runs on its own here.
@@ -134,6 +141,7 @@ class WebDisplay:
         if not server.started:
             self.stop()
             raise WebUnavailable(f"the display did not start on {self.host}:{self.port}")
+        sock.listen(LISTEN_QUEUE)  # asyncio set it to its accept batch (web.guard)
         if self.analysis is not None and self.state.hub.latest is not None:
             self.analysis.observe(self.state.hub.latest)  # came before the hub had a loop
         return self
