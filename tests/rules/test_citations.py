@@ -127,6 +127,8 @@ def _observed(state, change):
      "connection"),
     ({"Ann": ("y1b2", ("g1", "")), None: ("r2", ("y2", ""))}, None, "connection"),
     ({"Far": ("b3", ("b3r2", ""))}, "capture r2 at Far", "technology"),
+    # Ben's greens (the g3 star and a g2) cleared: only two green pieces, no overpopulation.
+    ({"Ben": ("r1", ("", ""))}, "catastrophe green at Ben", "catastrophe"),
 ])
 def test_the_action_the_table_shows_and_the_rule_it_breaks(change, guessed, rule):
     from homeworlds.rules.diagnosis import diagnose, guessed_action
