@@ -41,7 +41,10 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 _CLIENTS = r"""
 import asyncio, sys
 async def spectator(port, counts, last, analyses, k):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    # Phones and screens have addresses of their own: the server limits each address
+    # (docs/display.md, "Under load"), so the spectators come from 127.0.0.2, .3, ...
+    reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                   local_addr=(f"127.0.0.{2 + k // 8}", 0))
     writer.write(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
     await writer.drain()
     while True:

@@ -54,6 +54,8 @@ class Figures:
     connections_refused: int = 0
     #: the hub's refusals (from its log), by reason
     refused: Counter = field(default_factory=Counter)
+    #: forged and replayed requests the tables ignored (from their logs)
+    requests_ignored: int = 0
     #: turns the hub stored, and turns the tables committed
     stored_turns: int = 0
     table_turns: int = 0
@@ -72,7 +74,9 @@ class Figures:
             f"outsider connections refused by the broker: {self.connections_refused}",
             f"refused by the hub (logged with table, topic, reason): {refused} "
             f"({', '.join(f'{k} {v}' for k, v in self.refused.most_common())})",
-            f"dropped by the broker's ACL or lost before the hub: {max(0, tried - refused)}",
+            f"forged or replayed requests ignored by the tables: {self.requests_ignored}",
+            f"dropped by the broker's ACL or lost before the hub or table: "
+            f"{max(0, tried - refused - self.requests_ignored)}",
             f"forged messages stored: {self.forged_stored}",
             f"wall time {self.seconds:.0f} s",
         ]
@@ -227,6 +231,8 @@ def forge_round(rogue: Rogue, stolen: Rogue, tables: list[str], rng: random.Rand
         results = rogue.seen.get(f"{base}/result") or []
         if results:
             rogue.publish("replayed genuine result", f"{base}/result", results[-1])
+        rogue.publish("forged request: send the whole game again", f"{base}/request",
+                      json.dumps({"game_uid": last["game_uid"], "from": 1}).encode())
         states = rogue.seen.get(f"{base}/state") or []
         if len(states) > 2:
             rogue.publish("replayed old state", f"{base}/state", states[0])
@@ -339,6 +345,8 @@ def run_attack(directory: Path, *, tables: int = 8, turns: int | None = None,
     table_uids = {uid for p in procs for uid in store_rows(p.store)}
     figures.forged_stored = (len(set(hub_rows) - table_uids) +
                              figures.stored_turns - figures.table_turns)
+    figures.requests_ignored = sum(p.output().count(": ignored a request on ")
+                                   for p in procs)
     for _table, _topic, reason in hub.refusals():
         figures.refused[reason_class(reason)] += 1
     figures.seconds = time.monotonic() - t0

@@ -21,6 +21,7 @@ def test_an_event_under_attack_keeps_only_the_tables_own_record(tmp_path):
     for kind in ("unsigned", "bad MAC", "replayed", "another table's key"):
         assert refused[kind] > 0, (kind, dict(refused))
     assert sum(figures.tried.values()) > 300 and sum(refused.values()) > 150
+    assert figures.requests_ignored > 0
 
 
 def test_the_generated_acl_lets_each_account_only_where_it_must(tmp_path):

@@ -29,16 +29,16 @@ def test_the_hub_command_follows_a_table_and_guards_admin(tmp_path, broker):
     token.write_text("let-me-in\n")
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(REPO / "host") + os.pathsep + str(REPO / "firmware"))
-    hub = subprocess.Popen([sys.executable, "-m", "homeworlds", "hub", "--broker", broker.url,
-                            "--event", "club", "--store", str(tmp_path / "hub.sqlite"),
-                            "--listen", f"127.0.0.1:{port}", "--admin-token-file", str(token)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     keys = subprocess.run([sys.executable, "-m", "homeworlds", "hub-keys", "--store",
                            str(tmp_path / "hub.sqlite"), "--event", "club", "--dir",
                            str(tmp_path / "keys"), "issue", "t1"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert keys.returncode == 0, keys.stderr
     assert "table t1: key t1." in keys.stdout
+    hub = subprocess.Popen([sys.executable, "-m", "homeworlds", "hub", "--broker", broker.url,
+                            "--event", "club", "--store", str(tmp_path / "hub.sqlite"),
+                            "--listen", f"127.0.0.1:{port}", "--admin-token-file", str(token)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     table = TableProcess(tmp_path, broker.url, "club", "t1", TWO_PLAYER_GAMES[0],
                          interval=0.02, turns=6, key_file=tmp_path / "keys" / "t1.key")
     base = f"http://127.0.0.1:{port}"
@@ -58,6 +58,7 @@ def test_the_hub_command_follows_a_table_and_guards_admin(tmp_path, broker):
     assert "Traceback" not in err, err
     assert "let-me-in" not in out + err
     assert f"page at http://127.0.0.1:{port}/" in out
+    assert "1 table has a key (t1)" in out
 
 
 def test_the_hub_command_refuses_bad_arguments_clearly(tmp_path):

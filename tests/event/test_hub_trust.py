@@ -253,3 +253,37 @@ def test_a_turn_out_of_range_is_refused_before_the_store(hub, change, words):
     ingest.handle(TURNS, signer(TURNS, turn))
     assert ingest.refused == 1 and words in ingest.problems[-1], ingest.problems[-1]
     assert ingest.store.games() == []
+
+
+def test_states_naming_unknown_games_are_bounded(hub, monkeypatch):
+    """A retained state names a game the hub does not hold: it asks for it, but remembers
+    at most MAX_ASKED such games and makes no game row for any."""
+    from homeworlds.event import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "MAX_ASKED", 40)
+    ingest, signer, _, now = hub
+    topic = table_topic(EVENT, "t1", "state")
+    for k in range(90):
+        ingest.handle(topic, signer(topic, {"type": "snapshot", "table": "t1",
+                                            "game": {"uid": f"ghost{k}", "turns": 5}}))
+    assert ingest.store.games() == [] and len(ingest._asked) == 40
+    assert ingest.refused == 0
+
+
+def test_a_store_fault_while_checking_is_a_problem_not_a_crash(hub, monkeypatch):
+    from homeworlds.store import StoreUnavailable
+
+    ingest, signer, table, _ = hub
+    msgs = messages(table, EVENT, "t1", signer)
+
+    def broken(key_id):
+        raise StoreUnavailable("hub.sqlite", "disk I/O error")
+
+    monkeypatch.setattr(ingest.identities.stored, "seen", broken)
+    ingest.handle(*msgs[0])
+    assert "could not check a message on" in ingest.problems[-1]
+    assert "disk I/O error" in ingest.problems[-1] and ingest.store.games() == []
+    monkeypatch.undo()
+    for m in msgs:
+        ingest.handle(*m)
+    assert store_rows(ingest.store.path, "t1") == store_rows(table)

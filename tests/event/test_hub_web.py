@@ -6,6 +6,8 @@ import html
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -253,3 +255,46 @@ def test_clocks_out_of_range_are_not_shown(hub, remaining_ms, words):
     assert words in ingest.problems[-1]
     page = client.get("/").text
     assert "Clocks:" not in page and "-1:55" not in page and "16666667" not in page
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12) | st.floats() |
+    st.text(max_size=6), lambda inner: st.lists(inner, max_size=3) |
+    st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=st.dictionaries(st.sampled_from(["uid", "turns", "turn_number", "players",
+                                             "to_move", "result", "rules", "first_seat"]),
+                            json_values, max_size=4),
+       top=st.dictionaries(st.sampled_from(["clocks", "link_up", "store_fault", "hints",
+                                            "bank", "position", "turn_log", "game"]),
+                           json_values, max_size=3))
+def test_no_retained_state_breaks_a_page(hub, game, top):
+    """Whatever a table's retained state holds, every page answers (the state is either
+    checked and shown or refused and logged)."""
+    client, ingest, _, (_, t2) = hub
+    if not ingest.store.games():
+        feed(ingest, t2, "t2", upto=3)
+    uid = ingest.store.games()[0].uid
+    state = {"type": "snapshot", "table": "t2",
+             "game": {"uid": uid, "turns": 3, "turn_number": 4, "players": ["jeep", "Danner"],
+                      "to_move": 1, "result": None, **game}, **top}
+    send(ingest, "t2", "state", state)
+    for url in ("/", "/fragment/tables", "/api/tables", "/tables/t2/live"):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, state, answer.text[:300])
+
+
+def test_a_tables_card_counts_the_messages_refused_on_its_topics(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1", upto=2)
+    topic = table_topic(EVENT, "t1", "turns")
+    for _ in range(3):
+        ingest.handle(topic, b'{"type": "turn"}')  # unsigned
+    ingest.handle(table_topic(EVENT, "nobody", "turns"), b"{}")  # no such table: no card
+    page = client.get("/").text
+    assert "3 messages on this table's topics refused" in page
+    assert 'data-table="nobody"' not in page
+    assert {r["table"]: r["refused"] for r in client.get("/api/tables").json()} == {"t1": 3}

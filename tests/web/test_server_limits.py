@@ -39,6 +39,11 @@ def _connect(port: int, source: str, *, receive_buffer: int | None = None) -> so
 
 def _get(port: int, path: str, source: str) -> int:
     """The status of a whole GET from ``source`` (0: closed without an answer)."""
+    return _answer(port, path, source)[0]
+
+
+def _answer(port: int, path: str, source: str) -> tuple[int, bytes]:
+    """(status, the whole answer) of a GET from ``source`` (0: closed without one)."""
     with _connect(port, source) as sock:
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nConnection: close\r\n\r\n"
                      .encode())
@@ -49,8 +54,8 @@ def _get(port: int, path: str, source: str) -> int:
         except (ConnectionResetError, TimeoutError):
             pass
     if not data.startswith(b"HTTP/1.1 "):
-        return 0
-    return int(data.split()[1])
+        return 0, data
+    return int(data.split()[1]), data
 
 
 def _closed_by_server(sock: socket.socket, within: float) -> bool:
@@ -88,7 +93,10 @@ def test_slow_connections_refuse_spectators_but_never_the_admin_and_time_out(dis
         assert guard.open == 36  # 20 + 12 in the spectators' share, 2 + 2 on probation
         assert guard.refused == 60 - 36
         # Spectators are refused while they last; the admin is served.
-        assert _get(port, "/", "127.0.0.2") == 503
+        status, answer = _answer(port, "/", "127.0.0.2")
+        assert status == 503 and b"too many connections are open here" in answer
+        assert b"Content-Security-Policy: default-src 'self'" in answer.replace(
+            b"content-security-policy", b"Content-Security-Policy")
         # (the token in the address is exchanged for a cookie: 303 to /admin)
         assert _get(port, f"/admin?token={TOKEN}", "127.0.0.3") == 303
         assert _get(port, "/admin", "127.0.0.3") == 200
@@ -101,6 +109,51 @@ def test_slow_connections_refuse_spectators_but_never_the_admin_and_time_out(dis
         assert _get(port, "/", "127.0.0.2") == 200
     finally:
         for sock in slow:
+            sock.close()
+
+
+def test_slow_connections_from_many_addresses_never_lock_out_a_newcomer(display):
+    """Twelve addresses, five slow connections each: more than the cap. Each newcomer at
+    the cap takes the place of the oldest waiting connection of the client holding the
+    most, so the admin still gets in at once."""
+    port = display.port
+    slow = []
+    try:
+        for k in range(12):
+            for _ in range(5):
+                sock = _connect(port, f"127.0.0.{40 + k}")
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: table\r\nX-Slow: ")
+                slow.append(sock)
+        time.sleep(0.2)
+        guard = display.guard
+        assert guard.open == LIMITS.max_connections
+        # Beyond the cap each took a waiting one's place, or was refused as its client's
+        # third on probation.
+        assert guard.evicted + guard.refused == 60 - 40 and guard.evicted >= 10
+        assert _get(port, "/admin", "127.0.0.3") == 200
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_spectators_beyond_their_share_are_refused_and_the_admin_is_served(display):
+    """Event streams (whole requests, being answered) fill the spectators' share: the next
+    spectator gets 503, the admin its page, from the share kept for it."""
+    port = display.port
+    streams = []
+    try:
+        for k in range(4):
+            for _ in range(8):
+                sock = _connect(port, f"127.0.0.{60 + k}")
+                sock.sendall(b"GET /events HTTP/1.1\r\nHost: table\r\n\r\n")
+                streams.append(sock)
+        time.sleep(0.3)
+        assert display.guard.open == LIMITS.max_connections - LIMITS.reserved
+        assert _get(port, "/", "127.0.0.2") == 503
+        assert _get(port, "/admin", "127.0.0.3") == 200
+        assert display.guard.evicted == 0  # a stream being answered is never taken
+    finally:
+        for sock in streams:
             sock.close()
 
 

@@ -101,6 +101,15 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         token = secrets.token_urlsafe(18)
         print(f"homeworlds hub: admin token for this run: {token}", flush=True)
     ingest = HubIngest(store, args.event)
+    tables = sorted(ingest.identities.tables(valid_only=True))
+    if tables:
+        have = "1 table has" if len(tables) == 1 else f"{len(tables)} tables have"
+        print(f"homeworlds hub: {have} a key ({', '.join(tables)}); "
+              "every message is checked against them", flush=True)
+    else:
+        print("homeworlds hub: no table has a key yet: every table's messages are refused "
+              f"until `homeworlds hub-keys --store {args.store} --event {args.event} issue "
+              "TABLE…` (docs/event.md, \"Identity\")", flush=True)
     try:
         client = HubClient(broker, args.event, ingest, username=args.username,
                            password=password,

@@ -2,11 +2,15 @@
 (docs/event.md, "The hub").
 
 ``HubIngest`` reads the messages the tables publish (already received from the broker;
-it knows no MQTT) and writes them to the store as the table did: a turn goes in when it
-is the game's next one and the rules engine accepts it, a later turn waits for its
-predecessors, which are asked for again (``request``); a repeated turn or result is
-ignored. A message that is not one of ours is logged with its table and topic, and
-dropped: the hub never stops for one.
+it knows no MQTT) and writes them to the store as the table did. A message counts only
+when the table that owns its topic signed it and its sequence number is new
+(``event.identity``, docs/event.md "Identity") and every field is in range
+(``payloads.check_*``). A turn goes in when it is the game's next one and the rules engine
+accepts it, a later turn waits for its predecessors, which are asked for again
+(``request``); a repeated turn or result is ignored. A result goes in when the hub's replay
+of the turns reaches it, or it is a declared end that agrees with them. A table has a
+bounded number of games at the hub. Whatever is refused is logged with its table, topic
+and reason, and dropped: the hub never stops for one.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ MAX_WAITING = 1000
 MAX_GAMES = 200
 MAX_OPEN_GAMES = 3
 PROBLEMS_KEPT = 200
+#: Games whose missing turns the hub remembers asking for (a state may name unknown uids).
+MAX_ASKED = 2000
 
 
 @dataclass
@@ -90,6 +96,8 @@ class HubIngest:
         self.duplicates = 0
         #: messages refused (not signed by the topic's table, replayed, malformed, false)
         self.refused = 0
+        #: refused on the topics of each table that has a key (its card shows the count)
+        self.refused_by_table: dict[str, int] = {}
         self.committed = 0
         #: bumped after every change the page shows; listeners are called with it
         self.version = 0
@@ -123,6 +131,10 @@ class HubIngest:
                 verified = self.identities.verify(table, topic, kind, payload)
             except Refused as exc:
                 self._refuse(table, topic, str(exc))
+                return
+            except StoreError as exc:
+                self._problem(f"table {table}: could not check a message on {topic}: {exc} "
+                              "(it is asked for again)")
                 return
             try:
                 data = decode(verified.payload)
@@ -372,13 +384,19 @@ class HubIngest:
         now = self._clock()
         if now - self._asked.get((table, uid), float("-inf")) < self.request_every:
             return
+        self._asked.pop((table, uid), None)
         self._asked[(table, uid)] = now
+        while len(self._asked) > MAX_ASKED:  # unknown uids named by states: the oldest go
+            del self._asked[next(iter(self._asked))]
         self._request(table, uid, first)
 
     # ------------------------------------------------------------------ for the page
 
     def _refuse(self, table: str | None, topic: str, reason: str) -> None:
         self.refused += 1
+        if table is not None and table in self.identities.tables():
+            # only tables the hub issued keys to: a bounded count for their cards
+            self.refused_by_table[table] = self.refused_by_table.get(table, 0) + 1
         who = f"table {table}" if table is not None else "a message"
         self._problem(f"{who}: refused a message on {topic}: {reason}")
 
@@ -420,7 +438,7 @@ class HubIngest:
                                     if isinstance(e, dict) and e.get("kind") == "store"), None)
                 row: dict[str, Any] = {
                     "table": name, "online": status.online, "clocks": snap.get("clocks"),
-                    "game": None,
+                    "game": None, "refused": self.refused_by_table.get(name, 0),
                     "link_up": snap["link_up"] if isinstance(snap.get("link_up"), bool)
                     else None if link is None else bool(link.get("up")),
                     "store_fault": snap.get("store_fault") if "store_fault" in snap

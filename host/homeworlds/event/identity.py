@@ -75,6 +75,9 @@ class HubIdentities:
         self._loaded = float("-inf")
         self._windows: dict[tuple[str, str], ReplayWindow] = {}
         self._retained: dict[tuple[str, str], int] = {}
+        #: table -> the key id it last signed with (the hub answers under that key)
+        self._in_use: dict[str, str] = {}
+        self._signers: dict[str, Signer] = {}
         self._lock = threading.RLock()
         self.refresh(force=True)
 
@@ -88,8 +91,9 @@ class HubIdentities:
             self._keys = {k.key_id: k for k in self.stored.keys()}
             self._loaded = now
 
-    def tables(self) -> set[str]:
-        return {k.table for k in self._keys.values()}
+    def tables(self, *, valid_only: bool = False) -> set[str]:
+        """The tables the hub issued keys to (with a key valid now)."""
+        return {k.table for k in self._keys.values() if k.valid or not valid_only}
 
     def verify(self, table: str, topic: str, kind: str, data: bytes,
                online: bool | None = None) -> Verified:
@@ -171,9 +175,29 @@ class HubIdentities:
                 self._retained[(key_id, "will")] = will_seq
                 self.stored.record_seen(key_id, "will", will_seq)
             stored = self._keys[key_id]
+            self._in_use[stored.table] = key_id
             if self._first_use(stored):
                 if self.stored.retire_older(stored, utc_now()):
                     self.refresh(force=True)
+
+    def sign_for(self, table: str, topic: str, payload: bytes) -> bytes | None:
+        """``payload`` signed for ``table`` (the hub's requests on its ``request`` topic):
+        under the key the table last signed with, else its newest valid key; None when
+        the table has no valid key. The hub's numbers under a key are its own
+        (``<key id>/hub``), reserved in its store like a table's."""
+        with self._lock:
+            stored = self._keys.get(self._in_use.get(table, ""))
+            if stored is None or not stored.valid:
+                valid = [k for k in self._keys.values() if k.table == table and k.valid]
+                stored = max(valid, key=lambda k: k.issued, default=None)
+            if stored is None:
+                return None
+            signer = self._signers.get(stored.key_id)
+            if signer is None:
+                own = f"{stored.key_id}/hub"
+                signer = Signer(key_of(stored), lambda n: self.stored.reserve(own, n))
+                self._signers[stored.key_id] = signer
+            return signer.sign(topic, payload)
 
     def _first_use(self, stored: StoredKey) -> bool:
         return any(k.table == stored.table and k.issued < stored.issued and k.valid

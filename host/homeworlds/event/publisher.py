@@ -32,7 +32,7 @@ from homeworlds.event.payloads import (
 )
 from homeworlds.event.settings import EventSettings
 from homeworlds.event.topics import event_config_topic, table_topic
-from homeworlds.identity import Signer, open_signed
+from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.rules import GameState
 from homeworlds.store import GameStore, StoredGame, StoreError
 from homeworlds.store.identity import StoredIdentity
@@ -70,6 +70,8 @@ class EventPublisher:
         #: signs every message with the table's key (docs/event.md, "Identity")
         self._signer = Signer(settings.key, self._reserve)
         self._will_seq = 0
+        #: the hub's requests seen (each acted on once; a request is idempotent besides)
+        self._requests_seen = ReplayWindow()
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -233,7 +235,15 @@ class EventPublisher:
             self._event_clock(message)
             return
         try:
-            data = decode(message.payload)
+            signed = open_signed(message.payload)
+            payload = signed.verify(self._signer.key, message.topic)
+            self._requests_seen.accept(signed.seq)
+        except (SignatureError, ReplayError) as exc:
+            log.warning("table %s: ignored a request on %s: %s (only the hub's signed, "
+                        "fresh requests count)", self.settings.table, message.topic, exc)
+            return
+        try:
+            data = decode(payload)
             uid, first = data["game_uid"], data["from"]
             if not isinstance(uid, str) or not isinstance(first, int) or first < 1:
                 raise PayloadError("game_uid/from have the wrong type")

@@ -68,13 +68,17 @@ class GameInfo:
     turn_started_at: float | None
     in_setup: bool
     result: Result | None = None
+    #: Good/Evil: each seat's alignment once an elimination revealed it ("good"/"evil"),
+    #: None while it is secret; empty in other games.
+    revealed: tuple[str | None, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"uid": self.uid, "rules": self.rules, "players": list(self.players),
                 "first_seat": self.first_seat, "to_move": self.to_move,
                 "turn_number": self.turn_number, "turn_started_at": self.turn_started_at,
                 "in_setup": self.in_setup,
-                "result": None if self.result is None else self.result.to_json()}
+                "result": None if self.result is None else self.result.to_json(),
+                "revealed": list(self.revealed)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +131,10 @@ class SnapshotEvent:
     clocks: Mapping[str, Any] | None = None
     #: the actions of the turn in progress so far (the position shows them)
     turn_in_progress: tuple[str, ...] = ()
+    #: The same position as ``position``, for any number of seats: per system its
+    #: ``name``, ``home_of`` (seat or None), ``stars`` and per seat its ``ships`` (piece
+    #: texts); what the live map draws when the cooked text cannot hold the seats.
+    systems: tuple[Mapping[str, Any], ...] = ()
 
     type = "snapshot"
 
@@ -136,7 +144,8 @@ class SnapshotEvent:
                 "bank": dict(self.bank), "turn_log": list(self.turn_log),
                 "hints": self.hints.to_json(),
                 "clocks": None if self.clocks is None else dict(self.clocks),
-                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress)}
+                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
+                "systems": [dict(system) for system in self.systems]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +159,8 @@ class TurnEvent:
     position: str
     committed: str
     elapsed_ms: int | None
+    #: Good/Evil: the alignments revealed at the end of this turn, (seat, alignment).
+    revealed: tuple[tuple[int, str], ...] = ()
 
     type = "turn"
 
@@ -157,7 +168,9 @@ class TurnEvent:
         return {"type": "turn", "table": self.table, "seq": self.seq,
                 "game_uid": self.game_uid, "number": self.number, "seat": self.seat,
                 "sdg": self.sdg, "position": self.position, "committed": self.committed,
-                "elapsed_ms": self.elapsed_ms}
+                "elapsed_ms": self.elapsed_ms,
+                "revealed": [{"seat": seat, "alignment": alignment}
+                             for seat, alignment in self.revealed]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +335,69 @@ def _rule(data: Any, where: str) -> dict[str, str] | None:
             for key in ("rule", "title", "quote", "book", "file", "section")}
 
 
+ALIGNMENT_WORDS = ("good", "evil")
+#: The most systems a snapshot may hold (a table has at most a few dozen slots).
+MAX_SYSTEMS = 64
+_PIECE_TEXTS = frozenset(f"{c}{n}" for c in "rygb" for n in (1, 2, 3))
+
+
+def _systems(values: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """``snapshot.systems``, checked field by field (a page never draws bad data)."""
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > MAX_SYSTEMS:
+        raise FeedError(f"{where}: {str(values)[:40]!r} is not a list of at most "
+                        f"{MAX_SYSTEMS} systems")
+    out = []
+    for k, item in enumerate(values):
+        at = f"{where}[{k}]"
+        if not isinstance(item, dict):
+            raise FeedError(f"{at}: not an object")
+        name, home, stars, ships = (item.get("name"), item.get("home_of"), item.get("stars"),
+                                    item.get("ships"))
+        if not isinstance(name, str) or not 0 < len(name) <= 40:
+            raise FeedError(f"{at}.name: {name!r} is not a system name")
+        if home is not None and (not isinstance(home, int) or isinstance(home, bool)
+                                 or not 0 <= home < 6):
+            raise FeedError(f"{at}.home_of: {home!r} is not a seat")
+        if not isinstance(stars, list) or not 1 <= len(stars) <= 2 \
+                or not all(p in _PIECE_TEXTS for p in stars):
+            raise FeedError(f"{at}.stars: {stars!r} is not one or two pieces")
+        if not isinstance(ships, list) or not 2 <= len(ships) <= 6 or not all(
+                isinstance(f, list) and len(f) <= 36 and all(p in _PIECE_TEXTS for p in f)
+                for f in ships):
+            raise FeedError(f"{at}.ships: {str(ships)[:40]!r} is not a list of pieces per seat")
+        out.append({"name": name, "home_of": home, "stars": list(stars),
+                    "ships": [list(f) for f in ships]})
+    return tuple(out)
+
+
+def _revealed_by_seat(values: Any, where: str) -> tuple[str | None, ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6 or not all(
+            v is None or v in ALIGNMENT_WORDS for v in values):
+        raise FeedError(f"{where}: {values!r} is not a list of good, evil or null per seat")
+    return tuple(values)
+
+
+def _revealed_now(values: Any, where: str) -> tuple[tuple[int, str], ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6:
+        raise FeedError(f"{where}: {values!r} is not a list of revealed alignments")
+    out = []
+    for item in values:
+        seat = item.get("seat") if isinstance(item, dict) else None
+        alignment = item.get("alignment") if isinstance(item, dict) else None
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 6 \
+                or alignment not in ALIGNMENT_WORDS:
+            raise FeedError(f"{where}: {item!r} is not {{\"seat\": 0-5, \"alignment\": "
+                            "\"good\" or \"evil\"}")
+        out.append((seat, alignment))
+    return tuple(out)
+
+
 def _result(data: Any, where: str) -> Result | None:
     if data is None:
         return None
@@ -366,7 +442,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _moment(_get(g, "turn_started_at", (int, float), "snapshot.game",
                          optional=True), "snapshot.game.turn_started_at"),
             _get(g, "in_setup", bool, "snapshot.game"),
-            _result(g.get("result"), "snapshot.game.result"))
+            _result(g.get("result"), "snapshot.game.result"),
+            _revealed_by_seat(g.get("revealed"), "snapshot.game.revealed"))
         hints = Hints(
             _get(h, "lifted", dict, "snapshot.hints", optional=True),
             _strings(h.get("legal_destinations", []), "snapshot.hints.legal_destinations"),
@@ -385,14 +462,16 @@ def event_from_json(data: Any) -> FeedEvent:
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
             _clocks(data.get("clocks"), "snapshot.clocks"),
-            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
+            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
+            _systems(data.get("systems"), "snapshot.systems"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
             _get(data, "game_uid", str, "turn"), _get(data, "number", int, "turn"),
             _get(data, "seat", int, "turn"), _get(data, "sdg", str, "turn"),
             _get(data, "position", str, "turn"), _get(data, "committed", str, "turn"),
-            _get(data, "elapsed_ms", int, "turn", optional=True))
+            _get(data, "elapsed_ms", int, "turn", optional=True),
+            _revealed_now(data.get("revealed"), "turn.revealed"))
     if kind == "result":
         return ResultEvent(
             _get(data, "table", str, "result"), _get(data, "seq", int, "result"),
@@ -448,6 +527,13 @@ def _position_text(state: GameState) -> str:
     from homeworlds.store.records import cooked_position, position_to_json
 
     return cooked_position(position_to_json(state)) or ""
+
+
+def _systems_of(state: GameState) -> tuple[dict[str, Any], ...]:
+    """The feed's ``systems``: the position by system, every seat's ships."""
+    from homeworlds.store.records import position_to_json
+
+    return tuple(position_to_json(state)["systems"])
 
 
 def bank_counts(state: GameState) -> dict[str, int]:
@@ -566,7 +652,8 @@ class FeedProducer:
         self.guidance = None
         with self._lock:
             event = TurnEvent(self.table, self._next_seq(), marks.uid, number, commit.seat, sdg,
-                              position, _iso(now), elapsed)
+                              position, _iso(now), elapsed,
+                              tuple(sorted(getattr(commit, "revealed", {}).items())))
         self._emit(event)
         self._maybe_result()
 
@@ -594,7 +681,8 @@ class FeedProducer:
             self.guidance = None  # the table shows the restored position again
         shown = self._shown()
         clocks = getattr(session, "clocks", None)
-        key = (len(tracker.record), tracker.state.to_move, tracker.ended_by,
+        key = (len(tracker.record), tracker.state.to_move, tuple(tracker.state.eliminated),
+               tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
                tuple(partial.actions) if partial is not None else None,
@@ -648,15 +736,17 @@ class FeedProducer:
                       None if rule is None else rule.to_json())
         clocks_feed = getattr(session, "clocks_feed", None)
         clocks = clocks_feed() if clocks_feed is not None else None
+        revealed = state.revealed_alignments()
         game = GameInfo(marks.uid, self.rules_name, tuple(tracker.players), tracker.first_seat,
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
-                        result)
+                        result, tuple(revealed.get(seat) for seat in range(len(tracker.players)))
+                        if state.alignments is not None else ())
         with self._lock:
             snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
                                 _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
-                                if partial is not None else ())
+                                if partial is not None else (), _systems_of(shown))
         self.latest = snapshot
         return snapshot
 

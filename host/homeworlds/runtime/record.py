@@ -296,7 +296,9 @@ class GameExport:
             return
         try:
             self._write_file(record_sdg(self.players, record, rules=self.rules,
-                                        alignments=self.tracker.alignments, game=self.uid()))
+                                        alignments=self.tracker.alignments, game=self.uid(),
+                                        reveals=self.tracker.reveals(),
+                                        handicaps=self.tracker.rules.handicaps))
             self.warned = None
             self.current = True
         except (OSError, ExportError, InvalidNotation) as exc:

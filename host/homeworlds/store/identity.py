@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from homeworlds.store.database import GameStore
+from homeworlds.store.database import GameStore, StoreUnavailable, describe_sqlite_error
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS event_keys (
@@ -93,7 +93,7 @@ class StoredIdentity:
         def work(c: sqlite3.Connection) -> list[str]:
             ids = [r[0] for r in c.execute(
                 "SELECT key_id FROM event_keys WHERE table_name = ? AND issued < ? AND "
-                "retired IS NULL AND revoked IS NULL", (key.table, key.issued))]
+                "retired IS NULL AND revoked IS NULL ORDER BY key_id", (key.table, key.issued))]
             c.executemany("UPDATE event_keys SET retired = ? WHERE key_id = ?",
                           [(at, k) for k in ids])
             return ids
@@ -107,7 +107,7 @@ class StoredIdentity:
             if key_id is not None:
                 sql += " AND key_id = ?"
                 params += (key_id,)
-            ids = [r[0] for r in c.execute(sql, params)]
+            ids = [r[0] for r in c.execute(sql + " ORDER BY key_id", params)]
             c.executemany("UPDATE event_keys SET revoked = ? WHERE key_id = ?",
                           [(at, k) for k in ids])
             return ids
@@ -121,11 +121,27 @@ class StoredIdentity:
                                      "key_id = ?", (key_id,)))
 
     def record_seen(self, key_id: str, channel: str, highest: int) -> None:
-        """Persist the highest accepted number of a channel (never lowered)."""
-        self.store._write(lambda c: c.execute(
-            "INSERT INTO event_seen(key_id, channel, highest) VALUES (?, ?, ?) "
-            "ON CONFLICT(key_id, channel) DO UPDATE SET highest = "
-            "max(highest, excluded.highest)", (key_id, channel, highest)))
+        """Persist the highest accepted number of a channel (never lowered).
+
+        Committed without its own fsync (``synchronous = NORMAL`` in WAL mode): it survives
+        the hub's process being killed at once, and the next durable commit (the turn the
+        message carries, written right after) makes it durable on the disk too, in order.
+        So after a power cut the hub may accept again only a message whose effect was lost
+        with it, never one it acted on durably (a turn is idempotent besides)."""
+        self._synchronous("NORMAL")  # a flag of the connection: no I/O
+        try:
+            self.store._write(lambda c: c.execute(
+                "INSERT INTO event_seen(key_id, channel, highest) VALUES (?, ?, ?) "
+                "ON CONFLICT(key_id, channel) DO UPDATE SET highest = "
+                "max(highest, excluded.highest)", (key_id, channel, highest)))
+        finally:
+            self._synchronous("FULL")  # every other write of the store stays durable
+
+    def _synchronous(self, mode: str) -> None:
+        try:
+            self.store._conn.execute(f"PRAGMA synchronous = {mode}")
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(self.store.path, describe_sqlite_error(exc)[1]) from None
 
     # ------------------------------------------------------------------ a table's numbers
 

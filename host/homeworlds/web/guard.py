@@ -3,9 +3,12 @@
 Every server of the project (the display, the archive viewer, the event hub) runs uvicorn
 with ``GuardedProtocol``, its HTTP/1.1 protocol with these bounds (``ServerLimits``):
 
-- a **connection cap** (``max_connections``), below the process's descriptor limit for the
-  hub (``limits_for_descriptors``); a connection beyond it is answered 503 and closed at
-  once;
+- a **connection cap** (``max_connections``), below the process's descriptor limit
+  (``limits_for_descriptors``). At the cap a new connection takes the place of one still
+  waiting for its request — the oldest of the client holding the most connections — so
+  slow clients, from however many addresses, never lock out a newcomer (the admin above
+  all) for longer than it takes to send a request; only when every connection is busy
+  with a request is the newcomer answered 503 and closed at once;
 - a **share reserved for the admin**: spectators get at most ``max_connections -
   reserved`` connections. Who is the admin is only known from the request, so a connection
   beyond the spectators' share (or beyond its client's share) is admitted *on probation*,
@@ -103,15 +106,19 @@ class ConnectionGuard:
         self.regular = 0
         self._regular_of: Counter[str] = Counter()
         self._probation_of: Counter[str] = Counter()
-        #: connections refused, dropped for a slow request, dropped for not reading
+        #: connections waiting for their request (the protocol -> its client), oldest first
+        self._waiting: dict[Any, str] = {}
+        #: connections refused, dropped for a slow request, dropped for not reading, and
+        #: closed at the cap to make room for a newcomer
         self.refused = 0
         self.timed_out = 0
         self.stalled = 0
+        self.evicted = 0
 
     def admit(self, client: str) -> str | None:
         """"regular", "probation" or None (refused) for a new connection from ``client``."""
         limits = self.limits
-        if self.open >= limits.max_connections:
+        if self.open >= limits.max_connections and not self._evict():
             self.refused += 1
             return None
         if self._regular_of[client] < limits.per_client and \
@@ -128,6 +135,27 @@ class ConnectionGuard:
         self.open += 1
         return kind
 
+    def waiting(self, protocol: Any, client: str) -> None:
+        """``protocol`` waits for a request (connected, or its last answered)."""
+        self._waiting[protocol] = client
+
+    def working(self, protocol: Any) -> None:
+        """``protocol`` has a whole request: it is no longer taken for a newcomer."""
+        self._waiting.pop(protocol, None)
+
+    def _evict(self) -> bool:
+        """Close the oldest waiting connection of the client holding the most; False when
+        none waits."""
+        if not self._waiting:
+            return False
+        held = Counter(self._waiting.values())
+        worst = max(held, key=lambda c: (self._regular_of[c] + self._probation_of[c],
+                                         held[c]))
+        victim = next(p for p, c in self._waiting.items() if c == worst)
+        self.evicted += 1
+        victim.evict()  # releases its place at once
+        return True
+
     def release(self, client: str, kind: str) -> None:
         self.open -= 1
         counts = self._regular_of if kind == "regular" else self._probation_of
@@ -138,8 +166,8 @@ class ConnectionGuard:
             self.regular -= 1
 
 
-BUSY_TEXT = ("the display is busy: too many connections are open; try again in a minute "
-             "(the admin's pages are still served)")
+BUSY_TEXT = ("busy: too many connections are open here; try again in a minute (the "
+             "admin's pages are still served)")
 
 
 def _busy_response() -> bytes:
@@ -183,17 +211,32 @@ def guarded_protocol(guard: ConnectionGuard) -> type:
             if self._kind == "probation":
                 app = self.app
                 self.app = _probation_gate(app, limits.admin_paths)
+            guard.waiting(self, self._peer)
             self._arm_request_timer()
 
-        def connection_lost(self, exc) -> None:
+        def _leave(self) -> None:
             for timer in (self._request_timer, self._stall_timer):
                 if timer is not None:
                     timer.cancel()
             self._request_timer = self._stall_timer = None
+            guard.working(self)
             if self._kind is not None:
                 guard.release(self._peer, self._kind)
                 self._kind = None
+
+        def evict(self) -> None:
+            """Make room for a newcomer at the cap (``ConnectionGuard._evict``)."""
+            self._leave()
+            self.transport.close()
+
+        def connection_lost(self, exc) -> None:
+            self._leave()
             super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self._kind is not None:
+                guard.waiting(self, self._peer)  # kept alive: waits for its next request
 
         def _arm_request_timer(self) -> None:
             self._timed_cycle = self.cycle
@@ -215,6 +258,7 @@ def guarded_protocol(guard: ConnectionGuard) -> type:
                     cycle is not self._timed_cycle and not cycle.more_body:
                 self._request_timer.cancel()  # the whole request has arrived
                 self._request_timer = None
+                guard.working(self)
 
         def pause_writing(self) -> None:
             super().pause_writing()

@@ -108,6 +108,10 @@ class HubPages:
             out.append('<p class="problem">The table\'s sensors are not connected</p>')
         if row.get("store_fault"):
             out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
+        if row.get("refused"):
+            out.append(f'<p class="problem refused">{row["refused"]} messages on this '
+                       "table's topics refused (not signed by it, replayed or malformed; "
+                       "the hub's log names each)</p>")
         if game is None:
             out.append('<p class="none">No game yet.</p></div>')
             return "".join(out)
