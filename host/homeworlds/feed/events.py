@@ -101,6 +101,9 @@ class Hints:
     mistakes: tuple[Mistake, ...] = ()
     message: str = ""
     guidance: Mapping[str, Any] | None = None
+    #: The rule the mistake breaks, in the rulebook's words ({"rule", "title", "quote",
+    #: "book", "file", "section"}; ``rules.citations``), or None.
+    rule: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"lifted": None if self.lifted is None else dict(self.lifted),
@@ -110,7 +113,8 @@ class Hints:
                 "red_alert_seat": self.red_alert_seat,
                 "mistakes": [{"slot": m.slot, "text": m.text} for m in self.mistakes],
                 "message": self.message,
-                "guidance": None if self.guidance is None else dict(self.guidance)}
+                "guidance": None if self.guidance is None else dict(self.guidance),
+                "rule": None if self.rule is None else dict(self.rule)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +326,15 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
     return tuple(values)
 
 
+def _rule(data: Any, where: str) -> dict[str, str] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    return {key: _get(data, key, str, where)
+            for key in ("rule", "title", "quote", "book", "file", "section")}
+
+
 ALIGNMENT_WORDS = ("good", "evil")
 #: The most systems a snapshot may hold (a table has at most a few dozen slots).
 MAX_SYSTEMS = 64
@@ -439,7 +452,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(h, "red_alert_seat", int, "snapshot.hints", optional=True),
             tuple(Mistake(m["slot"], m["text"]) for m in mistakes),
             h.get("message", "") if isinstance(h.get("message", ""), str) else "",
-            _get(h, "guidance", dict, "snapshot.hints", optional=True))
+            _get(h, "guidance", dict, "snapshot.hints", optional=True),
+            _rule(h.get("rule"), "snapshot.hints.rule"))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
             _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
@@ -716,8 +730,10 @@ class FeedProducer:
             f" ({view.system_at[s]})" if s in view.system_at else ""),
             status.message or "this slot differs from what the rules allow")
             for s in sorted(view.mistake_slots))
+        rule = getattr(status, "rule", None) if status.message else None
         hints = Hints(lifted, destinations, may_discover, overpopulations(shown),
-                      view.red_alert_seat, mistakes, status.message, self.guidance_json())
+                      view.red_alert_seat, mistakes, status.message, self.guidance_json(),
+                      None if rule is None else rule.to_json())
         clocks_feed = getattr(session, "clocks_feed", None)
         clocks = clocks_feed() if clocks_feed is not None else None
         revealed = state.revealed_alignments()

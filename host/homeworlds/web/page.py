@@ -306,6 +306,10 @@ LIVE_JS = r"""
     }
     h.mistakes.forEach((m) => hints.append(li('mistake at ' + m.slot + ': ' + m.text,
                                               'mistake')));
+    if (h.rule) {  // the rule the mistake breaks, in the rulebook's words
+      hints.append(li('Rule: “' + h.rule.quote + '” — ' + h.rule.book + ', ' +
+                      h.rule.section, 'rule'));
+    }
     showGuidance(h.guidance, g.players);
     if (snap.turn_in_progress.length) {
       hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
