@@ -146,25 +146,7 @@ class Scanner:
         for reader in self.readers:
             if getattr(reader, "scan_steps", None) is None:
                 self.concurrent = False
-        # A batch: the (reader index, channel) pairs scanned together, each packed
-        # into one small integer, index << 8 | channel (a tuple each would cost the
-        # board's heap about 2 KB).
-        self._schedule = []
-        longest = 0
-        for reader in self.readers:
-            longest = max(longest, len(reader.zones))
-        for channel in range(longest):
-            batch = []
-            for index in range(len(self.readers)):
-                if channel < len(self.readers[index].zones):
-                    batch.append(index << 8 | channel)
-            if self.concurrent:
-                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
-                for start in range(0, len(batch), size):
-                    self._schedule.append(tuple(batch[start:start + size]))
-            else:
-                for entry in batch:
-                    self._schedule.append((entry,))
+        self._schedule = self._batches(fields_at_once)
         # The wiring does not change: each reader's switch is worked out once, not every batch.
         self._switches = [_switch(reader) for reader in self.readers]
         self._next = 0
@@ -338,6 +320,29 @@ class Scanner:
             wait = self.step()
             if wait > 0 and sleep is not None:
                 sleep(min(wait, MAX_IDLE_MS))
+
+    def _batches(self, fields_at_once):
+        """The round's batches: the (reader index, channel) pairs scanned together, each
+        packed into one small integer, index << 8 | channel (a tuple each would cost the
+        board's heap about 2 KB). Concurrent readers scan a channel together, at most
+        ``fields_at_once`` fields at a time; otherwise one pair a batch."""
+        schedule = []
+        longest = 0
+        for reader in self.readers:
+            longest = max(longest, len(reader.zones))
+        for channel in range(longest):
+            batch = []
+            for index in range(len(self.readers)):
+                if channel < len(self.readers[index].zones):
+                    batch.append(index << 8 | channel)
+            if self.concurrent:
+                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
+                for start in range(0, len(batch), size):
+                    schedule.append(tuple(batch[start:start + size]))
+            else:
+                for entry in batch:
+                    schedule.append((entry,))
+        return schedule
 
     def _scan_next(self, now):
         schedule = self._schedule
