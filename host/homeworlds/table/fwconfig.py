@@ -160,7 +160,8 @@ def render_table_config(layout: Layout, given: str) -> str:
             board = describe(layout)
             relay = board.mux.relay
             lines.append(f"    # Relay {relay.part}: operate {relay.operate_us} us + bounce "
-                         f"{relay.bounce_us} us, release {relay.release_us} us (hardware/parts.toml).")
+                         f"{relay.bounce_us} us, release {relay.release_us} us "
+                         "(hardware/parts.toml).")
         elif key == "fields_at_once":
             board = describe(layout)
             budget = (f"{board.scanner_amps:g} A budget" if board.scanner_amps is not None
