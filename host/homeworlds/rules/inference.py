@@ -451,7 +451,9 @@ class _InferenceSearch:
 
     # ---- the bound ----
 
-    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want],
+    # The inference's bound, run at every search node: one frame on purpose (speed);
+    # split it only with benchmarks/inference_bench.py (docs/code-overview.md).
+    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want],  # noqa: C901
                   maybe: list[_Want]) -> bool:
         """Whether the actions left cannot turn this board into the table's.
 
