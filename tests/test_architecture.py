@@ -31,7 +31,7 @@ HOST = REPO / "host" / "homeworlds"
 
 #: Lowest first. A package may import from its own layer and the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("data", "rules", "tools"),
+    ("data", "rules", "tools", "identity"),
     ("notation", "clock"),
     ("replay", "table", "ai", "store", "pixels"),
     ("hints", "link", "sim", "feed", "bringup"),

@@ -315,8 +315,11 @@ class CommittedTable:
 
 
 def _bundled_game() -> str:
-    names = sorted(p.name for p in (REPO / "host" / "homeworlds" / "data").glob("*.raw"))
-    return names[0]
+    """The bundled two-player game (the data also holds ``demo --players 3|4``'s games)."""
+    from homeworlds.notation import read_sdg
+
+    paths = sorted((REPO / "host" / "homeworlds" / "data").glob("*.raw"))
+    return next(p.name for p in paths if len(read_sdg(p.read_text()).players) == 2)
 
 
 def fuzz_serial(damage, turns: int = 8) -> None:

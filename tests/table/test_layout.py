@@ -182,9 +182,9 @@ def test_load_layout_from_a_file(tmp_path):
 
 
 def test_unknown_builtin_name_lists_the_bundled_ones():
-    with pytest.raises(LayoutError, match=r"no bundled layout named 'six-seat' \(bundled: .*"
+    with pytest.raises(LayoutError, match=r"no bundled layout named 'eight-seat' \(bundled: .*"
                                           r"standard-2p"):
-        builtin_layout("six-seat")
+        builtin_layout("eight-seat")
     with pytest.raises(LayoutError):
         builtin_layout("../layouts/standard-2p")
 

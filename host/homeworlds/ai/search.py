@@ -38,6 +38,7 @@ from itertools import chain
 
 from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, SearchEvaluator, outcome_score
+from homeworlds.ai.threats import forced_win_in_two
 from homeworlds.ai.wins import home_stars_out_of_reach, immediate_win
 from homeworlds.rules import (
     Capture,
@@ -169,6 +170,11 @@ class SearchSettings:
     repeat_base: float = 2.0
     repeat_share: float = 0.5
     repeat_cap: float = 25.0
+    #: Share of the move's time spent looking for a forced win in two (a turn after which
+    #: every reply leaves a win-in-one, ``ai.threats.forced_win_in_two``) among the root's
+    #: turns before the search; 0: not looked for (the search alone finds about half of
+    #: them, docs/analysis.md).
+    forced_win_share: float = 0.35
 
 
 class _CollectorPaused:
@@ -420,6 +426,12 @@ class SearchPlayer:
         root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
         if not root:
             raise ValueError("no legal turn in this position")
+        forced = self._forced_win(state, root, budget)
+        if forced is not None:
+            self.last_stats["forced_win"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(2, budget.nodes, forced, WIN - 2, budget.elapsed()))
+            return forced
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
         static = {}
@@ -458,6 +470,31 @@ class SearchPlayer:
                 break  # every turn loses: deeper search cannot help
         self.last_stats.update(depth=float(depth_done), score=best_score)
         return best.turn
+
+    def _forced_win(self, state: GameState, root: list[Successor],
+                    budget: Budget) -> Turn | None:
+        """A forced win in two among the root's turns, looked for within
+        ``forced_win_share`` of the move's time; the turns that threaten most if the
+        mover could move again (the evaluation with the mover to move) are tried first."""
+        share = self.settings.forced_win_share
+        if share <= 0 or budget.expired():
+            return None
+        clock = budget.clock
+        give_up = clock() + share * (budget.deadline - budget.started)
+        me = state.to_move
+        score_key = self.evaluator(state).score_key
+        order = sorted(root, key=lambda s: -score_key(s.key, me, me))
+
+        def should_stop() -> bool:
+            return budget.expired() or clock() >= give_up
+
+        started = clock()
+        try:
+            return forced_win_in_two(state, order, should_stop=should_stop)
+        except SearchInterrupted:
+            return None
+        finally:
+            self.last_stats["forced_win_seconds"] = clock() - started
 
     def _safe_first(self, state: GameState, order: list[Successor],
                     static: dict[tuple, float], budget: Budget) -> list[Successor]:

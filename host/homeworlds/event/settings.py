@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from homeworlds.identity import TableKey
+
 #: Keys of the ``[event]`` section and their TOML types.
 EVENT_KEYS: dict[str, type | tuple] = {
     "broker": str, "username": str, "password": str, "password_file": str, "ca_file": str,
-    "event": str, "table": str, "keepalive": int,
+    "event": str, "table": str, "keepalive": int, "key_file": str,
 }
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
@@ -96,6 +98,8 @@ class EventSettings:
     password: str | None = field(default=None, repr=False)
     ca_file: Path | None = None
     keepalive: int = 30
+    #: the table's signing key, issued by the hub (``homeworlds hub-keys issue``)
+    key: TableKey | None = field(default=None, repr=False)
 
     @property
     def broker_text(self) -> str:
@@ -147,5 +151,19 @@ class EventSettings:
         if not KEEPALIVE_RANGE[0] <= keepalive <= KEEPALIVE_RANGE[1]:
             raise fail("keepalive", f"{keepalive} is out of range: give {KEEPALIVE_RANGE[0]} "
                        f"to {KEEPALIVE_RANGE[1]} seconds")
+        if "key_file" not in data:
+            raise fail("key_file", "missing: the hub signs up each table with a key file "
+                       f"(`homeworlds hub-keys issue {names['table']}` on the hub's machine)")
+        key_path = base / data["key_file"]
+        try:
+            table_key = TableKey.from_text(key_path.read_text(encoding="utf-8"),
+                                     source=str(key_path))
+        except OSError as exc:
+            raise fail("key_file", f"{key_path}: {exc.strerror or exc}") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise fail("key_file", str(exc)) from None
+        if table_key.table != names["table"]:
+            raise fail("key_file", f"{key_path} is table {table_key.table}'s key, not table "
+                       f"{names['table']}'s")
         return cls(broker, names["event"], names["table"], username, password, ca_file,
-                   keepalive)
+                   keepalive, table_key)

@@ -54,6 +54,7 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     Discover,
+    Handicaps,
     Homeworld,
     InvalidNotation,
     Move,
@@ -78,11 +79,15 @@ __all__ = [
 ]
 
 #: Seat letters SDG used, in the order it listed them under ``Participants``.
-SEAT_LETTERS = "SWNE"
+#: SDG's four letters keep their order; NE, SE, SW and NW are our extension for games of
+#: five or six players (the six-seat table), which the archive never had.
+SEAT_LETTERS = ("S", "SW", "W", "NW", "N", "NE", "E", "SE")
 #: Seats handed out, in setup order, to games that come without seats.
-_DEFAULT_SEATS = {2: "NS", 3: "NES", 4: "NESW"}
-_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W",
-               "north": "N", "south": "S", "east": "E", "west": "W"}
+_DEFAULT_SEATS = {2: ("N", "S"), 3: ("N", "E", "S"), 4: ("N", "E", "S", "W"),
+                  5: ("N", "NE", "SE", "SW", "NW"), 6: ("N", "NE", "SE", "S", "SW", "NW")}
+_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W", "ne": "NE", "se": "SE", "sw": "SW",
+               "nw": "NW", "north": "N", "south": "S", "east": "E", "west": "W",
+               "northeast": "NE", "southeast": "SE", "southwest": "SW", "northwest": "NW"}
 
 _KEYWORDS = ("build", "construct", "move", "discover", "trade", "sacrifice", "attack",
              "catastrophe", "homeworld", "pass", "star", "ship", "brain")
@@ -106,9 +111,11 @@ _COLOR_WORD = {c: c.name.capitalize() for c in Color}
 
 _TITLE = re.compile(r"Homeworlds Online(?: \(SDG# ?(\d+)\))?\s*")
 _HEADER = re.compile(r"([A-Za-z]+):\s?(.*)")
-_PARTICIPANT = re.compile(r"(\S+) \(([NSEW])\)")
+_PARTICIPANT = re.compile(r"(\S+) \((NE|NW|SE|SW|[NSEW])\)")
 _TURN = re.compile(r"(\d+)\) (\S+):(.*)")
-_ATTACKED = re.compile(r"([RYGBrygb][123])([NSEWnsew])")
+#: A stored game's uid in the ``Game:`` header (the store's are 32 hex digits).
+_GAME_UID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ATTACKED = re.compile(r"([RYGBrygb][123])([NnSs][EeWw]|[NSEWnsew])")
 _ALIGNED = re.compile(r"(\S+) \(([A-Za-z]+)\)")
 
 
@@ -146,6 +153,12 @@ class SdgGame:
     rules: str | None = None
     #: ``Alignments:`` header: each player's Good/Evil alignment, in setup order.
     alignments: Alignments | None = None
+    #: ``Game:`` header: the uid of the stored game a table's export holds (our
+    #: extension), so that the export is never taken for another game's.
+    game: str | None = None
+    #: ``Handicaps:`` header: the novice handicaps the game was played with (our
+    #: extension), e.g. ``Handicaps: Bob (junior), brain transference, timewarp 1``.
+    handicaps: Handicaps | None = None
 
     def seat_of(self, name: str) -> int:
         """Setup-order index of a player, matching the name without regard to case."""
@@ -487,7 +500,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
             raise _fail(f"malformed header line {line!r} (expected 'Key: value')", line,
                         index + 1, source)
         key = match.group(1).lower()
-        if key not in ("variants", "started", "participants", "winner", "rules", "alignments"):
+        if key not in ("variants", "started", "participants", "winner", "rules", "alignments",
+                       "game", "handicaps"):
             raise _fail(f"unknown header {match.group(1)!r}", line, index + 1, source)
         if key in headers:
             raise _fail(f"header {match.group(1)!r} given twice", line, index + 1, source)
@@ -507,6 +521,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     seats = {letter: seat_of[name.lower()] for name, letter in participants}
     rules = _read_rules(headers, source)
     alignments = _read_alignments(headers, players, source)
+    game_uid = _read_game(headers, source)
+    handicaps = _read_handicaps(headers, players, source)
 
     turns = []
     for raw in raw_turns:
@@ -528,7 +544,65 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         turns.append(SdgTurn(raw.number, raw.player, seat, tuple(actions), tuple(texts),
                              raw.line, comments))
     return SdgGame(number, variants, participants, winner, players, tuple(turns), source,
-                   started, rules, alignments)
+                   started, rules, alignments, game_uid, handicaps)
+
+
+_JUNIOR = re.compile(r"(\S+) \(junior\)")
+_TIMEWARP = re.compile(r"timewarp (\d{1,2})")
+
+
+def _read_handicaps(headers: dict[str, tuple[str, int]], players: tuple[str, ...],
+                    source: str | None) -> Handicaps | None:
+    """``Handicaps: Bob (junior), brain transference, timewarp 1, red alert``: the novice
+    handicaps (000, NOVICE VS. EXPERT) of a two-player game; the junior is named."""
+    if "handicaps" not in headers:
+        return None
+    value, line = headers["handicaps"]
+    options: dict[str, object] = {}
+    for part in (p.strip().lower() for p in value.split(",")):
+        junior = _JUNIOR.fullmatch(part)
+        timewarp = _TIMEWARP.fullmatch(part)
+        if junior is not None:
+            names = [p.lower() for p in players]
+            if junior.group(1) not in names:
+                raise _fail(f"the junior {junior.group(1)!r} is not a player", value, line,
+                            source)
+            options["junior_seat"] = names.index(junior.group(1))
+        elif timewarp is not None:
+            options["timewarp_turns"] = int(timewarp.group(1))
+        elif part in ("brain transference", "red alert"):
+            options[part.replace(" ", "_")] = True
+        else:
+            raise _fail(f"unknown handicap {part!r} (handicaps: NAME (junior), brain "
+                        "transference, red alert, timewarp N)", value, line, source)
+    return Handicaps(**options)  # type: ignore[arg-type]
+
+
+def handicaps_text(handicaps: Handicaps, players: Sequence[str]) -> str | None:
+    """The ``Handicaps:`` header's value (None: no handicap)."""
+    parts = []
+    if handicaps.brain_transference:
+        parts.append("brain transference")
+    if handicaps.timewarp_turns:
+        parts.append(f"timewarp {handicaps.timewarp_turns}")
+    if handicaps.red_alert:
+        parts.append("red alert")
+    if not parts:
+        return None
+    if not 0 <= handicaps.junior_seat < len(players):
+        raise InvalidNotation(f"handicaps: no junior seat {handicaps.junior_seat} among "
+                              f"{len(players)} players")
+    return ", ".join([f"{players[handicaps.junior_seat]} (junior)", *parts])
+
+
+def _read_game(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
+    if "game" not in headers:
+        return None
+    value, line = headers["game"]
+    if not _GAME_UID.fullmatch(value):
+        raise _fail(f"malformed game uid {value!r} (expected 1 to 64 letters, digits, '-' "
+                    "or '_')", value, line, source)
+    return value
 
 
 def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
@@ -676,7 +750,7 @@ def _check_player(name: str) -> str:
 
 def _default_participants(players: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     if len(players) not in _DEFAULT_SEATS:
-        raise InvalidNotation(f"SDG notation seats 2 to 4 players, not {len(players)}")
+        raise InvalidNotation(f"SDG notation seats 2 to 6 players, not {len(players)}")
     seats = dict(zip(players, _DEFAULT_SEATS[len(players)], strict=True))
     return tuple(sorted(seats.items(), key=lambda item: SEAT_LETTERS.index(item[1])))
 
@@ -699,8 +773,17 @@ def write_sdg(game: SdgGame) -> str:
         out.append('Variants: "' + ", ".join(game.variants) + '"')
     if game.rules:
         out.append(f"Rules: {_check_word(game.rules, 'rules preset')}")
+    if game.handicaps is not None:
+        text = handicaps_text(game.handicaps, players)
+        if text is not None:
+            out.append(f"Handicaps: {text}")
     if game.started:
         out.append(f"Started: {game.started}")
+    if game.game is not None:
+        if not _GAME_UID.fullmatch(game.game):
+            raise InvalidNotation(f"game uid {game.game!r} cannot be written in the SDG "
+                                  "header")
+        out.append(f"Game: {game.game}")
     out.append("Participants: " + ", ".join(f"{n} ({s})" for n, s in participants))
     if game.alignments is not None:
         try:
@@ -724,7 +807,8 @@ def _seat_letters(participants: Sequence[tuple[str, str]], players: tuple[str, .
     for name, letter in participants:
         _check_player(name)
         if letter not in SEAT_LETTERS:
-            raise InvalidNotation(f"seat {letter!r} of {name} is not N, S, E or W")
+            raise InvalidNotation(f"seat {letter!r} of {name} is not one of "
+                                  f"{', '.join(SEAT_LETTERS)}")
     if {n.lower() for n, _ in participants} != {p.lower() for p in players}:
         raise InvalidNotation("participants and players are not the same people: "
                               f"{[n for n, _ in participants]} vs {list(players)}")
@@ -780,11 +864,15 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              seats: Iterable[int] | None = None, number: int | None = None,
              winner: str | None = None, variants: Iterable[str] = (),
              started: str | None = None, rules: str | None = None,
-             alignments: Iterable[str] | None = None) -> SdgGame:
+             alignments: Iterable[str] | None = None, game: str | None = None,
+             comments: Mapping[int, str] | None = None,
+             handicaps: Handicaps | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
     turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
-    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers."""
+    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers,
+    ``game`` (a stored game's uid) the Game header, ``handicaps`` the Handicaps header;
+    ``comments`` (turn number, 1 = the first, to text) become comment lines after a turn."""
     players = tuple(players)
     participants = _default_participants(players)
     turn_list = [tuple(t) for t in turns]
@@ -799,9 +887,11 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
     for position, (seat, actions) in enumerate(zip(seat_list, turn_list, strict=True)):
         if not 0 <= seat < len(players):
             raise ValueError(f"turn {position + 1}: no seat {seat} among {len(players)} players")
+        comment = (comments or {}).get(position + 1)
         built.append(SdgTurn(position + 1, players[seat], seat, actions,
                              tuple(format_sdg_action(a, seat_letters=letters, players=players)
-                                   for a in actions)))
+                                   for a in actions),
+                             comments=(comment,) if comment else ()))
     dealt = None
     if alignments is not None:
         try:
@@ -809,4 +899,4 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
         except AlignmentError as error:
             raise ValueError(f"alignments: {error}") from None
     return SdgGame(number, tuple(variants), participants, winner, players, tuple(built), None,
-                   started, rules, dealt)
+                   started, rules, dealt, game, handicaps)

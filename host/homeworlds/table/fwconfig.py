@@ -172,7 +172,10 @@ def render_table_config(layout: Layout, given: str) -> str:
         elif key == "buttons":
             lines.append("    # Seat buttons 0, 1, ...: to ground, internal pull-ups.")
         elif key == "nss_decoder":
-            lines.append("    # 74HC138 driving the chip selects: address A0 first, enable to G2A.")
+            decoder = layout.mcu.nss_decoder if layout.mcu is not None else None
+            part = decoder.part if decoder is not None else "74HC138"
+            lines.append(f"    # {part} driving the chip selects: address A0 first, enable "
+                         "active low.")
         lines.append(f"    {_literal(key)}: {_literal(value)},")
     lines.append("}")
     text = "\n".join(lines) + "\n"
@@ -228,11 +231,12 @@ def _pn5180_rows(mcu: McuPins, pn5180: list[Reader]) -> list[tuple[str, str | No
     if mcu.nss_decoder is not None:
         decoder = mcu.nss_decoder
         rows.append((f"decoder A0–A{len(decoder.address) - 1}", ", ".join(decoder.address),
-                     "address inputs of the 74HC138"))
-        rows.append(("decoder enable", decoder.enable,
-                     "G2A (active low) of the 74HC138; G1 to 3.3 V, G2B to GND"))
+                     f"address inputs of the {decoder.part}"))
+        rows.append(("decoder enable", decoder.enable, decoder.enable_wiring))
     nss = [_pins(r).nss or f"Y{_pins(r).nss_output}" for r in pn5180]
-    via = (" (outputs of the 74HC138)" if any(_pins(r).nss is None for r in pn5180) else "")
+    part = mcu.nss_decoder.part if mcu.nss_decoder is not None else ""
+    via = (f" (outputs of the {part})" if any(_pins(r).nss is None for r in pn5180)
+           else "")
     rows.append((f"NSS {_span(len(pn5180))}", ", ".join(nss),
                  f"NSS of reader {_span(len(pn5180))}{via}"))
     rows.append((f"BUSY {_span(len(pn5180))}", ", ".join(str(_pins(r).busy) for r in pn5180),

@@ -24,7 +24,7 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any, cast
 
-from homeworlds.rules import PIECES, InvalidNotation, Piece
+from homeworlds.rules import PIECES, InvalidNotation, Piece, Rules
 from homeworlds.table import wiring as _wiring
 from homeworlds.table.wiring import McuPins, ReaderPins, WiringError
 
@@ -241,6 +241,10 @@ class Layout:
     table is wired, and no firmware configuration can be generated from it."""
     power: Power | None = None
     """The shared 5 V supply and the scanner's budget of it (``[power]``)."""
+    bank_capacity: int = 0
+    """Pieces each bank compartment holds (``[bank] capacity``; 0 without a bank tray):
+    a preset whose bank has more copies of a colour-size than this cannot be played on
+    the table (``check_bank_fits``)."""
     _roles: dict[int, ZoneRole] = field(init=False, repr=False, compare=False)
     _wiring: dict[int, ZoneWiring] = field(init=False, repr=False, compare=False)
     _bank_by_piece: dict[Piece, int] = field(init=False, repr=False, compare=False)
@@ -321,6 +325,21 @@ class Layout:
     def bank_zone(self, piece: Piece) -> int | None:
         """The compartment zone for ``piece``'s colour-size, None without a bank tray."""
         return self._bank_by_piece.get(piece)
+
+    def check_bank_fits(self, rules: Rules, players: int) -> None:
+        """Refuse (LayoutError naming the tray, the preset and the counts) a game whose
+        bank the tray cannot hold: ``rules.bank_copies(players)`` pieces of each
+        colour-size in one compartment. A table without a tray keeps the bank beside it
+        and fits any."""
+        copies = rules.bank_copies(players)
+        if not self.bank or copies <= self.bank_capacity:
+            return
+        raise LayoutError(
+            f"layout {self.name!r}: the bank tray holds {self.bank_capacity} pieces of each "
+            f"colour-size, but the {rules.name} rules with {players} players start with a "
+            f"bank of {copies} of each ({rules.bank_pieces(players)} pieces): choose a layout "
+            f"whose tray holds {copies}, or rules with a smaller bank (docs/rules.md, "
+            "The bank)", key="bank.capacity")
 
     # -- LEDs
 
@@ -544,7 +563,7 @@ def _parse(data: dict) -> Layout:
 
     seats = _parse_seats(top.get("seats", list))
     slots = _parse_slots(top.get("slots", list), seats)
-    bank = _parse_bank(top.get("bank", dict, required=False))
+    bank, bank_capacity = _parse_bank(top.get("bank", dict, required=False))
     readers = _parse_readers(top.get("readers", list))
     mcu_table = top.get("mcu", dict, required=False)
     mcu = None
@@ -573,7 +592,8 @@ def _parse(data: dict) -> Layout:
                               key="power.scanner_amps")
         power = Power(supply, float(amps))
     return Layout(name=name, seats=seats, slots=slots, bank=bank, strip=strip,
-                  readers=readers, description=description, mcu=mcu, power=power)
+                  readers=readers, description=description, mcu=mcu, power=power,
+                  bank_capacity=bank_capacity)
 
 
 def _parse_seats(items: list) -> tuple[Seat, ...]:
@@ -634,9 +654,22 @@ def _parse_ship_zones(value: list | dict, key: str, seats: tuple[Seat, ...]) -> 
     return tuple(zones[i] for i in range(len(seats)))
 
 
-def _parse_bank(value: dict | None) -> tuple[BankCompartment, ...]:
+#: What a bank compartment holds when ``[bank]`` does not say: the two-player bank.
+DEFAULT_BANK_CAPACITY = 3
+#: The most pieces a compartment may claim to hold (a bank of six players, seven of each,
+#: is the largest any preset asks for).
+MAX_BANK_CAPACITY = 15
+
+
+def _parse_bank(value: dict | None) -> tuple[tuple[BankCompartment, ...], int]:
     if value is None:
-        return ()
+        return (), 0
+    value = dict(value)
+    capacity = value.pop("capacity", DEFAULT_BANK_CAPACITY)
+    if isinstance(capacity, bool) or not isinstance(capacity, int):
+        raise LayoutError(f"expected an integer (pieces each compartment holds), got "
+                          f"{_type_name(capacity)}", key="bank.capacity")
+    _check_range(capacity, 1, MAX_BANK_CAPACITY, "bank.capacity")
     compartments: dict[Piece, tuple[str, int]] = {}
     for text, zone in value.items():
         key = f"bank.{text}"
@@ -651,7 +684,7 @@ def _parse_bank(value: dict | None) -> tuple[BankCompartment, ...]:
     if missing:
         raise LayoutError(f"no compartment for {', '.join(missing)} (a bank tray has all 12 "
                           "colour-sizes; leave [bank] out for a table without one)", key="bank")
-    return tuple(BankCompartment(compartments[p][1], p) for p in PIECES)
+    return tuple(BankCompartment(compartments[p][1], p) for p in PIECES), capacity
 
 
 def _parse_readers(items: list) -> tuple[Reader, ...]:
@@ -775,6 +808,7 @@ def _zone_owners(layout: Layout) -> dict[int, str]:
     for seat in seats:
         claim(seat.token_zone, f"seats[{seat.index}].token_zone")
     if layout.bank:
+        _check_range(layout.bank_capacity, 1, MAX_BANK_CAPACITY, "bank.capacity")
         pieces = [c.piece for c in layout.bank]
         if sorted(pieces) != list(PIECES):
             raise LayoutError("a bank tray needs exactly one compartment per colour-size",
@@ -858,7 +892,7 @@ def _check_pn532_pads(layout: Layout, wired: dict[int, str]) -> None:
             continue
         for zone in reader.zones:
             if zone in bank:
-                copies = len(layout.seats) + 1  # the bank has players + 1 copies of each
+                copies = layout.bank_capacity
                 raise LayoutError(
                     f"zone {zone} is bank compartment {bank[zone]}, which holds up to {copies} "
                     f"pieces, but reader {reader.index} is a PN532, which reads at most "
@@ -940,7 +974,7 @@ def _write(layout: Layout) -> str:
         lines += [f"star_zone = {slot.star_zone}", f"ship_zones = {{ {ships} }}",
                   f"ring = {_pixels_text(slot.ring)}"]
     if layout.bank:
-        lines += ["", "[bank]"]
+        lines += ["", "[bank]", f"capacity = {layout.bank_capacity}"]
         lines += [f"{c.piece} = {c.zone}" for c in layout.bank]
     return "\n".join(lines) + "\n"
 

@@ -27,24 +27,36 @@ PIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 # Pins on the header of boards we know, by CircuitPython board id (boot_out.txt).
 # The Pico's GP23-GP25 drive the regulator, sense VBUS and light the LED.
 _PICO_HEADER = tuple(f"GP{n}" for n in (*range(23), 26, 27, 28))
+# The PGA2350 (RP2350B) brings out GP0-GP46; GP47 is its PSRAM's chip select. It is the
+# scanner of the six-seat table, whose 13 readers and 6 buttons need 34 pins.
+_PGA2350_PINS = tuple(f"GP{n}" for n in range(47))
 BOARD_PINS: dict[str, tuple[str, ...]] = {
     "raspberry_pi_pico": _PICO_HEADER,
     "raspberry_pi_pico_w": _PICO_HEADER,
     "raspberry_pi_pico2": _PICO_HEADER,
     "raspberry_pi_pico2_w": _PICO_HEADER,
+    "pimoroni_pga2350": _PGA2350_PINS,
 }
 
-# RP2040/RP2350 pin functions (datasheet, GPIO function table): which GPIOs can
-# carry each signal of the two SPI peripherals.
-_RP2_SPI: dict[str, dict[str, tuple[int, ...]]] = {
-    "SPI0": {"sck": (2, 6, 18, 22), "mosi": (3, 7, 19), "miso": (0, 4, 16, 20)},
-    "SPI1": {"sck": (10, 14, 26), "mosi": (11, 15, 27), "miso": (8, 12, 28)},
-}
-BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
-    board: {bus: {signal: tuple(f"GP{n}" for n in numbers) for signal, numbers in pins.items()}
-            for bus, pins in _RP2_SPI.items()}
-    for board in BOARD_PINS
-}
+
+def _rp2_spi(gpio: int) -> tuple[str, str] | None:
+    """RP2040/RP2350 pin functions (datasheet, GPIO function table, F1): GPIOs 0-7 of
+    every sixteen carry SPI0 and 8-15 SPI1; within four, RX (MISO), CSn, SCK, TX (MOSI)."""
+    signal = ("miso", None, "sck", "mosi")[gpio % 4]
+    if signal is None:
+        return None
+    return ("SPI0" if gpio % 16 < 8 else "SPI1"), signal
+
+
+BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+for _board, _pins in BOARD_PINS.items():
+    _buses: dict[str, dict[str, list[str]]] = {}
+    for _pin in _pins:
+        _function = _rp2_spi(int(_pin[2:]))
+        if _function is not None:
+            _buses.setdefault(_function[0], {}).setdefault(_function[1], []).append(_pin)
+    BOARD_SPI[_board] = {bus: {signal: tuple(pins) for signal, pins in sorted(signals.items())}
+                         for bus, signals in sorted(_buses.items())}
 
 MAX_SELECT_LINES = 6
 MAX_DECODER_LINES = 4
@@ -78,6 +90,20 @@ class ChipSelectDecoder:
     @property
     def outputs(self) -> int:
         return 1 << len(self.address)
+
+    @property
+    def part(self) -> str:
+        """The decoder chip for this many address lines (one active-low output each)."""
+        return {1: "74HC139", 2: "74HC139", 3: "74HC138"}.get(len(self.address), "74HC154")
+
+    @property
+    def enable_wiring(self) -> str:
+        """Where ``enable`` goes on ``part``, and what the other enable inputs are tied to."""
+        if self.part == "74HC138":
+            return "G2A (active low) of the 74HC138; G1 to 3.3 V, G2B to GND"
+        if self.part == "74HC154":
+            return "G1 (active low) of the 74HC154; G2 to GND"
+        return "G (active low) of one half of the 74HC139"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,12 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError
+from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError, steady_time
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.event_clock import describe
 from homeworlds.event.hub import HubIngest
@@ -109,6 +108,10 @@ class HubPages:
             out.append('<p class="problem">The table\'s sensors are not connected</p>')
         if row.get("store_fault"):
             out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
+        if row.get("refused"):
+            out.append(f'<p class="problem refused">{row["refused"]} messages on this '
+                       "table's topics refused (not signed by it, replayed or malformed; "
+                       "the hub's log names each)</p>")
         if game is None:
             out.append('<p class="none">No game yet.</p></div>')
             return "".join(out)
@@ -436,7 +439,7 @@ async def _live_stream(pages: HubPages, name: str, request) -> AsyncIterator[str
         loop.call_soon_threadsafe(changed.set)
 
     def clock() -> str:
-        return f"event: clock\ndata: {time.time():.3f}\n\n"
+        return f"event: clock\ndata: {steady_time():.3f}\n\n"  # never steps
 
     def current() -> tuple[str, str] | None:
         snapshot = pages.locked(pages.live_snapshot, name)
