@@ -83,7 +83,9 @@ def _bundled_game_file() -> Path:
 # ---------------------------------------------------------------------- 1. browser latency
 
 
-def browser_latency(turns: int = 30) -> dict:
+def browser_latency(turns: int = 30, analysis: bool = True) -> dict:
+    """``analysis``: the display process analyses every committed position meanwhile (as
+    ``play`` runs it)."""
     from homeworlds.notation import read_sdg_file
     from homeworlds.rules import preset
     from homeworlds.runtime.table_replay import SimulatedTableGame
@@ -98,7 +100,8 @@ def browser_latency(turns: int = 30) -> dict:
     game = read_sdg_file(_bundled_game_file())
     sim = SimulatedTableGame(preset("sdg"), game.players, miss_rate=0.05, seed=5)
     with sim, sync_playwright() as pw:
-        live = attach_display(sim.session, table="bench", rules_name="sdg", port=0)
+        live = attach_display(sim.session, table="bench", rules_name="sdg", port=0,
+                              analysis=analysis)
         server, producer = live.server, live.producer
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking"])

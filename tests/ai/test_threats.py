@@ -47,7 +47,7 @@ def test_a_forced_win_in_two_is_found_and_checked_by_every_reply():
 def test_no_forced_win_in_a_quiet_opening_and_a_sharp_one_for_the_other_side():
     state = opened(0)
     assert forced_win_in_two(state) is None
-    assert find_threats(state, NAMES) == ()
+    assert find_threats(state, NAMES, forced_time=None) == ()
     # In game 650 with pigasuspig to move, a g1 built at jesse's one-star home (three
     # greens there) forces the win the other way.
     other = position(GAME_650, rules="sdg", to_move=1)
@@ -57,7 +57,7 @@ def test_no_forced_win_in_a_quiet_opening_and_a_sharp_one_for_the_other_side():
 
 def test_threats_in_words_name_the_player_the_turn_and_the_place():
     state = position(GAME_1190, rules="sdg")
-    threats = find_threats(state, NAMES)
+    threats = find_threats(state, NAMES, forced_time=None)  # no wall-clock limit
     kinds = [t.kind for t in threats]
     assert kinds[0] == "forced-win"
     forced = threats[0]
@@ -72,7 +72,7 @@ def test_threats_in_words_name_the_player_the_turn_and_the_place():
     # to move, Ann's home in danger is still named.
     played = after(state, (Move(Piece.from_text("g3"), "Troublemaker", "Laurie_Menke"),))
     assert not any(t.kind in ("win-in-one", "forced-win") and t.seat == 0
-                   for t in find_threats(played, NAMES))
+                   for t in find_threats(played, NAMES, forced_time=None))
 
 
 def test_win_in_one_comes_first_and_skips_the_forced_search():
@@ -80,7 +80,7 @@ def test_win_in_one_comes_first_and_skips_the_forced_search():
         Alice (0, y2b1) g1r3-
         Bob (1, g3) -g2g1
     """, rules="sdg")
-    threats = find_threats(state, NAMES)
+    threats = find_threats(state, NAMES, forced_time=None)
     assert threats[0].kind == "win-in-one"
     assert threats[0].words.startswith("Ann can win this turn: Move G1")
     assert not any(t.kind == "forced-win" for t in threats)
@@ -109,7 +109,9 @@ def test_home_in_danger_and_overpopulation_as_pure_functions():
 def test_the_top_level_plays_a_forced_win_in_two():
     for text in (GAME_650, GAME_1190):
         state = position(text, rules="sdg")
-        player = ComputerPlayer(4, seed=3, rules="sdg")
+        # A generous time and a node budget: the forced-win step (35 % of the time) runs
+        # to its end on any machine, and the search is the same everywhere.
+        player = ComputerPlayer(4, seed=3, rules="sdg", time_limit=120, node_limit=300)
         turn = player.choose_turn(state.copy())
         assert is_forced_win_in_two(state, turn), turn
         assert player.last_stats.get("forced_win") == 1.0

@@ -336,3 +336,19 @@ def test_the_admin_page_has_one_sign_in_for_every_form(hub):
     forms = page.count('<form class="admin"')
     assert forms >= 3 and page.count('<input type="hidden" name="token" value="">') == forms
     assert '<script src="/static/hub.js" defer>' in page
+
+
+def test_the_live_view_of_a_table_without_a_retained_state_is_as_of_its_last_turn(hub):
+    """Without a retained state the live view is built from the hub's store: its moment is
+    the last stored turn's (a snapshot's ``at`` must be a moment the feed accepts)."""
+    from datetime import datetime
+
+    client, ingest, _, (_, t2) = hub
+    for topic, payload in messages(t2, EVENT, "t2", SIGNERS["t2"])[:3]:
+        ingest.handle(topic, payload)
+    pages = HubPages(ingest, ingest.store.path, EventBook(ingest.store), admin_token=TOKEN,
+                     event=EVENT)
+    snapshot = pages.live_snapshot("t2")
+    assert snapshot is not None and not ingest.problems
+    last = ingest.store.turns(ingest.store.games()[0].id)[-1]
+    assert snapshot.at == datetime.fromisoformat(last.committed).timestamp()

@@ -90,3 +90,53 @@ def test_every_sentence_is_quoted_in_docs_rules_md_with_its_file_and_section():
             assert c.rule == rule
             cited = f'"{c.quote}" — {c.file}, *{c.section}*'
             assert cited in docs, f"{rule}: {cited} is not in docs/rules.md"
+
+
+def _observed(state, change):
+    """The position's systems as the table would see them, with ``change`` (name ->
+    (stars, ships by seat) as text, e.g. ("b2y1", ("g1g2", ""))) applied; a None name in
+    ``change`` adds a new system."""
+    from homeworlds.rules import ObservedSystem
+
+    def parse_pieces(text):
+        return tuple(Piece.from_text(text[k:k + 2]) for k in range(0, len(text), 2))
+
+    out = []
+    for s in state.systems:
+        if s.name in change:
+            stars, ships = change[s.name]
+            if stars is None:
+                continue  # gone
+            out.append(ObservedSystem(s.name, parse_pieces(stars),
+                                      tuple(parse_pieces(f) for f in ships)))
+        else:
+            out.append(ObservedSystem(s.name, s.star_pieces,
+                                      tuple(s.ship_pieces(k) for k in range(2))))
+    if None in change:
+        stars, ships = change[None]
+        out.append(ObservedSystem(None, parse_pieces(stars),
+                                  tuple(parse_pieces(f) for f in ships)))
+    return out
+
+
+@pytest.mark.parametrize(("change", "guessed", "rule"), [
+    ({"Ann": ("y1b2", ("g1y2g2", ""))}, "build g2 at Ann", "build-smallest"),
+    ({"Ann": ("y1b2", ("g1y2b1", ""))}, "build b1 at Ann", "build-colour"),
+    ({"Ann": ("y1b2", ("y2g1", "")), "Ben": ("r1g3", ("", "g2"))}, None, None),
+    ({"Ann": ("y1b2", ("y2", "")), "Ben": ("r1g3", ("g1", "g2"))}, "move g1 from Ann to Ben",
+     "connection"),
+    ({"Ann": ("y1b2", ("g1", "")), None: ("r2", ("y2", ""))}, None, "connection"),
+    ({"Far": ("b3", ("b3r2", ""))}, "capture r2 at Far", "technology"),
+    # Ben's greens (the g3 star and a g2) cleared: only two green pieces, no overpopulation.
+    ({"Ben": ("r1", ("", ""))}, "catastrophe green at Ben", "catastrophe"),
+])
+def test_the_action_the_table_shows_and_the_rule_it_breaks(change, guessed, rule):
+    from homeworlds.rules.diagnosis import diagnose, guessed_action
+
+    state = position(POSITION, rules="looney")
+    observed = _observed(state, change)
+    action = guessed_action(state.begin_turn(), observed)
+    if guessed is not None:
+        assert str(action) == guessed
+    refusal = diagnose(state.begin_turn(), observed)
+    assert (None if refusal is None else rule_of(refusal)) == rule

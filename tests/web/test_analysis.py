@@ -40,7 +40,9 @@ def snapshot(text: str = POSITION, *, first_seat: int = 0, to_move: int = 0, seq
 
 
 def test_the_analysis_of_a_position_with_a_forced_win():
-    event = analyse(snapshot(), think_s=0.5, forced_s=1.5)
+    # No wall-clock limit on the forced-win search and a node budget for the suggestion:
+    # the same answer however loaded the machine is.
+    event = analyse(snapshot(), think_s=120, forced_s=None, node_limit=300)
     assert event is not None
     assert event.turn_number == 29 and event.seq == 7 and event.game_uid == "g1"
     assert sum(event.win) == pytest.approx(1.0)
@@ -141,3 +143,36 @@ def test_the_worker_analyses_each_committed_position_once_off_the_callers_thread
         worker.stop()
     assert [(e.seq, name) for e, name in published] == [(7, "analysis")]
     assert worker.failures == 1
+
+
+@pytest.mark.parametrize("suggestions", [True, False])
+def test_the_display_process_publishes_analyses_on_its_feed(suggestions):
+    """``play``'s display runs in a process of its own: the analysis runs there, and its
+    events reach the spectators' streams (tournament mode: no suggestion)."""
+    import time
+    import urllib.request
+
+    from homeworlds.session import ControlQueue
+    from homeworlds.web.process import DisplayProcess
+
+    process = DisplayProcess(ControlQueue(), host="127.0.0.1", port=0,
+                             admin_token="analysis-test-token-0123456789",
+                             table_name="club", analysis=True,
+                             suggestions=suggestions).start()
+    try:
+        snap = snapshot()
+        process.publish(SnapshotEvent(snap.table, snap.seq, time.time(), snap.game,
+                                      snap.position, snap.bank, snap.turn_log, snap.hints,
+                                      True))
+        with urllib.request.urlopen(process.url + "feed", timeout=60) as stream:
+            found = None
+            for raw in stream:
+                line = raw.decode()
+                if line.startswith("data:") and '"type":"analysis"' in line:
+                    found = event_from_json(line[5:])
+                    break
+    finally:
+        process.stop()
+    assert isinstance(found, AnalysisEvent) and found.turn_number == 29
+    assert found.hidden is (not suggestions)
+    assert (found.suggested is not None) is suggestions

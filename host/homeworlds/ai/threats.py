@@ -78,26 +78,30 @@ def _name(players: Sequence[str], seat: int) -> str:
 
 
 def find_threats(state: GameState, players: Sequence[str] | None = None, *,
-                 forced_time: float = 1.0,
+                 forced_time: float | None = 1.0,
                  clock: Callable[[], float] = time.monotonic) -> tuple[Threat, ...]:
     """The position's threats, most urgent first (see the module doc). ``players``: the
     seats' names for the sentences. ``forced_time``: seconds the forced-win search may
-    take (0: not looked for)."""
+    take (0: not looked for; None: no limit, the same answer on any machine). The
+    win-in-one search has no limit (milliseconds even in busy positions)."""
     if state.players != 2 or state.in_setup or state.result is not None:
         return ()
     names = tuple(players) if players else ("Player 1", "Player 2")
     me = state.to_move
     found: list[Threat] = []
-    deadline = clock() + max(forced_time, 0.0)
-    win = _bounded(lambda stop: immediate_win(state, stop), lambda: clock() > deadline + 1.0)
+    win = immediate_win(state)
     home = state.home_of(1 - me)
     if win is not None:
         said = turn_words(win, names)
         found.append(Threat("win-in-one", me, f"{_name(names, me)} can win this turn: {said}",
                             (home.name,) if home is not None else (), win, said))
-    elif forced_time > 0:
-        forced = _bounded(lambda stop: forced_win_in_two(state, should_stop=stop),
-                          lambda: clock() > deadline)
+    elif forced_time is None or forced_time > 0:
+        if forced_time is None:
+            forced = forced_win_in_two(state)
+        else:
+            deadline = clock() + forced_time
+            forced = _bounded(lambda stop: forced_win_in_two(state, should_stop=stop),
+                              lambda: clock() > deadline)
         if forced is not None:
             said = turn_words(forced, names)
             found.append(Threat(

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeworlds.clock import MAX_INITIAL_S, MAX_PER_TURN_S, PAUSE_REASONS, steady_time
+from homeworlds.clock import MAX_PER_TURN_S, MAX_REMAINING_S, PAUSE_REASONS, steady_time
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -101,6 +101,9 @@ class Hints:
     mistakes: tuple[Mistake, ...] = ()
     message: str = ""
     guidance: Mapping[str, Any] | None = None
+    #: The rule the mistake breaks, in the rulebook's words ({"rule", "title", "quote",
+    #: "book", "file", "section"}; ``rules.citations``), or None.
+    rule: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"lifted": None if self.lifted is None else dict(self.lifted),
@@ -110,7 +113,8 @@ class Hints:
                 "red_alert_seat": self.red_alert_seat,
                 "mistakes": [{"slot": m.slot, "text": m.text} for m in self.mistakes],
                 "message": self.message,
-                "guidance": None if self.guidance is None else dict(self.guidance)}
+                "guidance": None if self.guidance is None else dict(self.guidance),
+                "rule": None if self.rule is None else dict(self.rule)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +252,8 @@ def encode(event: FeedEvent) -> str:
 # ---------------------------------------------------------------------- reading JSON
 
 
-#: The most a seat's clock may show (twice the longest main time: increments add up).
-MAX_CLOCK_MS = round(2 * MAX_INITIAL_S * 1000)
+#: The most a seat's clock may show (``clock.MAX_REMAINING_S``).
+MAX_CLOCK_MS = round(MAX_REMAINING_S * 1000)
 #: The longest delay of a turn.
 MAX_DELAY_MS = round(MAX_PER_TURN_S * 1000)
 #: The most seats a feed's clocks may have.
@@ -331,6 +335,15 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise FeedError(f"{where}: {values!r} is not a list of strings")
     return tuple(values)
+
+
+def _rule(data: Any, where: str) -> dict[str, str] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    return {key: _get(data, key, str, where)
+            for key in ("rule", "title", "quote", "book", "file", "section")}
 
 
 ALIGNMENT_WORDS = ("good", "evil")
@@ -481,7 +494,8 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(h, "red_alert_seat", int, "snapshot.hints", optional=True),
             tuple(Mistake(m["slot"], m["text"]) for m in mistakes),
             h.get("message", "") if isinstance(h.get("message", ""), str) else "",
-            _get(h, "guidance", dict, "snapshot.hints", optional=True))
+            _get(h, "guidance", dict, "snapshot.hints", optional=True),
+            _rule(h.get("rule"), "snapshot.hints.rule"))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
             _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
@@ -786,8 +800,10 @@ class FeedProducer:
             f" ({view.system_at[s]})" if s in view.system_at else ""),
             status.message or "this slot differs from what the rules allow")
             for s in sorted(view.mistake_slots))
+        rule = getattr(status, "rule", None) if status.message else None
         hints = Hints(lifted, destinations, may_discover, overpopulations(shown),
-                      view.red_alert_seat, mistakes, status.message, self.guidance_json())
+                      view.red_alert_seat, mistakes, status.message, self.guidance_json(),
+                      None if rule is None else rule.to_json())
         clocks_feed = getattr(session, "clocks_feed", None)
         clocks = clocks_feed() if clocks_feed is not None else None
         revealed = state.revealed_alignments()

@@ -464,6 +464,9 @@ class _Upkeep:
         message = session.status.message
         if message and message != self.last_message:
             print(message, flush=True)
+            rule = session.status.rule
+            if rule is not None:  # the rulebook's own sentence (docs/rules.md)
+                print(f"  Rule: {rule.text()}", flush=True)
         self.last_message = message
 
 

@@ -57,6 +57,8 @@ class LiveView:
         message = session.status.message or ""
         if log and message == log[-1]:
             message = ""  # printed already: the log shows it
+        elif message and session.status.rule is not None:
+            message += f" Rule: {session.status.rule.text()}"
         picture = picture_of_session(session, self.config.layout, self.config.players,
                                      title=self.title, message=message)
         self.screen.show(replace(picture, record=log, prompt=prompt))

@@ -40,6 +40,8 @@ from homeworlds.rules import (
     explain_partial,
     infer_turn,
 )
+from homeworlds.rules.citations import Citation, citation_for, cite
+from homeworlds.rules.diagnosis import diagnose
 from homeworlds.rules.inference import observed_key
 from homeworlds.table.layout import Layout
 from homeworlds.table.view import Anomaly, Observation, SlotContents
@@ -74,6 +76,9 @@ class Status:
     #: the partial turn that explains the board (for hints): actions so far and progress
     partial: TurnInProgress | None = None
     refused_seat: int | None = None
+    #: The rule the mistake breaks, with its sentence from the preset's rulebook
+    #: (``rules.citations``; docs/rules.md, "The rule behind a mistake"); None: none known.
+    rule: Citation | None = None
 
 
 @dataclass
@@ -563,8 +568,12 @@ class TurnTracker:
         if result.exhausted:
             # Too intricate to judge at once: no mistake is claimed (the hand-over says more).
             return Status(phase, seat, "", anomalies=tuple(obs.anomalies))
-        return Status(phase, seat, "no legal turn leads here", self._slots_for(
-            result.differences, obs), tuple(obs.anomalies), result.differences)
+        earlier = self._last_progress()
+        message, rule = self._explained("no legal turn leads here", earlier.copy()
+                                        if earlier is not None else self.state.begin_turn(),
+                                        observed, finished=False)
+        return Status(phase, seat, message, self._slots_for(
+            result.differences, obs), tuple(obs.anomalies), result.differences, rule=rule)
 
     def _try_handover(self, obs: Observation) -> Status:
         seat = self.state.to_move
@@ -584,7 +593,8 @@ class TurnTracker:
                 turn = self._with_declarers(turn)
         except _Refusal as refusal:
             return Status("handover-refused", seat, refusal.message, refusal.slots,
-                          tuple(obs.anomalies), refusal.differences, refused_seat=seat)
+                          tuple(obs.anomalies), refusal.differences, refused_seat=seat,
+                          rule=refusal.rule)
         self._commit(turn, obs)
         result = self.state.result
         if result is not None:
@@ -612,8 +622,21 @@ class TurnTracker:
             return self._rename_discoveries(turn) if rename else turn
         if result.exhausted:
             raise _Refusal(TOO_INTRICATE, frozenset())
-        raise _Refusal("no legal turn leads to this table", self._slots_for(
-            result.differences, obs), result.differences)
+        tip = earlier.copy() if earlier is not None else self.state.begin_turn()
+        message, rule = self._explained("no legal turn leads to this table", tip, observed,
+                                        finished=True)
+        raise _Refusal(message, self._slots_for(result.differences, obs),
+                       result.differences, rule)
+
+    def _explained(self, message: str, tip: TurnInProgress, observed,
+                   finished: bool) -> tuple[str, Citation | None]:
+        """The mistake's message with the rules' reason when the table shows one action
+        beyond ``tip`` that they refuse (``rules.diagnosis``), and that rule's sentence
+        from the preset's rulebook (``rules.citations``)."""
+        refusal = diagnose(tip, observed, finished=finished)
+        if refusal is None:
+            return message, None
+        return f"{message}: {refusal.reason}", cite(refusal, self.rules)
 
     def _as_expected(self, read: Turn, expected: Turn) -> Turn:
         """The computer's turn when the table shows its outcome (the turn read from the
@@ -652,7 +675,8 @@ class TurnTracker:
                    for uid, _ in fleet if uid in changed}
         if changed:
             raise _Refusal("a ship was exchanged for another of the same colour and size: a "
-                           "trade must change colour", frozenset(swapped))
+                           "trade must change colour", frozenset(swapped),
+                           rule=citation_for("trade", self.rules))
 
     def _observed_systems(self, obs: Observation, restore_in_hand: bool
                           ) -> list[ObservedSystem]:
@@ -727,13 +751,14 @@ class TurnTracker:
             return (Pass(),)  # the preset lets a player pass instead of setting up
         if len(fresh) != 1:
             raise _Refusal("set up exactly one homeworld: two stars and a ship on one slot "
-                           f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh))
+                           f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh),
+                           rule=citation_for("setup", self.rules))
         home = fresh[0]
         ships = home.ships[seat]
         others = [s for k, s in enumerate(home.ships) if k != seat and s]
         if len(ships) != 1 or others:
             raise _Refusal("a homeworld starts with exactly one ship, on your side of the slot",
-                           frozenset({home.slot}))
+                           frozenset({home.slot}), rule=citation_for("setup", self.rules))
         return (Homeworld(tuple(p for _, p in home.stars), ships[0][1], self.players[seat]),)
 
     def _setup_pick(self, obs: Observation, fresh: list[SlotContents]) -> Turn:
@@ -743,7 +768,8 @@ class TurnTracker:
         if home is None:
             if len(fresh) != 1 or len(fresh[0].stars) != 1 or any(fresh[0].ships):
                 raise _Refusal("pick one star for your homeworld on an empty slot",
-                               frozenset(c.slot for c in fresh))
+                               frozenset(c.slot for c in fresh),
+                               rule=citation_for("setup", self.rules))
             return (SetupPick(fresh[0].stars[0][1], "star", name),)
         slot = next((c for c in obs.slots if self._system_name(c) == home.name), None)
         if slot is None:
@@ -754,7 +780,7 @@ class TurnTracker:
         if len(slot.ships[seat]) == 1 and len(home.stars) == 2:
             return (SetupPick(slot.ships[seat][0][1], "ship", name),)
         raise _Refusal("add one piece to your homeworld: a second star, then your ship",
-                       frozenset({slot.slot}))
+                       frozenset({slot.slot}), rule=citation_for("setup", self.rules))
 
     # ---- commit ----
 
@@ -852,11 +878,13 @@ def _ship_tags(obs: Observation) -> frozenset:
 
 class _Refusal(Exception):
     def __init__(self, message: str, slots: frozenset[int],
-                 differences: tuple[SystemDifference, ...] = ()):
+                 differences: tuple[SystemDifference, ...] = (),
+                 rule: Citation | None = None):
         super().__init__(message)
         self.message = message
         self.slots = slots
         self.differences = differences
+        self.rule = rule
 
 
 def _rename_in(action, renamed: dict[str, str]):

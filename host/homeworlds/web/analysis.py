@@ -57,9 +57,12 @@ def _swapped(system: CookedSystem) -> CookedSystem:
 
 
 def analyse(snapshot: SnapshotEvent, *, suggestions: bool = True, think_s: float = THINK_S,
-            forced_s: float = FORCED_S,
+            forced_s: float | None = FORCED_S, node_limit: int | None = None,
             clock: Callable[[], float] = time.monotonic) -> AnalysisEvent | None:
-    """The analysis of a snapshot's committed position (None: nothing to analyse)."""
+    """The analysis of a snapshot's committed position (None: nothing to analyse).
+    ``forced_s``: see ``find_threats``; ``think_s`` and ``node_limit``: the suggestion's
+    limits (``ComputerPlayer``; a node limit and a generous time give the same turn on
+    any machine)."""
     from homeworlds.ai import ComputerPlayer
     from homeworlds.ai.analysis import bundled_model, phase_of
     from homeworlds.ai.threats import find_threats, turn_words
@@ -84,7 +87,8 @@ def analyse(snapshot: SnapshotEvent, *, suggestions: bool = True, think_s: float
         threats.append(data)
     suggested = None
     if suggestions:
-        player = ComputerPlayer(4, seed=0, rules=state.rules, time_limit=think_s)
+        player = ComputerPlayer(4, seed=0, rules=state.rules, time_limit=think_s,
+                                node_limit=node_limit)
         turn = player.choose_turn(state.copy())
         suggested = {"seat": game.to_move, "turn": turn_words(turn, players)}
     return AnalysisEvent(snapshot.table, snapshot.seq, game.uid, game.turn_number,

@@ -402,6 +402,10 @@ LIVE_JS = r"""
     }
     h.mistakes.forEach((m) => hints.append(li('mistake at ' + m.slot + ': ' + m.text,
                                               'mistake')));
+    if (h.rule) {  // the rule the mistake breaks, in the rulebook's words
+      hints.append(li('Rule: “' + h.rule.quote + '” — ' + h.rule.book + ', ' +
+                      h.rule.section, 'rule'));
+    }
     showGuidance(h.guidance, g.players);
     if (snap.turn_in_progress.length) {
       hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
@@ -559,13 +563,19 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
                 f'<button type="submit" id="do-{action}"{cls}>{escape(label)}</button></form>')
 
+    players = info.get("players") or ()
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
-                    for k, name in enumerate(info.get("players") or ()))
+                    for k, name in enumerate(players))
     level = info.get("hint_level")
     levels = "".join(f'<option{" selected" if name == level else ""}>{name}</option>'
                      for name in ("full", "warnings", "minimal"))
     brightness = info.get("brightness")
     value = f' value="{float(brightness):g}"' if brightness is not None else ""
+    # A game of three or more: a player may miss a turn. Two players: the junior's Brain
+    # Transference (refused with the reason when the handicap is off).
+    turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
+                  else form("brain-transference", "Brain Transference (the junior player "
+                            "changes places with the senior)") if len(players) == 2 else "")
     return kit.page(title, head + _flash(message, ok) +
                     '<fieldset><legend>Game</legend>' +
                     form("undo", "Undo the last committed turn", danger=True) +
@@ -573,6 +583,7 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                     form("resign", "Resign",
                          '<label>for <select name="seat" id="resign-seat">'
                          f'{seats}</select></label>', danger=True) +
+                    turn_order +
                     form("new-game", "New game (abandons the current one)", danger=True) +
                     '</fieldset><fieldset><legend>Settings</legend>' + _setting_words(info) +
                     form("settings", "Apply",
