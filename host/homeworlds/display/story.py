@@ -19,7 +19,7 @@ Pure functions; a turn the rules refuse gives a story without marks (``TurnStory
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from homeworlds.rules import (
@@ -189,99 +189,136 @@ def tell_turn(before: GameState, actions: Sequence, seat: int,
     return TurnStory(seat, tuple(marks), text, tuple(gone), ending)
 
 
-def _one_action(action, seat: int, copies: dict, after: GameState,
-                players: Sequence[str]) -> tuple[str, list[Mark]]:
-    """The clause (without the player's name) and the marks of one action applied."""
-    def now(name: str) -> System | None:
-        return after.system(name)
+@dataclass(frozen=True, slots=True)
+class _Scene:
+    """What one action's clause may look at: the mover, the systems before the action
+    (``was``) and after it (``now``), the players' names."""
 
-    def was(name: str) -> System | None:
-        entry = copies.get(name.casefold())
+    seat: int
+    copies: dict
+    after: GameState
+    players: Sequence[str]
+
+    def now(self, name: str) -> System | None:
+        return self.after.system(name)
+
+    def was(self, name: str) -> System | None:
+        entry = self.copies.get(name.casefold())
         if entry is None:
             return None
         system = System(entry[0], list(entry[2]), [list(f) for f in entry[3]])
         system.home_of = entry[1]
         return system
 
-    if isinstance(action, Homeworld):
-        stars = " and ".join(piece_words(s) for s in action.stars)
-        return (f"set up a homeworld: {stars} star{'s' if len(action.stars) > 1 else ''}, "
-                f"{piece_words(action.ship)} ship",
-                [Mark(action.name, "homeworld", action.ship.to_text(), seat, "new homeworld")])
-    if isinstance(action, SetupPick):
-        return (f"picked {piece_words(action.piece, action.role)}",
-                [Mark(action.name, "homeworld", action.piece.to_text(),
-                      seat if action.role == "ship" else None, f"picked a {action.role}")])
-    if isinstance(action, BrainTransference):
-        return "used Brain Transference (the players swap sides)", []
-    if isinstance(action, Pass):
-        return "", []
-    if isinstance(action, Build):
-        where = _where(now(action.system), action.system, players)
-        return (f"built {piece_words(action.piece)} at {where}",
-                [Mark(action.system, "built", action.piece.to_text(), seat, "built")])
-    if isinstance(action, Move):
-        a = _where(was(action.origin), action.origin, players)
-        b = _where(now(action.destination), action.destination, players)
-        return (f"moved {piece_words(action.piece)} from {a} to {b}",
-                [Mark(action.origin, "moved-from", action.piece.to_text(), seat, "ship left"),
-                 Mark(action.destination, "moved-to", action.piece.to_text(), seat,
-                      "ship arrived")])
-    if isinstance(action, Discover):
-        a = _where(was(action.origin), action.origin, players)
-        return (f"discovered {action.name} ({piece_words(action.star)} star) with "
-                f"{piece_words(action.piece)} from {a}",
-                [Mark(action.origin, "moved-from", action.piece.to_text(), seat, "ship left"),
-                 Mark(action.name, "discovered", action.piece.to_text(), seat, "discovered")])
-    if isinstance(action, Trade):
-        where = _where(now(action.system), action.system, players)
-        return (f"traded {piece_words(action.old)} for {piece_words(action.new)} at {where}",
-                [Mark(action.system, "traded", action.new.to_text(), seat,
-                      f"traded from {COLOR_WORDS[int(action.old.color)]}")])
-    if isinstance(action, Capture):
-        before = was(action.system)
-        owner = action.owner
-        if owner is None and before is not None:
-            owners = [s for s, fleet in enumerate(before.ships)
-                      if s != seat and fleet[action.piece.index]]
-            owner = owners[0] if len(owners) == 1 else None
-        where = _where(now(action.system), action.system, players)
-        whose = f"{_name(players, owner)}'s " if owner is not None else "an enemy "
-        words = piece_words(action.piece).split(" ", 1)[1]
-        return (f"captured {whose}{words} at {where}",
-                [Mark(action.system, "captured", action.piece.to_text(), seat,
-                      f"captured from {_name(players, owner)}" if owner is not None
-                      else "captured")])
-    if isinstance(action, Sacrifice):
-        where = _where(was(action.system), action.system, players)
-        return (f"sacrificed {piece_words(action.piece)} at {where}",
-                [Mark(action.system, "sacrificed", action.piece.to_text(), None,
-                      f"sacrificed {piece_words(action.piece).split(' ', 1)[1]}")])
-    if isinstance(action, Catastrophe):
-        color = int(action.color)
-        before = was(action.system)
-        stars_lost = [i for i in (before.stars if before else []) if i // 3 == color]
-        ships_lost = [(s, i) for s, fleet in enumerate(before.ships if before else [])
-                      for i in range(color * 3, color * 3 + 3) for _ in range(fleet[i])]
-        gone = now(action.system) is None
-        if gone and before is not None:
-            other_ships = sum(sum(f) for f in before.ships) - len(ships_lost)
-            ships_count = len(ships_lost) + other_ships
-        else:
-            ships_count = len(ships_lost)
-        where = _where(before, action.system, players)
-        lost = _loss_words(stars_lost, ships_count, color)
-        who_lost = sorted({s for s, _ in ships_lost})
-        whose = (" (" + ", ".join(f"{sum(1 for t, _ in ships_lost if t == s)} of "
-                                  f"{_name(players, s)}'s" for s in who_lost) + ")"
-                 ) if len(who_lost) > 1 else ""
-        declared = "" if action.declarer is None else \
-            f" declared by {_name(players, action.declarer)}"
-        return (f"caused a {COLOR_WORDS[color]} catastrophe{declared}: {where} lost "
-                f"{lost}{whose}",
-                [Mark(action.system, "catastrophe", None, None,
-                      f"{COLOR_WORDS[color]} catastrophe: lost {lost}")])
-    return str(action), []
+    def where(self, name: str, before: bool = False) -> str:
+        return _where(self.was(name) if before else self.now(name), name, self.players)
+
+
+Told = tuple[str, list[Mark]]
+
+
+def _homeworld(action: Homeworld, sc: _Scene) -> Told:
+    stars = " and ".join(piece_words(s) for s in action.stars)
+    return (f"set up a homeworld: {stars} star{'s' if len(action.stars) > 1 else ''}, "
+            f"{piece_words(action.ship)} ship",
+            [Mark(action.name, "homeworld", action.ship.to_text(), sc.seat, "new homeworld")])
+
+
+def _pick(action: SetupPick, sc: _Scene) -> Told:
+    return (f"picked {piece_words(action.piece, action.role)}",
+            [Mark(action.name, "homeworld", action.piece.to_text(),
+                  sc.seat if action.role == "ship" else None, f"picked a {action.role}")])
+
+
+def _build(action: Build, sc: _Scene) -> Told:
+    return (f"built {piece_words(action.piece)} at {sc.where(action.system)}",
+            [Mark(action.system, "built", action.piece.to_text(), sc.seat, "built")])
+
+
+def _move(action: Move, sc: _Scene) -> Told:
+    piece = action.piece.to_text()
+    return (f"moved {piece_words(action.piece)} from {sc.where(action.origin, True)} to "
+            f"{sc.where(action.destination)}",
+            [Mark(action.origin, "moved-from", piece, sc.seat, "ship left"),
+             Mark(action.destination, "moved-to", piece, sc.seat, "ship arrived")])
+
+
+def _discover(action: Discover, sc: _Scene) -> Told:
+    piece = action.piece.to_text()
+    return (f"discovered {action.name} ({piece_words(action.star)} star) with "
+            f"{piece_words(action.piece)} from {sc.where(action.origin, True)}",
+            [Mark(action.origin, "moved-from", piece, sc.seat, "ship left"),
+             Mark(action.name, "discovered", piece, sc.seat, "discovered")])
+
+
+def _trade(action: Trade, sc: _Scene) -> Told:
+    return (f"traded {piece_words(action.old)} for {piece_words(action.new)} at "
+            f"{sc.where(action.system)}",
+            [Mark(action.system, "traded", action.new.to_text(), sc.seat,
+                  f"traded from {COLOR_WORDS[int(action.old.color)]}")])
+
+
+def _capture(action: Capture, sc: _Scene) -> Told:
+    before = sc.was(action.system)
+    owner = action.owner
+    if owner is None and before is not None:
+        owners = [s for s, fleet in enumerate(before.ships)
+                  if s != sc.seat and fleet[action.piece.index]]
+        owner = owners[0] if len(owners) == 1 else None
+    whose = f"{_name(sc.players, owner)}'s " if owner is not None else "an enemy "
+    words = piece_words(action.piece).split(" ", 1)[1]
+    return (f"captured {whose}{words} at {sc.where(action.system)}",
+            [Mark(action.system, "captured", action.piece.to_text(), sc.seat,
+                  f"captured from {_name(sc.players, owner)}" if owner is not None
+                  else "captured")])
+
+
+def _sacrifice(action: Sacrifice, sc: _Scene) -> Told:
+    words = piece_words(action.piece)
+    return (f"sacrificed {words} at {sc.where(action.system, True)}",
+            [Mark(action.system, "sacrificed", action.piece.to_text(), None,
+                  f"sacrificed {words.split(' ', 1)[1]}")])
+
+
+def _catastrophe(action: Catastrophe, sc: _Scene) -> Told:
+    color = int(action.color)
+    before = sc.was(action.system)
+    stars_lost = [i for i in (before.stars if before else []) if i // 3 == color]
+    ships_lost = [(s, i) for s, fleet in enumerate(before.ships if before else [])
+                  for i in range(color * 3, color * 3 + 3) for _ in range(fleet[i])]
+    ships_count = len(ships_lost)
+    if sc.now(action.system) is None and before is not None:
+        ships_count = sum(sum(f) for f in before.ships)  # the star went: every ship too
+    lost = _loss_words(stars_lost, ships_count, color)
+    who_lost = sorted({s for s, _ in ships_lost})
+    whose = (" (" + ", ".join(f"{sum(1 for t, _ in ships_lost if t == s)} of "
+                              f"{_name(sc.players, s)}'s" for s in who_lost) + ")"
+             ) if len(who_lost) > 1 else ""
+    declared = "" if action.declarer is None else \
+        f" declared by {_name(sc.players, action.declarer)}"
+    return (f"caused a {COLOR_WORDS[color]} catastrophe{declared}: "
+            f"{_where(before, action.system, sc.players)} lost {lost}{whose}",
+            [Mark(action.system, "catastrophe", None, None,
+                  f"{COLOR_WORDS[color]} catastrophe: lost {lost}")])
+
+
+_TELLERS: dict[type, Callable[..., Told]] = {
+    Homeworld: _homeworld, SetupPick: _pick, Build: _build, Move: _move,
+    Discover: _discover, Trade: _trade, Capture: _capture, Sacrifice: _sacrifice,
+    Catastrophe: _catastrophe,
+    BrainTransference: lambda action, sc: ("used Brain Transference (the players swap "
+                                           "sides)", []),
+    Pass: lambda action, sc: ("", []),
+}
+
+
+def _one_action(action, seat: int, copies: dict, after: GameState,
+                players: Sequence[str]) -> Told:
+    """The clause (without the player's name) and the marks of one action applied."""
+    teller = _TELLERS.get(type(action))
+    if teller is None:
+        return str(action), []
+    return teller(action, _Scene(seat, copies, after, players))
 
 
 def _ending(mid: GameState, end: GameState, before: GameState, players: Sequence[str],

@@ -533,25 +533,8 @@ def _system(placed: _Placed, state: GameState, players: Sequence[str], overlay: 
                f'fill="#1b2030" stroke="{border}" '
                f'stroke-width="{6 if s.home_of is not None else 2}"/>')
     if marks:
-        colour = CATASTROPHE_COLOR if any(m.kind == "catastrophe" for m in marks) \
-            else MARK_COLOR
-        only_left = all(m.kind in ("moved-from", "sacrificed") for m in marks)
-        dash = ' stroke-dasharray="14 8"' if only_left else ""
-        out.append(f'<rect class="touched-mark" x="-5" y="-5" width="{CARD_W + 10}" '
-                   f'height="{card_h + 10}" rx="20" fill="none" stroke="{colour}" '
-                   f'stroke-width="5"{dash}/>')
-    if "destination" in classes:
-        out.append(f'<rect class="destination-mark" x="-8" y="-8" width="{CARD_W + 16}" '
-                   f'height="{card_h + 16}" rx="22" fill="none" stroke="#7CFC00" '
-                   'stroke-width="6" stroke-dasharray="18 10"/>')
-    if "origin" in classes:
-        out.append(f'<rect class="origin-mark" x="-8" y="-8" width="{CARD_W + 16}" '
-                   f'height="{card_h + 16}" rx="22" fill="none" stroke="#ffffff" '
-                   'stroke-width="4"/>')
-    if "red-alert" in classes:
-        out.append(f'<rect class="red-alert-mark" x="-10" y="-10" width="{CARD_W + 20}" '
-                   f'height="{card_h + 20}" rx="24" fill="none" stroke="#ff1744" '
-                   'stroke-width="8"/>')
+        out.append(_touched_mark(marks, card_h))
+    out.append(_hint_marks(classes, card_h))
     name_size = FONT + 2
     out.append(f'<text class="system-name label" x="16" y="32" font-size="{name_size}" '
                f'font-weight="700" fill="#ffffff">{esc(_fit(s.name, CARD_W - 28, name_size))}'
@@ -593,15 +576,49 @@ def _system(placed: _Placed, state: GameState, players: Sequence[str], overlay: 
                             _touched(fleet, seat, marks)))
         out.append("</g>")
     if marks:
-        note = _note(marks)
-        colour = CATASTROPHE_COLOR if any(m.kind == "catastrophe" for m in marks) \
-            else MARK_COLOR
-        out.append(f'<text class="turn-note label" x="16" y="{card_h - 14}" '
-                   f'font-size="{FONT}" font-weight="700" fill="{colour}">'
-                   f'{esc(_fit(note, CARD_W - 28))}<title>'
-                   f'{esc("; ".join(m.words for m in marks))}</title></text>')
+        out.append(_turn_note(marks, card_h))
     out.append("</g>")
     return "".join(out)
+
+
+def _hint_marks(classes: Sequence[str], card_h: float) -> str:
+    """The outlines of what the LEDs hint at a card: a legal destination of the lifted
+    ship, its origin, a home in Red Alert."""
+    out = []
+    if "destination" in classes:
+        out.append(f'<rect class="destination-mark" x="-8" y="-8" width="{CARD_W + 16}" '
+                   f'height="{card_h + 16}" rx="22" fill="none" stroke="#7CFC00" '
+                   'stroke-width="6" stroke-dasharray="18 10"/>')
+    if "origin" in classes:
+        out.append(f'<rect class="origin-mark" x="-8" y="-8" width="{CARD_W + 16}" '
+                   f'height="{card_h + 16}" rx="22" fill="none" stroke="#ffffff" '
+                   'stroke-width="4"/>')
+    if "red-alert" in classes:
+        out.append(f'<rect class="red-alert-mark" x="-10" y="-10" width="{CARD_W + 20}" '
+                   f'height="{card_h + 20}" rx="24" fill="none" stroke="#ff1744" '
+                   'stroke-width="8"/>')
+    return "".join(out)
+
+
+def _mark_colour(marks: Sequence) -> str:
+    return CATASTROPHE_COLOR if any(m.kind == "catastrophe" for m in marks) else MARK_COLOR
+
+
+def _touched_mark(marks: Sequence, card_h: float) -> str:
+    """The outline of a card the last turn touched: dashed where ships only left."""
+    only_left = all(m.kind in ("moved-from", "sacrificed") for m in marks)
+    dash = ' stroke-dasharray="14 8"' if only_left else ""
+    return (f'<rect class="touched-mark" x="-5" y="-5" width="{CARD_W + 10}" '
+            f'height="{card_h + 10}" rx="20" fill="none" stroke="{_mark_colour(marks)}" '
+            f'stroke-width="5"{dash}/>')
+
+
+def _turn_note(marks: Sequence, card_h: float) -> str:
+    """The card's last line: what the last turn did there (all of it in its title)."""
+    return (f'<text class="turn-note label" x="16" y="{card_h - 14}" '
+            f'font-size="{FONT}" font-weight="700" fill="{_mark_colour(marks)}">'
+            f'{esc(_fit(_note(marks), CARD_W - 28))}<title>'
+            f'{esc("; ".join(m.words for m in marks))}</title></text>')
 
 
 def _short(text: str, n: int) -> str:

@@ -528,17 +528,6 @@ def build_app(pages: HubPages):
                                   f'data-fragment="/fragment/results">{body}</div>',
                                   (HUB_SCRIPT,)))
 
-    async def results_screen(request):
-        body = await run_in_threadpool(pages.locked, pages.results_fragment)
-        page = kit.page(f"{title}: results", f'<h1>{esc(title)}: results</h1>'
-                        '<div id="results" class="columns" data-updates="/events" '
-                        f'data-fragment="/fragment/results">{body}</div>',
-                        styles=[HUB_STYLE], scripts=[HUB_SCRIPT], data={"view": "screen"})
-        return HTMLResponse(page.replace("<body ", '<body class="screen" ', 1))
-
-    async def results_fragment(request):
-        return HTMLResponse(await run_in_threadpool(pages.locked, pages.results_fragment))
-
     async def admin(request):
         players = await run_in_threadpool(pages.locked, pages.book.players)
         stored = await run_in_threadpool(pages.locked, ingest.store.games)
@@ -573,8 +562,7 @@ def build_app(pages: HubPages):
         *kit.asset_routes([kit.KIT_CSS, HUB_STYLE, HUB_SCRIPT, live_page.LIVE_SCRIPT,
                            live_page.LIVE_STYLE]),
         Route("/results", results),
-        Route("/results/screen", results_screen),
-        Route("/fragment/results", results_fragment),
+        *_results_routes(pages, title),
         Route("/admin", admin),
         Route("/admin/{action:str}", admin_action, methods=["POST"]),
         *archive_routes(store_path=pages.store_path),
@@ -582,6 +570,28 @@ def build_app(pages: HubPages):
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+def _results_routes(pages: HubPages, title: str) -> list:
+    """The big screen of the results (``/results/screen``: large type, kept up to date)
+    and the fragment the results pages fetch at each change."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    async def results_screen(request):
+        body = await run_in_threadpool(pages.locked, pages.results_fragment)
+        page = kit.page(f"{title}: results", f'<h1>{esc(title)}: results</h1>'
+                        '<div id="results" class="columns" data-updates="/events" '
+                        f'data-fragment="/fragment/results">{body}</div>',
+                        styles=[HUB_STYLE], scripts=[HUB_SCRIPT], data={"view": "screen"})
+        return HTMLResponse(page.replace("<body ", '<body class="screen" ', 1))
+
+    async def results_fragment(request):
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.results_fragment))
+
+    return [Route("/results/screen", results_screen),
+            Route("/fragment/results", results_fragment)]
 
 
 def _table_name(ingest: HubIngest, request) -> str:
