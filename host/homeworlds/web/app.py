@@ -170,9 +170,12 @@ def _error_page(status: int, text: str, request: Request) -> Response:
 
 
 def create_app(state: DisplayState) -> Starlette:
+    # The live page links the archive only where there is one (a demo has no store).
+    archive = any(getattr(r, "path", None) == "/archive" for r in state.extra_routes)
+
     async def live(request: Request) -> Response:
-        return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts),
-                            headers=kit.headers())
+        return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts,
+                                           archive=archive), headers=kit.headers())
 
     async def snapshot_json(request: Request) -> Response:
         latest = state.hub.latest
@@ -220,7 +223,7 @@ def create_app(state: DisplayState) -> Starlette:
     routes = [
         Route("/", live),
         *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET,
-                           ANALYSIS_SCRIPT]),
+                           ANALYSIS_SCRIPT, kit.KIT_CSS]),
         Route("/api/snapshot", snapshot_json),
         Route("/events", live_events),
         Route("/feed", feed_events),

@@ -14,10 +14,13 @@ from homeworlds.feed.events import MAX_CLOCK_MS
 from homeworlds.web import kit
 
 
-def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = ()) -> str:
+def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = (),
+              archive: bool = True) -> str:
     """``events``: the stream of the table's feed (a hub serves several tables' pages);
-    ``scripts``: more scripts of this origin (the attract mode's switch)."""
+    ``scripts``: more scripts of this origin (the attract mode's switch); ``archive``: link
+    the archive viewer (there is one)."""
     t = escape(table)
+    archive_link = '<a id="archive-link" href="/archive">archive</a>' if archive else ""
     body = f"""
 <header id="top">
   <h1 id="table-name">{t}</h1>
@@ -26,7 +29,7 @@ def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] =
   <div id="turn-timer" title="how long this turn has lasted">–</div>
   <div id="clocks" hidden aria-label="game clocks"></div>
   <div id="link" class="down">connecting…</div>
-  <a id="archive-link" href="/archive">archive</a>
+  {archive_link}
 </header>
 <div id="result" hidden></div>
 <p id="story" aria-live="polite" hidden></p>
