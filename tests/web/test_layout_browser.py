@@ -197,3 +197,40 @@ def test_the_admin_page_on_a_phone_has_44_px_targets_and_shows_the_settings(
             context.close()
     finally:
         table.close()
+
+
+def test_the_stands_attract_page_fits_with_its_welcome(browser, live_server, screenshot_dir):
+    """The stand's replays at 1920x1080: the caption and the welcome ("what is Homeworlds,
+    how to watch, come and play") inside the screen, nothing overlapping, every label at
+    least 14 px."""
+    from homeworlds.commands.archive_view import build_app
+
+    server = live_server(build_app(None, [str(TWO)], attract_after_s=0.01))
+    context = browser.new_context(viewport=FULL_HD)
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/attract")
+        page.wait_for_selector('body[data-active="yes"]')
+        page.wait_for_function("() => document.querySelector('#map svg') && "
+                               "document.getElementById('caption').textContent")
+        intro = page.locator("#intro").inner_text()
+        for heading in ("What is Homeworlds?", "How to watch", "Come and play"):
+            assert heading in intro
+        page.screenshot(path=str(screenshot_dir / "attract-stand.png"))
+        problems = page.evaluate("""() => {
+          const out = [];
+          for (const id of ['caption', 'intro', 'map']) {
+            const r = document.getElementById(id).getBoundingClientRect();
+            if (r.left < 0 || r.top < 0 || r.right > innerWidth + 1 ||
+                r.bottom > innerHeight + 1) out.push(id + ' outside the screen');
+          }
+          const a = document.getElementById('replay').getBoundingClientRect();
+          const b = document.getElementById('intro').getBoundingClientRect();
+          if (Math.min(a.right, b.right) > Math.max(a.left, b.left) + 1) out.push('overlap');
+          const px = parseFloat(getComputedStyle(document.getElementById('caption')).fontSize);
+          if (px < 14) out.push('caption ' + px + ' px');
+          return out;
+        }""")
+        assert not problems, problems
+    finally:
+        context.close()

@@ -656,7 +656,7 @@ def _bank(state: GameState, width: float, y: float) -> str:
            'font-weight="700" fill="#ffffff">Bank</text>']
     left = MARGIN + 110
     group_w = (inner - 120) / 4
-    short = group_w / 3 < FONT * CHAR_W * 6.2
+    short = group_w / 3 < FONT * CHAR_W * 7.5
     for color in range(4):
         gx = left + color * group_w
         for size in range(3):
