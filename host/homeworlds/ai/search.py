@@ -408,6 +408,20 @@ class SearchPlayer:
         self.last_stats["nodes"] = float(budget.nodes)
         return turn
 
+    def _static_scores(self, root: list[Successor], evaluator, me: int, penalty: float,
+                       budget: Budget) -> tuple[list[Successor], dict[tuple, float]]:
+        """Each root turn's static score for ``me`` (a tiny random tie-break; a turn that
+        repeats an earlier position costs ``penalty``), and the turns scored before time
+        ran out (the free turns come first, the rest go)."""
+        static: dict[tuple, float] = {}
+        for n, succ in enumerate(root):
+            if n and n % 64 == 0 and budget.expired():
+                root = root[:n]
+                break
+            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
+            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        return root, static
+
     def _search(self, state: GameState, budget: Budget,
                 progress: Callable[[SearchProgress], None] | None) -> Turn:
         self.last_stats = {}
@@ -434,13 +448,7 @@ class SearchPlayer:
             return forced
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
-        static = {}
-        for n, succ in enumerate(root):
-            if n and n % 64 == 0 and budget.expired():
-                root = root[:n]  # out of time: the free turns come first, the rest go
-                break
-            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
-            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        root, static = self._static_scores(root, evaluator, me, penalty, budget)
         order = sorted(root, key=lambda s: -static[s.key])
         order = self._safe_first(state, order, static, budget)
         best, best_score, depth_done = order[0], static[order[0].key], 1
