@@ -107,7 +107,7 @@ class RemoteGame:
     def attach(self) -> None:
         """Listen to the session: publish our commits, run ``poll`` at every tick."""
         events = self.session.events
-        events.committed.listen(Stage.PUBLISH, self._committed)
+        events.committed.listen(Stage.PUBLISH, self.committed)
         events.tick.listen(Stage.CONTROL, self.poll)
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
@@ -292,7 +292,9 @@ class RemoteGame:
             raise MessageError(f"turn {number} is illegal: {exc}") from None
         return turn
 
-    def _committed(self, commit: Commit) -> None:
+    def committed(self, commit: Commit) -> None:
+        """A turn was committed here: ours goes out; either way the other side hears how
+        many turns this table holds."""
         number = len(self.tracker.record)
         with self._ready_changed:
             self._ready.pop(number, None)
