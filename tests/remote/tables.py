@@ -10,7 +10,7 @@ from pathlib import Path
 
 from homeworlds.event.settings import parse_broker_url
 from homeworlds.remote.connection import RemoteConnection
-from homeworlds.remote.game import CHANNEL, RemoteGame
+from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
 from homeworlds.remote.invitation import Invitation
 from homeworlds.rules import GameState, Rules
 from homeworlds.runtime.table_replay import SimulatedTableGame
@@ -32,7 +32,7 @@ class RemoteTable:
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
             computer_seats={1 - seat: ComputerSeat()},
-            player_factory=lambda *a: self.holder[0].player_factory(*a))
+            player_factory=lambda *a: RemotePlayer(lambda: self.holder[0]))
         self.session = self.sim.session
         self.recorder = GameRecorder(directory / f"{name}.sqlite", table=name,
                                      layout="standard-2p")
@@ -100,6 +100,7 @@ class RemoteTable:
 
     def close(self) -> None:
         self.disconnect()
+        self.game.close()
         self.recorder.close()
         self.sim.__exit__(None, None, None)
 

@@ -33,7 +33,8 @@ class RemoteConnection:
         self.client.loop_start()
 
     def close(self) -> None:
-        """Leave cleanly: the other side is told (a clean disconnect sends no will)."""
+        """Leave cleanly: the other side is told (a clean disconnect sends no will). The
+        side itself is its owner's to close (``RemoteGame.close``)."""
         game = self.game
         if self.client.is_connected():
             info = self.client.publish(game.topic, game.signer.sign(
@@ -42,7 +43,6 @@ class RemoteConnection:
         self.client.disconnect()
         self.client.loop_stop()
         game.send = None
-        game.close()
 
     def _send(self, topic: str, data: bytes, retain: bool) -> None:
         self.client.publish(topic, data, qos=1, retain=retain)

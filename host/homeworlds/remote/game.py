@@ -112,7 +112,7 @@ class RemoteGame:
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
         """For ``new_session(player_factory=...)``: the other seat's "computer"."""
-        return RemotePlayer(self)
+        return RemotePlayer(lambda: self)
 
     def will(self) -> tuple[str, bytes]:
         """The last will the broker publishes when this side's link is lost (signed now)."""
@@ -149,14 +149,13 @@ class RemoteGame:
         with self._ready_changed:
             return self._ready.get(number)
 
-    def wait_for_turn(self, number: int) -> Turn:
-        """The other side's turn ``number`` once accepted (the advisor's thread waits)."""
+    def wait_for_turn(self, number: int, timeout: float) -> Turn | None:
+        """The other side's turn ``number`` once accepted, None after ``timeout`` seconds or
+        once closed (the advisor's thread waits)."""
         with self._ready_changed:
-            while number not in self._ready:
-                if self.closed:
-                    raise RuntimeError("the remote game was closed")
-                self._ready_changed.wait(0.5)
-            return self._ready[number]
+            if number not in self._ready and not self.closed:
+                self._ready_changed.wait(timeout)
+            return self._ready.get(number)
 
     # ------------------------------------------------------------------ the loop's work
 
@@ -332,10 +331,19 @@ class RemoteGame:
 
 class RemotePlayer:
     """The other table's seat, for ``ComputerAtTable``: its "choice" is the other side's
-    turn for this position, as it arrives over the broker."""
+    turn for this position, as it arrives over the broker. ``side()`` is this table's
+    current side (a side made again after a lost broker account or key file takes over
+    the wait); the wait ends when that side is closed and not replaced."""
 
-    def __init__(self, game: RemoteGame):
-        self.game = game
+    def __init__(self, side: Callable[[], RemoteGame]):
+        self.side = side
 
     def choose_turn(self, state: GameState) -> Turn:
-        return self.game.wait_for_turn(state.ply + 1)
+        number = state.ply + 1
+        while True:
+            game = self.side()
+            turn = game.wait_for_turn(number, 0.5)
+            if turn is not None:
+                return turn
+            if game.closed and self.side() is game:
+                raise RuntimeError("the remote game was closed")
