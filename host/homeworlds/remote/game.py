@@ -203,7 +203,7 @@ class RemoteGame:
         elif isinstance(message, Refusal):
             self.refusals.append(Refused("there", message.number, message.reason,
                                          self.clock()))
-            self._note(f"the other table refused "
+            self._note("the other table refused "
                        + (f"turn {message.number}" if message.number else "a message")
                        + f": {message.reason}")
             if message.number is not None:
