@@ -47,7 +47,8 @@ def percentile(values, fraction):
 def reel_registry(layout, players, rng):
     """Consecutive ICODE serial numbers, stuck on the pieces in random order."""
     copies = copies_for_players(players)
-    infos = [TagInfo.for_piece(piece, COPY_LETTERS[copy]) for piece in PIECES for copy in range(copies)]
+    infos = [TagInfo.for_piece(piece, COPY_LETTERS[copy])
+             for piece in PIECES for copy in range(copies)]
     rng.shuffle(infos)
     base = 0x04_016A_0000_0000 | rng.randrange(1 << 24) << 8  # 7 bytes after E0
     tags = {f"E0{base + index:014X}": info for index, info in enumerate(infos)}
@@ -125,7 +126,8 @@ def bench(layout_name, tags, seed=7):
     layout = builtin_layout(layout_name)
     rng = random.Random(seed)
     players = len(layout.seats)
-    registry = make_registry(layout, players) if tags == "sim" else reel_registry(layout, players, rng)
+    registry = make_registry(layout, players) if tags == "sim" else reel_registry(layout, players,
+                                                                                  rng)
     run = Run(layout, registry, seed)
     run.start(rng)
     pads = [zone for slot in layout.slots for zone in slot.zones]
@@ -159,8 +161,8 @@ def bench(layout_name, tags, seed=7):
 
 
 def run():
-    results = {"model": f"CircuitPython x{CIRCUITPYTHON_FACTOR}, {FRAME_OVERHEAD_US:.0f} us per SPI "
-                        f"frame, {TRIALS} placements per case"}
+    results = {"model": f"CircuitPython x{CIRCUITPYTHON_FACTOR}, {FRAME_OVERHEAD_US:.0f} us per "
+                        f"SPI frame, {TRIALS} placements per case"}
     for layout_name, tags in CASES:
         for key, value in bench(layout_name, tags).items():
             results[f"{layout_name} ({tags} tags) {key}"] = value

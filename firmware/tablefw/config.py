@@ -37,11 +37,13 @@ from tablefw.settings import Settings
 # imported where a configuration asks for them: a board loads only what it drives
 # (each module loaded costs heap, about 8 KB for a driver).
 
-KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us", "fields_at_once",
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us",
+              "fields_at_once",
               "nss_decoder", "readers", "buttons", "settings", "timing", "slow_zones")
 PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
-PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
+PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds",
+                 "baudrate")
 PN532_TIMING = ("timeout_ms", "passive_retries")
 
 
@@ -92,7 +94,8 @@ def _zones(value, where):
         raise ConfigError("%s: expected a non-empty list of zone numbers" % where)
     for zone in value:
         if not isinstance(zone, int) or zone < 0:
-            raise ConfigError("%s: zone numbers must be non-negative integers, got %r" % (where, zone))
+            raise ConfigError("%s: zone numbers must be non-negative integers, got %r"
+                              % (where, zone))
     return list(value)
 
 
@@ -135,12 +138,15 @@ def _decoder(hw, spec):
 def _chip_select(hw, spec, where, decoder, taken):
     if isinstance(spec, int) and not isinstance(spec, bool):
         if decoder is None:
-            raise ConfigError("%s: decoder output %d needs 'nss_decoder' (its address and enable pins)"
+            raise ConfigError("%s: decoder output %d needs 'nss_decoder' (its address and enable "
+                              "pins)"
                               % (where, spec))
         if spec < 0 or spec >= decoder.outputs:
-            raise ConfigError("%s: the decoder has outputs 0..%d, not %d" % (where, decoder.outputs - 1, spec))
+            raise ConfigError("%s: the decoder has outputs 0..%d, not %d"
+                              % (where, decoder.outputs - 1, spec))
         if spec in taken:
-            raise ConfigError("%s: decoder output %d is already used by %s" % (where, spec, taken[spec]))
+            raise ConfigError("%s: decoder output %d is already used by %s"
+                              % (where, spec, taken[spec]))
         taken[spec] = where
         return decoder.line(spec)
     return hw.output(spec, where, value=True)
@@ -151,7 +157,8 @@ def _channel_map(mux, channels, zones, where):
         raise ConfigError("%s: expected one mux channel per zone (%d)" % (where, len(zones)))
     limit = mux.channels if mux is not None else 1
     for channel in channels:
-        if not isinstance(channel, int) or isinstance(channel, bool) or channel < 0 or channel >= limit:
+        if not isinstance(channel, int) or isinstance(channel, bool) or \
+                channel < 0 or channel >= limit:
             raise ConfigError("%s: channel %r is not 0..%d" % (where, channel, limit - 1))
     if len(set(channels)) != len(channels):
         raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))

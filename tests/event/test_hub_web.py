@@ -298,3 +298,19 @@ def test_a_tables_card_counts_the_messages_refused_on_its_topics(hub):
     assert "3 messages on this table's topics refused" in page
     assert 'data-table="nobody"' not in page
     assert {r["table"]: r["refused"] for r in client.get("/api/tables").json()} == {"t1": 3}
+
+
+def test_the_live_view_of_a_table_without_a_retained_state_is_as_of_its_last_turn(hub):
+    """Without a retained state the live view is built from the hub's store: its moment is
+    the last stored turn's (a snapshot's ``at`` must be a moment the feed accepts)."""
+    from datetime import datetime
+
+    client, ingest, _, (_, t2) = hub
+    for topic, payload in messages(t2, EVENT, "t2", SIGNERS["t2"])[:3]:
+        ingest.handle(topic, payload)
+    pages = HubPages(ingest, ingest.store.path, EventBook(ingest.store), admin_token=TOKEN,
+                     event=EVENT)
+    snapshot = pages.live_snapshot("t2")
+    assert snapshot is not None and not ingest.problems
+    last = ingest.store.turns(ingest.store.games()[0].id)[-1]
+    assert snapshot.at == datetime.fromisoformat(last.committed).timestamp()

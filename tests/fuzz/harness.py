@@ -33,7 +33,8 @@ EXAMPLE_CONFIG = REPO / "hardware" / "table.example.toml"
 TOKENS = (
     b"(", b")", b":", b",", b";", b"-", b"#", b"*", b"\t", b"\n", b"\r", b"\r\n", b" ", b"\x00",
     b"\x1b[2J", b"\x1b]0;x\x07", b"\x9b", b"\xc2\x85", b"\xe2\x80\xa8", b"\xff\xfe", b"\xc3",
-    b"9" * 5000, b"1" + b"0" * 400, b"0", b"-1", b"99999999999", b"nan", b"inf", b"-inf", b"1e-9", b"1e999",
+    b"9" * 5000, b"1" + b"0" * 400, b"0", b"-1", b"99999999999", b"nan", b"inf", b"-inf", b"1e-9",
+    b"1e999",
     b"true", b"= ", b"[", b"]", b"[[", b"{", b"}", b'"', b"'", b"'''", b'"""', b"\\u0000",
     b"Homeworlds Online (SDG# 1)", b"Participants: ", b"Winner: ", b"Variants: ", b"1) ",
     b"Homeworld Y1 B2 G3", b"Homeworld - - G3", b"Build G1 ", b"Attack G1N ", b"Discover ",

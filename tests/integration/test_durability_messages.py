@@ -181,3 +181,38 @@ def test_a_store_file_removed_under_the_table_is_not_written_as_if_saved(tmp_pat
     assert "the store file is gone" in err and "the store keeps the game" not in err
     assert not store.exists()  # not made anew: the game is not split over two stores
     assert f"the export {record} holds the game (3 turns)" in err
+
+
+def test_turns_caught_up_from_the_export_are_not_called_stored_while_the_store_fails(
+        tmp_path, sim_table, capsys):
+    """On a restart the export holds turns 3-4 beyond the store's two; the disk is still
+    full: the host must not say they were copied into the store."""
+    from homeworlds.runtime.table import build_table
+    from homeworlds.store.export import record_sdg
+
+    from ..store.helpers import PLAYERS, play_opening
+
+    sim = sim_table(sections='[store]\ntable = "club-1"\n')
+    store, record = tmp_path / "games.sqlite", tmp_path / "game.raw"
+    db = GameStore.open(store)
+    play_opening(db, "g1", turns=2)
+    db.close()
+    played = [(k % 2, t) for k, t in enumerate(turns_of(OPENING[:4]))]
+    record.write_text(record_sdg(PLAYERS, played, rules="looney", game="g1"))
+    FaultyStore.fault = disk_full()
+
+    class NoEvents:
+        def poll(self, timeout: float = 0.0):
+            return []
+
+    running = build_table(load_config(sim.config), None, record, store_path=store,
+                          store_opener=FaultyStore.open, source=NoEvents())
+    try:
+        out = capsys.readouterr().out
+        assert "which the store lacked: NOT yet in the store" in out and "disk is full" in out
+        assert "copied into the store" not in out
+        assert len(running.session.tracker.record) == 4
+    finally:
+        FaultyStore.fault = None
+        running.close()
+    assert _stored_turns(store) == 4  # written on the stop, once the disk had room

@@ -17,14 +17,19 @@ import pytest
 from homeworlds.notation import read_sdg_file
 from homeworlds.runtime.config import load_config
 from homeworlds.runtime.table import TableStartError, build_table
-from homeworlds.store import GameStore, LockHeld, TableLock, holder_text
+from homeworlds.store import GameStore, LockHeld, StoreError, TableLock, holder_text
 from homeworlds.store.export import record_sdg
 from tests.integration.play_host import PLAYERS, PlayHost, play_turns, simulated_table
 from tests.store.helpers import OPENING, new_game, play_opening, turns_of
 
 
 def _games(store):
-    db = GameStore.open_read_only(store)
+    """(id, table, status, turns) of every stored game; none while the host is still
+    creating the file."""
+    try:
+        db = GameStore.open_read_only(store)
+    except StoreError:
+        return []
     try:
         return [(g.id, g.table, g.status, g.turns) for g in db.games()]
     finally:

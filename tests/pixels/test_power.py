@@ -128,8 +128,8 @@ def test_play_warns_about_the_pi5_chain_limit_at_start_up(tmp_path, capsys, monk
     layout = builtin_layout("four-seat")
     make_registry(layout, 4).save(tmp_path / "tags.toml")
     config = tmp_path / "table.toml"
-    config.write_text('[table]\nlayout = "four-seat"\nregistry = "tags.toml"\nrules = "last-standing"\n'
-                      '[serial]\nport = "/dev/homeworlds-table"\n'
+    config.write_text('[table]\nlayout = "four-seat"\nregistry = "tags.toml"\nrules = '
+                      '"last-standing"\n[serial]\nport = "/dev/homeworlds-table"\n'
                       '[pixels]\nsink = "neopixel-spi"\nsupply_amps = 18\n')
     monkeypatch.setattr("homeworlds.pixels.settings.board_model",
                         lambda: "Raspberry Pi 5 Model B Rev 1.0")

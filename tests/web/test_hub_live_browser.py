@@ -4,6 +4,7 @@ by the hub's copy of the table (what the table published), updated live."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -43,7 +44,7 @@ def test_the_hubs_live_view_shows_the_table_and_follows_its_state(tmp_path, page
         # The table's retained state arrives: the lifted ship and the sensors' link show.
         stored, state = ingest.latest("t2")
         snapshot = pages.live_snapshot("t2").to_json()
-        snapshot.update(seq=5, at=1.0, link_up=True)
+        snapshot.update(seq=5, at=time.time(), link_up=True)
         mover = stored.players[state.to_move]
         snapshot["hints"] = dict(snapshot["hints"], lifted={"seat": state.to_move,
                                                             "piece": "y1", "from": mover})

@@ -8,7 +8,6 @@ The counts are modest, but above every limit set."""
 from __future__ import annotations
 
 import dataclasses
-import resource
 import socket
 import time
 
@@ -204,15 +203,23 @@ def test_event_streams_that_never_read_are_dropped_and_the_page_still_answers(di
             sock.close()
 
 
-def test_the_hubs_connection_cap_is_below_its_descriptor_limit():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
-        # The hard limit is raised to where allowed; lower it for the test's process copy.
-        limits = limits_for_descriptors(ServerLimits(max_connections=1000, reserved=32))
-        now_soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        assert limits.max_connections < now_soft
-        assert limits.max_connections <= now_soft - 64 or now_soft >= 1064
-        assert 1 <= limits.reserved < limits.max_connections
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+def test_the_connection_cap_is_below_the_descriptor_limit(monkeypatch):
+    """With 256 descriptors (soft and hard), the cap leaves the program's own and three
+    accept batches; with 4096 the configured cap stands."""
+    from homeworlds.web import guard
+
+    limit = [(256, 256)]
+    monkeypatch.setattr(guard.resource, "getrlimit", lambda _which: limit[0])
+    monkeypatch.setattr(guard.resource, "setrlimit", lambda _which, value: None)
+    limits = limits_for_descriptors(ServerLimits(max_connections=1000, reserved=32))
+    assert limits.max_connections == 256 - guard.DESCRIPTOR_RESERVE
+    assert 1 <= limits.reserved < limits.max_connections
+    limit[0] = (4096, 4096)
+    assert limits_for_descriptors(ServerLimits(max_connections=1000, reserved=32)) \
+        .max_connections == 1000
+    # A soft limit below the hard one is raised first.
+    limit[0] = (256, 4096)
+    raised: list = []
+    monkeypatch.setattr(guard.resource, "setrlimit", lambda _which, value: raised.append(value))
+    assert limits_for_descriptors(ServerLimits(max_connections=1000)).max_connections == 1000
+    assert raised == [(4096, 4096)]

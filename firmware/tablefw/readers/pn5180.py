@@ -344,9 +344,11 @@ class PN5180(Reader):
         irq = self._read_irq()
         if not irq & IRQ_TX_RFON:
             if irq & IRQ_RF_ACTIVE_ERROR:
-                raise ReaderError("RFON", "%s: RF_ON refused, another field is on (IRQ_STATUS %08X: "
+                raise ReaderError("RFON", "%s: RF_ON refused, another field is on (IRQ_STATUS "
+                                          "%08X: "
                                   "RF_ACTIVE_ERROR)" % (self.name, irq))
-            raise ReaderError("RFON", "%s: the field did not come on after RF_ON (IRQ_STATUS %08X)" % (
+            raise ReaderError("RFON", "%s: the field did not come on after RF_ON (IRQ_STATUS %08X)"
+                              % (
                 self.name, irq))
 
     def rf_off(self):
@@ -370,7 +372,8 @@ class PN5180(Reader):
         self.ready = False
         version = self.read_eeprom(EEPROM_FIRMWARE_VERSION, 2)
         if version in (b"\xff\xff", b"\x00\x00"):
-            raise ReaderError("NOCHIP", "%s: no PN5180 answers (firmware version reads %02X%02X)" % (
+            raise ReaderError("NOCHIP", "%s: no PN5180 answers (firmware version reads %02X%02X)"
+                              % (
                 self.name, version[0], version[1]))
         self.firmware_version = "%d.%d" % (version[1], version[0])
         self.load_rf_config()

@@ -36,6 +36,9 @@ MAX_INITIAL_S = 7 * 24 * 3600.0
 MIN_INITIAL_S = 1.0
 #: Longest increment or delay per turn.
 MAX_PER_TURN_S = 3600.0
+#: The most a seat's clock can show: twice the longest main time (increments add up). A
+#: stored or received clock beyond it is not a clock (docs/clocks.md).
+MAX_REMAINING_S = 2 * MAX_INITIAL_S
 #: Pause reasons, most important first (the feed and the terminal name the first that holds).
 PAUSE_REASONS = ("link-down", "reader-fault", "mistake", "resume")
 #: What each pause reason means, for displays.
@@ -241,8 +244,9 @@ class GameClocks:
         """The clocks of a resumed game: each seat's time as stored after its last turn
         (None: the seat has not finished a timed turn, so its main time is whole)."""
         clocks = cls.new(spec, len(remaining_ms))
-        left = tuple(spec.initial_s if ms is None else max(0.0, ms / 1000)
-                     for ms in remaining_ms)
+        # A stored time beyond any clock (a damaged row) counts as none: the main time.
+        left = tuple(spec.initial_s if ms is None or ms > MAX_REMAINING_S * 1000
+                     else max(0.0, ms / 1000) for ms in remaining_ms)
         flagged = tuple(seat for seat, t in enumerate(left) if t <= 0)
         return replace(clocks, remaining=left, flagged=flagged)
 

@@ -11,6 +11,7 @@ number, a result by its game's uid.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -131,6 +132,8 @@ MAX_SDG = 2000
 MAX_NAME = 64
 MAX_TIME = 40
 MAX_FAULT = 300
+#: A snapshot's ``at``: seconds since 1970, from 2000 to 2200 (as the feed reads it).
+MOMENTS = (946684800, 7258118400)
 #: Largest clock reading a table may report: 100 hours.
 MAX_CLOCK_MS = 100 * 3600 * 1000
 #: How a game may end: what the rules engine decides by replaying the turns, and what a
@@ -310,6 +313,11 @@ def check_snapshot(data: dict) -> dict[str, Any]:
         _number(game, "to_move", 0, max(len(players) - 1, 0), "game.", optional=True)
         if game.get("result") is not None and not isinstance(game["result"], dict):
             raise PayloadError("game.result: not an object or null")
+    at = data.get("at")
+    if at is not None and (not isinstance(at, (int, float)) or isinstance(at, bool) or
+                           not math.isfinite(at) or not MOMENTS[0] <= at <= MOMENTS[1]):
+        raise PayloadError(f"at: {_shown(at)} is not a moment (seconds since 1970, 2000 to "
+                           "2200)")
     data["clocks"] = _check_clocks(data.get("clocks"))
     if data.get("link_up") is not None and not isinstance(data["link_up"], bool):
         raise PayloadError("link_up: not true, false or null")

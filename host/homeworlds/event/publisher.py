@@ -4,7 +4,8 @@ broker (docs/event.md, "Failure behaviour").
 One thread owns the outbox. paho's network thread only reports (connected, disconnected,
 PUBACK of message id, a hub's request, the event's time control) through a queue; the
 drain thread publishes turns in order with QoS 1, moves the store's publish cursor when
-the broker acknowledged them, and after every change replaces the table's retained ``state`` snapshot. A disconnect
+the broker acknowledged them, and after every change replaces the table's retained ``state``
+snapshot. A disconnect
 forgets what was in flight: it is sent again from the cursor after reconnecting (the hub
 ignores duplicates). A host killed at any instant re-sends from the cursor on restart.
 """

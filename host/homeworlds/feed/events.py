@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeworlds.clock import MAX_INITIAL_S, MAX_PER_TURN_S, PAUSE_REASONS, steady_time
+from homeworlds.clock import MAX_PER_TURN_S, MAX_REMAINING_S, PAUSE_REASONS, steady_time
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -241,8 +241,8 @@ def encode(event: FeedEvent) -> str:
 # ---------------------------------------------------------------------- reading JSON
 
 
-#: The most a seat's clock may show (twice the longest main time: increments add up).
-MAX_CLOCK_MS = round(2 * MAX_INITIAL_S * 1000)
+#: The most a seat's clock may show (``clock.MAX_REMAINING_S``).
+MAX_CLOCK_MS = round(MAX_REMAINING_S * 1000)
 #: The longest delay of a turn.
 MAX_DELAY_MS = round(MAX_PER_TURN_S * 1000)
 #: The most seats a feed's clocks may have.

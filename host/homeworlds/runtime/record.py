@@ -53,8 +53,8 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
         for number, (seat, turn) in enumerate(record, start=1):
             replay.push(turn)
             recorder.turn(number, seat, turn, replay.copy(), config.players, {})
-        print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
-              f"the store {recorder.path})", flush=True)
+        print(f"resuming the game in {record_path} after {len(record)} turns "
+              f"({_copied(recorder)})", flush=True)
     return None
 
 
@@ -142,6 +142,15 @@ def _resume_from_export(tracker, recorder, record_path: Path, config: TableConfi
     return record
 
 
+def _copied(recorder) -> str:
+    """Where turns copied from the export are, said as it is: in the store, or waiting in
+    memory while the store has a fault."""
+    if recorder.fault is None:
+        return f"copied into the store {recorder.path}"
+    return (f"NOT yet in the store {recorder.path} ({recorder.fault}): kept in memory and "
+            "in the export until it can be written")
+
+
 def clock_dict(session) -> dict | None:
     spec = session.game_clock_spec
     return spec.to_dict() if spec is not None else None
@@ -221,7 +230,7 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
         if number > len(stored):
             recorder.turn(number, seat, turn, state.copy(), config.players, {})
     print(f"the export {record_path} had turns {len(stored) + 1}-{len(exported)}, which the "
-          "store lacked: copied into the store", flush=True)
+          f"store lacked: {_copied(recorder)}", flush=True)
 
 
 def replay_journal(session, observation) -> None:

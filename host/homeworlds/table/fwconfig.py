@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from homeworlds.table.board import BoardError, describe
 from homeworlds.table.layout import BUILTIN_LAYOUTS_DIR, Layout, Reader
-from homeworlds.table.wiring import ReaderPins
+from homeworlds.table.wiring import McuPins, ReaderPins
 
 GENERATOR = "homeworlds firmware-config"
 
@@ -160,7 +160,8 @@ def render_table_config(layout: Layout, given: str) -> str:
             board = describe(layout)
             relay = board.mux.relay
             lines.append(f"    # Relay {relay.part}: operate {relay.operate_us} us + bounce "
-                         f"{relay.bounce_us} us, release {relay.release_us} us (hardware/parts.toml).")
+                         f"{relay.bounce_us} us, release {relay.release_us} us "
+                         "(hardware/parts.toml).")
         elif key == "fields_at_once":
             board = describe(layout)
             budget = (f"{board.scanner_amps:g} A budget" if board.scanner_amps is not None
@@ -224,6 +225,33 @@ def _span(count: int) -> str:
     return "0" if count == 1 else f"0–{count - 1}"
 
 
+def _pn5180_rows(mcu: McuPins, pn5180: list[Reader]) -> list[tuple[str, str | None, str]]:
+    """The wiring table's rows of the PN5180 readers: NSS (or the decoder), BUSY, RST."""
+    rows: list[tuple[str, str | None, str]] = []
+    if mcu.nss_decoder is not None:
+        decoder = mcu.nss_decoder
+        rows.append((f"decoder A0–A{len(decoder.address) - 1}", ", ".join(decoder.address),
+                     f"address inputs of the {decoder.part}"))
+        rows.append(("decoder enable", decoder.enable, decoder.enable_wiring))
+    nss = [_pins(r).nss or f"Y{_pins(r).nss_output}" for r in pn5180]
+    part = mcu.nss_decoder.part if mcu.nss_decoder is not None else ""
+    via = (f" (outputs of the {part})" if any(_pins(r).nss is None for r in pn5180)
+           else "")
+    rows.append((f"NSS {_span(len(pn5180))}", ", ".join(nss),
+                 f"NSS of reader {_span(len(pn5180))}{via}"))
+    rows.append((f"BUSY {_span(len(pn5180))}", ", ".join(str(_pins(r).busy) for r in pn5180),
+                 f"BUSY of reader {_span(len(pn5180))} (MCU inputs)"))
+    if mcu.reset is not None:
+        shared = [r for r in pn5180 if _pins(r).reset is None]
+        rows.append(("RST", mcu.reset, "RST of every PN5180" if len(shared) == len(pn5180)
+                     else "RST of reader " + ", ".join(str(r.index) for r in shared)))
+    for reader in pn5180:
+        if _pins(reader).reset is not None:
+            rows.append((f"RST {reader.index}", _pins(reader).reset,
+                         f"RST of reader {reader.index}"))
+    return rows
+
+
 def wiring_table(layout: Layout) -> str:
     """hardware/README.md's table of the scanner's wiring (Markdown)."""
     mcu = layout.mcu
@@ -239,27 +267,7 @@ def wiring_table(layout: Layout) -> str:
                  ("SPI MOSI", mcu.spi.mosi, "MOSI of every PN5180"),
                  ("SPI MISO", mcu.spi.miso, "MISO of every PN5180")]
     if pn5180:
-        if mcu.nss_decoder is not None:
-            decoder = mcu.nss_decoder
-            rows.append((f"decoder A0–A{len(decoder.address) - 1}", ", ".join(decoder.address),
-                         f"address inputs of the {decoder.part}"))
-            rows.append(("decoder enable", decoder.enable, decoder.enable_wiring))
-        nss = [_pins(r).nss or f"Y{_pins(r).nss_output}" for r in pn5180]
-        part = mcu.nss_decoder.part if mcu.nss_decoder is not None else ""
-        via = (f" (outputs of the {part})" if any(_pins(r).nss is None for r in pn5180)
-               else "")
-        rows.append((f"NSS {_span(len(pn5180))}", ", ".join(nss),
-                     f"NSS of reader {_span(len(pn5180))}{via}"))
-        rows.append((f"BUSY {_span(len(pn5180))}", ", ".join(str(_pins(r).busy) for r in pn5180),
-                     f"BUSY of reader {_span(len(pn5180))} (MCU inputs)"))
-        if mcu.reset is not None:
-            shared = [r for r in pn5180 if _pins(r).reset is None]
-            rows.append(("RST", mcu.reset, "RST of every PN5180" if len(shared) == len(pn5180)
-                         else "RST of reader " + ", ".join(str(r.index) for r in shared)))
-        for reader in pn5180:
-            if _pins(reader).reset is not None:
-                rows.append((f"RST {reader.index}", _pins(reader).reset,
-                             f"RST of reader {reader.index}"))
+        rows += _pn5180_rows(mcu, pn5180)
     for reader in readers:
         if reader.chip == "pn532":
             pins = _pins(reader)

@@ -588,7 +588,8 @@ def _parse(data: dict) -> Layout:
                               key="power.supply")
         amps = table.get("scanner_amps", (int, float))
         if isinstance(amps, bool) or not 0 < amps <= 100:
-            raise LayoutError(f"expected amperes, more than 0, got {amps!r}", key="power.scanner_amps")
+            raise LayoutError(f"expected amperes, more than 0, got {amps!r}",
+                              key="power.scanner_amps")
         power = Power(supply, float(amps))
     return Layout(name=name, seats=seats, slots=slots, bank=bank, strip=strip,
                   readers=readers, description=description, mcu=mcu, power=power,

@@ -15,6 +15,7 @@ import asyncio
 import hmac
 import json
 from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -163,9 +164,11 @@ class HubPages:
             if latest is None:
                 return None
             stored, state = latest
-            data = snapshot_message(table, 0, stored, state, self.ingest.store.turns(stored.id),
+            turns = self.ingest.store.turns(stored.id)
+            data = snapshot_message(table, 0, stored, state, turns,
                                     self.ingest.store.result(stored.id))
-            data["at"] = 0.0  # the same snapshot until the store changes
+            # The same snapshot until the store changes: it is as of the last stored turn.
+            data["at"] = stored_moment(turns[-1].committed if turns else stored.started)
         data["hints"] = data.get("hints") or dict(NO_HINTS)
         # An offline table's sensors are not known to be connected.
         data["link_up"] = data.get("link_up") is True and (
@@ -240,6 +243,17 @@ class HubPages:
     def authorised(self, given: str | None) -> bool:
         return given is not None and given != "" and \
             hmac.compare_digest(given.encode(), self.admin_token.encode())
+
+
+def stored_moment(text: str) -> float:
+    """A stored time (ISO 8601) as seconds since the epoch, for a snapshot's ``at``."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return steady_time()
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 #: The clock form's choice that clears the event's time control.

@@ -408,14 +408,21 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
                 f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
 
+    players = info.get("players") or ()
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
-                    for k, name in enumerate(info.get("players") or ()))
+                    for k, name in enumerate(players))
+    # A game of three or more: a player may miss a turn. Two players: the junior's Brain
+    # Transference (refused with the reason when the handicap is off).
+    turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
+                  else form("brain-transference", "Brain Transference (the junior player "
+                            "changes places with the senior)") if len(players) == 2 else "")
     return kit.page(title, head + _flash(message, ok) +
                     '<fieldset><legend>Game</legend>' +
                     form("undo", "Undo the last committed turn") +
                     form("draw", "Draw by agreement") +
                     form("resign", "Resign",
                          f'<select name="seat" id="resign-seat">{seats}</select>') +
+                    turn_order +
                     form("new-game", "New game (abandons the current one)") +
                     '</fieldset><fieldset><legend>Settings</legend>' +
                     form("settings", "Apply",
