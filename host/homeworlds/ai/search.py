@@ -425,18 +425,9 @@ class SearchPlayer:
     def _search(self, state: GameState, budget: Budget,
                 progress: Callable[[SearchProgress], None] | None) -> Turn:
         self.last_stats = {}
-        try:
-            win = immediate_win(state, budget.expired)
-        except SearchInterrupted:
-            budget.interrupted += 1
-            win = None  # out of time already: the static best is played
+        win = self._win_in_one(state, budget, progress)
         if win is not None:
-            self.last_stats["win_in_one"] = 1.0
-            if progress is not None:
-                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
             return win
-        me = state.to_move
-        evaluator = self.evaluator(state)
         root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
         if not root:
             raise ValueError("no legal turn in this position")
@@ -446,6 +437,26 @@ class SearchPlayer:
             if progress is not None:
                 progress(SearchProgress(2, budget.nodes, forced, WIN - 2, budget.elapsed()))
             return forced
+        return self._deepen(state, root, budget, progress)
+
+    def _win_in_one(self, state: GameState, budget: Budget,
+                    progress: Callable[[SearchProgress], None] | None) -> Turn | None:
+        try:
+            win = immediate_win(state, budget.expired)
+        except SearchInterrupted:
+            budget.interrupted += 1
+            return None  # out of time already: the static best is played
+        if win is not None:
+            self.last_stats["win_in_one"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
+        return win
+
+    def _deepen(self, state: GameState, root: list[Successor], budget: Budget,
+                progress: Callable[[SearchProgress], None] | None) -> Turn:
+        """Iterative deepening over the root's turns (the module doc, steps 2-5)."""
+        me = state.to_move
+        evaluator = self.evaluator(state)
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
         root, static = self._static_scores(root, evaluator, me, penalty, budget)
