@@ -175,9 +175,12 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
 def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
     """Good/Evil: the players' names with the alignments an elimination revealed, as the
     map shows them (``Ann (Good)``)."""
-    return tuple(f"{name} ({revealed[k].capitalize()})"
-                 if k < len(revealed) and revealed[k] in ("good", "evil") else name
-                 for k, name in enumerate(players))
+    out = []
+    for k, name in enumerate(players):
+        card = revealed[k] if k < len(revealed) else None
+        out.append(f"{name} ({card.capitalize()})" if card in ("good", "evil") and card
+                   else name)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
