@@ -175,10 +175,12 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
 def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
     """Good/Evil: the players' names with the alignments an elimination revealed, as the
     map shows them (``Ann (Good)``)."""
-    shown = [revealed[k] if k < len(revealed) else None for k in range(len(players))]
-    return tuple(f"{name} ({alignment.capitalize()})"
-                 if alignment is not None and alignment in ("good", "evil") else name
-                 for name, alignment in zip(players, shown, strict=True))
+    out = []
+    for k, name in enumerate(players):
+        card = revealed[k] if k < len(revealed) else None
+        out.append(f"{name} ({card.capitalize()})" if card in ("good", "evil") and card
+                   else name)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
