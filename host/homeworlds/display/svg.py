@@ -239,9 +239,12 @@ def _story(before: str, sdg: str, seat: int, players: tuple[str, ...],
 def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
     """Good/Evil: the players' names with the alignments an elimination revealed, as the
     map shows them (``Ann (Good)``)."""
-    return tuple(f"{name} ({str(revealed[k]).capitalize()})"
-                 if k < len(revealed) and revealed[k] in ("good", "evil") else name
-                 for k, name in enumerate(players))
+    out = []
+    for k, name in enumerate(players):
+        card = revealed[k] if k < len(revealed) else None
+        out.append(f"{name} ({card.capitalize()})" if card in ("good", "evil") and card
+                   else name)
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
