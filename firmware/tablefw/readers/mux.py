@@ -11,7 +11,7 @@ class GpioMux:
     (active low by default) the switch is disabled while no channel is
     selected."""
 
-    def __init__(self, pins, enable=None, enable_active_low=True, settle=None):
+    def __init__(self, pins, enable=None, enable_active_low=True, settle=None, settle_us=0):
         self.pins = tuple(pins)
         if not self.pins:
             raise ValueError("mux: at least one select pin is needed")
@@ -19,15 +19,19 @@ class GpioMux:
         self.enable = enable
         self.enable_active_low = enable_active_low
         self.settle = settle  # optional callable run after switching
+        # How long the switch takes to close after select() (a relay's operate and
+        # bounce time); the reader waits it out before it turns its field on.
+        self.settle_us = settle_us
         self.channel = None
         if enable is not None:
             enable.value = enable_active_low  # off
 
     def select(self, channel):
+        """Switch to ``channel``; returns True if the switch moved (and so must settle)."""
         if channel < 0 or channel >= self.channels:
             raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
         if channel == self.channel:
-            return
+            return False
         for bit in range(len(self.pins)):
             self.pins[bit].value = bool((channel >> bit) & 1)
         if self.enable is not None:
@@ -35,6 +39,7 @@ class GpioMux:
         self.channel = channel
         if self.settle is not None:
             self.settle()
+        return True
 
     def release(self):
         """Disable the switch (if it has an enable line)."""

@@ -62,6 +62,19 @@ class EmulatedPN5180(PN5180):
         yield from PN5180.scan_steps(self, channel, several)
 
 
+class IrqLine:
+    """The MCU input a chip's IRQ output goes to; each reading costs ``read_us``."""
+
+    def __init__(self, chip: Pn5180Chip, read_us: float) -> None:
+        self.chip = chip
+        self.read_us = read_us
+
+    @property
+    def value(self) -> bool:
+        self.chip.clock.advance_us(self.read_us)
+        return self.chip.irq_pin
+
+
 class SelectLine:
     """A mux select output."""
 
@@ -73,7 +86,8 @@ class EmulatedTable:
     """The readers of ``layout`` as emulated PN5180s; ``tags(zone, uids)`` puts
     tags on a pad."""
 
-    def __init__(self, layout: Layout, clock, *, model: ReadModel | None = None, seed: int = 0):
+    def __init__(self, layout: Layout, clock, *, model: ReadModel | None = None, seed: int = 0,
+                 latched: bool = False, irq_read_us: float | None = None):
         self.layout = layout
         self.clock = clock
         self.model = model if model is not None else ReadModel()
@@ -84,11 +98,16 @@ class EmulatedTable:
         self.readers: list[EmulatedPN5180] = []
         self.reset_line = SharedResetLine()
         for reader in layout.readers:
-            chip = Pn5180Chip({}, mux_pins=self.select_lines, clock=clock, model=self.model,
+            lines = self.select_lines
+            if latched:
+                lines = [SelectLine() for _ in self.select_lines]
+                mux = GpioMux(lines)
+            chip = Pn5180Chip({}, mux_pins=lines, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]
             name = f"reader {reader.index}" + (f" ({reader.label})" if reader.label else "")
-            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None,
+            irq = IrqLine(chip, irq_read_us) if irq_read_us is not None else None
+            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None, irq=irq,
                                     reset=self.reset_line, name=name,
                                     zone_overhead_us=ZONE_OVERHEAD_US)
             self.chips.append(chip)

@@ -61,6 +61,7 @@ from homeworlds.sim.sim_clock import SimClock
 WRITE_REGISTER = 0x00
 WRITE_REGISTER_OR_MASK = 0x01
 WRITE_REGISTER_AND_MASK = 0x02
+WRITE_REGISTER_MULTIPLE = 0x03
 READ_REGISTER = 0x04
 READ_EEPROM = 0x07
 SEND_DATA = 0x09
@@ -70,6 +71,7 @@ RF_ON = 0x16
 RF_OFF = 0x17
 
 SYSTEM_CONFIG = 0x00
+IRQ_ENABLE = 0x01
 IRQ_STATUS = 0x02
 IRQ_CLEAR = 0x03
 RX_STATUS = 0x13
@@ -227,7 +229,7 @@ class Pn5180Chip:
         self._reset_state()
 
     def _reset_state(self) -> None:
-        self.regs = {SYSTEM_CONFIG: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
+        self.regs = {SYSTEM_CONFIG: 0, IRQ_ENABLE: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
         self._state = IDLE
         self.rf = False
         self.rf_config: tuple[int, int] | None = None
@@ -244,6 +246,15 @@ class Pn5180Chip:
         """The transceiver state now (Idle, WaitTransmit, Transceiving, WaitReceive, Receiving)."""
         self._run_until(self.now)
         return self._state
+
+    @property
+    def irq_pin(self) -> bool:
+        """The IRQ output: high while an IRQ_STATUS bit that IRQ_ENABLE lets through
+        is set (datasheet: IRQ pin, active high after reset)."""
+        if self.dead:
+            return False
+        self._run_until(self.now)
+        return bool(self.regs[IRQ_STATUS] & self.regs[IRQ_ENABLE])
 
     @property
     def now(self) -> float:
@@ -267,20 +278,26 @@ class Pn5180Chip:
         self._watch_channel(now)
         code = frame[0]
         regs = self.regs
+        if code == WRITE_REGISTER_MULTIPLE:
+            # Sets of (register, action 1 write / 2 OR / 3 AND, value LE), applied in order.
+            sets = frame[1:]
+            if not sets or len(sets) % 6:
+                self.violations.append(f"WRITE_REGISTER_MULTIPLE of {len(frame)} bytes: {frame.hex()}")
+                return
+            actions = {1: WRITE_REGISTER, 2: WRITE_REGISTER_OR_MASK, 3: WRITE_REGISTER_AND_MASK}
+            for start in range(0, len(sets), 6):
+                action = actions.get(sets[start + 1])
+                if action is None:
+                    self.violations.append(f"WRITE_REGISTER_MULTIPLE action {sets[start + 1]:02X}")
+                    return
+                self._write_register(action, sets[start], int.from_bytes(sets[start + 2:start + 6], "little"),
+                                     now)
+            return
         if code in (WRITE_REGISTER, WRITE_REGISTER_OR_MASK, WRITE_REGISTER_AND_MASK):
             if len(frame) != 6:
                 self.violations.append(f"register write of {len(frame)} bytes: {frame.hex()}")
                 return
-            reg, value = frame[1], int.from_bytes(frame[2:6], "little")
-            if code == WRITE_REGISTER and reg == IRQ_CLEAR:
-                regs[IRQ_STATUS] &= ~value
-                return
-            old = regs.get(reg, 0)
-            new = value if code == WRITE_REGISTER else (old | value if code == WRITE_REGISTER_OR_MASK
-                                                        else old & value)
-            regs[reg] = new & 0xFFFFFFFF
-            if reg == SYSTEM_CONFIG:
-                self._command_changed(old & 7, new & 7, now)
+            self._write_register(code, frame[1], int.from_bytes(frame[2:6], "little"), now)
         elif code == READ_REGISTER:
             self.answer = regs.get(frame[1], 0).to_bytes(4, "little")
         elif code == READ_EEPROM:
@@ -314,6 +331,18 @@ class Pn5180Chip:
             self.violations.append(f"read of {count} bytes, only {len(self.answer)} available")
         data, self.answer = self.answer[:count], b""
         return data.ljust(count, b"\x00")
+
+    def _write_register(self, code: int, reg: int, value: int, now: float) -> None:
+        regs = self.regs
+        if code == WRITE_REGISTER and reg == IRQ_CLEAR:
+            regs[IRQ_STATUS] &= ~value
+            return
+        old = regs.get(reg, 0)
+        new = value if code == WRITE_REGISTER else (old | value if code == WRITE_REGISTER_OR_MASK
+                                                    else old & value)
+        regs[reg] = new & 0xFFFFFFFF
+        if reg == SYSTEM_CONFIG:
+            self._command_changed(old & 7, new & 7, now)
 
     # ------------------------------------------------------------ the transceiver
 
