@@ -17,6 +17,12 @@ CONFIG = {
     "reset": "GP6",
     # Multiplexer select lines, S0 (least significant) first.
     "mux": ["GP10", "GP11", "GP12", "GP13"],
+    # EN_N of every multiplexer, driven low to enable (R2 pulls it up).
+    "mux_enable": "GP9",
+    # Relay G6K-2F-RF DC5: operate 3000 us + bounce 1000 us, release 3000 us (hardware/parts.toml).
+    "mux_settle_us": 4000,
+    # Readers' fields on at once: 1.2 A budget, 250 mA a field, 145 mA relays and bias.
+    "fields_at_once": 4,
     "readers": [
         # reader 0: south-west and middle: slots 0-4, south token
         {"cs": "GP17", "busy": "GP2", "zones": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 42]},

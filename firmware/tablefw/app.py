@@ -70,7 +70,8 @@ def _build(config, board, busio, digitalio, clock, sleep):
     import tablefw
     from tablefw import config as wiring
 
-    built = wiring.slow_zones(config), wiring.build(config, board, busio, digitalio, clock, sleep)
+    built = (wiring.slow_zones(config), wiring.fields_at_once(config)), \
+        wiring.build(config, board, busio, digitalio, clock, sleep)
     del wiring
     sys.modules.pop("tablefw.config", None)
     if "config" in tablefw.__dict__:
@@ -91,7 +92,7 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
         clock = monotonic_ms
     if sleep is None:
         sleep = sleep_ms
-    slow, (readers, button_pins, settings, zone_count) = _build(config, board, busio, digitalio, clock,
+    (slow, fields), (readers, button_pins, settings, zone_count) = _build(config, board, busio, digitalio, clock,
                                                                  sleep)
     config = None  # built: the dict can go (the loop below runs forever)
     link = UsbDataLink(usb_cdc.data)
@@ -106,7 +107,7 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
             log("%s: %s (%s); will keep retrying" % (reader.name, exc.message, exc.code))
     buttons = ButtonBank(button_pins, clock)
     scanner = Scanner(readers, write, clock, settings, zone_count, buttons=len(button_pins),
-                      slow_zones=slow)
+                      slow_zones=slow, fields_at_once=fields)
     write.scanner = scanner
     if started is not None:
         started(scanner)

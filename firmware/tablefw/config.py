@@ -12,6 +12,11 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``spi``: {"clock", "mosi", "miso"} pin names (PN5180)
 - ``reset``: shared reset pin of the PN5180s (optional)
 - ``mux``: select pins shared by all readers, least significant first
+- ``mux_enable``: the multiplexers' active-low enable (EN_N), one pin for all
+- ``mux_settle_us``: relay settle time after a channel switch (operate +
+  bounce, or release if longer), waited before the first request
+- ``fields_at_once``: how many readers may have their field on together
+  (the supply budget's answer; 1 = one reader after another)
 - ``nss_decoder``: {"address": [pins, A0 first], "enable": pin} of a 74HC138
   driving the chip selects; a reader's ``cs`` is then a decoder output number
 - ``readers``: list of dicts; PN5180 keys ``cs``, ``busy``, ``zones``,
@@ -32,8 +37,8 @@ from tablefw.settings import Settings
 # imported where a configuration asks for them: a board loads only what it drives
 # (each module loaded costs heap, about 8 KB for a driver).
 
-KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "nss_decoder", "readers", "buttons", "settings",
-              "timing", "slow_zones")
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us", "fields_at_once",
+              "nss_decoder", "readers", "buttons", "settings", "timing", "slow_zones")
 PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
@@ -91,14 +96,26 @@ def _zones(value, where):
     return list(value)
 
 
-def _mux(hw, pins, where, cache):
+def _mux(hw, pins, where, cache, enable=None, settle_us=0):
     if not isinstance(pins, (list, tuple)) or not pins:
         raise ConfigError("%s: expected a list of select pin names" % where)
     key = tuple(pins)
     if key not in cache:
         outputs = [hw.output(name, "%s[%d]" % (where, i)) for i, name in enumerate(pins)]
-        cache[key] = GpioMux(outputs)
+        cache[key] = GpioMux(outputs, enable=enable, settle_us=settle_us)
     return cache[key]
+
+
+def _count(config, key, low, high, default):
+    value = config.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or value > high:
+        raise ConfigError("%s: expected a whole number %d..%d, got %r" % (key, low, high, value))
+    return value
+
+
+def fields_at_once(config):
+    """How many readers' fields may be on together (checked; default 1)."""
+    return _count(config, "fields_at_once", 1, 64, 1)
 
 
 def _decoder(hw, spec):
@@ -179,6 +196,12 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
 
     muxes: dict[tuple, GpioMux] = {}
     shared_mux = config.get("mux")
+    settle_us = _count(config, "mux_settle_us", 0, 100000, 0)
+    fields_at_once(config)
+    mux_enable = None
+    if config.get("mux_enable") is not None:
+        # High (disabled) until the first channel is selected.
+        mux_enable = hw.output(config["mux_enable"], "mux_enable", value=True)
     readers: list[Reader] = []
     owner: dict[int, int] = {}
     spi = None
@@ -218,7 +241,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
         if len(zones) > 1 or entry.get("channels", [0]) != [0]:
             if mux_pins is None:
                 raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)" % (where, len(zones)))
-            mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes)
+            mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes, mux_enable, settle_us)
             if len(zones) > mux.channels:
                 raise ConfigError("%s.zones: %d zones but the mux has %d channels" % (where, len(zones), mux.channels))
         if "channels" in entry:

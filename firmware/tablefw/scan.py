@@ -9,10 +9,12 @@ due: a ZONE line when a zone's debounced tag set changed, the heartbeat, the
 periodic snapshot.
 
 - Readers that offer ``scan_steps(channel)`` (the PN5180) work concurrently:
-  a batch is one multiplexer channel on every reader; each reader's scan is
-  a generator that yields while its chip is on air, and the batch steps
-  them in turn, so the readers' air time overlaps and only the SPI work is
-  serial. Select lines shared by all readers are why a batch is one channel.
+  a batch is one multiplexer channel on up to ``fields_at_once`` readers
+  (how many fields the supply budget allows on together; 1 = one reader
+  after another); each reader's scan is a generator that yields while its
+  chip is on air, and the batch steps them in turn, so the readers' air
+  time overlaps and only the SPI work is serial. Select lines shared by all
+  readers are why a batch is one channel.
 - Other readers (PN532, VirtualReader) take turns zone by zone (reader 0
   channel 0, reader 1 channel 0, ..., reader 0 channel 1, ...), one zone a
   batch.
@@ -23,6 +25,8 @@ periodic snapshot.
 - ``slow_zones`` (the bank tray) are scanned only every ``slow_every``-th
   round (staggered by channel, so every round carries its share), unless
   they are changing.
+- A clean answer whose UID is no ISO 15693 UID (the reader's ``rejected``)
+  is reported once with ERR UID, naming it, while it stays on the pad.
 - A pad that held several tags is scanned with ``several=True``: the
   reader skips its one-slot probe, which could only collide.
 - Before a batch starts, every reader in it is ``prepare()``d (initialised
@@ -111,7 +115,8 @@ class Scanner:
     """
 
     def __init__(self, readers, write, clock=None, settings=None, zone_count=None,
-                 buttons=0, firmware=None, warmup_ms=WARMUP_MS, slow_zones=(), slow_every=SLOW_EVERY):
+                 buttons=0, firmware=None, warmup_ms=WARMUP_MS, slow_zones=(), slow_every=SLOW_EVERY,
+                 fields_at_once=None):
         self.readers = list(readers)
         self.write = write
         self.clock = clock if clock is not None else monotonic_ms
@@ -154,7 +159,9 @@ class Scanner:
                 if channel < len(self.readers[index].zones):
                     batch.append(index << 8 | channel)
             if self.concurrent:
-                self._schedule.append(tuple(batch))
+                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
+                for start in range(0, len(batch), size):
+                    self._schedule.append(tuple(batch[start:start + size]))
             else:
                 for entry in batch:
                     self._schedule.append((entry,))
@@ -182,6 +189,7 @@ class Scanner:
         self._retry_at = [0] * count
         self._last_err_at = [0] * count
         self._overflowing = {}
+        self._bad_uids = {}  # zone -> True while a rejected UID lies there
         self.button_counts = [0] * buttons
         self.scans = 0
         self.rounds = 0
@@ -622,6 +630,15 @@ class Scanner:
                 return
         self.scans += 1
         self.faulted[index] = False
+        rejected = getattr(self.readers[index], "rejected", None)
+        if rejected:
+            if zone not in self._bad_uids:
+                self._bad_uids[zone] = True
+                self._send(ErrorReport(index, "UID", "zone %d: %s not an ISO 15693 UID (must start with E0); "
+                                       "ignored" % (zone, ", ".join(rejected) + (" is" if len(rejected) == 1
+                                                                                 else " are"))))
+        elif zone in self._bad_uids:
+            del self._bad_uids[zone]
         if len(uids) > MAX_ZONE_TAGS:
             uids = sorted(set(uids))[:MAX_ZONE_TAGS]
             if zone not in self._overflowing:

@@ -170,7 +170,8 @@ def test_readers_scanned_concurrently_find_the_same_tags_sooner():
 def chip_in_transceive(antennas=None):
     chip = Pn5180Chip(antennas or {}, clock=SimClock())
     chip.execute(bytes([d.LOAD_RF_CONFIG, d.RF_TX_ISO15693, d.RF_RX_ISO15693]))
-    chip.execute(bytes([d.RF_ON, 0]))
+    chip.execute(bytes([d.RF_ON, d.RF_ON_NO_COLLISION_AVOIDANCE]))
+    chip.execute(bytes([d.WRITE_REGISTER, d.IRQ_CLEAR]) + d.IRQ_ALL.to_bytes(4, "little"))
     chip.clock.advance_us(1100)
     chip.execute(bytes([d.WRITE_REGISTER_OR_MASK, d.SYSTEM_CONFIG]) + (3).to_bytes(4, "little"))
     return chip

@@ -8,7 +8,7 @@ from homeworlds.table.layout import Layout, LayoutError, builtin_layout
 
 #: UART pins for a PN532 in place of each PN5180's NSS and BUSY lines (reader index: nss,
 #: busy -> tx, rx).
-UART_PINS = {0: ("GP17", "GP2", "GP0", "GP1"), 1: ("GP20", "GP3", "GP8", "GP9"),
+UART_PINS = {0: ("GP17", "GP2", "GP0", "GP1"), 1: ("GP20", "GP3", "GP8", "GP7"),
              2: ("GP21", "GP4", "GP26", "GP27"), 3: ("GP22", "GP5", "GP12", "GP13")}
 
 

@@ -136,7 +136,7 @@ def test_the_readme_table_names_busy_inputs_and_16_way_select_lines():
 
 def test_pn532_readers_get_a_two_tags_per_pad_warning():
     text = STANDARD
-    for nss, busy, tx, rx in (("GP17", "GP2", "GP0", "GP1"), ("GP20", "GP3", "GP8", "GP9"),
+    for nss, busy, tx, rx in (("GP17", "GP2", "GP0", "GP1"), ("GP20", "GP3", "GP8", "GP7"),
                               ("GP21", "GP4", "GP26", "GP27")):
         text = text.replace('chip = "pn5180"\nchannels = 16\nzones', 'chip = "pn532"\n'
                             'channels = 16\nzones', 1)

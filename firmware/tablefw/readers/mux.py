@@ -9,7 +9,14 @@ lines: only one reader scans at a time.
 class GpioMux:
     """``pins[0]`` is the least significant select bit. With ``enable``
     (active low by default) the switch is disabled while no channel is
-    selected."""
+    selected.
+
+    ``settle_us``: how long after a switch the new channel alone is connected
+    and steady (a relay's operate + bounce time, or its release time if
+    longer). The mux does not wait: it counts its switches (``switches``) and
+    the reader that switched it stamps ``settled_at`` (its own microsecond
+    clock), so every reader sharing the select lines knows when the channel
+    is usable."""
 
     def __init__(self, pins, enable=None, enable_active_low=True, settle=None, settle_us=0):
         self.pins = tuple(pins)
@@ -19,15 +26,15 @@ class GpioMux:
         self.enable = enable
         self.enable_active_low = enable_active_low
         self.settle = settle  # optional callable run after switching
-        # How long the switch takes to close after select() (a relay's operate and
-        # bounce time); the reader waits it out before it turns its field on.
         self.settle_us = settle_us
+        self.switches = 0
+        self.settled_at = 0
         self.channel = None
         if enable is not None:
             enable.value = enable_active_low  # off
 
     def select(self, channel):
-        """Switch to ``channel``; returns True if the switch moved (and so must settle)."""
+        """Switch to ``channel``; True if the switch moved (and so must settle)."""
         if channel < 0 or channel >= self.channels:
             raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
         if channel == self.channel:
@@ -37,6 +44,7 @@ class GpioMux:
         if self.enable is not None:
             self.enable.value = not self.enable_active_low
         self.channel = channel
+        self.switches += 1
         if self.settle is not None:
             self.settle()
         return True

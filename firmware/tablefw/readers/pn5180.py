@@ -20,7 +20,7 @@ code        command                  parameters                      answer
 0x09        SEND_DATA                valid bits in last byte, data   -
 0x0A        READ_DATA                0x00                            RX bytes
 0x11        LOAD_RF_CONFIG           TX config, RX config            -
-0x16        RF_ON                    0x00                            -
+0x16        RF_ON                    0x01 (no collision avoidance)   -
 0x17        RF_OFF                   0x00                            -
 ==========  =======================  ==============================  ==========
 
@@ -84,6 +84,8 @@ TX_CONFIG = 0x18
 
 IRQ_RX = 1 << 0
 IRQ_TX = 1 << 1
+IRQ_TX_RFON = 1 << 9
+IRQ_RF_ACTIVE_ERROR = 1 << 10
 IRQ_RX_SOF = 1 << 14
 IRQ_GENERAL_ERROR = 1 << 17
 IRQ_ALL = 0x000FFFFF
@@ -102,6 +104,16 @@ TX_CONFIG_EOF_ONLY_MASK = 0xFFFFFB3F
 TX_FRAME_BITS = 0x000004C0  # the bits the EOF-only mask clears
 SYSTEM_CONFIG_IDLE_MASK = 0xFFFFFFF8
 COMMAND_TRANSCEIVE = 0x00000003
+
+# RF_ON's parameter, bit 0: 1 = no collision avoidance. With collision avoidance
+# (0x00) the chip refuses to switch its field on while it senses another field,
+# which on a table is the neighbouring reader's: the scan core decides how many
+# fields are on together (the supply budget), so the driver does not ask.
+RF_ON_NO_COLLISION_AVOIDANCE = 0x01
+UID_FIRST_BYTE = 0xE0  # ISO/IEC 15693-3: a UID's most significant byte is E0
+# EOFs sent after the 16th slot: a tag that missed an EOF answers a slot late, so
+# the tag of slot 15 that missed up to this many still answers.
+TRAILING_SLOTS = 3
 
 FLAGS_16_SLOTS = 0x06  # high data rate + inventory flag, 16 slots
 FLAGS_1_SLOT = 0x26  # the same with the one-slot flag
@@ -146,6 +158,7 @@ _FRAME_RESTART = (bytes([WRITE_REGISTER_MULTIPLE, SYSTEM_CONFIG, 3]) + _le32(SYS
                   + bytes([IRQ_CLEAR, 1]) + _le32(IRQ_ALL))
 _FRAME_SEND_EOF = bytes([SEND_DATA, 0x00])
 _FRAME_READ_IRQ = bytes([READ_REGISTER, IRQ_STATUS])
+_FRAME_RF_ON = bytes([RF_ON, RF_ON_NO_COLLISION_AVOIDANCE])
 
 
 def uid_text(response):
@@ -205,7 +218,7 @@ class PN5180(Reader):
 
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
                  baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
-                 power_up_us=None, max_rounds=8, clock=None, sleep=None, name=None,
+                 power_up_us=None, max_rounds=8, max_repeats=4, clock=None, sleep=None, name=None,
                  sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None, irq=None):
         if name is not None:
             self.name = name
@@ -223,6 +236,9 @@ class PN5180(Reader):
         self.power_up_us = _micro(power_up_us, power_up_ms, POWER_UP_US)
         self.busy_timeout_us = busy_timeout_ms * 1000
         self.max_rounds = max_rounds
+        self.max_repeats = max_repeats
+        self.rejected = None  # UIDs of clean answers that are no ISO 15693 UID (last scan)
+        self.repeats = 0  # rounds repeated to find tags that missed an EOF, in total
         self.ticks_us = getattr(clock, "ticks_us", None) or _ticks_us
         self.sleep_us = getattr(clock, "sleep_us", None) or _sleep_us
         self.firmware_version = None
@@ -231,7 +247,6 @@ class PN5180(Reader):
         self._pulses_seen = None
         self._eof_only = False
         self._wait_transmit = False
-        self._switched_at = 0
         self._field_ready_at = 0
         self.exchanges = 0  # requests and EOFs sent, for statistics
         self._bus_locked = False
@@ -324,7 +339,16 @@ class PN5180(Reader):
         return self._transceive(bytes([READ_DATA, 0x00]), length)
 
     def rf_on(self):
-        self._transceive(bytes([RF_ON, 0x00]))
+        """Switch the field on (no collision avoidance) and check that it came on."""
+        self._transceive(_FRAME_IRQ_CLEAR)
+        self._transceive(_FRAME_RF_ON)
+        irq = self._read_irq()
+        if not irq & IRQ_TX_RFON:
+            if irq & IRQ_RF_ACTIVE_ERROR:
+                raise ReaderError("RFON", "%s: RF_ON refused, another field is on (IRQ_STATUS %08X: "
+                                  "RF_ACTIVE_ERROR)" % (self.name, irq))
+            raise ReaderError("RFON", "%s: the field did not come on after RF_ON (IRQ_STATUS %08X)" % (
+                self.name, irq))
 
     def rf_off(self):
         self._transceive(bytes([RF_OFF, 0x00]))
@@ -351,6 +375,7 @@ class PN5180(Reader):
                 self.name, version[0], version[1]))
         self.firmware_version = "%d.%d" % (version[1], version[0])
         self.load_rf_config()
+        self._wait_transmit = False  # the chip starts Idle after a reset
         if self.irq is not None:
             self.write_register(IRQ_ENABLE, IRQ_PIN_EVENTS)
         self._eof_only = False
@@ -372,10 +397,6 @@ class PN5180(Reader):
 
     def select(self, channel):
         """Route the field to ``channel`` and wait until its tags are up."""
-        self._switch(channel)
-        wait = self._switched_at - self.ticks_us()
-        if wait > 0:
-            self.sleep_us(wait)
         self._start(channel)
         wait = self._field_ready_at - self.ticks_us()
         if wait > 0:
@@ -392,37 +413,36 @@ class PN5180(Reader):
         ``several``: the pad held several tags at the last scans, so the
         probe would only collide: go straight to the 16-slot round."""
         self.found = None
-        self._switch(channel)
-        while self.ticks_us() < self._switched_at:  # the relay closing: others use the bus
-            yield
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
             yield
         yield from self._inventory_steps(channel, several)
 
-    def _switch(self, channel):
-        """Route the antenna (the field is off) and note when the switch has settled."""
-        self.found = None
-        self._switched_at = 0
-        try:
-            self._ensure_initialised()
-            if Reader.select(self, channel):
-                self._switched_at = self.ticks_us() + getattr(self.mux, "settle_us", 0)
-        except ReaderError:
-            self.ready = False
-            self._field_off()
-            raise
-
     def _start(self, channel):
         self.found = None
+        self._wait_transmit = False  # a new scan restarts the transceiver in full
+        self.rejected = None
+        mux = self.mux
+        if mux is not None:
+            mux = getattr(mux, "mux", mux)  # a channel map's multiplexer
         try:
             self._ensure_initialised()
+            switches = getattr(mux, "switches", 0)
+            Reader.select(self, channel)
+            if mux is not None and getattr(mux, "switches", 0) != switches:
+                # The relays move now: the channel is usable settle_us from here, for
+                # every reader on these select lines.
+                mux.settled_at = self.ticks_us() + getattr(mux, "settle_us", 0)
             self.rf_on()
         except ReaderError:
             self.ready = False
             self._field_off()
             raise
-        self._field_ready_at = self.ticks_us() + self.power_up_us
+        # Tags power up once the field reaches them: after RF_ON and after the relay closed.
+        reached = self.ticks_us()
+        if mux is not None and getattr(mux, "settled_at", 0) > reached:
+            reached = mux.settled_at
+        self._field_ready_at = reached + self.power_up_us
 
     def _field_off(self):
         # On every path out of a scan, error paths included: a field left on
@@ -454,19 +474,42 @@ class PN5180(Reader):
             if status is None:
                 return
             if _clean(status, data):
-                self.found = [uid_text(data)]
+                if self._accept(data):
+                    self.found = [uid_text(data)]
                 return
         # Several tags answered at once, or the answer was garbled: anticollision.
-        found: dict[str, bool] = {}
+        found: dict[str, int] = {}  # UID text -> UID as an integer
         pending = [(0, 0)]
+        collisions = []  # (mask bits, mask, slot) of every collided slot
         rounds = 0
-        while pending and rounds < self.max_rounds:
+        repeats = 0
+        while pending and rounds < self.max_rounds + repeats:
             mask_bits, mask = pending.pop(0)
             rounds += 1
             collided = yield from self._round(mask_bits, mask, found)
             for slot in collided:
                 if mask_bits + 4 <= MAX_MASK_BITS:
                     pending.append((mask_bits + 4, mask | (slot << mask_bits)))
+                    collisions.append((mask_bits, mask, slot))
+            if pending or repeats >= self.max_repeats:
+                continue
+            # A tag that missed an EOF answers a slot late, into its neighbour's slot:
+            # the collision's own round then finds the neighbour alone and the late
+            # tag is nowhere. A collided slot whose round found fewer than two tags
+            # had such a visitor: run the round it happened in again.
+            for mask_bits, mask, slot in collisions:
+                child = mask | (slot << mask_bits)
+                bits = (1 << (mask_bits + 4)) - 1
+                count = 0
+                for uid in found.values():
+                    if uid & bits == child:
+                        count += 1
+                if count < 2:
+                    pending.append((mask_bits, mask))
+                    repeats += 1
+                    self.repeats += 1
+                    break
+            collisions = []
         if found:
             uids = list(found)
             uids.sort()
@@ -480,10 +523,11 @@ class PN5180(Reader):
 
     def _round(self, mask_bits, mask, found):
         """One 16-slot inventory; adds clean UIDs to ``found`` and returns
-        the slots to inventory again (collided or garbled answers)."""
+        the slots to inventory again (collided or garbled answers). After the
+        16th slot TRAILING_SLOTS more EOFs give late tags their turn."""
         again = []
         status, data = yield from self._exchange(self._request(FLAGS_16_SLOTS, mask_bits, mask))
-        for slot in range(16):
+        for slot in range(16 + TRAILING_SLOTS):
             if slot:
                 if not self._eof_only:
                     self.and_register(TX_CONFIG, TX_CONFIG_EOF_ONLY_MASK)
@@ -492,10 +536,24 @@ class PN5180(Reader):
             if status is None:
                 continue
             if _clean(status, data):
-                found[uid_text(data)] = True
-            else:
+                if self._accept(data):
+                    uid = 0
+                    for index in range(9, 1, -1):
+                        uid = (uid << 8) | data[index]
+                    found[uid_text(data)] = uid
+            elif slot < 16:
                 again.append(slot)
         return again
+
+    def _accept(self, data):
+        """Whether a clean answer carries an ISO 15693 UID (E0 first); one that
+        does not is kept in ``rejected`` for the scan core to report."""
+        if data[9] == UID_FIRST_BYTE:
+            return True
+        if self.rejected is None:
+            self.rejected = []
+        self.rejected.append(uid_text(data))
+        return False
 
     def _exchange(self, payload):
         """Send a request (bytes) or, for None, an EOF; wait for the answer.

@@ -21,6 +21,7 @@ larger large ships and catastrophe threats a yellow sacrifice brings about anywh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from homeworlds.rules import (
     OVERPOPULATION,
@@ -90,9 +91,9 @@ class _Sys:
             pieces[k] += 1
         ships: list[list[int]] = []
         value: list[float] = []
-        by_size: list[tuple[int, int, int, int]] = []
+        by_size: list[tuple[int, ...]] = []  # per seat: ships of size 0 (unused), 1, 2, 3
         red_ships: list[int] = []
-        color_value: list[tuple[float, float, float, float]] = []
+        color_value: list[tuple[float, ...]] = []  # per seat: ship value of each colour
         w = weights.ship
         for s in range(seats):
             fleet = [0] * 12
@@ -187,21 +188,8 @@ class Evaluator:
     def _side(self, me: int, opp: int, homes: list[_Sys], systems: list[_Sys],
               bank: list[int], to_move: int) -> float:
         w = self.weights
-        score = 0.0
-        home = homes[me]
         enemy_home = homes[opp]
-        # Home defence.
-        score += w.home_star * home.n_stars
-        n_home = home.count[me]
-        if n_home:
-            score += w.first_home_ship + w.home_largest * home.largest[me]
-        if n_home >= 2:
-            score += w.second_home_ship
-        home_colors = home.access(me)
-        for c in range(4):
-            if home_colors >> c & 1:
-                score += w.home_color[c]
-        score -= w.invader * home.value[opp]
+        score = self._home_defence(me, opp, homes[me])
         # Fleet, access, mobility.
         access = 0
         ship_colors = 0
@@ -226,23 +214,50 @@ class Evaluator:
                 score += w.ship_color
         score += w.spread * min(spread, w.spread_cap) + w.reach * reach
         # Economy: the biggest ship one build would bring.
-        best_build = 0.0
-        for c in range(4):
-            if builds >> c & 1:
-                for k in range(c * 3, c * 3 + 3):
-                    if bank[k]:
-                        best_build = max(best_build, w.ship[k % 3 + 1])
-                        break
+        best_build = self._best_build(builds, bank)
         score += best_build * (w.build_to_move if me == to_move else w.build_waiting)
         # Threats this side could carry out on its next turn.
         threat = self._threat(me, opp, systems)
         score += threat * (w.threat_to_move if me == to_move else w.threat_waiting)
         return score
 
+    def _home_defence(self, me: int, opp: int, home: _Sys) -> float:
+        """Stars, ships and colours ``me`` holds at home, less the enemy pips there."""
+        w = self.weights
+        score = w.home_star * home.n_stars
+        n_home = home.count[me]
+        if n_home:
+            score += w.first_home_ship + w.home_largest * home.largest[me]
+        if n_home >= 2:
+            score += w.second_home_ship
+        home_colors = home.access(me)
+        for c in range(4):
+            if home_colors >> c & 1:
+                score += w.home_color[c]
+        return score - w.invader * home.value[opp]
+
+    def _best_build(self, builds: int, bank: list[int]) -> float:
+        """The weight of the biggest ship one build of a colour in ``builds`` would bring
+        (the bank gives the smallest of a colour)."""
+        ship = self.weights.ship
+        best = 0.0
+        for c in range(4):
+            if builds >> c & 1:
+                for k in range(c * 3, c * 3 + 3):
+                    if bank[k]:
+                        best = max(best, ship[k % 3 + 1])
+                        break
+        return best
+
     def _threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
         """The most ``me`` could gain in one turn by capture or by a catastrophe (gain
         counts the enemy's loss plus one's own gain, minus one's own loss). ``systems``
         lists the homes first, by seat."""
+        threat = self._capture_threat(me, opp, systems)
+        return max(threat, self._catastrophe_threat(me, opp, systems))
+
+    def _capture_threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
+        """The most one capture (free red, or red sacrifices) would gain ``me`` now."""
         w = self.weights.ship
         free_capture = 0.0
         capturable: list[float] = []
@@ -268,8 +283,12 @@ class Evaluator:
         if my_red and capturable:
             capturable.sort(reverse=True)
             threat = max(threat, sum(capturable[:my_red]) - w[my_red])
-        # Catastrophes: a colour already at four anywhere, or at three where one of one's
-        # own ships could add the fourth (it is there, or one of that colour is next door).
+        return threat
+
+    def _catastrophe_threat(self, me: int, opp: int, systems: list[_Sys]) -> float:
+        """Catastrophes: a colour already at four anywhere, or at three where one of one's
+        own ships could add the fourth (it is there, or one of that colour is next door)."""
+        threat = 0.0
         for i, s in enumerate(systems):
             for c in range(4):
                 n = s.totals[c]
@@ -314,7 +333,7 @@ def terminal_score(homes: tuple[int | None, ...], seat: int,
 
     A home is lost when it is gone (``None``) or its signature shows no star or no ship
     of its owner (successor keys may keep such a home in place)."""
-    lost = [h is None or not info.n_stars or not info.count[s]
+    lost = [h is None or info is None or not info.n_stars or not info.count[s]
             for s, (h, info) in enumerate(zip(homes, home_info, strict=True))]
     mine = lost[seat]
     theirs = any(x for s, x in enumerate(lost) if s != seat)
@@ -355,10 +374,11 @@ class MaterialEvaluator:
     def score_key(self, key: tuple, seat: int, to_move: int) -> float:
         homes, others = key
         inner = self.inner
-        home_sys = [None if h is None else inner.system(h) for h in homes]
-        terminal = terminal_score(homes, seat, home_sys)
+        maybe_homes = [None if h is None else inner.system(h) for h in homes]
+        terminal = terminal_score(homes, seat, maybe_homes)
         if terminal is not None:
             return terminal
+        home_sys = cast(list[_Sys], maybe_homes)  # both homes stand: terminal_score said so
         systems = home_sys + [inner.system(sig) for sig in others]
         w = inner.weights.ship
         bank = [inner.copies] * 12
@@ -474,19 +494,7 @@ class SearchEvaluator(Evaluator):
                 # (counting the pieces in reach is the costly part, in busy positions).
                 if damage - least - need * w[1] <= threat:
                     continue
-                near = far = 0
-                for o in systems:
-                    if o is s:
-                        continue
-                    n = o.color_counts[me][c]
-                    if c == YELLOW and o is sacrificed:
-                        n -= 1  # it cannot be both sacrificed and moved
-                    if not n:
-                        continue
-                    if not o.size_mask & s.size_mask:
-                        near += n
-                    elif _two_jumps(o, s, systems):
-                        far += n
+                near, far = _pieces_in_reach(me, c, s, sacrificed, systems)
                 one = min(need, near)
                 two = need - one
                 if two > far or one + 2 * two > yellow:
@@ -496,3 +504,23 @@ class SearchEvaluator(Evaluator):
                 if damage > threat:
                     threat = damage
         return threat
+
+
+def _pieces_in_reach(me: int, c: int, target: _Sys, sacrificed: _Sys | None,
+                     systems: list[_Sys]) -> tuple[int, int]:
+    """(one jump, two jumps): how many of ``me``'s pieces of colour ``c`` could move to
+    ``target``, the yellow given up at ``sacrificed`` not counted."""
+    near = far = 0
+    for o in systems:
+        if o is target:
+            continue
+        n = o.color_counts[me][c]
+        if c == YELLOW and o is sacrificed:
+            n -= 1  # it cannot be both sacrificed and moved
+        if not n:
+            continue
+        if not o.size_mask & target.size_mask:
+            near += n
+        elif _two_jumps(o, target, systems):
+            far += n
+    return near, far

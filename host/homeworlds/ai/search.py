@@ -293,6 +293,38 @@ def _width(widths: tuple[int, ...], index: int) -> int:
     return widths[min(index, len(widths) - 1)]
 
 
+def _by_distance(value: float, ply: int) -> float:
+    """A decided ``value`` as a win (or loss) ``ply`` plies away, so nearer wins score
+    higher; an undecided one as it is."""
+    if value >= DECIDED:
+        return WIN - ply
+    if value <= -DECIDED:
+        return -(WIN - ply)
+    return value
+
+
+def _table_value(entry: tuple, depth: int, alpha: float, beta: float) -> float | None:
+    """The transposition table's value for a node searched ``depth`` deep, when the
+    entry (depth, value, flag: 0 exact, 1 lower bound, -1 upper bound, best key) decides
+    it within (alpha, beta); None to search it."""
+    e_depth, e_value, e_flag, _ = entry
+    if e_depth >= depth:
+        if e_flag == 0 or (e_flag > 0 and e_value >= beta) or (e_flag < 0 and e_value <= alpha):
+            return e_value
+    return None
+
+
+def _best_known_first(scored: list[tuple[float, Successor]], best_key: tuple
+                      ) -> list[tuple[float, Successor]]:
+    """``scored`` with the successor the table found best (key ``best_key``) moved first."""
+    first = [p for p in scored if p[1].key == best_key]
+    if first and first[0] is not scored[0]:
+        scored = scored[:]
+        scored.remove(first[0])
+        scored.insert(0, first[0])
+    return scored
+
+
 class SearchPlayer:
     """The search. ``ComputerPlayer`` at the top level drives one of these.
 
@@ -524,30 +556,21 @@ class SearchPlayer:
         tt_key = (ckey, me)
         entry = self._table.get(tt_key)
         if entry is not None:
-            e_depth, e_value, e_flag, _ = entry
-            if e_depth >= depth:
-                if e_flag == 0 or (e_flag > 0 and e_value >= beta) \
-                        or (e_flag < 0 and e_value <= alpha):
-                    return e_value
+            known = _table_value(entry, depth, alpha, beta)
+            if known is not None:
+                return known
         threats = ply <= self.settings.threat_plies
         estimate = self.settings.reply_estimate if ply == 1 else self.settings.inner_estimate
         if depth == 1:
             value, complete = self._leaf_max(state, ckey, budget, estimate, beta, threats)
-            if value >= DECIDED:
-                value = WIN - ply - 1
-            elif value <= -DECIDED:
-                value = -(WIN - ply - 1)
+            value = _by_distance(value, ply + 1)
             self._table[tt_key] = (1, value, 0 if complete else 1, None)
             return value
         scored = self._scored_successors(state, ckey, budget, estimate, threats)
         if not scored:
             return evaluator.score_key(ckey, me, me)
         if entry is not None and entry[3] is not None:
-            first = [p for p in scored if p[1].key == entry[3]]
-            if first and first[0] is not scored[0]:
-                scored = scored[:]
-                scored.remove(first[0])
-                scored.insert(0, first[0])
+            scored = _best_known_first(scored, entry[3])
         width = _width(self.settings.inner_widths, depth - 2)
         original_alpha = alpha
         best_value, best_key = -INF, None
@@ -560,15 +583,8 @@ class SearchPlayer:
             budget.check()
             after = state.copy()
             after.apply_turn(succ.turn)
-            if after.result is not None:
-                value = outcome_score(after, me)
-                if value >= DECIDED:
-                    value = WIN - ply - 1
-            elif i >= width and _win_now(after, budget, self.settings.inner_win_cap):
-                value = -(WIN - ply - 2)
-            else:
-                value = -self._negamax(after, depth - 1, -beta, -max(alpha, best_value),
-                                       ply + 1, budget)
+            value = self._child_value(after, me, depth, alpha, beta, best_value, ply, budget,
+                                      widening=i >= width)
             if value > best_value:
                 best_value, best_key = value, succ.key
             if value >= beta:
@@ -576,6 +592,17 @@ class SearchPlayer:
         flag = 1 if best_value >= beta else (-1 if best_value <= original_alpha else 0)
         self._table[tt_key] = (depth, best_value, flag, best_key)
         return best_value
+
+    def _child_value(self, after: GameState, me: int, depth: int, alpha: float, beta: float,
+                     best_value: float, ply: int, budget: Budget, widening: bool) -> float:
+        """A successor's value for ``me``, who made it. A successor tried past the width
+        is given up at once when the other wins next."""
+        if after.result is not None:
+            value = outcome_score(after, me)
+            return WIN - ply - 1 if value >= DECIDED else value
+        if widening and _win_now(after, budget, self.settings.inner_win_cap):
+            return -(WIN - ply - 2)
+        return -self._negamax(after, depth - 1, -beta, -max(alpha, best_value), ply + 1, budget)
 
     def _leaf_max(self, state: GameState, ckey: tuple, budget: Budget, estimate: int,
                   beta: float, threats: bool = False) -> tuple[float, bool]:
@@ -691,15 +718,19 @@ class SearchPlayer:
         if threats:
             take(self._threat_group(state, budget, listing))
         if not at_root or not budget.expired():
-            try:
-                hit = self._threat(state, budget)
-            except SearchTimeout:
-                if not at_root:
-                    raise
-            else:
-                if hit is not None:
-                    take((hit,))
+            hit = self._threat_at(state, budget, at_root)
+            if hit is not None:
+                take((hit,))
         return out
+
+    def _threat_at(self, state: GameState, budget: Budget, at_root: bool) -> Successor | None:
+        """``_threat``; at the root, running out of time finds none instead of raising."""
+        try:
+            return self._threat(state, budget)
+        except SearchTimeout:
+            if not at_root:
+                raise
+            return None
 
     def _threat_group(self, state: GameState, budget: Budget,
                       listing: _SacrificeListing) -> Iterable[Successor]:

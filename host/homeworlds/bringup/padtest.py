@@ -200,12 +200,18 @@ class PadMonitor:
         then each seat's ship pad), its seat's bar for a token pad, none for the bank."""
         role = self.layout.zone_role(zone)
         if role.kind is ZoneKind.TOKEN:
+            assert role.seat is not None  # a token pad is a seat's
             return self.layout.seats[role.seat].bar
         if role.kind is ZoneKind.BANK:
             return ()
+        assert role.slot is not None  # a star or ship pad is a slot's
         ring = self.layout.slots[role.slot].ring
         sectors = 1 + self.layout.seat_count
-        sector = 0 if role.kind is ZoneKind.STAR else 1 + role.seat
+        if role.kind is ZoneKind.STAR:
+            sector = 0
+        else:
+            assert role.seat is not None  # a ship pad is a seat's, in its slot
+            sector = 1 + role.seat
         start = sector * len(ring) // sectors
         end = (sector + 1) * len(ring) // sectors
         return ring[start:end]

@@ -153,12 +153,12 @@ def _reader_checks(report: TableReport, layout: Layout) -> list[Check]:
         label = layout.readers[index].label if index < len(layout.readers) else None
         subject = f"reader {index}" + (f" ({label})" if label else "")
         errors = stats.reader_errors[index] if index < len(stats.reader_errors) else 0
-        fault = last_fault.get(index)
-        said = f"; last report: {fault.code} {fault.text}".rstrip() if fault else ""
+        last = last_fault.get(index)
+        said = f"; last report: {last.code} {last.text}".rstrip() if last else ""
         if index in stats.faulted:
             checks.append(Check.fail(subject, f"failing now ({errors} faults since start{said})",
                                      _READER_FIX))
-        elif errors or fault:
+        elif errors or last:
             checks.append(Check.warn(subject, f"answering again after {errors} fault(s) since "
                                               f"start{said}", _READER_FIX))
         else:

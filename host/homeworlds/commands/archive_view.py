@@ -69,11 +69,9 @@ def build_app(store: str | None, files: list[str], attract_after_s: float | None
         return RedirectResponse("/archive", status_code=303)
 
     routes = [Route("/", home), *archive_routes(archive=archive)]
-    try:
-        from homeworlds.web.attract import attract_routes
-    except ImportError:  # attract mode not built into this version
-        attract_routes = None
-    if attract_routes is not None and attract_after_s != 0:
+    from homeworlds.web.attract import attract_routes
+
+    if attract_after_s != 0:
         routes += attract_routes(archive, idle_after_s=attract_after_s)
     return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
 

@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the table_config.py to ship (homeworlds firmware-config writes it)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                    help="where to write the files (emptied first)")
-    p.add_argument("--mpy-cross", type=Path, metavar="FILE", default=os.environ.get("MPY_CROSS") or None,
+    p.add_argument("--mpy-cross", type=Path, metavar="FILE",
+                   default=os.environ.get("MPY_CROSS") or None,
                    help="CircuitPython's mpy-cross for the board's version (default: $MPY_CROSS, "
                    "else Adafruit's build, downloaded once)")
     p.add_argument("--firmware", type=Path, default=None, metavar="DIR", help=argparse.SUPPRESS)
@@ -72,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
     compiled = sum(1 for path in files if path.suffix == ".mpy")
-    print(f"{PROG}: {compiled} modules compiled for CircuitPython {board.circuitpython} ({version}), "
-          f"{len(files) - compiled} files as source, in {args.output}")
+    print(f"{PROG}: {compiled} modules compiled for CircuitPython {board.circuitpython} "
+          f"({version}), {len(files) - compiled} files as source, in {args.output}")
     return 0

@@ -89,8 +89,10 @@ def _check(layout: Layout, given: str, path: Path) -> int:
     wanted = firmware_config(layout, layout_source(layout, given))
     difference = first_difference(wanted, found)
     jumper = read_config_text(text, str(path), "DEV_JUMPER", required=False)
-    if difference is None and jumper != layout.mcu.dev_jumper:
-        difference = (f"DEV_JUMPER: the layout says {layout.mcu.dev_jumper!r}, the file says "
+    mcu = layout.mcu
+    assert mcu is not None  # firmware_config refuses a layout that does not wire its MCU
+    if difference is None and jumper != mcu.dev_jumper:
+        difference = (f"DEV_JUMPER: the layout says {mcu.dev_jumper!r}, the file says "
                       f"{jumper!r}")
     if difference is None:
         print(f"{PROG}: {path} matches layout {layout.name}", file=sys.stderr)

@@ -115,8 +115,11 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
           f"page at http://{host}:{port}/", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     if stop is not None:
-        threading.Thread(target=lambda: (stop.wait(), setattr(server, "should_exit", True)),
-                         daemon=True).start()
+        def exit_when_stopped() -> None:
+            stop.wait()
+            server.should_exit = True
+
+        threading.Thread(target=exit_when_stopped, daemon=True).start()
     try:
         server.run()
     finally:

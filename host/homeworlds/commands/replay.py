@@ -69,12 +69,12 @@ def replay_file(path: Path, rules, alignments: str | None = None) -> ReplayResul
     None: the file's own (cooked files: sdg)."""
     text = read_notation_text(path)
     if notation_format(text) == "cooked":
-        game = read_cooked(text, source=str(path), named=True)
-        if not game.systems:
+        cooked = read_cooked(text, source=str(path), named=True)
+        if not cooked.systems:
             raise InvalidNotation("no position in the file (expected lines like "
                                   "'Home (0, y1b2) g3-')", source=str(path))
         try:
-            return replay_cooked_game(game, rules or preset("sdg"), file=path.name)
+            return replay_cooked_game(cooked, rules or preset("sdg"), file=path.name)
         except ValueError as exc:
             if isinstance(exc, InvalidNotation):
                 raise

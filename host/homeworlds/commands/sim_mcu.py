@@ -130,4 +130,8 @@ def _read_firmware_config(path: Path) -> dict:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise ValueError(f"{path}: cannot read: {error.strerror or error}") from None
-    return read_config_text(text, str(path))
+    config = read_config_text(text, str(path))
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: CONFIG is {type(config).__name__}, not a dict "
+                         "(make it with homeworlds firmware-config)")
+    return config

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             printed += 1
             return printed == args.limit
 
-        found = each_successor(state, print_turn)
+        found = bool(each_successor(state, print_turn))
     if not found:
         print(printable(f"homeworlds successors: {args.position}: seat {state.to_move} (to "
                         "move) has no legal turn in this position: every turn is illegal "

@@ -171,6 +171,7 @@ class _Game:
 
     def result_text(self) -> str:
         result = self.state.result
+        assert result is not None  # asked once the game is over
         if not result.winners:
             return "The game is a draw: both homes fell."
         if self.human in result.winners:

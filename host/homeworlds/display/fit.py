@@ -422,7 +422,8 @@ def _record_form(picture: TablePicture, width: int, height: int | None, color: b
                  ) -> list[Line]:
     head = [truncate(plain(picture.title), width), truncate(plain(f"{MARGIN}{picture.turn}"),
                                                             width)]
-    bars = [_bar(s, width, color, f"{seat_label(s.index)} ") for s in sorted(picture.seats, key=lambda s: s.index == 0)]
+    bars = [_bar(s, width, color, f"{seat_label(s.index)} ")
+            for s in sorted(picture.seats, key=lambda s: s.index == 0)]
     slots = [s for row in picture.rows for s in row if not s.empty]
     name_width = min(10, max((cell_len(s.name) for s in slots), default=0))
     systems = [line for s in slots for line in _system_line(s, name_width, width, color)]

@@ -49,8 +49,9 @@ class TablePicture:
 
     ``rows`` are the slots row by row as seen from above (seat 1's edge at the top);
     ``record`` is the scrolling record, oldest first: the committed turns (the demo) or
-    the table's log (``play``); ``status`` is the status-line region: one line each from the screen's status sources
-    (a computer's thinking indicator, LED guidance, game clocks), empty by default.
+    the table's log (``play``); ``status`` is the status-line region: one line each from
+    the screen's status sources (a computer's thinking indicator, LED guidance, game
+    clocks), empty by default.
     """
 
     title: str

@@ -36,10 +36,13 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from homeworlds.display.fit import Fitted, fit
 from homeworlds.display.picture import TablePicture
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 StatusSource = Callable[[], "str | None"]
 
@@ -107,7 +110,7 @@ class TerminalScreen:
         self._status: list[StatusSource] = []
         self._picture: TablePicture | None = None
         self._lock = threading.Lock()
-        self._live = None
+        self._live: Live | None = None
         self._redrawer: threading.Thread | None = None
         self._stop_redrawing = threading.Event()
         self._console = console
@@ -234,10 +237,10 @@ class TerminalScreen:
         if self._console is None:
             self._console = Console(file=self.stream, no_color=not self.color,
                                     highlight=False, emoji=False, markup=False)
-        self._live = Live(_Renderable(self), console=self._console, screen=True,
-                          auto_refresh=False, redirect_stdout=False, redirect_stderr=False,
-                          transient=False)
-        self._live.start()
+        live = self._live = Live(_Renderable(self), console=self._console, screen=True,
+                                 auto_refresh=False, redirect_stdout=False,
+                                 redirect_stderr=False, transient=False)
+        live.start()
         atexit.register(self.close)
         self._redrawer = threading.Thread(target=self._redraw, args=(self._live,),
                                           name="terminal-view", daemon=True)

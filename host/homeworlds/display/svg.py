@@ -200,7 +200,9 @@ def _columns(state: GameState) -> list[list[System]]:
     others = [s for s in state.systems if s.home_of is None]
     if state.players == 2:
         left, right = homes.get(0), homes.get(1)
-        near_left, middle, near_right = [], [], []
+        near_left: list[System] = []
+        middle: list[System] = []
+        near_right: list[System] = []
         for s in others:
             a = left is not None and s.connected_to(left)
             b = right is not None and s.connected_to(right)
@@ -215,8 +217,8 @@ def _columns(state: GameState) -> list[list[System]]:
     right_homes = [homes[s] for s in reversed(seats[half:])]
     rows = max(1, math.ceil(len(others) / 3)) if others else 1
     per_column = max(rows, 2)
-    middle = [others[i:i + per_column] for i in range(0, len(others), per_column)]
-    return [c for c in [left_homes, *middle, right_homes] if c]
+    columns = [others[i:i + per_column] for i in range(0, len(others), per_column)]
+    return [c for c in [left_homes, *columns, right_homes] if c]
 
 
 def _card_h(players: int) -> int:

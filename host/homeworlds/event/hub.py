@@ -103,10 +103,11 @@ class HubIngest:
                         raise PayloadError("online: not true or false")
                     status.online = online
                 elif kind == "state":
-                    data = decode(payload) if payload else None
-                    if data is not None and not isinstance(data.get("game"), (dict, type(None))):
+                    snapshot = decode(payload) if payload else None
+                    if snapshot is not None and not isinstance(snapshot.get("game"),
+                                                               (dict, type(None))):
                         raise PayloadError("game: not an object or null")
-                    status.snapshot = data
+                    status.snapshot = snapshot
                     self._check_lag(table)
                 elif kind == "turns":
                     self._turn(table, check_turn(decode(payload)))
@@ -297,10 +298,10 @@ class HubIngest:
         with self.lock:
             out = []
             latest: dict[str, _Game] = {}
-            for game in self._games.values():
-                have = latest.get(game.stored.table)
-                if have is None or game.stored.id > have.stored.id:
-                    latest[game.stored.table] = game
+            for candidate in self._games.values():
+                have = latest.get(candidate.stored.table)
+                if have is None or candidate.stored.id > have.stored.id:
+                    latest[candidate.stored.table] = candidate
             for name in sorted(set(self.tables) | set(latest)):
                 status = self.tables.get(name) or TableStatus(name)
                 game = latest.get(name)

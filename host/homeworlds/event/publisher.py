@@ -2,9 +2,9 @@
 broker (docs/event.md, "Failure behaviour").
 
 One thread owns the outbox. paho's network thread only reports (connected, disconnected,
-PUBACK of message id, a hub's request, the event's time control) through a queue; the drain thread publishes turns
-in order with QoS 1, moves the store's publish cursor when the broker acknowledged them,
-and after every change replaces the table's retained ``state`` snapshot. A disconnect
+PUBACK of message id, a hub's request, the event's time control) through a queue; the
+drain thread publishes turns in order with QoS 1, moves the store's publish cursor when
+the broker acknowledged them, and after every change replaces the table's retained ``state`` snapshot. A disconnect
 forgets what was in flight: it is sent again from the cursor after reconnecting (the hub
 ignores duplicates). A host killed at any instant re-sends from the cursor on restart.
 """
@@ -243,6 +243,31 @@ class EventPublisher:
 
     def _step(self) -> None:
         outbox = self._open()
+        requests, acks = self._take_events()
+        if acks:
+            self._acknowledge(outbox, acks)
+        if not self.connected:
+            return
+        games = {g.uid: g for g in outbox.games()}
+        for uid, first in requests:
+            game = games.get(uid)
+            if game is None:
+                continue
+            acked = self._cursors.get(game.id, Cursor()).turns_acked
+            self._sent_upto[game.id] = min(self._sent_upto.get(game.id, acked), first - 1)
+            self._result_sent.discard(game.id)
+            self._resend_result.add(game.id)
+        before = self.published
+        self._publish_pending(outbox, games.values(), bool(requests))
+        self._published_turns = self.published != before
+        if self._snapshot_dirty and (
+                self._published_turns or
+                time.monotonic() - self._last_snapshot >= SNAPSHOT_EVERY_S):
+            self._publish_snapshot(outbox, list(games.values()))
+
+    def _take_events(self) -> tuple[list[tuple[str, int]], list[int]]:
+        """Apply the MQTT thread's connection news; return the resend requests (game uid,
+        first turn) and the acknowledged message ids it passed on."""
         requests: list[tuple[str, int]] = []
         acks: list[int] = []
         while True:
@@ -273,26 +298,7 @@ class EventPublisher:
                 acks.append(event[1])
             elif event[0] == "request":
                 requests.append((event[1], event[2]))
-        if acks:
-            self._acknowledge(outbox, acks)
-        if not self.connected:
-            return
-        games = {g.uid: g for g in outbox.games()}
-        for uid, first in requests:
-            game = games.get(uid)
-            if game is None:
-                continue
-            acked = self._cursors.get(game.id, Cursor()).turns_acked
-            self._sent_upto[game.id] = min(self._sent_upto.get(game.id, acked), first - 1)
-            self._result_sent.discard(game.id)
-            self._resend_result.add(game.id)
-        before = self.published
-        self._publish_pending(outbox, games.values(), bool(requests))
-        self._published_turns = self.published != before
-        if self._snapshot_dirty and (
-                self._published_turns or
-                time.monotonic() - self._last_snapshot >= SNAPSHOT_EVERY_S):
-            self._publish_snapshot(outbox, list(games.values()))
+        return requests, acks
 
     def _forget_inflight(self) -> None:
         self._inflight.clear()

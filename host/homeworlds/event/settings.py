@@ -8,6 +8,7 @@ broker URL without its password (``redact_url``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,19 @@ def parse_broker_url(url: str) -> BrokerAddress:
                          parts.username or None, parts.password)
 
 
+def _read_password_file(path: Path, fail: Callable[[str, str], Exception]) -> str:
+    """The password a ``password_file`` holds (its text, stripped)."""
+    try:
+        password = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise fail("password_file", f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise fail("password_file", f"{path}: not UTF-8 text") from None
+    if not password:
+        raise fail("password_file", f"{path} is empty")
+    return password
+
+
 @dataclass(frozen=True)
 class EventSettings:
     broker: BrokerAddress
@@ -116,15 +130,7 @@ class EventSettings:
             raise fail("password_file", "give password or password_file, not both")
         password = data.get("password")
         if "password_file" in data:
-            path = base / data["password_file"]
-            try:
-                password = path.read_text(encoding="utf-8").strip()
-            except OSError as exc:
-                raise fail("password_file", f"{path}: {exc.strerror or exc}") from None
-            except UnicodeDecodeError:
-                raise fail("password_file", f"{path}: not UTF-8 text") from None
-            if not password:
-                raise fail("password_file", f"{path} is empty")
+            password = _read_password_file(base / data["password_file"], fail)
         username = data.get("username")
         if password is not None and not (username or broker.username):
             raise fail("username", "a password needs a username")

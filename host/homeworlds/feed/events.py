@@ -319,7 +319,7 @@ def result_of(state: GameState, ended_by: str | None, players: Sequence[str]) ->
     result = state.result
     if result is None and ended_by is None:
         return None
-    kind = ended_by or result.kind
+    kind = ended_by or (result.kind if result is not None else "")
     winners = tuple(result.winners) if result is not None else ()
     if kind == "abandoned":
         text = "game abandoned"
@@ -573,7 +573,7 @@ class FeedProducer:
                 names: list[str] = []
                 discover = False
                 for action in legal_actions(turn, kinds=(Move, Discover), system=origin.name):
-                    if action.piece != lifted.piece:
+                    if not isinstance(action, Move | Discover) or action.piece != lifted.piece:
                         continue
                     if type(action) is Move:
                         target = position.system(action.destination)

@@ -41,7 +41,7 @@ def star_arcs(length: int, stars: Sequence[int], star_colors: Sequence[RGB],
             color = star_colors[star // 3]
             for i in range(arc_length(room, star % 3 + 1)):
                 out[start + i] = color
-        if marks:
+        if marks and home_mark is not None:
             out[start + width - 1] = home_mark
     return tuple(out)
 

@@ -143,38 +143,41 @@ class Renderer:
             occupied[slot] = True
             slot_system[slot] = by_key.get(name.casefold())
         guiding = view.guidance is not None and view.guidance.phase == "guiding"
+        hints: dict[int, tuple[RGB, ...]] | None
         if guiding:
             hints = self._guidance_hints(view, now)
         else:
             hints = (self._move_hints(view, position, slot_system, occupied, now)
                      if view.lifted is not None else None)
-        pulse = None
         for slot, run in enumerate(rings):
-            if slot in mistakes:
-                if guiding and hints is not None and slot in hints \
-                        and not blink_on(now, s.blink_period):
-                    # A correction: between the red blinks, the piece to take away.
-                    run.write(px, hints[slot])
-                continue  # drawn above, or dark in the blink's off half
-            system = slot_system[slot]
-            if guiding and hints is not None and slot in hints:
-                run.write(px, hints[slot])  # the step to do wins over an overpopulation
-                continue
-            if system is not None:
-                over = system.overpopulated_colors()
-                if over:
-                    if pulse is None:
-                        pulse = pulse_level(now, s.pulse_period, s.pulse_low * s.bright, s.bright)
-                    run.write(px, split(run.length, [scale(s.star_colors[c], pulse)
-                                                     for c in over]))
-                    continue
-            if hints is not None:
-                pattern = hints.get(slot)
-                if pattern is not None:
-                    run.write(px, pattern)
-                    continue
-            if system is not None:
-                run.write(px, self._idle(run.length, system, seat_colors))
+            hint = hints.get(slot) if hints is not None else None
+            ring = self._ring_pattern(slot in mistakes, run.length, slot_system[slot], hint,
+                                      guiding, now, seat_colors)
+            if ring is not None:
+                run.write(px, ring)
+
+    def _ring_pattern(self, mistaken: bool, length: int, system: System | None,
+                      hint: tuple[RGB, ...] | None, guiding: bool, now: float,
+                      seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...] | None:
+        """What one ring shows, by precedence: a mistake's blink, the guided step, an
+        overpopulation's pulse, a lifted ship's hint, the system at rest (None: leave it)."""
+        s = self.settings
+        if mistaken:
+            if guiding and hint is not None and not blink_on(now, s.blink_period):
+                return hint  # a correction: between the red blinks, the piece to take away
+            return None  # drawn by _render_rings, or dark in the blink's off half
+        if guiding and hint is not None:
+            return hint  # the step to do wins over an overpopulation
+        if system is not None:
+            over = system.overpopulated_colors()
+            if over:
+                pulse = pulse_level(now, s.pulse_period, s.pulse_low * s.bright, s.bright)
+                return split(length, [scale(s.star_colors[c], pulse) for c in over])
+        if hint is not None:
+            return hint
+        if system is not None:
+            return self._idle(length, system, seat_colors)
+        return None
 
     def _idle(self, length: int, system: System, seat_colors: tuple[RGB, ...]
               ) -> tuple[RGB, ...]:
@@ -294,7 +297,7 @@ class Renderer:
             # The rules know the whole story: the turn's free action, a pending yellow
             # sacrifice, catastrophe timing, a home that must not be emptied.
             for action in legal_actions(turn, kinds=(Move, Discover), system=origin.name):
-                if action.piece != lifted.piece:
+                if not isinstance(action, Move | Discover) or action.piece != lifted.piece:
                     continue
                 if type(action) is Move:
                     destinations.add(action.destination.casefold())
@@ -318,41 +321,47 @@ class Renderer:
             for run in bars:
                 run.write(px, solid(run.length, amber))
             return
-        outcome = view.outcome
-        shown = view.guidance
         for seat, run in enumerate(bars):
-            if shown is not None and shown.phase == "thinking" and seat == shown.seat:
-                color = s.suggestion_color if shown.suggestion else seat_colors[seat]
-                run.write(px, spinner(run.length, spinner_head(now, s.think_period, run.length),
-                                      color, s.bar))
-                continue
-            if shown is not None and shown.token_seat == seat and shown.phase == "guiding":
-                if blink_on(now, 2 * s.blink_period):
-                    run.write(px, self._fixed("solid", run.length, scale(
-                        s.suggestion_color if shown.suggestion else s.guide_color, s.bar)))
-                continue
-            if view.alignment_shown is not None and seat == view.alignment_shown[0]:
-                run.write(px, self._fixed("solid", run.length,
-                                          scale(ALIGNMENT_COLORS[view.alignment_shown[1]],
-                                                s.bar)))
-                continue
-            if seat == view.refused_handover_seat:
-                if blink_on(now, s.blink_period):
-                    run.write(px, self._fixed("solid", run.length, self._mistake))
-                continue
-            if outcome is not None:
-                if outcome.is_draw or seat in outcome.winners:
-                    run.write(px, rainbow(now, s.celebrate_period, run.length, s.bright))
-                continue
-            if s.red_alert and seat == view.red_alert_seat and heartbeat_on(now, s.alert_period):
-                run.write(px, self._fixed("solid", run.length, self._alert))
-                continue
-            if seat == view.active_seat:
-                color = scale(seat_colors[seat], s.bar)
-                if view.clock_fraction is None:
-                    run.write(px, self._fixed("solid", run.length, color))
-                elif not view.clock_low or blink_on(now, s.clock_period):
-                    run.write(px, self._gauge(run.length, view.clock_fraction, color))
+            pattern = self._bar_pattern(seat, run.length, view, now, seat_colors)
+            if pattern is not None:
+                run.write(px, pattern)
+
+    def _bar_pattern(self, seat: int, length: int, view: HintView, now: float,
+                     seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...] | None:
+        """What one seat's bar shows, by precedence: the computer thinking, the guided
+        step's blink, an alignment, a refused handover, the result, the red alert, the
+        active seat's clock (None: leave it dark)."""
+        s = self.settings
+        shown = view.guidance
+        if shown is not None and shown.phase == "thinking" and seat == shown.seat:
+            color = s.suggestion_color if shown.suggestion else seat_colors[seat]
+            return spinner(length, spinner_head(now, s.think_period, length), color, s.bar)
+        if shown is not None and shown.token_seat == seat and shown.phase == "guiding":
+            if not blink_on(now, 2 * s.blink_period):
+                return None
+            return self._fixed("solid", length, scale(
+                s.suggestion_color if shown.suggestion else s.guide_color, s.bar))
+        if view.alignment_shown is not None and seat == view.alignment_shown[0]:
+            return self._fixed("solid", length,
+                               scale(ALIGNMENT_COLORS[view.alignment_shown[1]], s.bar))
+        if seat == view.refused_handover_seat:
+            return self._fixed("solid", length, self._mistake) \
+                if blink_on(now, s.blink_period) else None
+        outcome = view.outcome
+        if outcome is not None:
+            if outcome.is_draw or seat in outcome.winners:
+                return rainbow(now, s.celebrate_period, length, s.bright)
+            return None
+        if s.red_alert and seat == view.red_alert_seat and heartbeat_on(now, s.alert_period):
+            return self._fixed("solid", length, self._alert)
+        if seat != view.active_seat:
+            return None
+        color = scale(seat_colors[seat], s.bar)
+        if view.clock_fraction is None:
+            return self._fixed("solid", length, color)
+        if not view.clock_low or blink_on(now, s.clock_period):
+            return self._gauge(length, view.clock_fraction, color)
+        return None
 
     def _gauge(self, length: int, fraction: float, color: RGB) -> tuple[RGB, ...]:
         """A clock's bar: the share of the main time left lit from the bar's start (at

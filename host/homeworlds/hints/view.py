@@ -98,6 +98,13 @@ class Outcome:
         return cls(tuple(result.winners))
 
 
+def _parse_seat_colors(seat_colors: Iterable[object]) -> tuple[RGB, ...]:
+    try:
+        return tuple(parse_color(c, f"seat_colors[{i}]") for i, c in enumerate(seat_colors))
+    except HintSettingsError as error:
+        raise HintViewError(f"HintView.{error.key}: {error.reason}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class HintView:
     """One moment of the table as the lights should show it.
@@ -153,11 +160,7 @@ class HintView:
         for name in ("active_seat", "refused_handover_seat", "red_alert_seat"):
             _check_index(getattr(self, name), seats, "seat", name, layout)
         if self.lifted is not None:
-            if not isinstance(self.lifted.piece, Piece):
-                raise HintViewError(f"HintView.lifted.piece: a Piece (e.g. Piece.from_text('y1')), "
-                                    f"not {self.lifted.piece!r}")
-            _check_index(self.lifted.seat, seats, "seat", "lifted.seat", layout)
-            _check_index(self.lifted.origin_slot, slots, "slot", "lifted.origin_slot", layout)
+            self._check_lifted(self.lifted, seats, slots)
         if self.result is not None:
             for seat in self.result.winners:
                 _check_index(seat, seats, "seat", "result.winners", layout)
@@ -175,24 +178,29 @@ class HintView:
                                 f"to 1, not {fraction!r}")
         if self.alignment_shown is not None:
             _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
-        guidance = self.guidance
-        if guidance is not None:
-            _check_index(guidance.seat, seats, "seat", "guidance.seat", layout)
-            _check_index(guidance.token_seat, seats, "seat", "guidance.token_seat", layout)
-            _check_index(guidance.lift_slot, slots, "slot", "guidance.lift_slot", layout)
-            _check_index(guidance.put_slot, slots, "slot", "guidance.put_slot", layout)
+        if self.guidance is not None:
+            self._check_guidance(self.guidance, seats, slots)
         if self.seat_colors is not None:
-            try:
-                colors = tuple(parse_color(c, f"seat_colors[{i}]")
-                               for i, c in enumerate(self.seat_colors))
-            except HintSettingsError as error:
-                raise HintViewError(f"HintView.{error.key}: {error.reason}") from None
-            object.__setattr__(self, "seat_colors", colors)
+            object.__setattr__(self, "seat_colors", _parse_seat_colors(self.seat_colors))
         for slot, name in self.system_at.items():
             _check_index(slot, slots, "slot", "system_at", layout)
             if not isinstance(name, str):
                 raise HintViewError(f"HintView.system_at[{slot}]: a system name is a string, "
                                     f"not {name!r}")
+
+    def _check_lifted(self, lifted: LiftedShip, seats: int, slots: int) -> None:
+        if not isinstance(lifted.piece, Piece):
+            raise HintViewError(f"HintView.lifted.piece: a Piece (e.g. Piece.from_text('y1')), "
+                                f"not {lifted.piece!r}")
+        _check_index(lifted.seat, seats, "seat", "lifted.seat", self.layout)
+        _check_index(lifted.origin_slot, slots, "slot", "lifted.origin_slot", self.layout)
+
+    def _check_guidance(self, guidance: GuidanceShown, seats: int, slots: int) -> None:
+        layout = self.layout
+        _check_index(guidance.seat, seats, "seat", "guidance.seat", layout)
+        _check_index(guidance.token_seat, seats, "seat", "guidance.token_seat", layout)
+        _check_index(guidance.lift_slot, slots, "slot", "guidance.lift_slot", layout)
+        _check_index(guidance.put_slot, slots, "slot", "guidance.put_slot", layout)
 
     @property
     def position(self) -> GameState | None:
@@ -215,12 +223,7 @@ class HintView:
         """The slot holding ``system_name`` (any case), None if it is on no slot."""
         key = system_name.casefold()
         if self.seat_colors is not None:
-            try:
-                colors = tuple(parse_color(c, f"seat_colors[{i}]")
-                               for i, c in enumerate(self.seat_colors))
-            except HintSettingsError as error:
-                raise HintViewError(f"HintView.{error.key}: {error.reason}") from None
-            object.__setattr__(self, "seat_colors", colors)
+            object.__setattr__(self, "seat_colors", _parse_seat_colors(self.seat_colors))
         for slot, name in self.system_at.items():
             if name.casefold() == key:
                 return slot

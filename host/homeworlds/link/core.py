@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
+from typing import Any
 
 from homeworlds.link.events import (
     ButtonHeld,
@@ -210,7 +211,8 @@ class TableLink:
         self._restarts = 0
         self._last_error: str | None = None
 
-        self._handlers = {
+        # Each handler takes the message of its key type.
+        self._handlers: dict[type, Callable[[Any, float, list[LinkEvent]], None]] = {
             protocol.SequenceGap: self._on_gap,
             protocol.Hello: self._on_hello,
             protocol.Snapshot: self._on_snapshot,
@@ -621,6 +623,7 @@ class TableLink:
             return
         uids = frozenset(message.uids)
         zones = self._zones
+        assert zones is not None  # READY comes with the snapshot's zones
         if zones.get(zone) == uids:
             return  # ZONE is idempotent: a repeat changes nothing
         zones[zone] = uids

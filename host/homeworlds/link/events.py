@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from tablefw import protocol
+from tablefw.protocol import Hello as HelloMessage  # McuInfo.protocol hides the module
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +26,7 @@ class McuInfo:
     buttons: int
 
     @classmethod
-    def from_message(cls, hello: protocol.Hello) -> McuInfo:
+    def from_message(cls, hello: HelloMessage) -> McuInfo:
         return cls(hello.firmware, hello.protocol, hello.zones, hello.readers, hello.buttons)
 
     def to_text(self) -> str:

@@ -13,7 +13,10 @@ from __future__ import annotations
 import errno
 import os
 import threading
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import serial
 
 DEFAULT_BAUDRATE = 115200
 # Reads block at most this long when the caller passes no timeout: short,
@@ -92,7 +95,7 @@ class SerialTransport:
         self.baudrate = baudrate
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
-        self._port = None
+        self._port: serial.SerialBase | None = None
         self._timeout = read_timeout
 
     def __repr__(self) -> str:
@@ -108,7 +111,7 @@ class SerialTransport:
 
         if self.is_open:
             return
-        options = {}
+        options: dict[str, Any] = {}
         if os.name == "posix" and "://" not in self.name:
             # flock() the device, so two hosts never split one table's lines.
             options["exclusive"] = True

@@ -190,7 +190,7 @@ def _fit_whole_frame_in_one_transfer(spi: Any, transfer: int) -> None:
     # 4096-byte ioctls (or $SPI_BUFSIZE): make one frame one ioctl.
     device = getattr(getattr(spi, "_spi", None), "_spi", None)
     chunk = getattr(device, "chunk_size", None)
-    if isinstance(chunk, int) and chunk < transfer:
+    if device is not None and isinstance(chunk, int) and chunk < transfer:
         device.chunk_size = transfer
 
 
@@ -206,7 +206,7 @@ def _fast_neopixel_spi(neopixel_spi: ModuleType) -> type:
     Everything else (bus set-up, latch gaps, byte order) is the library's own.
     """
 
-    class FastNeoPixelSpi(neopixel_spi.NeoPixel_SPI):  # type: ignore[name-defined, misc]
+    class FastNeoPixelSpi(neopixel_spi.NeoPixel_SPI):  # type: ignore[name-defined]
         def _transmogrify(self, buffer: bytearray) -> None:
             table = _bit_patterns(self._bit0, self._bit1)
             expanded = b"".join([table[byte] for byte in buffer])

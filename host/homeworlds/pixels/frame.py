@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain
+from typing import cast
 
 RGB = tuple[int, int, int]
 """One pixel: red, green, blue, each 0..255."""
@@ -34,9 +35,9 @@ def solid(pixel_count: int, color: RGB) -> Frame:
     """Every pixel the same colour."""
     if pixel_count < 0:
         raise FrameError(f"pixel count must be 0 or more, not {pixel_count}")
-    color = tuple(color)
-    _check_pixel(0, color)
-    return (color,) * pixel_count
+    pixel = cast(RGB, tuple(color))  # a list in, a tuple out; checked next
+    _check_pixel(0, pixel)
+    return (pixel,) * pixel_count
 
 
 def frame_to_bytes(frame: Sequence[RGB], pixel_count: int | None = None) -> bytes:
@@ -83,7 +84,7 @@ def _locate_bad_pixel(frame: Sequence[object]) -> None:
 
 def _check_pixel(index: int, pixel: object) -> None:
     try:
-        channels = tuple(pixel)  # type: ignore[call-overload]
+        channels = tuple(cast(Iterable[object], pixel))  # not iterable: TypeError
     except TypeError:
         raise FrameError(f"pixel {index} is {pixel!r}, not an (r, g, b) triple") from None
     if len(channels) != 3:

@@ -316,6 +316,7 @@ class BackgroundPixelOutput:
 
     def _run(self) -> None:
         while True:
+            frame: Frame | None
             with self._wake:
                 while True:
                     if self._stopping:

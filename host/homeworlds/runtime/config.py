@@ -10,7 +10,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
@@ -174,62 +174,15 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
 
 def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path(".")
                         ) -> TableConfig:
-    for section, value in data.items():
-        if section not in _SECTIONS:
-            raise ConfigError(source, section, f"unknown section (sections: "
-                              f"{', '.join(_SECTIONS)})")
-        if not isinstance(value, dict):
-            raise ConfigError(source, section, "must be a table ([section])")
-        for key, item in value.items():
-            _check_magnitude(item, source, f"{section}.{key}")
-            if section in ("pixels", "hints", "clock", "seats"):
-                continue
-            if key not in _SECTIONS[section]:
-                raise ConfigError(source, f"{section}.{key}", "unknown key (keys: "
-                                  f"{', '.join(_SECTIONS[section])})")
-            want = _SECTIONS[section][key]
-            if not isinstance(item, want) or isinstance(item, bool) and want is not bool:
-                raise ConfigError(source, f"{section}.{key}", f"wrong type {type(item).__name__}")
+    # Checked in this order, so the first problem reported is the same whatever else is
+    # wrong: shape, layout, rules, registry, handicaps, players, serial, LEDs, store,
+    # scanner, clock, event, display, computer seats.
+    _check_shape(data, source)
     table = data.get("table", {})
-    serial = data.get("serial", {})
-    layout_name = table.get("layout", "standard-2p")
-    try:
-        candidate = base / layout_name
-        layout = (load_layout(candidate) if layout_name.endswith(".toml")
-                  else builtin_layout(layout_name))
-    except (LayoutError, KeyError, OSError, ValueError) as exc:
-        raise ConfigError(source, "table.layout", str(exc)) from None
-    except RecursionError:
-        raise ConfigError(source, "table.layout", f"{layout_name}: not valid TOML: nested "
-                          "too deeply") from None
+    layout = _layout(table.get("layout", "standard-2p"), base, source)
     seats = len(layout.seats)
-    rules_name = table.get("rules", "looney")
-    if rules_name not in PRESETS:
-        raise ConfigError(source, "table.rules", f"unknown preset {rules_name!r} (presets: "
-                          f"{', '.join(PRESETS)})")
-    rules = preset(rules_name)
-    if not rules.min_players <= seats <= rules.max_players:
-        fitting = [name for name, r in PRESETS.items() if r.min_players <= seats <= r.max_players]
-        raise ConfigError(source, "table.rules", f"the {rules_name} rules are for "
-                          f"{_player_range(rules)} players, and the layout "
-                          f"{layout.name!r} seats {seats}: choose a layout with "
-                          f"{_player_range(rules)} seats or one of: {', '.join(fitting)}")
-    registry, registry_path = None, None
-    if "registry" in table:
-        registry_path = base / table["registry"]
-        try:
-            present = registry_path.exists()
-        except (OSError, ValueError) as exc:  # a NUL byte, a name too long
-            raise ConfigError(source, "table.registry", f"{table['registry']!r}: {exc}") from None
-        if present:
-            try:
-                registry = Registry.load(registry_path)
-            except RegistryError as exc:
-                raise ConfigError(source, "table.registry", str(exc)) from None
-            except RecursionError:
-                raise ConfigError(source, "table.registry", f"{registry_path}: not valid "
-                                  "TOML: nested too deeply") from None
-            _check_registry_fits(registry, rules, seats, source, registry_path)
+    rules = _rules(table.get("rules", "looney"), layout, source)
+    registry, registry_path = _registry(table, base, rules, seats, source)
     handicaps = data.get("handicaps", {})
     if handicaps:
         _check_handicaps(handicaps, seats, source)
@@ -239,20 +192,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         raise ConfigError(source, "table.players", f"name one player per seat of the layout "
                           f"({seats} seats), got {len(players)}")
     _check_players(players, source)
-    port = serial.get("port")
-    if port is not None and (not port.strip() or not port.isprintable()):
-        raise ConfigError(source, "serial.port", f"{port!r} is not a device name (e.g. "
-                          "\"/dev/ttyACM1\" or a pyserial URL)")
-    baudrate = serial.get("baudrate", 115200)
-    low, high = BAUDRATE_RANGE
-    if not low <= baudrate <= high:
-        raise ConfigError(source, "serial.baudrate", f"{baudrate} is out of range: give a "
-                          f"serial speed from {low} to {high:,} (usually 115200)")
-    heartbeat_timeout = serial.get("heartbeat_timeout", 3.0)
-    low_s, high_s = HEARTBEAT_TIMEOUT_RANGE
-    if not (math.isfinite(heartbeat_timeout) and low_s <= heartbeat_timeout <= high_s):
-        raise ConfigError(source, "serial.heartbeat_timeout", f"{heartbeat_timeout} is out of "
-                          f"range: give seconds from {low_s} to {high_s:g} (usually 3.0)")
+    port, baudrate, heartbeat_timeout = _serial(data.get("serial", {}), source)
     try:
         pixels = PixelSettings.from_mapping(data.get("pixels", {}), source=source,
                                             prefix="pixels.")
@@ -270,11 +210,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
         except ValueError as exc:
             raise ConfigError(source, f"scanner.{key}", str(exc)) from None
     clock_section = dict(data.get("clock", {}))
-    clock_from_event = clock_section.pop("from_event", True)
-    if not isinstance(clock_from_event, bool):
-        raise ConfigError(source, "clock.from_event", f"{clock_from_event!r} is not true or "
-                          "false: true (the default) lets the event's hub set the time "
-                          "control of this table's next games, false keeps this [clock]")
+    clock_from_event = _clock_from_event(clock_section.pop("from_event", True), source)
     clock = _check_clock(clock_section, seats, source)
     event = None
     if "event" in data:
@@ -286,13 +222,7 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
             raise ConfigError(source, exc.key, exc.reason) from None
     display = _display(data.get("display", {}), source)
     display_section = data.get("display", {})
-    attract_after_s = float(display_section.get("attract_after_s", 120.0))
-    low_a, high_a = ATTRACT_AFTER_RANGE
-    if attract_after_s != 0 and not (math.isfinite(attract_after_s)
-                                     and low_a <= attract_after_s <= high_a):
-        raise ConfigError(source, "display.attract_after_s", f"{attract_after_s:g} is out of "
-                          f"range: give idle seconds from {low_a:g} to {high_a:g}, or 0 to "
-                          "turn attract mode off")
+    attract_after_s = _attract_after(display_section, source)
     computer_seats = _computer_seats(data.get("seats", {}), seats, source)
     time_limits, hint_level = _computer_settings(data.get("computer", {}), source)
     return TableConfig(source, layout, registry, registry_path, rules, players,
@@ -305,6 +235,119 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        attract_leds=display_section.get("attract_leds", False), event=event,
                        computer_seats=computer_seats, time_limits=time_limits,
                        hint_level=hint_level)
+
+
+def _check_shape(data: dict[str, Any], source: str) -> None:
+    """Known sections, each a table; known keys of the expected types (the sections with
+    their own readers, pixels/hints/clock/seats, check their keys themselves)."""
+    for section, value in data.items():
+        if section not in _SECTIONS:
+            raise ConfigError(source, section, f"unknown section (sections: "
+                              f"{', '.join(_SECTIONS)})")
+        if not isinstance(value, dict):
+            raise ConfigError(source, section, "must be a table ([section])")
+        for key, item in value.items():
+            _check_magnitude(item, source, f"{section}.{key}")
+            if section in ("pixels", "hints", "clock", "seats"):
+                continue
+            if key not in _SECTIONS[section]:
+                raise ConfigError(source, f"{section}.{key}", "unknown key (keys: "
+                                  f"{', '.join(_SECTIONS[section])})")
+            want = _SECTIONS[section][key]
+            if not isinstance(item, want) or isinstance(item, bool) and want is not bool:
+                raise ConfigError(source, f"{section}.{key}", f"wrong type {type(item).__name__}")
+
+
+def _layout(layout_name: str, base: Path, source: str) -> Layout:
+    """``table.layout``: a bundled layout's name or a .toml file (relative to ``base``)."""
+    try:
+        candidate = base / layout_name
+        return (load_layout(candidate) if layout_name.endswith(".toml")
+                else builtin_layout(layout_name))
+    except (LayoutError, KeyError, OSError, ValueError) as exc:
+        raise ConfigError(source, "table.layout", str(exc)) from None
+    except RecursionError:
+        raise ConfigError(source, "table.layout", f"{layout_name}: not valid TOML: nested "
+                          "too deeply") from None
+
+
+def _rules(rules_name: str, layout: Layout, source: str) -> Rules:
+    """``table.rules``: a preset for as many players as the layout seats."""
+    seats = len(layout.seats)
+    if rules_name not in PRESETS:
+        raise ConfigError(source, "table.rules", f"unknown preset {rules_name!r} (presets: "
+                          f"{', '.join(PRESETS)})")
+    rules = preset(rules_name)
+    if not rules.min_players <= seats <= rules.max_players:
+        fitting = [name for name, r in PRESETS.items() if r.min_players <= seats <= r.max_players]
+        raise ConfigError(source, "table.rules", f"the {rules_name} rules are for "
+                          f"{_player_range(rules)} players, and the layout "
+                          f"{layout.name!r} seats {seats}: choose a layout with "
+                          f"{_player_range(rules)} seats or one of: {', '.join(fitting)}")
+    return rules
+
+
+def _registry(table: dict[str, Any], base: Path, rules: Rules, seats: int, source: str
+              ) -> tuple[Registry | None, Path | None]:
+    """``table.registry``: the tag registry and its path (None, None when not named; no
+    registry yet when the file does not exist: registering makes it)."""
+    if "registry" not in table:
+        return None, None
+    registry_path = base / table["registry"]
+    try:
+        present = registry_path.exists()
+    except (OSError, ValueError) as exc:  # a NUL byte, a name too long
+        raise ConfigError(source, "table.registry", f"{table['registry']!r}: {exc}") from None
+    if not present:
+        return None, registry_path
+    try:
+        registry = Registry.load(registry_path)
+    except RegistryError as exc:
+        raise ConfigError(source, "table.registry", str(exc)) from None
+    except RecursionError:
+        raise ConfigError(source, "table.registry", f"{registry_path}: not valid "
+                          "TOML: nested too deeply") from None
+    _check_registry_fits(registry, rules, seats, source, registry_path)
+    return registry, registry_path
+
+
+def _serial(serial: dict[str, Any], source: str) -> tuple[str | None, int, float]:
+    """``[serial]``: port (None: found by USB id), baud rate, heartbeat timeout."""
+    port = serial.get("port")
+    if port is not None and (not port.strip() or not port.isprintable()):
+        raise ConfigError(source, "serial.port", f"{port!r} is not a device name (e.g. "
+                          "\"/dev/ttyACM1\" or a pyserial URL)")
+    baudrate = serial.get("baudrate", 115200)
+    low, high = BAUDRATE_RANGE
+    if not low <= baudrate <= high:
+        raise ConfigError(source, "serial.baudrate", f"{baudrate} is out of range: give a "
+                          f"serial speed from {low} to {high:,} (usually 115200)")
+    heartbeat_timeout = serial.get("heartbeat_timeout", 3.0)
+    low_s, high_s = HEARTBEAT_TIMEOUT_RANGE
+    if not (math.isfinite(heartbeat_timeout) and low_s <= heartbeat_timeout <= high_s):
+        raise ConfigError(source, "serial.heartbeat_timeout", f"{heartbeat_timeout} is out of "
+                          f"range: give seconds from {low_s} to {high_s:g} (usually 3.0)")
+    return port, baudrate, heartbeat_timeout
+
+
+def _clock_from_event(value: object, source: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(source, "clock.from_event", f"{value!r} is not true or "
+                          "false: true (the default) lets the event's hub set the time "
+                          "control of this table's next games, false keeps this [clock]")
+    return value
+
+
+def _attract_after(display_section: dict[str, Any], source: str) -> float:
+    """``display.attract_after_s``: idle seconds before attract mode (0: never)."""
+    attract_after_s = float(display_section.get("attract_after_s", 120.0))
+    low_a, high_a = ATTRACT_AFTER_RANGE
+    if attract_after_s != 0 and not (math.isfinite(attract_after_s)
+                                     and low_a <= attract_after_s <= high_a):
+        raise ConfigError(source, "display.attract_after_s", f"{attract_after_s:g} is out of "
+                          f"range: give idle seconds from {low_a:g} to {high_a:g}, or 0 to "
+                          "turn attract mode off")
+    return attract_after_s
 
 
 def _check_clock(section: dict[str, Any], seats: int, source: str) -> ClockSpec:
@@ -469,7 +512,8 @@ def _check_registry_fits(registry: Registry, rules: Rules, seats: int, source: s
                          path: Path) -> None:
     copies = rules.bank_copies(seats)
     extra = sorted({info.copy for _, info in registry.items()
-                    if info.is_piece and COPY_LETTERS.index(info.copy) >= copies})
+                    if info.is_piece and info.copy is not None
+                    and COPY_LETTERS.index(info.copy) >= copies})
     if extra:
         raise ConfigError(source, "table.registry", f"{path} has piece copies "
                           f"{', '.join(repr(c) for c in extra)}, but a {seats}-seat table "
@@ -506,7 +550,7 @@ def _check_players(players: tuple[object, ...], source: str) -> None:
         if problem:
             raise ConfigError(source, f"table.players[{index}]", problem)
     seen: dict[str, int] = {}
-    for index, name in enumerate(players):
+    for index, name in enumerate(cast(tuple[str, ...], players)):  # names, checked above
         key = name.casefold()
         if key in seen:
             raise ConfigError(source, f"table.players[{index}]", f"{name!r} is also the name "

@@ -27,7 +27,9 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 from homeworlds.notation import SdgGame
 from homeworlds.rules import GameState, preset
@@ -80,7 +82,7 @@ class CrashDrill:
         self.store = self.workdir / "games.sqlite"
         self.record = self.workdir / "game-record.raw"
         self._host: subprocess.Popen | None = None
-        self._host_log = None
+        self._host_log: BinaryIO | None = None
 
     # ------------------------------------------------------------------ host process
 
@@ -94,11 +96,12 @@ class CrashDrill:
             env=env, start_new_session=True)
 
     def _kill_host(self, result: DrillResult) -> None:
-        host = self._host
+        host, host_log = self._host, self._host_log
+        assert host is not None and host_log is not None  # killed only while it runs
         result.peak_rss_kb = max(result.peak_rss_kb, _peak_rss_kb(host.pid))
         os.kill(host.pid, signal.SIGKILL)
         host.wait(10)
-        self._host_log.close()
+        host_log.close()
         result.kills += 1
 
     def _stop_host(self, result: DrillResult) -> None:
@@ -112,7 +115,8 @@ class CrashDrill:
         except subprocess.TimeoutExpired:
             host.kill()
             host.wait(10)
-        self._host_log.close()
+        if self._host_log is not None:
+            self._host_log.close()
 
     # ------------------------------------------------------------------ the store
 
@@ -137,6 +141,9 @@ class CrashDrill:
     def _journalled(self, after_turn: int) -> bool:
         return bool(self._read("SELECT 1 FROM observations WHERE after_turn = ?",
                                (after_turn,)))
+
+    def _stored_at_least(self, turns: int) -> bool:
+        return self.stored_turns() >= turns
 
     def _wait(self, predicate: Callable[[], bool], poll: float = 0.02) -> bool:
         deadline = time.monotonic() + self.timeout
@@ -181,7 +188,7 @@ class CrashDrill:
                         self._killed_turn(driver, turn.actions, number, moment, config,
                                           result)
                     result.turns_played = number
-                    if not self._wait(lambda n=number: self.stored_turns() >= n):
+                    if not self._wait(partial(self._stored_at_least, number)):
                         result.problems.append(
                             f"turn {number} was not stored within {self.timeout:g} s "
                             f"(host log: {self.workdir / 'host.log'})")

@@ -103,7 +103,7 @@ def _play(game, sim, screen, delay: float, players, display) -> int:
         print(printable(f"homeworlds demo: {failure}"), file=sys.stderr)
         return 1
     state = sim.session.tracker.state
-    if state.is_over:
+    if state.result is not None:
         winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
         print(f"game over ({state.result.kind}): {winners} wins")
     else:
@@ -215,7 +215,7 @@ def versus_computer(*, rules: str, level: int, speed: float, miss_rate: float, c
         print(f"homeworlds demo: {exc}", file=sys.stderr)
         return 1
     state = session.tracker.state
-    if state.is_over:
+    if state.result is not None:
         winners = ", ".join(players[s] for s in state.result.winners) or "nobody"
         print(f"game over ({state.result.kind}): {winners} wins")
     else:

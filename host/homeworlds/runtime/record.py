@@ -29,72 +29,14 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
     """Continue the table's unfinished game from the store (or, when the store holds none,
     from an SDG export of an unfinished game: a store started anew); else start a game.
     Returns the observation journalled at a hand-over that was not committed, if any."""
-    from homeworlds.notation import read_sdg_file
-    from homeworlds.rules import HomeworldsError
-    from homeworlds.store.records import position_to_json
-
     tracker = session.tracker
     point = recorder.resume_point()
     if point is not None and point.game.finished and (not point.record or not _same_players(
             point.game.players, config.players)):
         point = None  # a finished game does not hold the table for other players
     if point is not None:
-        game = point.game
-        if not _same_players(game.players, config.players):
-            raise ResumeError(
-                f"the unfinished game {game.id} in {recorder.path} is between "
-                f"{', '.join(game.players)}, the configuration names "
-                f"{', '.join(config.players)}: finish it with the same players, or abandon it "
-                f"(`homeworlds games abandon {game.id} --store {recorder.path}`)")
-        if game.alignments and all(a is not None for a in game.alignments):
-            tracker.alignments = tuple(game.alignments)  # a resumed game keeps its deal
-        try:
-            tracker.resume(list(point.record), point.star_tags)
-        except (HomeworldsError, ValueError) as exc:
-            raise ResumeError(f"cannot resume game {game.id} in {recorder.path}: {exc}") \
-                from None
-        if point.position is not None and position_to_json(tracker.state) != point.position:
-            raise ResumeError(f"game {game.id} in {recorder.path}: its turns do not lead to "
-                               "the position stored with the last one (were the rules "
-                               "changed?); export it with `homeworlds games export`")
-        recorder.continue_game(game)
-        if not game.finished:
-            _catch_up_from_export(tracker, recorder, record_path, config, point)
-        _restore_clocks(session, point, config)
-        if game.finished:
-            # Shown until the table is cleared; then a new game begins.
-            if point.result is not None and point.result.kind in (
-                    "resigned", "agreed-draw", "abandoned", "flag") \
-                    and not tracker.state.is_over:
-                tracker.end_game(point.result.kind, point.result.by_seat)
-            print(f"game {game.id} is over ({game.status}): clear the table for a new game",
-                  flush=True)
-            return None
-        exporter.write(tracker.record)
-        if point.withdrawn_next and len(tracker.record) == len(point.record):
-            tracker.expect_token_return()  # turn N+1 was withdrawn (undo) before the stop
-        print(f"resuming game {game.id} from {recorder.path} after {len(tracker.record)} "
-              "turns", flush=True)
-        return point.pending_handover
-    record = None
-    if record_path.exists():
-        try:
-            sdg = read_sdg_file(record_path)
-            if tuple(p.casefold() for p in sdg.players) != tuple(
-                    p.casefold() for p in config.players[:len(sdg.players)]):
-                raise ValueError(f"its players are {', '.join(sdg.players)}, the "
-                                 f"configuration's {', '.join(config.players)}")
-            record = [(t.seat, t.actions) for t in sdg.turns]
-            if sdg.alignments is not None:
-                tracker.alignments = tuple(sdg.alignments)  # a resumed game keeps its deal
-            tracker.resume(record)
-        except (OSError, HomeworldsError, ValueError) as exc:
-            raise ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
-                               "file away to start a new game)") from None
-        if tracker.state.is_over:
-            exporter.archive(None)
-            tracker.new_game()
-            record = None
+        return _continue_stored_game(session, recorder, record_path, config, exporter, point)
+    record = _resume_from_export(tracker, record_path, config, exporter)
     session.update_clocks()
     recorder.start_game(config.rules, config.players, tracker.first_seat,
                         alignments=tracker.alignments, clock=clock_dict(session))
@@ -113,6 +55,80 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
         print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
               f"the store {recorder.path})", flush=True)
     return None
+
+
+def _continue_stored_game(session, recorder, record_path: Path, config: TableConfig,
+                          exporter, point):
+    """Continue the store's game at ``point`` (shown as over when it is finished)."""
+    from homeworlds.rules import HomeworldsError
+    from homeworlds.store.records import position_to_json
+
+    tracker = session.tracker
+    game = point.game
+    if not _same_players(game.players, config.players):
+        raise ResumeError(
+            f"the unfinished game {game.id} in {recorder.path} is between "
+            f"{', '.join(game.players)}, the configuration names "
+            f"{', '.join(config.players)}: finish it with the same players, or abandon it "
+            f"(`homeworlds games abandon {game.id} --store {recorder.path}`)")
+    if game.alignments and all(a is not None for a in game.alignments):
+        tracker.alignments = tuple(game.alignments)  # a resumed game keeps its deal
+    try:
+        tracker.resume(list(point.record), point.star_tags)
+    except (HomeworldsError, ValueError) as exc:
+        raise ResumeError(f"cannot resume game {game.id} in {recorder.path}: {exc}") \
+            from None
+    if point.position is not None and position_to_json(tracker.state) != point.position:
+        raise ResumeError(f"game {game.id} in {recorder.path}: its turns do not lead to "
+                           "the position stored with the last one (were the rules "
+                           "changed?); export it with `homeworlds games export`")
+    recorder.continue_game(game)
+    if not game.finished:
+        _catch_up_from_export(tracker, recorder, record_path, config, point)
+    _restore_clocks(session, point, config)
+    if game.finished:
+        # Shown until the table is cleared; then a new game begins.
+        if point.result is not None and point.result.kind in (
+                "resigned", "agreed-draw", "abandoned", "flag") \
+                and not tracker.state.is_over:
+            tracker.end_game(point.result.kind, point.result.by_seat)
+        print(f"game {game.id} is over ({game.status}): clear the table for a new game",
+              flush=True)
+        return None
+    exporter.write(tracker.record)
+    if point.withdrawn_next and len(tracker.record) == len(point.record):
+        tracker.expect_token_return()  # turn N+1 was withdrawn (undo) before the stop
+    print(f"resuming game {game.id} from {recorder.path} after {len(tracker.record)} "
+          "turns", flush=True)
+    return point.pending_handover
+
+
+def _resume_from_export(tracker, record_path: Path, config: TableConfig, exporter):
+    """The turns of the unfinished game in the SDG export at ``record_path`` (resumed on
+    ``tracker``), or None: no export, or its game is over (archived; a new one begins)."""
+    from homeworlds.notation import read_sdg_file
+    from homeworlds.rules import HomeworldsError
+
+    if not record_path.exists():
+        return None
+    try:
+        sdg = read_sdg_file(record_path)
+        if tuple(p.casefold() for p in sdg.players) != tuple(
+                p.casefold() for p in config.players[:len(sdg.players)]):
+            raise ValueError(f"its players are {', '.join(sdg.players)}, the "
+                             f"configuration's {', '.join(config.players)}")
+        record = [(t.seat, t.actions) for t in sdg.turns]
+        if sdg.alignments is not None:
+            tracker.alignments = tuple(sdg.alignments)  # a resumed game keeps its deal
+        tracker.resume(record)
+    except (OSError, HomeworldsError, ValueError) as exc:
+        raise ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
+                           "file away to start a new game)") from None
+    if tracker.state.is_over:
+        exporter.archive(None)
+        tracker.new_game()
+        return None
+    return record
 
 
 def clock_dict(session) -> dict | None:

@@ -199,15 +199,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         _feed_publisher(publisher, display, session, config, recorder)
     table = attract_table(config, session, display, recorder.path)
     if source is None:
-        port = config.port
-        if not port:  # checked by open_table_output; a table built without a link has none
-            raise TableStartError(f"{config.source}: serial.port: no serial port configured")
-        link = TableLink(lambda: SerialTransport(port, config.baudrate),
-                         heartbeat_timeout=config.heartbeat_timeout,
-                         expected_zones=config.layout.zone_count)
-        if config.scanner:
-            link.configure(**config.scanner)  # re-sent after every reconnect and restart
-        source = link
+        source = _serial_link(config)
     upkeep = _Upkeep(session, recorder, publisher, commands, config)
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
@@ -215,6 +207,19 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     loop = TableLoop(source, table, work=work)
     return RunningTable(config, session, recorder, export, loop, source, output, store_path,
                         record_path, display, publisher)
+
+
+def _serial_link(config: TableConfig) -> TableLink:
+    """The link to the table's scanner on the configured serial port."""
+    port = config.port
+    if not port:  # checked by open_table_output; a table built without a link has none
+        raise TableStartError(f"{config.source}: serial.port: no serial port configured")
+    link = TableLink(lambda: SerialTransport(port, config.baudrate),
+                     heartbeat_timeout=config.heartbeat_timeout,
+                     expected_zones=config.layout.zone_count)
+    if config.scanner:
+        link.configure(**config.scanner)  # re-sent after every reconnect and restart
+    return link
 
 
 def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameRecorder:

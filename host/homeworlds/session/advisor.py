@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from homeworlds.rules import GameState, Rules, Turn
@@ -59,7 +59,8 @@ class Thinking:
         self.progress: object = None
         self._clock = clock
         self._done = threading.Event()
-        kwargs = {}
+        kwargs: dict[str, object] = {}
+        accepted: Mapping[str, object]
         try:
             accepted = inspect.signature(player.choose_turn).parameters
         except (TypeError, ValueError):

@@ -117,16 +117,8 @@ class ComputerAtTable:
         key = self._game_key()
         playing = not tracker.is_over and obs is not None and not tracker.resuming \
             and tracker.status.phase != "resume"
+        self._drop_stale(key, playing)
         thinking = self.thinking
-        if thinking is not None and (thinking.key != key or not playing):
-            self.thinking = None  # a stale question: its answer is dropped
-            thinking = None
-        if self.planned_turn is not None and self.planned_turn.key != key:
-            self.planned_turn = None
-            self.guidance = None
-        if self.hint is not None and self.hint.key != key:
-            self.hint = None
-            self.hint_guidance = None
         if self._restore_plan is not None and obs is not None:
             self.restore_guidance = guide(self._restore_plan, obs)
             if not self.restore_guidance.complete:
@@ -158,15 +150,32 @@ class ComputerAtTable:
                 # No turn token: the computer's turn ends when its pieces lie as planned.
                 self._request_handover(seat)
         if self.hint is not None:
-            judged = guide(self.hint.plan, obs)
-            if judged.mistakes:
-                self._note("hint cancelled: the table no longer follows the suggestion")
-                self.hint, self.hint_guidance = None, None
-            elif judged.pieces_done:
-                self._note("the suggestion is on the table: hand the turn on when ready")
-                self.hint, self.hint_guidance = None, None
-            else:
-                self.hint_guidance = judged
+            self._follow_hint(self.hint, obs)
+
+    def _drop_stale(self, key: tuple, playing: bool) -> None:
+        """Forget the question, plan and hint of another position (or of a game that
+        stopped): their answers no longer apply."""
+        thinking = self.thinking
+        if thinking is not None and (thinking.key != key or not playing):
+            self.thinking = None  # a stale question: its answer is dropped
+        if self.planned_turn is not None and self.planned_turn.key != key:
+            self.planned_turn = None
+            self.guidance = None
+        if self.hint is not None and self.hint.key != key:
+            self.hint = None
+            self.hint_guidance = None
+
+    def _follow_hint(self, hint: PlannedTurn, obs: Observation) -> None:
+        """Judge the table against the hint laid out: cancelled, done, or going on."""
+        judged = guide(hint.plan, obs)
+        if judged.mistakes:
+            self._note("hint cancelled: the table no longer follows the suggestion")
+            self.hint, self.hint_guidance = None, None
+        elif judged.pieces_done:
+            self._note("the suggestion is on the table: hand the turn on when ready")
+            self.hint, self.hint_guidance = None, None
+        else:
+            self.hint_guidance = judged
 
     def answer_ready(self) -> bool:
         """The computer has finished thinking (its answer waits to be laid out)."""

@@ -133,9 +133,11 @@ class TableDriver:
         """Apply one action to the engine's copy and handle the table to match."""
         if self._turn is None:
             self.begin_turn()
-        hints = self._slot_hints(action, self._turn.state)
-        self._turn.apply(action)
-        self._reconcile(self._turn.state, hints, str(action))
+        turn = self._turn
+        assert turn is not None  # begun above
+        hints = self._slot_hints(action, turn.state)
+        turn.apply(action)
+        self._reconcile(turn.state, hints, str(action))
 
     def end_turn(self, *, hand_over: bool = True) -> GameState:
         """Finish the turn (the engine checks it as a whole), clear what the end of the
@@ -188,13 +190,22 @@ class TableDriver:
         self._recorded(what, lambda: self._handle(position, hints, what))
 
     def _handle(self, position: GameState, hints: Mapping[str, int], what: str) -> None:
-        table, layout = self.table, self.layout
+        table = self.table
         self._assign_slots(position, hints, what)
-        want = self._wanted(position, what)
+        surplus, deficit = self._differences(self._wanted(position, what))
+        self._flip_captured(surplus, deficit)
+        for zone in sorted(surplus):
+            for uid in surplus[zone]:
+                table.lift(uid)
+        self._fill(deficit, what)
 
+    def _differences(self, want: dict[int, Counter[Piece]]
+                     ) -> tuple[dict[int, list[str]], dict[int, Counter[Piece]]]:
+        """Per zone, the tags too many there (surplus) and the pieces missing (deficit)."""
+        table = self.table
         surplus: dict[int, list[str]] = {}
         deficit: dict[int, Counter[Piece]] = {}
-        for zone in layout.all_zones:
+        for zone in self.layout.all_zones:
             have: dict[Piece, list[str]] = {}
             for uid in table.tags_on(zone):
                 piece = self._piece_of(uid)
@@ -208,12 +219,19 @@ class TableDriver:
                     surplus.setdefault(zone, []).extend(sorted(have[piece])[-extra:])
                 elif extra < 0:
                     deficit.setdefault(zone, Counter())[piece] -= extra
+        return surplus, deficit
 
-        # Captures (and Brain Transference): a ship wanted on another side of its slot.
-        for slot in layout.slots:
+    def _flip_captured(self, surplus: dict[int, list[str]],
+                       deficit: dict[int, Counter[Piece]]) -> None:
+        """Captures (and Brain Transference): a ship wanted on another side of its slot
+        is turned round there (taken out of ``surplus`` and ``deficit``)."""
+        table = self.table
+        for slot in self.layout.slots:
             for zone in slot.ship_zones:
                 for uid in list(surplus.get(zone, ())):
                     piece = self._piece_of(uid)
+                    if piece is None:
+                        continue  # not a piece's tag: nothing to flip
                     for seat, other in enumerate(slot.ship_zones):
                         if other != zone and deficit.get(other, Counter())[piece] > 0:
                             table.flip(uid, seat)
@@ -221,10 +239,9 @@ class TableDriver:
                             deficit[other][piece] -= 1
                             break
 
-        for zone in sorted(surplus):
-            for uid in surplus[zone]:
-                table.lift(uid)
-
+    def _fill(self, deficit: dict[int, Counter[Piece]], what: str) -> None:
+        """Put the missing pieces down: from the hand first, else from the bank."""
+        table = self.table
         in_hand: dict[Piece, list[str]] = {}
         for uid in sorted(table.in_hand()):
             piece = self._piece_of(uid)
@@ -292,7 +309,10 @@ class TableDriver:
         want: dict[int, Counter[Piece]] = {}
         board: Counter[Piece] = Counter()
         for system in position.systems:
-            slot = layout.slots[self.slot(system.name)]
+            slot_index = self.slot(system.name)
+            if slot_index is None:
+                raise SimError(f"{what}: {system.name} has no slot on the table")
+            slot = layout.slots[slot_index]
             stars = Counter(system.star_pieces)
             want[slot.star_zone] = stars
             board.update(stars)
@@ -305,8 +325,9 @@ class TableDriver:
             if board[piece] > copies:
                 raise SimError(f"{what}: the position has {board[piece]} {piece} on the board "
                                f"but the registry has only {copies} {piece} tag(s)")
-            if layout.has_bank:
-                want[layout.bank_zone(piece)] = Counter({piece: copies - board[piece]})
+            compartment = layout.bank_zone(piece)
+            if compartment is not None:  # the table has a bank tray
+                want[compartment] = Counter({piece: copies - board[piece]})
         return want
 
     def _piece_of(self, uid: str) -> Piece | None:
@@ -346,8 +367,8 @@ def compare_table(table: VirtualTable, position: GameState,
         if slot.index not in used:
             for zone in slot.zones:
                 _expect(problems, table, zone, (), f"{slot.title} (no system there)")
-    for seat in layout.seats:
-        _expect(problems, table, seat.token_zone, (), f"token zone of seat {seat.index}")
+    for place in layout.seats:
+        _expect(problems, table, place.token_zone, (), f"token zone of seat {place.index}")
     bank = position.bank_pieces()
     if layout.has_bank:
         for compartment in layout.bank:
@@ -365,7 +386,7 @@ def _pieces(table: VirtualTable, uids: Iterable[str]) -> list[Piece]:
     found = []
     for uid in uids:
         info = table.registry.lookup(uid)
-        if info is not None and info.is_piece:
+        if info is not None and info.piece is not None:  # a piece's tag
             found.append(info.piece)
     return sorted(found)
 

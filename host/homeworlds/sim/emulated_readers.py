@@ -2,9 +2,10 @@
 when it is asked to model the hardware (``SimulatedMcu(reader_model="pn5180")``).
 
 Each reader of the layout gets a :class:`~homeworlds.sim.pn5180_chip.Pn5180Chip`
-on a simulated clock, its own antenna multiplexer channels (select lines shared
-by all readers, as on the reference table) and one reset line shared by all
-chips. The firmware's own ``tablefw.readers.pn5180.PN5180`` drives them; every
+on a simulated clock, its own relay multiplexer (:mod:`homeworlds.sim.board`:
+select lines and enable shared by all readers, as on the reference table, relays
+with their datasheet timing), one reset line shared by all chips, and the 5 V
+supply they all draw from. The firmware's own ``tablefw.readers.pn5180.PN5180`` drives them; every
 SPI frame costs the time :mod:`homeworlds.sim.scan_timing` gives it.
 
 How a piece lies decides how well its tag is read (:class:`ReadModel`): stars and
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import random
 
+from homeworlds.sim.board import Line, PulledNet, RelayMux, Supply, ether
 from homeworlds.sim.pn5180_chip import Pn5180Chip, ReadModel, SharedResetLine, Tag
 from homeworlds.sim.scan_timing import BUS_LOCK_US, ZONE_OVERHEAD_US, spi_frame_us
+from homeworlds.table.board import describe
 from homeworlds.table.layout import Layout, ZoneKind
 from tablefw.readers.mux import GpioMux
 from tablefw.readers.pn5180 import PN5180
@@ -75,36 +78,65 @@ class IrqLine:
         return self.chip.irq_pin
 
 
-class SelectLine:
-    """A mux select output."""
-
-    def __init__(self) -> None:
-        self.value = False
-
-
 class EmulatedTable:
-    """The readers of ``layout`` as emulated PN5180s; ``tags(zone, uids)`` puts
-    tags on a pad."""
+    """The readers of ``layout`` as emulated PN5180s on the board the layout, the
+    netlists and hardware/parts.toml describe (:mod:`homeworlds.sim.board`);
+    ``set_tags(zone, uids)`` puts tags on a pad.
+
+    The drivers are set up as the firmware's configuration for the layout sets them up
+    (:func:`homeworlds.table.fwconfig.firmware_config`): the multiplexer enable pin, the
+    relay settle time, the number of fields on at once. ``settle_us``, ``mux_enable``
+    and ``fields_at_once`` override them (a test planting another design).
+    ``led_amps``: what the LEDs draw from the shared supply (default: the host's cap).
+    ``latched``: every multiplexer board holds its own channel (its decoder's latch,
+    strobed per board), so each reader walks its own pads (the scan core's pipelined
+    order); otherwise all boards follow the shared select lines. ``irq_read_us``: the
+    chips' IRQ outputs are wired to MCU inputs, each reading costing that much.
+    """
 
     def __init__(self, layout: Layout, clock, *, model: ReadModel | None = None, seed: int = 0,
+                 settle_us: int | None = None, mux_enable: bool | None = None,
+                 fields_at_once: int | None = None, led_amps: float | None = None,
                  latched: bool = False, irq_read_us: float | None = None):
         self.layout = layout
         self.clock = clock
         self.model = model if model is not None else ReadModel()
+        self.board = describe(layout)
+        mux_board = self.board.mux
+        # A layout without [mcu] does not say how the board is wired: its multiplexers
+        # are taken as enabled by the firmware, as a builder would wire them.
+        if mux_enable is None:
+            mux_enable = layout.mcu is None or mux_board.can_enable
+        if settle_us is None:
+            settle_us = mux_board.relay.settle_us
+        self.settle_us = settle_us
+        self.fields_at_once = fields_at_once if fields_at_once is not None else self.board.fields_at_once
         channels = max(reader.channels for reader in layout.readers)
-        self.select_lines = [SelectLine() for _ in range(max(1, (channels - 1).bit_length()))]
-        mux = GpioMux(self.select_lines)
+        lines = max(1, (channels - 1).bit_length())
+        self.muxes: list[RelayMux] = []
+        self.select_lines = [Line(False, self._lines_changed) for _ in range(lines)]
+        self.enable_line: Line | PulledNet
+        if mux_enable:
+            self.enable_line = Line(True, self._lines_changed)
+        else:
+            self.enable_line = PulledNet(bool(mux_board.enable_pulled is not False))
+        mux = GpioMux(self.select_lines, enable=self.enable_line if mux_enable else None,
+                      settle_us=settle_us)
         self.chips: list[Pn5180Chip] = []
         self.readers: list[EmulatedPN5180] = []
         self.reset_line = SharedResetLine()
         for reader in layout.readers:
-            lines = self.select_lines
-            if latched:
-                lines = [SelectLine() for _ in self.select_lines]
-                mux = GpioMux(lines)
-            chip = Pn5180Chip({}, mux_pins=lines, clock=clock, model=self.model,
+            select = self.select_lines
+            if latched:  # the board's latch outputs: they follow the select lines only when strobed
+                select = [Line(False, self._lines_changed) for _ in range(lines)]
+                mux = GpioMux(select, enable=self.enable_line if mux_enable else None, settle_us=settle_us)
+            chip = Pn5180Chip({}, mux_pins=select, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]
+            if len(zones) > 1:
+                relay_mux = RelayMux(select, self.enable_line, mux_board.relay, clock)
+                self.muxes.append(relay_mux)
+                chip.route = relay_mux.route
             name = f"reader {reader.index}" + (f" ({reader.label})" if reader.label else "")
             irq = IrqLine(chip, irq_read_us) if irq_read_us is not None else None
             driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None, irq=irq,
@@ -113,6 +145,18 @@ class EmulatedTable:
             self.chips.append(chip)
             self.readers.append(driver)
         self.reset_line.chips = list(self.chips)
+        self.supply = Supply(self.board, self.chips, self.muxes, led_amps)
+        sensed = ether(self.chips)
+        for chip in self.chips:
+            chip.external_field = sensed
+            chip.on_field = self.supply.check
+
+    def _lines_changed(self) -> None:
+        for relay_mux in getattr(self, "muxes", ()):
+            relay_mux.changed()
+        supply = getattr(self, "supply", None)
+        if supply is not None:
+            supply.check()
 
     def _place(self, zone: int) -> tuple[Pn5180Chip, int]:
         wiring = self.layout.wiring(zone)

@@ -87,7 +87,10 @@ class SimulatedMcu:
         self.table = table
         self.layout = table.layout
         self.clock = clock if clock is not None else SimClock()
-        self.virtual_time = callable(getattr(self.clock, "advance", None))
+        advance = getattr(self.clock, "advance", None)
+        #: a virtual clock's advance(ms); None for a real clock
+        self._advance: Callable[[int], object] | None = advance if callable(advance) else None
+        self.virtual_time = self._advance is not None
         self.lock = threading.RLock()
         self.initial_settings = dict(settings or {})
         try:
@@ -153,6 +156,7 @@ class SimulatedMcu:
     def _boot(self) -> Scanner:
         return Scanner(self.readers, self._emit, self.clock, Settings(self.initial_settings),
                        slow_zones=self.slow_zones,
+                       fields_at_once=self.emulated.fields_at_once if self.emulated else None,
                        zone_count=self.zone_count, buttons=self.buttons,
                        warmup_ms=self.warmup_ms)
 
@@ -208,7 +212,7 @@ class SimulatedMcu:
             wait = self.step()
             if self.clock() == before:
                 # An idle firmware (or zero scan time) still lets time pass.
-                self.clock.advance(max(1, min(wait, end - self.clock())))
+                self._advance_clock(max(1, min(wait, end - self.clock())))
 
     def run_until(self, condition: Callable[[], bool], timeout_ms: int = 10_000) -> bool:
         """Run until ``condition()`` holds (True) or ``timeout_ms`` of virtual time
@@ -385,9 +389,14 @@ class SimulatedMcu:
 
     # ------------------------------------------------------------------ internals
 
+    def _advance_clock(self, ms: int) -> None:
+        if self._advance is None:
+            raise SimError("this needs a virtual clock (one with advance(ms)), not a real one")
+        self._advance(ms)
+
     def _spend_scan_time(self) -> None:
         if self.virtual_time:
-            self.clock.advance(self.scan_time)
+            self._advance_clock(self.scan_time)
         else:
             self._owed_ms += self.scan_time
 

@@ -40,7 +40,18 @@ ISO/IEC 15693-2/-3, high data rate, one subcarrier:
   0x8D receives one subcarrier at the high data rate only; a request asking
   for another answer form gets nothing the chip can decode.
 - a tag is ready 1 ms after the field reaches it (field on, or the antenna
-  multiplexer switched to its pad).
+  multiplexer switched to its pad: with relays, once their contacts closed,
+  see :mod:`homeworlds.sim.board`).
+- 16-slot inventory: each tag counts the EOFs it hears and answers when the
+  count reaches its slot (4 bits of its UID above the mask). A tag that
+  misses an EOF (``ReadModel.eof_miss``, decided per tag and per EOF)
+  answers a slot late; it keeps counting EOFs sent after the 16th slot.
+
+RF_ON (0x16), datasheet host interface: parameter bit 0 = 1 switches the field
+on without collision avoidance; with bit 0 = 0 the chip first senses for an
+external field and, if there is one (another reader's, :attr:`external_field`),
+leaves its field off and sets RF_ACTIVE_ERROR_IRQ (IRQ_STATUS bit 10). A field
+that comes on sets TX_RFON_IRQ (bit 9); RF_OFF sets TX_RFOFF_IRQ (bit 8).
 
 Read model (:class:`ReadModel`, documented in docs/firmware.md): each tag hears
 an Inventory request with a probability that depends on how it lies (flat on
@@ -79,6 +90,9 @@ TX_CONFIG = 0x18
 
 IRQ_RX = 1 << 0
 IRQ_TX = 1 << 1
+IRQ_TX_RFOFF = 1 << 8
+IRQ_TX_RFON = 1 << 9
+IRQ_RF_ACTIVE_ERROR = 1 << 10
 IRQ_RX_SOF = 1 << 14
 IRQ_GENERAL_ERROR = 1 << 17
 RX_CRC_ERROR = 1 << 16
@@ -161,6 +175,8 @@ class ReadModel:
     per_level: float = 0.95
     garble: float = 0.005
     unflagged_collision: float = 0.10
+    eof_miss: float = 0.0
+    """Probability that a tag waiting for its slot misses one EOF (and so answers late)."""
 
     def hears(self, tag: Tag) -> float:
         base = self.flat if tag.pose == "flat" else self.side
@@ -207,6 +223,14 @@ class Pn5180Chip:
         self.air_us = 0.0  # time the reader transmitted
         self._garble_pending = 0
         self._fail_send_pending = False
+        #: Whether another field is sensed (set by the board); None: never.
+        self.external_field: Callable[[Pn5180Chip], bool] | None = None
+        #: The antenna connected now and since when (``route(now_us)`` -> (channel or
+        #: None, since_us)), set by a board with relays; None: the select pins decide at once.
+        self.route: Callable[[float], tuple[int | None, float]] | None = None
+        #: Called after the field switched on or off (the board's supply budget).
+        self.on_field: Callable[[Pn5180Chip], None] | None = None
+        self.rf_refused = 0
         self._reset_state()
 
     # ------------------------------------------------------------ test verbs
@@ -226,7 +250,10 @@ class Pn5180Chip:
         """The RST line pulsed (or power lost): registers, field and the loaded
         RF configuration are gone."""
         self.resets += 1
+        was_on = getattr(self, "rf", False)
         self._reset_state()
+        if was_on and self.on_field is not None:
+            self.on_field(self)
 
     def _reset_state(self) -> None:
         self.regs = {SYSTEM_CONFIG: 0, IRQ_ENABLE: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
@@ -237,7 +264,7 @@ class Pn5180Chip:
         self.rx_buffer = b""
         self._events: list[tuple[float, str, object]] = []
         self._field_since = 0.0
-        self._channel = None
+        self._channel: int | None = None
         self._round: dict | None = None  # tags' view of a running inventory
         self._answering_until = 0.0
 
@@ -290,14 +317,10 @@ class Pn5180Chip:
                 if action is None:
                     self.violations.append(f"WRITE_REGISTER_MULTIPLE action {sets[start + 1]:02X}")
                     return
-                self._write_register(action, sets[start], int.from_bytes(sets[start + 2:start + 6], "little"),
-                                     now)
+                self._write_register(action, bytes([action, sets[start]]) + sets[start + 2:start + 6], now)
             return
         if code in (WRITE_REGISTER, WRITE_REGISTER_OR_MASK, WRITE_REGISTER_AND_MASK):
-            if len(frame) != 6:
-                self.violations.append(f"register write of {len(frame)} bytes: {frame.hex()}")
-                return
-            self._write_register(code, frame[1], int.from_bytes(frame[2:6], "little"), now)
+            self._write_register(code, frame, now)
         elif code == READ_REGISTER:
             self.answer = regs.get(frame[1], 0).to_bytes(4, "little")
         elif code == READ_EEPROM:
@@ -310,18 +333,49 @@ class Pn5180Chip:
             self.rf_config = (frame[1], frame[2])
             regs[TX_CONFIG] = TX_FRAME_BITS | 0x0F  # full frames again
         elif code == RF_ON:
+            avoid = len(frame) < 2 or not frame[1] & 0x01
+            if not self.rf and avoid and self.external_field is not None and self.external_field(self):
+                regs[IRQ_STATUS] |= IRQ_RF_ACTIVE_ERROR
+                self.rf_refused += 1
+                return
+            regs[IRQ_STATUS] |= IRQ_TX_RFON
             if not self.rf:
                 self.rf = True
                 self._field_since = now
+                if self.on_field is not None:
+                    self.on_field(self)
         elif code == RF_OFF:
+            was_on = self.rf
             self.rf = False
+            regs[IRQ_STATUS] |= IRQ_TX_RFOFF
             self._round = None  # tags lose power
             if self._state in (TRANSMITTING, WAIT_RECEIVE, RECEIVING):
                 self._events.clear()
+            if was_on and self.on_field is not None:
+                self.on_field(self)
         elif code == SEND_DATA:
             self._send(frame[2:], now)
         else:
             self.violations.append(f"unknown command {code:02X}")
+
+    def _write_register(self, code: int, frame: bytes, now: float) -> None:
+        """WRITE_REGISTER (IRQ_CLEAR clears status bits), or its OR/AND mask forms."""
+        regs = self.regs
+        if len(frame) != 6:
+            self.violations.append(f"register write of {len(frame)} bytes: {frame.hex()}")
+            return
+        reg, value = frame[1], int.from_bytes(frame[2:6], "little")
+        if code == WRITE_REGISTER and reg == IRQ_CLEAR:
+            regs[IRQ_STATUS] &= ~value
+            return
+        old = regs.get(reg, 0)
+        if code == WRITE_REGISTER:
+            new = value
+        else:
+            new = old | value if code == WRITE_REGISTER_OR_MASK else old & value
+        regs[reg] = new & 0xFFFFFFFF
+        if reg == SYSTEM_CONFIG:
+            self._command_changed(old & 7, new & 7, now)
 
     def read(self, count: int) -> bytes:
         """The answer frame that follows a read command."""
@@ -331,18 +385,6 @@ class Pn5180Chip:
             self.violations.append(f"read of {count} bytes, only {len(self.answer)} available")
         data, self.answer = self.answer[:count], b""
         return data.ljust(count, b"\x00")
-
-    def _write_register(self, code: int, reg: int, value: int, now: float) -> None:
-        regs = self.regs
-        if code == WRITE_REGISTER and reg == IRQ_CLEAR:
-            regs[IRQ_STATUS] &= ~value
-            return
-        old = regs.get(reg, 0)
-        new = value if code == WRITE_REGISTER else (old | value if code == WRITE_REGISTER_OR_MASK
-                                                    else old & value)
-        regs[reg] = new & 0xFFFFFFFF
-        if reg == SYSTEM_CONFIG:
-            self._command_changed(old & 7, new & 7, now)
 
     # ------------------------------------------------------------ the transceiver
 
@@ -365,7 +407,8 @@ class Pn5180Chip:
 
     def _send(self, payload: bytes, now: float) -> None:
         if self._state != WAIT_TRANSMIT:
-            self._general_error(f"SEND_DATA in state {self._state} (needs Idle -> Transceive first)")
+            self._general_error(f"SEND_DATA in state {self._state} "
+                                "(needs Idle -> Transceive first)")
             return
         if self._fail_send_pending:
             self._fail_send_pending = False
@@ -413,48 +456,70 @@ class Pn5180Chip:
             self._events.append((sof, "rx_sof", None))
             self._events.append((end, "rx_end", responders))
 
+    def _antenna(self, at: float) -> tuple[int | None, float]:
+        """The antenna the field reaches at ``at`` and since when."""
+        if self.route is not None:
+            return self.route(at)
+        return self._channel or 0, self._field_since
+
     def _tags_listening(self, at: float) -> bool:
-        return (self.rf and self.rf_config == RF_ISO15693
-                and at - self._field_since >= TAG_POWER_UP_US)
+        if not (self.rf and self.rf_config == RF_ISO15693):
+            return False
+        channel, since = self._antenna(at)
+        if channel is None:
+            return False
+        return at - max(self._field_since, since) >= TAG_POWER_UP_US
 
     def _responders(self, payload: bytes, eof_only: bool, at: float) -> list[Tag]:
         if not self._tags_listening(at):
             self._round = None
             return []
         if eof_only:
-            if self._round is None or self._round["slot"] >= self._round["slots"] - 1:
+            rnd = self._round
+            if rnd is None or rnd["slots"] == 1:
                 return []
-            self._round["slot"] += 1
-        else:
-            if len(payload) < 3 or payload[1] != 0x01 or not payload[0] & 0x04:
-                self.violations.append(f"not an Inventory request: {payload.hex()}")
-                self._round = None
-                return []
-            if payload[0] & REQ_TWO_SUBCARRIERS or not payload[0] & REQ_HIGH_DATA_RATE:
-                # The tags answer, but not in the form RF configuration 0x8D receives
-                # (one subcarrier, high data rate): the chip decodes no frame.
-                self.violations.append(f"Inventory flags {payload[0]:02X}: the answer is not "
-                                       "one subcarrier at the high data rate")
-                self._round = None
-                return []
-            flags, mask_bits = payload[0], payload[2]
-            mask_bytes = payload[3:]
-            if len(mask_bytes) != (mask_bits + 7) // 8:
-                self.violations.append(f"mask of {mask_bits} bits sent in {len(mask_bytes)} bytes")
-                self._round = None
-                return []
-            mask = int.from_bytes(mask_bytes, "little") & ((1 << mask_bits) - 1)
-            self.requests.append((flags, mask_bits, mask))
-            heard = [tag for tag in self.antennas.get(self._channel or 0, [])
-                     if int(tag.uid, 16) & ((1 << mask_bits) - 1) == mask
-                     and self.rng.random() < self.model.hears(tag)]
-            self._round = {"slots": 1 if flags & 0x20 else 16, "slot": 0,
-                           "mask_bits": mask_bits, "heard": heard}
-        rnd = self._round
-        if rnd["slots"] == 1:
-            return list(rnd["heard"])
-        shift = rnd["mask_bits"]
-        return [tag for tag in rnd["heard"] if (int(tag.uid, 16) >> shift) & 0xF == rnd["slot"]]
+            rnd["slot"] += 1
+            miss = self.model.eof_miss
+            counts = rnd["counts"]
+            waiting = rnd["waiting"]
+            for tag in waiting:
+                if not miss or self.rng.random() >= miss:
+                    counts[tag.uid] += 1
+            answering = [tag for tag in waiting if counts[tag.uid] == rnd["slot_of"][tag.uid]]
+            rnd["waiting"] = [tag for tag in waiting if tag not in answering]
+            return answering
+        if len(payload) < 3 or payload[1] != 0x01 or not payload[0] & 0x04:
+            self.violations.append(f"not an Inventory request: {payload.hex()}")
+            self._round = None
+            return []
+        if payload[0] & REQ_TWO_SUBCARRIERS or not payload[0] & REQ_HIGH_DATA_RATE:
+            # The tags answer, but not in the form RF configuration 0x8D receives
+            # (one subcarrier, high data rate): the chip decodes no frame.
+            self.violations.append(f"Inventory flags {payload[0]:02X}: the answer is not "
+                                   "one subcarrier at the high data rate")
+            self._round = None
+            return []
+        flags, mask_bits = payload[0], payload[2]
+        mask_bytes = payload[3:]
+        if len(mask_bytes) != (mask_bits + 7) // 8:
+            self.violations.append(f"mask of {mask_bits} bits sent in {len(mask_bytes)} bytes")
+            self._round = None
+            return []
+        mask = int.from_bytes(mask_bytes, "little") & ((1 << mask_bits) - 1)
+        self.requests.append((flags, mask_bits, mask))
+        channel, _since = self._antenna(at)
+        heard = [tag for tag in self.antennas.get(channel or 0, [])
+                 if int(tag.uid, 16) & ((1 << mask_bits) - 1) == mask
+                 and self.rng.random() < self.model.hears(tag)]
+        if flags & 0x20:
+            self._round = {"slots": 1}
+            return heard
+        slot_of = {tag.uid: (int(tag.uid, 16) >> mask_bits) & 0xF for tag in heard}
+        answering = [tag for tag in heard if slot_of[tag.uid] == 0]
+        self._round = {"slots": 16, "slot": 0, "slot_of": slot_of,
+                       "counts": {tag.uid: 0 for tag in heard},
+                       "waiting": [tag for tag in heard if tag not in answering]}
+        return answering
 
     def _on_rx_sof(self, at: float, data) -> None:
         if self._state == WAIT_RECEIVE:

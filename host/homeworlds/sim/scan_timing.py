@@ -48,7 +48,8 @@ ZONE_OVERHEAD_US = CPYTHON_ZONE_US * CIRCUITPYTHON_FACTOR
 SPI_BAUDRATE = 7_000_000
 
 
-def spi_frame_us(nbytes: int, baudrate: int = SPI_BAUDRATE, overhead_us: float | None = None) -> float:
+def spi_frame_us(nbytes: int, baudrate: int = SPI_BAUDRATE,
+                 overhead_us: float | None = None) -> float:
     """Time one SPI frame of ``nbytes`` costs the board: transfer plus overhead."""
     if overhead_us is None:
         overhead_us = FRAME_OVERHEAD_US
@@ -120,4 +121,5 @@ def measure_cpython(repeat: int = 20000) -> dict[str, float]:
 
 if __name__ == "__main__":
     for key, value in measure_cpython().items():
-        print(f"{key}: {value:.2f} (x{CIRCUITPYTHON_FACTOR} = {value * CIRCUITPYTHON_FACTOR:.0f} us)")
+        scaled = value * CIRCUITPYTHON_FACTOR
+        print(f"{key}: {value:.2f} (x{CIRCUITPYTHON_FACTOR} = {scaled:.0f} us)")

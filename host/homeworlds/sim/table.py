@@ -151,8 +151,9 @@ class VirtualTable:
         # Verbs come from tests while a PtyMcu thread reads the readers.
         self._lock = threading.RLock()
         for uid, info in registry.items():
-            if info.is_piece and layout.has_bank:
-                self._put(uid, layout.bank_zone(info.piece))
+            compartment = layout.bank_zone(info.piece) if info.piece is not None else None
+            if info.is_piece and compartment is not None:
+                self._put(uid, compartment)
             elif info.is_token and token_seat is not None:
                 self._check_seat(token_seat, "token_seat")
                 self._put(uid, layout.token_zone(token_seat))
@@ -174,7 +175,7 @@ class VirtualTable:
         pieces = []
         for uid in self.tags_on(zone):
             info = self.registry.lookup(uid)
-            if info is not None and info.is_piece:
+            if info is not None and info.piece is not None:  # a piece's tag
                 pieces.append(info.piece)
         return tuple(sorted(pieces))
 
@@ -194,8 +195,10 @@ class VirtualTable:
 
     def bank_uids(self, piece: Piece) -> tuple[str, ...]:
         """Tags of ``piece``'s colour-size lying in the bank (compartment or pool), sorted."""
-        if self.layout.has_bank:
-            candidates = self._zones[self.layout.bank_zone(piece)]
+        compartment = self.layout.bank_zone(piece)
+        candidates: Iterable[str]
+        if compartment is not None:  # the table has a bank tray
+            candidates = self._zones[compartment]
         else:
             candidates = self.off_table()
         return tuple(sorted(uid for uid in candidates if self._piece_of(uid) == piece))
@@ -249,7 +252,8 @@ class VirtualTable:
             uid = self._known(uid, "flip")
             origin = self._where[uid]
             role = self.layout.zone_role(origin) if isinstance(origin, int) else None
-            if role is None or role.kind is not ZoneKind.SHIPS:
+            if role is None or role.kind is not ZoneKind.SHIPS \
+                    or role.slot is None or role.seat is None:
                 raise SimError(f"flip: {self.describe(uid)} is at {self._where_text(uid)}, "
                                "not on a ship zone")
             if seat is None:
@@ -297,7 +301,8 @@ class VirtualTable:
             piece = self._piece_of(uid)
             if piece is None:
                 raise SimError(f"to_bank: {self.describe(uid)} is not a piece")
-            target: Location = self.layout.bank_zone(piece) if self.layout.has_bank else OFF_TABLE
+            compartment = self.layout.bank_zone(piece)
+            target: Location = compartment if compartment is not None else OFF_TABLE
             origin = self._where[uid]
             if origin == target:
                 raise SimError(f"to_bank: {self.describe(uid)} is already in the bank")

@@ -104,12 +104,13 @@ def record_sdg(players, record, *, number: int | None = None, winner: str | None
                alignments: Sequence[str | None] | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order; the
     ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md)."""
-    if alignments is not None and any(a is None for a in alignments):
-        alignments = None
+    # Alignments go in whole or not at all: a seat without one drops the line.
+    known = None if alignments is None or None in alignments else \
+        [a for a in alignments if a is not None]
     try:
         game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
                         number=number, winner=winner, started=started, rules=rules,
-                        alignments=alignments)
+                        alignments=known)
         return write_sdg(game)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None

@@ -24,7 +24,7 @@ from homeworlds.notation import (
     write_position,
 )
 from homeworlds.notation.cooked import parse_pieces
-from homeworlds.rules import PIECES, GameState, Piece, SetupPick, Turn
+from homeworlds.rules import PIECES, Action, GameState, Piece, SetupPick, Turn
 
 
 def _letters(players: Sequence[str]) -> dict[int, str] | None:
@@ -43,7 +43,7 @@ def turn_to_sdg(turn: Turn, players: Sequence[str]) -> str:
 def turn_from_sdg(text: str, seat: int, players: Sequence[str]) -> Turn:
     letters = _letters(players)
     seats = {letter: s for s, letter in letters.items()} if letters else None
-    out = []
+    out: list[Action] = []
     for line in text.splitlines():
         words = line.split()
         if not words:

@@ -87,10 +87,11 @@ ALTER TABLE turns ADD COLUMN clock_ms INTEGER CHECK (clock_ms IS NULL OR clock_m
 """
 
 #: Events (docs/event.md). ``publish_events``: from which game on this table publishes to
-#: an event (older games, e.g. played at home, stay private). ``publish_cursor``: how much of each game the event's MQTT
-#: broker acknowledged (the table's outbox is the store's turns beyond the cursor).
-#: ``event_players`` / ``event_rounds`` / ``event_pairings`` / ``result_corrections``: the hub's rounds, the
-#: pairings it made and the results an organiser corrected (a table's store has none).
+#: an event (older games, e.g. played at home, stay private). ``publish_cursor``: how much
+#: of each game the event's MQTT broker acknowledged (the table's outbox is the store's
+#: turns beyond the cursor). ``event_players`` / ``event_rounds`` / ``event_pairings`` /
+#: ``result_corrections``: the hub's rounds, the pairings it made and the results an
+#: organiser corrected (a table's store has none).
 _V2_OUTBOX = """
 CREATE TABLE publish_events (
     event       TEXT PRIMARY KEY,

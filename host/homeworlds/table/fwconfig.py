@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
+from homeworlds.table.board import BoardError, describe
 from homeworlds.table.layout import BUILTIN_LAYOUTS_DIR, Layout, Reader
 
 GENERATOR = "homeworlds firmware-config"
@@ -46,6 +47,15 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
                     f"the firmware drives one kind of reader, but this layout mixes "
                     f"{' and '.join(sorted(chips))}")
     chip = layout.readers[0].chip
+    try:
+        board = describe(layout)
+    except BoardError as error:
+        raise _fail(source, "power", str(error)) from None
+    multiplexed = board.multiplexers > 0
+    for key, reason in board.problems():
+        if key == "mcu.mux_enable" and not multiplexed:
+            continue
+        raise _fail(source, key, reason)
     config: dict = {"reader": chip, "zones": layout.zone_count}
     if mcu.spi is not None and chip == "pn5180":
         config["spi"] = {"clock": mcu.spi.sck, "mosi": mcu.spi.mosi, "miso": mcu.spi.miso}
@@ -53,6 +63,14 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
         config["reset"] = mcu.reset
     if mcu.mux_select:
         config["mux"] = list(mcu.mux_select)
+    if mcu.mux_enable is not None:
+        config["mux_enable"] = mcu.mux_enable
+    if multiplexed:
+        # The relays' operate + bounce (or release) time, from the parts' datasheets.
+        config["mux_settle_us"] = board.mux.relay.settle_us
+    if chip == "pn5180":
+        # How many readers' fields the supply budget allows on at once.
+        config["fields_at_once"] = board.fields_at_once
     if mcu.nss_decoder is not None:
         config["nss_decoder"] = {"address": list(mcu.nss_decoder.address),
                                  "enable": mcu.nss_decoder.enable}
@@ -124,6 +142,20 @@ def render_table_config(layout: Layout, given: str) -> str:
             continue
         if key == "mux":
             lines.append("    # Multiplexer select lines, S0 (least significant) first.")
+        elif key == "mux_enable":
+            lines.append("    # EN_N of every multiplexer, driven low to enable (R2 pulls it up).")
+        elif key == "mux_settle_us":
+            board = describe(layout)
+            relay = board.mux.relay
+            lines.append(f"    # Relay {relay.part}: operate {relay.operate_us} us + bounce "
+                         f"{relay.bounce_us} us, release {relay.release_us} us (hardware/parts.toml).")
+        elif key == "fields_at_once":
+            board = describe(layout)
+            budget = (f"{board.scanner_amps:g} A budget" if board.scanner_amps is not None
+                      else "no [power] budget")
+            lines.append(f"    # Readers' fields on at once: {budget}, "
+                         f"{board.reader.field_amps * 1000:g} mA a field, "
+                         f"{board.idle_amps * 1000:.0f} mA relays and bias.")
         elif key == "buttons":
             lines.append("    # Seat buttons 0, 1, ...: to ground, internal pull-ups.")
         elif key == "nss_decoder":
@@ -222,6 +254,9 @@ def wiring_table(layout: Layout) -> str:
                   else "multiplexer " + ", ".join(str(r.index) for r in users))
         rows.append((f"MUX S0–S{len(mcu.mux_select) - 1}", ", ".join(mcu.mux_select),
                      f"channel select of {target}"))
+    if mcu.mux_enable is not None:
+        rows.append(("MUX EN_N", mcu.mux_enable, "EN_N of every multiplexer: low enables it "
+                     "(R2 pulls it up while the scanner is off)"))
     for reader in readers:
         if reader.pins.mux_select is not None:
             lines = reader.pins.mux_select

@@ -197,6 +197,19 @@ class LedSegment:
 
 
 @dataclass(frozen=True, slots=True)
+class Power:
+    """The ``[power]`` table: the 5 V supply the readers, multiplexers and LEDs share.
+
+    ``supply``: its part number (hardware/parts.toml gives the rating);
+    ``scanner_amps``: the share of it budgeted for the scanner side (readers' fields,
+    relay coils, pad bias), which the host keeps off the LEDs (``pixels.reserved_amps``
+    must be at least this)."""
+
+    supply: str
+    scanner_amps: float
+
+
+@dataclass(frozen=True, slots=True)
 class Layout:
     """A whole table. Build one with :func:`load_layout`, :func:`builtin_layout`
     or :meth:`from_toml_text`; constructing it directly validates it too."""
@@ -211,6 +224,8 @@ class Layout:
     mcu: McuPins | None = None
     """The scanner's shared wiring (``[mcu]``); None: the layout does not say how the
     table is wired, and no firmware configuration can be generated from it."""
+    power: Power | None = None
+    """The shared 5 V supply and the scanner's budget of it (``[power]``)."""
     _roles: dict[int, ZoneRole] = field(init=False, repr=False, compare=False)
     _wiring: dict[int, ZoneWiring] = field(init=False, repr=False, compare=False)
     _bank_by_piece: dict[Piece, int] = field(init=False, repr=False, compare=False)
@@ -478,7 +493,8 @@ def _optional_label(table: _Table) -> str | None:
     return label.strip() or None
 
 
-_TOP_KEYS = ["format", "name", "description", "strip", "mcu", "readers", "seats", "slots", "bank"]
+_TOP_KEYS = ["format", "name", "description", "strip", "mcu", "power", "readers", "seats", "slots",
+             "bank"]
 
 
 def _parse(data: dict) -> Layout:
@@ -518,8 +534,20 @@ def _parse(data: dict) -> Layout:
                 raise LayoutError("reader pins are given but the layout has no [mcu] table "
                                   "(the shared SPI, reset and select lines)",
                                   key=f"readers[{reader.index}]")
+    power = None
+    power_table = top.get("power", dict, required=False)
+    if power_table is not None:
+        table = _Table(power_table, "power", ["supply", "scanner_amps"])
+        supply = table.get("supply", str).strip()
+        if not supply:
+            raise LayoutError("must not be empty (a supply's part number, e.g. \"LRS-50-5\")",
+                              key="power.supply")
+        amps = table.get("scanner_amps", (int, float))
+        if isinstance(amps, bool) or not 0 < amps <= 100:
+            raise LayoutError(f"expected amperes, more than 0, got {amps!r}", key="power.scanner_amps")
+        power = Power(supply, float(amps))
     return Layout(name=name, seats=seats, slots=slots, bank=bank, strip=strip,
-                  readers=readers, description=description, mcu=mcu)
+                  readers=readers, description=description, mcu=mcu, power=power)
 
 
 def _parse_seats(items: list) -> tuple[Seat, ...]:
@@ -832,6 +860,9 @@ def _write(layout: Layout) -> str:
               f"pixel_order = {_toml_string(layout.strip.pixel_order)}"]
     if layout.mcu is not None:
         lines += ["", *_mcu_lines(layout.mcu)]
+    if layout.power is not None:
+        lines += ["", "[power]", f"supply = {_toml_string(layout.power.supply)}",
+                  f"scanner_amps = {layout.power.scanner_amps:g}"]
     for reader in layout.readers:
         lines += ["", "[[readers]]", f"chip = {_toml_string(reader.chip)}",
                   f"channels = {reader.channels}"]
@@ -879,6 +910,8 @@ def _mcu_lines(mcu: McuPins) -> list[str]:
         lines.append(f"reset = {_toml_string(mcu.reset)}")
     if mcu.mux_select:
         lines.append(f"mux_select = {_pin_list(mcu.mux_select)}")
+    if mcu.mux_enable is not None:
+        lines.append(f"mux_enable = {_toml_string(mcu.mux_enable)}")
     if mcu.nss_decoder is not None:
         lines.append(f"nss_decoder = {{ address = {_pin_list(mcu.nss_decoder.address)}, "
                      f"enable = {_toml_string(mcu.nss_decoder.enable)} }}")

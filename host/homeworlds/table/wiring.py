@@ -89,6 +89,10 @@ class McuPins:
     """Shared RST of every PN5180 (a reader's own ``reset`` overrides it)."""
     mux_select: tuple[str, ...] = ()
     """Channel-select lines shared by every multiplexer, S0 first."""
+    mux_enable: str | None = None
+    """EN_N of every multiplexer (active low). The multiplexer board pulls EN_N up
+    (R2 of hardware/netlist/mux16.toml): without a pin driving it low the decoder
+    stays disabled and no relay ever closes."""
     nss_decoder: ChipSelectDecoder | None = None
     buttons: tuple[str, ...] = ()
     """Pin of seat button 0, 1, ... (to ground, internal pull-up)."""
@@ -115,7 +119,8 @@ class ReaderPins:
         return self == ReaderPins()
 
 
-MCU_KEYS = ("board", "spi", "reset", "mux_select", "nss_decoder", "buttons", "dev_jumper")
+MCU_KEYS = ("board", "spi", "reset", "mux_select", "mux_enable", "nss_decoder", "buttons",
+            "dev_jumper")
 READER_PIN_KEYS = ("nss", "nss_output", "busy", "reset", "mux_select", "tx", "rx")
 
 
@@ -163,6 +168,7 @@ def parse_mcu(value: object) -> McuPins:
     reset = _pin(data["reset"], "mcu.reset") if "reset" in data else None
     mux_select = (_pins(data["mux_select"], "mcu.mux_select", limit=MAX_SELECT_LINES)
                   if "mux_select" in data else ())
+    mux_enable = _pin(data["mux_enable"], "mcu.mux_enable") if "mux_enable" in data else None
     decoder = None
     if "nss_decoder" in data:
         table = _table(data["nss_decoder"], "mcu.nss_decoder", ("address", "enable"))
@@ -174,8 +180,8 @@ def parse_mcu(value: object) -> McuPins:
             _pin(table["enable"], "mcu.nss_decoder.enable"))
     buttons = _pins(data["buttons"], "mcu.buttons") if "buttons" in data else ()
     jumper = _pin(data["dev_jumper"], "mcu.dev_jumper") if "dev_jumper" in data else None
-    return McuPins(board.strip() if board else None, spi, reset, mux_select, decoder, buttons,
-                   jumper)
+    return McuPins(board.strip() if board else None, spi, reset, mux_select, mux_enable, decoder,
+                   buttons, jumper)
 
 
 def parse_reader_pins(data: dict, key: str) -> ReaderPins:
@@ -256,6 +262,8 @@ def check(mcu: McuPins, readers: Sequence, seats: Sequence) -> None:
         claim(mcu.reset, "mcu.reset", "output", shareable="reset")
     if mcu.mux_select:
         claim_group(mcu.mux_select, "mcu.mux_select")
+    if mcu.mux_enable is not None:
+        claim(mcu.mux_enable, "mcu.mux_enable", "output")
     if mcu.nss_decoder is not None:
         for i, pin in enumerate(mcu.nss_decoder.address):
             claim(pin, f"mcu.nss_decoder.address[{i}]", "output")

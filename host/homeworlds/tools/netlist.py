@@ -125,25 +125,36 @@ def from_mapping(data: dict, source: str = "<netlist>") -> Netlist:
 def check(netlist: Netlist) -> list[str]:
     """Every rule violation, as ``file: where: what``; empty when the netlist is clean."""
     problems: list[str] = []
+    _check_types(netlist, problems)
+    seen = _check_nets(netlist, problems)
+    _check_unconnected(netlist, seen, problems)
+    return problems
+
+
+def _resolve(netlist: Netlist, member: str, where: str,
+             problems: list[str]) -> tuple[str, Pin] | None:
+    """The part and pin ``PART.PIN`` names, or None (with the problem noted)."""
     src = netlist.source
+    part, dot, pin_key = member.partition(".")
+    if not dot:
+        problems.append(f"{src}: {where}: {member!r} is not PART.PIN")
+        return None
+    if part not in netlist.parts:
+        problems.append(f"{src}: {where}: no part {part!r}")
+        return None
+    part_type = netlist.types.get(netlist.parts[part])
+    if part_type is None:
+        return None  # reported once per part by _check_types
+    pin = part_type.pin(pin_key)
+    if pin is None:
+        problems.append(f"{src}: {where}: {part} ({part_type.name}) has no pin {pin_key!r}")
+        return None
+    return part, pin
 
-    def resolve(member: str, where: str) -> tuple[str, Pin] | None:
-        part, dot, pin_key = member.partition(".")
-        if not dot:
-            problems.append(f"{src}: {where}: {member!r} is not PART.PIN")
-            return None
-        if part not in netlist.parts:
-            problems.append(f"{src}: {where}: no part {part!r}")
-            return None
-        part_type = netlist.types.get(netlist.parts[part])
-        if part_type is None:
-            return None  # reported once per part below
-        pin = part_type.pin(pin_key)
-        if pin is None:
-            problems.append(f"{src}: {where}: {part} ({part_type.name}) has no pin {pin_key!r}")
-            return None
-        return part, pin
 
+def _check_types(netlist: Netlist, problems: list[str]) -> None:
+    """Parts of unknown types; part types that number or name a pin twice."""
+    src = netlist.source
     for part, type_name in netlist.parts.items():
         if type_name not in netlist.types:
             problems.append(f"{src}: parts.{part}: unknown part type {type_name!r}")
@@ -154,10 +165,15 @@ def check(netlist: Netlist) -> list[str]:
             if doubles:
                 problems.append(f"{src}: types.{type_name}: pin {key} {doubles[0]} twice")
 
+
+def _check_nets(netlist: Netlist, problems: list[str]) -> dict[tuple[str, str], str]:
+    """Each net's electrical sense; returns the net of every connected (part, pin number)."""
+    src = netlist.source
     seen: dict[tuple[str, str], str] = {}
     for net, members in netlist.nets.items():
         where = f"nets.{net}"
-        resolved = [r for r in (resolve(m, where) for m in members) if r is not None]
+        resolved = [r for r in (_resolve(netlist, m, where, problems) for m in members)
+                    if r is not None]
         for part, pin in resolved:
             key = (part, pin.number)
             if key in seen and seen[key] != net:
@@ -166,19 +182,30 @@ def check(netlist: Netlist) -> list[str]:
             seen[key] = net
         if len(members) < 2:
             problems.append(f"{src}: {where}: a net with one connection connects nothing")
-        kinds = [pin.kind for _, pin in resolved]
-        if "in" in kinds and not DRIVERS & set(kinds):
-            inputs = ", ".join(f"{p}.{pin.name}" for p, pin in resolved if pin.kind == "in")
-            problems.append(f"{src}: {where}: inputs {inputs} have nothing to drive them")
-        if kinds.count("out") > 1:
-            outs = ", ".join(f"{p}.{pin.name}" for p, pin in resolved if pin.kind == "out")
-            problems.append(f"{src}: {where}: outputs {outs} drive against each other")
-        if "power_in" in kinds and "power_out" not in kinds:
-            problems.append(f"{src}: {where}: supply pins but no supply (power_out) on the net")
+        _check_drive(f"{src}: {where}", resolved, problems)
+    return seen
 
-    unconnected = set()
+
+def _check_drive(where: str, resolved: list[tuple[str, Pin]], problems: list[str]) -> None:
+    """Inputs with no driver, outputs driving each other, supply pins with no supply."""
+    kinds = [pin.kind for _, pin in resolved]
+    if "in" in kinds and not DRIVERS & set(kinds):
+        inputs = ", ".join(f"{p}.{pin.name}" for p, pin in resolved if pin.kind == "in")
+        problems.append(f"{where}: inputs {inputs} have nothing to drive them")
+    if kinds.count("out") > 1:
+        outs = ", ".join(f"{p}.{pin.name}" for p, pin in resolved if pin.kind == "out")
+        problems.append(f"{where}: outputs {outs} drive against each other")
+    if "power_in" in kinds and "power_out" not in kinds:
+        problems.append(f"{where}: supply pins but no supply (power_out) on the net")
+
+
+def _check_unconnected(netlist: Netlist, seen: dict[tuple[str, str], str],
+                       problems: list[str]) -> None:
+    """no_connect pins that are on a net; pins on no net and not declared no_connect."""
+    src = netlist.source
+    unconnected: set[tuple[str, str]] = set()
     for member in netlist.no_connect:
-        found = resolve(member, "no_connect")
+        found = _resolve(netlist, member, "no_connect", problems)
         if found is not None:
             part, pin = found
             if (part, pin.number) in seen:
@@ -194,7 +221,6 @@ def check(netlist: Netlist) -> list[str]:
                 what = "floating input" if pin.kind in ("in", "power_in") else "unconnected pin"
                 problems.append(f"{src}: {part}.{pin.name} (pin {pin.number}): {what}; "
                                 "connect it or list it in no_connect")
-    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

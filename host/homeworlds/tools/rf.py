@@ -102,14 +102,14 @@ def circle_path(radius: float, z: float = 0.0, *, centre: tuple[float, float] = 
 
 def _segments(path: Sequence[Point], step: float) -> list[tuple[Point, Point]]:
     """(midpoint, vector) of pieces of at most ``step`` along a polyline."""
-    pieces = []
+    pieces: list[tuple[Point, Point]] = []
     for start, end in zip(path, path[1:], strict=False):
-        delta = tuple(e - s for s, e in zip(start, end, strict=True))
-        length = math.sqrt(sum(d * d for d in delta))
-        count = max(1, math.ceil(length / step))
-        piece = tuple(d / count for d in delta)
+        dx, dy, dz = (e - s for s, e in zip(start, end, strict=True))
+        count = max(1, math.ceil(math.sqrt(dx * dx + dy * dy + dz * dz) / step))
+        piece = (dx / count, dy / count, dz / count)
         for k in range(count):
-            mid = tuple(s + p * (k + 0.5) for s, p in zip(start, piece, strict=True))
+            at = k + 0.5
+            mid = (start[0] + piece[0] * at, start[1] + piece[1] * at, start[2] + piece[2] * at)
             pieces.append((mid, piece))
     return pieces
 

@@ -26,7 +26,7 @@ import hmac
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,7 +44,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent
+from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent, Subscription
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import kit, page
 
@@ -136,30 +136,9 @@ def create_app(state: DisplayState) -> Starlette:
         return JSONResponse(latest.to_json(), headers=kit.headers())
 
     def stream(request: Request, with_svg: bool) -> Response:
-        sub = state.hub.subscribe()
-
-        async def events():
-            try:
-                yield f"retry: {RETRY_MS}\n\n" + _clock()
-                while not state.shutting_down:
-                    try:
-                        event = await asyncio.wait_for(sub.get(), KEEPALIVE_S)
-                    except TimeoutError:
-                        yield _clock()  # also keeps proxies from closing an idle stream
-                        continue
-                    if event is None:  # the server is shutting down
-                        return
-                    batch = [event]
-                    while not sub.queue.empty():  # a burst: what else is waiting
-                        batch.append(sub.queue.get_nowait())
-                    if batch[-1] is None:
-                        return
-                    yield "".join(state.sse_for(e, with_svg) for e in coalesce(batch))
-            finally:
-                sub.close()
-
-        return StreamingResponse(events(), media_type="text/event-stream", headers=kit.headers(
-            {"X-Accel-Buffering": "no"}))
+        sub = state.hub.subscribe()  # now: nothing published from here on is missed
+        return StreamingResponse(_events(state, sub, with_svg), media_type="text/event-stream",
+                                 headers=kit.headers({"X-Accel-Buffering": "no"}))
 
     async def live_events(request: Request) -> Response:
         return stream(request, True)
@@ -168,42 +147,10 @@ def create_app(state: DisplayState) -> Starlette:
         return stream(request, False)
 
     async def admin_page(request: Request) -> Response:
-        token = request.query_params.get("token")
-        if token is not None:
-            if not _same(token, state.admin_token):
-                return _error_page(403, "wrong admin token", request)
-            # The token leaves the address bar (and history) at once; the cookie keeps it.
-            response = RedirectResponse("/admin", status_code=303, headers=kit.headers())
-            _set_cookie(response, ADMIN_COOKIE, token, request)
-            return response
-        authorised = _same(request.cookies.get(ADMIN_COOKIE), state.admin_token)
-        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-        response = HTMLResponse(page.admin_page(state.table_name, authorised, csrf,
-                                                _settings(state)), headers=kit.headers())
-        _set_cookie(response, CSRF_COOKIE, csrf, request)
-        return response
+        return _admin_page(request, state)
 
     async def admin_action(request: Request) -> Response:
-        action = request.path_params["action"]
-        problem, form = await _authorise(request, state)
-        if problem is not None:
-            return _error_page(403, problem, request)
-        try:
-            command = _command(action, form)
-        except ControlError as exc:
-            return _answer(request, state, 400, str(exc))
-        if state.control is None:
-            return _answer(request, state, 503, "this display has no table to command")
-        future = state.control.submit(command)
-        try:
-            message = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
-        except ControlError as exc:
-            return _answer(request, state, 409, str(exc))
-        except TimeoutError:
-            future.cancel()
-            return _answer(request, state, 504, "the table did not answer in time; nothing "
-                           "was changed unless the page shows it")
-        return _answer(request, state, 200, message)
+        return await _admin_action(request, state)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
@@ -234,6 +181,70 @@ def create_app(state: DisplayState) -> Starlette:
     return Starlette(debug=False, routes=routes, lifespan=lifespan, exception_handlers={
         HTTPException: not_found, Exception: server_error, 500: server_error},
         middleware=[Middleware(kit.SecurityHeaders)])
+
+
+async def _events(state: DisplayState, sub: Subscription, with_svg: bool) -> AsyncIterator[str]:
+    """The event stream of one page (``sub``, its subscription to the feed): the feed's
+    events as they come (a burst sent as one write), the host's clock, a keep-alive when
+    nothing happens."""
+    try:
+        yield f"retry: {RETRY_MS}\n\n" + _clock()
+        while not state.shutting_down:
+            try:
+                event = await asyncio.wait_for(sub.get(), KEEPALIVE_S)
+            except TimeoutError:
+                yield _clock()  # also keeps proxies from closing an idle stream
+                continue
+            if event is None:  # the server is shutting down
+                return
+            batch = [event]
+            while not sub.queue.empty():  # a burst: what else is waiting
+                batch.append(sub.queue.get_nowait())
+            if batch[-1] is None:
+                return
+            yield "".join(state.sse_for(e, with_svg) for e in coalesce(batch))
+    finally:
+        sub.close()
+
+
+def _admin_page(request: Request, state: DisplayState) -> Response:
+    token = request.query_params.get("token")
+    if token is not None:
+        if not _same(token, state.admin_token):
+            return _error_page(403, "wrong admin token", request)
+        # The token leaves the address bar (and history) at once; the cookie keeps it.
+        redirect = RedirectResponse("/admin", status_code=303, headers=kit.headers())
+        _set_cookie(redirect, ADMIN_COOKIE, token, request)
+        return redirect
+    authorised = _same(request.cookies.get(ADMIN_COOKIE), state.admin_token)
+    csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+    response = HTMLResponse(page.admin_page(state.table_name, authorised, csrf,
+                                            _settings(state)), headers=kit.headers())
+    _set_cookie(response, CSRF_COOKIE, csrf, request)
+    return response
+
+
+async def _admin_action(request: Request, state: DisplayState) -> Response:
+    action = request.path_params["action"]
+    problem, form = await _authorise(request, state)
+    if problem is not None:
+        return _error_page(403, problem, request)
+    try:
+        command = _command(action, form)
+    except ControlError as exc:
+        return _answer(request, state, 400, str(exc))
+    if state.control is None:
+        return _answer(request, state, 503, "this display has no table to command")
+    future = state.control.submit(command)
+    try:
+        message = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
+    except ControlError as exc:
+        return _answer(request, state, 409, str(exc))
+    except TimeoutError:
+        future.cancel()
+        return _answer(request, state, 504, "the table did not answer in time; nothing "
+                       "was changed unless the page shows it")
+    return _answer(request, state, 200, message)
 
 
 def coalesce(batch: list) -> list:

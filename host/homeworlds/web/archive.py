@@ -302,7 +302,8 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
 
 LIST_CSS = """
 table.games { border-collapse: collapse; font-size: 1.2rem; }
-table.games td, table.games th { padding: .4em .8em; border-bottom: 1px solid #333a4d; text-align: left; }
+table.games td, table.games th { padding: .4em .8em; border-bottom: 1px solid #333a4d;
+  text-align: left; }
 ul.files { font-size: 1.2rem; }
 """
 
@@ -324,8 +325,8 @@ aside { flex: 0 0 22rem; max-height: 78vh; overflow: auto; background: #151925;
 #log li a { color: #cfd6ea; text-decoration: none; display: block; padding: .15em .3em;
   white-space: pre-wrap; }
 #log li.current a { background: #34416a; color: #fff; border-radius: .3em; }
-@media (max-width: 900px) { main { flex-direction: column; align-items: stretch; } aside { flex: none; width: 100%;
-  max-height: none; box-sizing: border-box; } }
+@media (max-width: 900px) { main { flex-direction: column; align-items: stretch; }
+  aside { flex: none; width: 100%; max-height: none; box-sizing: border-box; } }
 """
 
 GAME_JS = r"""

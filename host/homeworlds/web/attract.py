@@ -198,7 +198,7 @@ class AttractMode:
                                        if len(g.steps) > MIN_TURNS)
             playlist = self._playlist
             started = self._started_at
-        if not playlist:
+        if not playlist or started is None:  # started: set by _active_locked
             return None
         lengths = [len(g.steps) * self.step_s + self.end_pause_s for g in playlist]
         t = (now - started) % sum(lengths)
@@ -321,8 +321,10 @@ class AttractTable:
     def tick(self) -> None:
         self.mode.set_game_in_progress(self.game_in_progress())
         output = self.session.output
-        frame = self.mode.frame() if self.leds is not None and output is not None else None
-        pixels = None if frame is None else self.leds.frame(frame, self.session.clock())
+        leds = self.leds
+        frame = self.mode.frame() if leds is not None and output is not None else None
+        pixels = (None if frame is None or leds is None
+                  else leds.frame(frame, self.session.clock()))
         if pixels is None:
             self.session.tick()
             return
@@ -357,8 +359,9 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
 
     def state(request):
         frame = mode.frame()
-        body = {"active": mode.active, "seconds_until_start": mode.seconds_until_start(),
-                "key": None, "caption": None}
+        body: dict[str, object] = {"active": mode.active,
+                                   "seconds_until_start": mode.seconds_until_start(),
+                                   "key": None, "caption": None}
         if frame is not None:
             body["key"] = frame.key
             body["caption"] = frame.caption

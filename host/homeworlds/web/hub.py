@@ -15,6 +15,7 @@ import asyncio
 import hmac
 import json
 import time
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -35,9 +36,9 @@ SSE_MIN_INTERVAL_S = 0.1
 MAX_FORM_BYTES = 64 * 1024
 
 #: A snapshot's hints when the table published none (its store's state only).
-NO_HINTS = {"lifted": None, "legal_destinations": [], "may_discover": False,
-            "overpopulated": [], "red_alert_seat": None, "mistakes": [], "message": "",
-            "guidance": None}
+NO_HINTS: dict[str, object] = {
+    "lifted": None, "legal_destinations": [], "may_discover": False, "overpopulated": [],
+    "red_alert_seat": None, "mistakes": [], "message": "", "guidance": None}
 
 CSS = """
 .tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr));
@@ -234,7 +235,8 @@ class HubPages:
     # ------------------------------------------------------------------ admin
 
     def authorised(self, given: str | None) -> bool:
-        return bool(given) and hmac.compare_digest(given.encode(), self.admin_token.encode())
+        return given is not None and given != "" and \
+            hmac.compare_digest(given.encode(), self.admin_token.encode())
 
 
 #: The clock form's choice that clears the event's time control.
@@ -342,84 +344,24 @@ def build_app(pages: HubPages):
     async def api_tables(request):
         return JSONResponse(await run_in_threadpool(ingest.overview))
 
-    def table_name(request) -> str:
-        name = request.path_params["table"]
-        if name not in ingest.tables and ingest.latest(name) is None:
-            raise HTTPException(404, f"no table {name!r} in this event")
-        return name
-
     async def live(request):
         """The spectator display's live page, fed by the hub's copy of the table."""
-        name = table_name(request)
+        name = _table_name(ingest, request)
         events = f"/tables/{quote(name, safe='')}/live/events"
         return HTMLResponse(live_page.live_page(f"Table {name}", events=events),
                             headers={"Cache-Control": "no-store"})
 
     async def live_events(request):
-        """The live page's stream, as the table's own display sends it: a snapshot (with
-        its star map) whenever the hub's copy of the table changes, the hub's clock."""
-        from homeworlds.web.app import KEEPALIVE_S, RETRY_MS
-
-        name = table_name(request)
-        loop = asyncio.get_running_loop()
-        changed = asyncio.Event()
-
-        def listener(_version: int) -> None:
-            loop.call_soon_threadsafe(changed.set)
-
-        def clock() -> str:
-            return f"event: clock\ndata: {time.time():.3f}\n\n"
-
-        def current() -> tuple[str, str] | None:
-            snapshot = pages.locked(pages.live_snapshot, name)
-            return None if snapshot is None else pages.live_event(name, snapshot)
-
-        async def stream():
-            ingest.listeners.append(listener)
-            try:
-                yield f"retry: {RETRY_MS}\n\n" + clock()
-                sent = None
-                while not await request.is_disconnected():
-                    event = await run_in_threadpool(current)
-                    if event is not None and event[0] != sent:
-                        sent = event[0]
-                        yield event[1]
-                    try:
-                        await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-                    except TimeoutError:
-                        yield clock()
-                        continue
-                    changed.clear()
-                    await asyncio.sleep(SSE_MIN_INTERVAL_S)
-            finally:
-                ingest.listeners.remove(listener)
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        """The live page's stream (``_live_stream``)."""
+        name = _table_name(ingest, request)
+        return StreamingResponse(_live_stream(pages, name, request),
+                                 media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache",
                                           "X-Accel-Buffering": "no"})
 
     async def events(request):
-        loop = asyncio.get_running_loop()
-        changed = asyncio.Event()
-
-        def listener(_version: int) -> None:
-            loop.call_soon_threadsafe(changed.set)
-
-        async def stream():
-            ingest.listeners.append(listener)
-            try:
-                yield f"data: {ingest.version}\n\n"
-                while not await request.is_disconnected():
-                    try:
-                        await asyncio.wait_for(changed.wait(), 15)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    changed.clear()
-                    yield f"data: {ingest.version}\n\n"
-                    await asyncio.sleep(SSE_MIN_INTERVAL_S)
-            finally:
-                ingest.listeners.remove(listener)
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        return StreamingResponse(_change_stream(ingest, request),
+                                 media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
 
     async def results(request):
@@ -428,96 +370,17 @@ def build_app(pages: HubPages):
                                                           pages.results_fragment)))
 
     async def admin(request):
-        players = "\n".join(await run_in_threadpool(pages.locked, pages.book.players))
+        players = await run_in_threadpool(pages.locked, pages.book.players)
         stored = await run_in_threadpool(pages.locked, ingest.store.games)
-        games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
-                        f"(table {esc(g.table)})</option>" for g in stored)
-        token = ('<label>Admin token <input type="password" name="token" required '
-                 'autocomplete="off"></label>')
-        body = (
-            '<p>Every action needs the admin token the hub printed when it started.</p>'
-            f'<h2>Players</h2><form method="post" action="/admin/players">{token}<br>'
-            f'<textarea name="players" rows="8" cols="30">{esc(players)}</textarea><br>'
-            '<button>Save players</button></form>'
-            f'<h2>Rounds</h2><form method="post" action="/admin/round">{token} '
-            "<button>Pair and start the next round</button></form>"
-            f'<h2>Correct a result</h2><form method="post" action="/admin/correct">{token}<br>'
-            f'<select name="game">{games}</select> winner '
-            '<input name="winner" placeholder="name, or empty for a draw"> note '
-            '<input name="note" required><button>Correct</button></form>')
-        control = pages.clock_control
-        if control is not None:
-            body += clock_form(control.event_clock, token)
-        return HTMLResponse(whole(f"{title}: admin", body))
+        return HTMLResponse(whole(f"{title}: admin", _admin_body(pages, players, stored)))
 
     async def admin_action(request):
-        origin = request.headers.get("origin")
-        if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
-            raise HTTPException(403, "a form from another site: refused")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_FORM_BYTES:
-                raise HTTPException(413, "the form is too large")
-        as_json = request.headers.get("content-type", "").split(";")[0].strip() == \
-            "application/json"
-        try:
-            fields = {} if as_json else parse_qs(body.decode("utf-8"), keep_blank_values=True)
-        except UnicodeDecodeError:
-            raise HTTPException(400, "the form is not UTF-8 text") from None
-        form = {k: v[0] for k, v in fields.items()}
-        bearer = request.headers.get("authorization", "")
-        token = form.get("token") or (bearer[7:] if bearer.startswith("Bearer ") else None)
-        if not pages.authorised(token if isinstance(token, str) else None):
-            raise HTTPException(403, "the admin token is missing or wrong")
+        form, body, as_json = await _admin_form(request, pages)
         action = request.path_params["action"]
-        try:
-            if action == "players":
-                raw = form.get("players")
-                if not isinstance(raw, str):
-                    raise PairingError("name the players, one a line")
-                await run_in_threadpool(pages.locked, pages.book.set_players,
-                                        raw.splitlines())
-            elif action == "round":
-                await run_in_threadpool(pages.locked, pages.book.start_round)
-            elif action == "correct":
-                game, winner, note = form.get("game"), form.get("winner"), form.get("note")
-                if not isinstance(game, str) or not game.isdigit():
-                    raise PairingError("choose a game")
-                if not isinstance(note, str) or not note.strip():
-                    raise PairingError("say why the result is corrected (note)")
-                name = winner.strip() if isinstance(winner, str) else ""
-                await run_in_threadpool(pages.locked, pages.book.correct_result, int(game),
-                                        name or None, note.strip())
-            elif action == "clock":
-                return await set_clock(form, body if as_json else None)
-            else:
-                raise HTTPException(404, f"no admin action {action!r}")
-        except PairingError as exc:
-            raise HTTPException(400, str(exc)) from None
-        except StoreError as exc:
-            raise HTTPException(503, str(exc)) from None
+        if action == "clock":
+            return await _set_clock(pages, form, body if as_json else None)
+        await _admin_action(pages, action, form)
         return RedirectResponse("/results", status_code=303)
-
-    async def set_clock(form: dict[str, str], body: bytes | None):
-        """Publish the event's time control (retained) for every table's next game."""
-        from homeworlds.event.hub_client import HubOffline
-
-        control = pages.clock_control
-        if control is None:
-            raise HTTPException(503, "this hub has no broker: the time control cannot be "
-                                "sent to the tables")
-        try:
-            spec = clock_from_json(body) if body is not None else clock_from_form(form)
-        except ClockSpecError as exc:
-            raise HTTPException(400, str(exc)) from None
-        try:
-            await run_in_threadpool(control.set_event_clock, spec)
-        except HubOffline as exc:
-            raise HTTPException(503, str(exc)) from None
-        if body is not None:
-            return JSONResponse({"clock": None if spec is None else spec.to_dict()})
-        return RedirectResponse("/admin", status_code=303)
 
     async def http_error(request, exc):
         return HTMLResponse(kit.error_page(exc.status_code, exc.detail),
@@ -546,3 +409,184 @@ def build_app(pages: HubPages):
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+def _table_name(ingest: HubIngest, request) -> str:
+    """The table a path names (404 when the event has no such table)."""
+    from starlette.exceptions import HTTPException
+
+    name = request.path_params["table"]
+    if name not in ingest.tables and ingest.latest(name) is None:
+        raise HTTPException(404, f"no table {name!r} in this event")
+    return name
+
+
+async def _live_stream(pages: HubPages, name: str, request) -> AsyncIterator[str]:
+    """The live page's stream, as the table's own display sends it: a snapshot (with its
+    star map) whenever the hub's copy of table ``name`` changes, the hub's clock."""
+    from starlette.concurrency import run_in_threadpool
+
+    from homeworlds.web.app import KEEPALIVE_S, RETRY_MS
+
+    ingest = pages.ingest
+    loop = asyncio.get_running_loop()
+    changed = asyncio.Event()
+
+    def listener(_version: int) -> None:
+        loop.call_soon_threadsafe(changed.set)
+
+    def clock() -> str:
+        return f"event: clock\ndata: {time.time():.3f}\n\n"
+
+    def current() -> tuple[str, str] | None:
+        snapshot = pages.locked(pages.live_snapshot, name)
+        return None if snapshot is None else pages.live_event(name, snapshot)
+
+    ingest.listeners.append(listener)
+    try:
+        yield f"retry: {RETRY_MS}\n\n" + clock()
+        sent = None
+        while not await request.is_disconnected():
+            event = await run_in_threadpool(current)
+            if event is not None and event[0] != sent:
+                sent = event[0]
+                yield event[1]
+            try:
+                await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
+            except TimeoutError:
+                yield clock()
+                continue
+            changed.clear()
+            await asyncio.sleep(SSE_MIN_INTERVAL_S)
+    finally:
+        ingest.listeners.remove(listener)
+
+
+async def _change_stream(ingest, request) -> AsyncIterator[str]:
+    """The overview's stream: the ingest's version whenever it changes (a keep-alive
+    comment every 15 s)."""
+    loop = asyncio.get_running_loop()
+    changed = asyncio.Event()
+
+    def listener(_version: int) -> None:
+        loop.call_soon_threadsafe(changed.set)
+
+    ingest.listeners.append(listener)
+    try:
+        yield f"data: {ingest.version}\n\n"
+        while not await request.is_disconnected():
+            try:
+                await asyncio.wait_for(changed.wait(), 15)
+            except TimeoutError:
+                yield ": keep-alive\n\n"
+                continue
+            changed.clear()
+            yield f"data: {ingest.version}\n\n"
+            await asyncio.sleep(SSE_MIN_INTERVAL_S)
+    finally:
+        ingest.listeners.remove(listener)
+
+
+def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence) -> str:
+    """The admin page's forms: players, rounds, result corrections, the event's clock."""
+    games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
+                    f"(table {esc(g.table)})</option>" for g in stored)
+    token = ('<label>Admin token <input type="password" name="token" required '
+             'autocomplete="off"></label>')
+    body = (
+        '<p>Every action needs the admin token the hub printed when it started.</p>'
+        f'<h2>Players</h2><form method="post" action="/admin/players">{token}<br>'
+        f'<textarea name="players" rows="8" cols="30">{esc(chr(10).join(players))}</textarea>'
+        '<br><button>Save players</button></form>'
+        f'<h2>Rounds</h2><form method="post" action="/admin/round">{token} '
+        "<button>Pair and start the next round</button></form>"
+        f'<h2>Correct a result</h2><form method="post" action="/admin/correct">{token}<br>'
+        f'<select name="game">{games}</select> winner '
+        '<input name="winner" placeholder="name, or empty for a draw"> note '
+        '<input name="note" required><button>Correct</button></form>')
+    control = pages.clock_control
+    if control is not None:
+        body += clock_form(control.event_clock, token)
+    return body
+
+
+async def _admin_form(request, pages: HubPages) -> tuple[dict[str, str], bytes, bool]:
+    """(the form's fields, the raw body, whether it is JSON) of an admin POST from this
+    site carrying the admin token (form field or bearer); else the HTTP error."""
+    from starlette.exceptions import HTTPException
+
+    origin = request.headers.get("origin")
+    if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
+        raise HTTPException(403, "a form from another site: refused")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            raise HTTPException(413, "the form is too large")
+    as_json = request.headers.get("content-type", "").split(";")[0].strip() == \
+        "application/json"
+    try:
+        fields = {} if as_json else parse_qs(body.decode("utf-8"), keep_blank_values=True)
+    except UnicodeDecodeError:
+        raise HTTPException(400, "the form is not UTF-8 text") from None
+    form = {k: v[0] for k, v in fields.items()}
+    bearer = request.headers.get("authorization", "")
+    token = form.get("token") or (bearer[7:] if bearer.startswith("Bearer ") else None)
+    if not pages.authorised(token if isinstance(token, str) else None):
+        raise HTTPException(403, "the admin token is missing or wrong")
+    return form, body, as_json
+
+
+async def _admin_action(pages: HubPages, action: str, form: dict[str, str]) -> None:
+    """The players, round and correct actions of the admin page."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+
+    try:
+        if action == "players":
+            raw = form.get("players")
+            if not isinstance(raw, str):
+                raise PairingError("name the players, one a line")
+            await run_in_threadpool(pages.locked, pages.book.set_players, raw.splitlines())
+        elif action == "round":
+            await run_in_threadpool(pages.locked, pages.book.start_round)
+        elif action == "correct":
+            game, winner, note = form.get("game"), form.get("winner"), form.get("note")
+            if not isinstance(game, str) or not game.isdigit():
+                raise PairingError("choose a game")
+            if not isinstance(note, str) or not note.strip():
+                raise PairingError("say why the result is corrected (note)")
+            name = winner.strip() if isinstance(winner, str) else ""
+            await run_in_threadpool(pages.locked, pages.book.correct_result, int(game),
+                                    name or None, note.strip())
+        else:
+            raise HTTPException(404, f"no admin action {action!r}")
+    except PairingError as exc:
+        raise HTTPException(400, str(exc)) from None
+    except StoreError as exc:
+        raise HTTPException(503, str(exc)) from None
+
+
+async def _set_clock(pages: HubPages, form: dict[str, str], body: bytes | None):
+    """Publish the event's time control (retained) for every table's next game."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import JSONResponse, RedirectResponse
+
+    from homeworlds.event.hub_client import HubOffline
+
+    control = pages.clock_control
+    if control is None:
+        raise HTTPException(503, "this hub has no broker: the time control cannot be "
+                            "sent to the tables")
+    try:
+        spec = clock_from_json(body) if body is not None else clock_from_form(form)
+    except ClockSpecError as exc:
+        raise HTTPException(400, str(exc)) from None
+    try:
+        await run_in_threadpool(control.set_event_clock, spec)
+    except HubOffline as exc:
+        raise HTTPException(503, str(exc)) from None
+    if body is not None:
+        return JSONResponse({"clock": None if spec is None else spec.to_dict()})
+    return RedirectResponse("/admin", status_code=303)

@@ -29,6 +29,8 @@ import sys
 import threading
 from concurrent.futures import Future
 from dataclasses import asdict
+from functools import partial
+from typing import IO
 
 from homeworlds.feed import FeedEvent, SnapshotEvent, encode
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
@@ -82,7 +84,9 @@ class DisplayProcess:
     def _watch(self) -> None:
         """A display process that died (a crash, kill -9, out of memory) is started again
         on the same port; the pages reconnect by themselves and resync."""
-        while not self._stopping.wait(RESTART_CHECK_S):
+        stopping = self._stopping
+        assert stopping is not None  # set by start() before this thread runs
+        while not stopping.wait(RESTART_CHECK_S):
             proc = self._proc
             if proc is None or proc.poll() is None:
                 continue
@@ -91,9 +95,10 @@ class DisplayProcess:
             for thread in self._threads:
                 thread.join(2)
             self._threads = []
-            proc.stdout.close()
+            stdin, stdout = _pipes(proc)
+            stdout.close()
             try:
-                proc.stdin.close()
+                stdin.close()
             except OSError:
                 pass
             self._drain()
@@ -103,7 +108,7 @@ class DisplayProcess:
             except WebUnavailable as exc:
                 print(f"homeworlds: the display could not start again: {exc}",
                       file=sys.stderr, flush=True)
-                self._stopping.wait(RESTART_BACKOFF_S)
+                stopping.wait(RESTART_BACKOFF_S)
 
     def _drain(self) -> None:
         while True:
@@ -121,7 +126,7 @@ class DisplayProcess:
              *(("--attract-after", repr(float(self.attract_after_s)))
                if self.attract_after_s > 0 else ())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
-        first = _read_line_within(self._proc.stdout, STARTUP_TIMEOUT_S)
+        first = _read_line_within(_pipes(self._proc)[1], STARTUP_TIMEOUT_S)
         try:
             hello = json.loads(first) if first else {}
         except ValueError:
@@ -142,6 +147,7 @@ class DisplayProcess:
     def stop(self) -> None:
         if self._stopping is not None:
             self._stopping.set()
+        if self._watchdog is not None:
             self._watchdog.join(5)
         proc = self._proc
         if proc is None:
@@ -151,8 +157,9 @@ class DisplayProcess:
             self._out.put_nowait(None)
         except queue.Full:
             pass
+        stdin, stdout = _pipes(proc)
         try:
-            proc.stdin.close()  # the child ends when its stdin closes
+            stdin.close()  # the child ends when its stdin closes
         except OSError:
             pass
         try:
@@ -160,7 +167,7 @@ class DisplayProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        proc.stdout.close()
+        stdout.close()
         for thread in self._threads:
             thread.join(2)
 
@@ -168,8 +175,9 @@ class DisplayProcess:
         if self._proc is not None:
             self._proc.kill()
             self._proc.wait()
-            self._proc.stdout.close()
-            self._proc.stdin.close()
+            stdin, stdout = _pipes(self._proc)
+            stdout.close()
+            stdin.close()
             self._proc = None
 
     @property
@@ -222,7 +230,7 @@ class DisplayProcess:
             if data is None or proc is None:
                 return
             try:
-                proc.stdin.write(data)
+                _pipes(proc)[0].write(data)
             except (OSError, ValueError):
                 return
 
@@ -239,21 +247,21 @@ class DisplayProcess:
         proc = self._proc
         if proc is None:
             return
-        for line in proc.stdout:
+        for line in _pipes(proc)[1]:
             try:
                 message = json.loads(line)
                 ident = int(message["id"])
                 command = AdminCommand(**message["command"])
             except (ValueError, KeyError, TypeError) as exc:
-                ident = message.get("id") if isinstance(message, dict) else None
-                if isinstance(ident, int):
-                    self._reply(ident, False, f"not a command: {exc}")
+                asked = message.get("id") if isinstance(message, dict) else None
+                if isinstance(asked, int):
+                    self._reply(asked, False, f"not a command: {exc}")
                 continue
             except ControlError as exc:
                 self._reply(ident, False, str(exc))
                 continue
             future = self.commands.submit(command)
-            future.add_done_callback(lambda f, i=ident: self._answered(i, f))
+            future.add_done_callback(partial(self._answered, ident))
 
     def _answered(self, ident: int, future: Future) -> None:
         try:
@@ -262,6 +270,12 @@ class DisplayProcess:
             self._reply(ident, False, str(exc))
         except Exception as exc:  # cancelled, or a bug: an answer either way
             self._reply(ident, False, f"the table could not do it: {exc}")
+
+
+def _pipes(proc: subprocess.Popen) -> tuple[IO[bytes], IO[bytes]]:
+    """The child's stdin and stdout (it is always started with both piped)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc.stdin, proc.stdout
 
 
 def _read_line_within(stream, timeout: float) -> bytes:
@@ -299,7 +313,8 @@ class RemoteControl:
 
     def answer(self, message: dict) -> None:
         with self._lock:
-            future = self._waiting.pop(message.get("id"), None)
+            ident = message.get("id")
+            future = self._waiting.pop(ident, None) if isinstance(ident, int) else None
         if future is None or future.done():
             return
         if message.get("ok"):

@@ -13,9 +13,12 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from homeworlds.web import WebUnavailable, require_web
+
+if TYPE_CHECKING:
+    import uvicorn
 
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
@@ -51,7 +54,7 @@ class WebDisplay:
                 self.state.extra_routes += attract_routes(archive, attract=attract,
                                                           live_url="/")
                 self.state.live_scripts = (SWITCH_SCRIPT,)
-        self._server = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
 
@@ -91,10 +94,10 @@ class WebDisplay:
                                 timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
                                 limit_concurrency=MAX_CONNECTIONS,
                                 server_header=False)
-        self._server = uvicorn.Server(config)
-        self._server.install_signal_handlers = lambda: None  # the table owns the signals
+        server = self._server = uvicorn.Server(config)
+        # The table owns the signals: uvicorn (0.29 on) captures them only when it runs
+        # on the main thread, and it runs on its own here.
         started = threading.Event()
-        server = self._server
 
         def serve() -> None:
             import asyncio
