@@ -41,7 +41,7 @@ Host lines (SYNC, PING, CFG) are passed to ``feed()`` as raw bytes.
 """
 
 from tablefw import __version__
-from tablefw.clock import monotonic_ms
+from tablefw.clock import monotonic_ms, ticks_us
 from tablefw.debounce import ZoneDebouncer
 from tablefw.settings import Settings
 from tablefw.wire import (
@@ -173,9 +173,21 @@ class Scanner:
         keys = [switch[0] for switch in self._switches if switch is not None]
         self.pipelined = self.concurrent and len(set(keys)) == len(keys)
         count = len(self.readers)
+        self.fields_at_once = count if fields_at_once is None else max(1, fields_at_once)
         self._running = [None] * count  # (channel, zone, scan generator) on air per reader
+        self._pipe_next = 0  # the reader to start first at the next pipelined step
+        self._wake = [0] * count  # microsecond tick each running scan waits for
+        ticks = getattr(self.clock, "ticks_us", None)
+        self.ticks_us = ticks if ticks is not None else ticks_us
         self._cursor = [0] * count  # next channel of each reader
         self._reader_rounds = [0] * count
+        self._fast = []  # per reader: does it serve a zone that is not slow?
+        for reader in self.readers:
+            fast = False
+            for zone in reader.zones:
+                if zone not in self.slow:
+                    fast = True
+            self._fast.append(fast)
         self._reader_repeats = [0] * count
         self._next = 0
         self._priority = None  # batch to repeat at once
@@ -443,24 +455,42 @@ class Scanner:
             if running[index] is None and self._needs_reset(index, now):
                 resetting = index
                 break
+        on_air = 0
         for index in range(count):
+            if running[index] is not None:
+                on_air += 1
+        # The next reader to start is the one after the last started (round robin), so a
+        # supply budget of fewer fields than readers shares the air fairly.
+        first = self._pipe_next
+        for offset in range(count):
+            index = (first + offset) % count
+            if on_air >= self.fields_at_once:
+                break
             if running[index] is None and (resetting < 0 or index == resetting):
+                self._pipe_next = (index + 1) % count
                 delay = self._pipeline_start(index, now)
                 if delay and (waiting is None or delay < waiting):
                     waiting = delay
+                if running[index] is not None:
+                    on_air += 1
         busy = False
         for index in range(count):
             if running[index] is not None:
                 busy = True
         if not busy:
             return max(1, waiting) if waiting else 0
+        # A scan waiting for the air yields the microsecond tick it waits for: one clock
+        # reading a pass tells which scans to resume (each reading costs the board).
+        ticks = self.ticks_us
+        wake = self._wake
         while True:
+            now_us = ticks()
             for index in range(count):
                 item = running[index]
-                if item is None:
+                if item is None or wake[index] > now_us:
                     continue
                 try:
-                    next(item[2])
+                    wake[index] = next(item[2]) or 0
                     continue
                 except StopIteration:
                     running[index] = None
@@ -504,6 +534,7 @@ class Scanner:
             if prepare is not None:
                 prepare()
             self._running[index] = (channel, zone, reader.scan_steps(channel, self.debouncers[zone].several()))
+            self._wake[index] = 0
         except Exception as exc:  # any driver failure is a reader fault
             self._cursor[index] = channel
             self._fault(index, zone, exc, now)
@@ -516,10 +547,14 @@ class Scanner:
         if channel >= len(self.readers[index].zones):
             channel = 0
             self._reader_rounds[index] += 1
-            least = self._reader_rounds[index]
-            for rounds in self._reader_rounds:
-                if rounds < least:
-                    least = rounds
+            # A round: every reader that serves a pad of the map went through its pads
+            # (a reader of slow zones alone, the bank tray, keeps its own pace).
+            least = None
+            for other in range(len(self.readers)):
+                if self._fast[other] and (least is None or self._reader_rounds[other] < least):
+                    least = self._reader_rounds[other]
+            if least is None:
+                least = self._reader_rounds[index]
             if least > self.rounds:
                 self._round_done(now)
         return channel

@@ -289,11 +289,21 @@ class PN5180(Reader):
         return b""
 
     def _lock(self):
-        deadline = self.ticks_us() + self.busy_timeout_us
-        while not self.spi.try_lock():
-            if self.ticks_us() >= deadline:
-                raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
-        self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+        # The PN5180s of a table share one bus and one configuration: while one of them
+        # holds it, another takes it without try_lock and configure (two calls into
+        # busio the board would otherwise make after every wait of every scan).
+        holders = bus_holders(self.spi)
+        if holders[0] == 0 or holders[1] != self.baudrate:
+            if holders[0]:
+                raise ReaderError("BUS", "%s: the SPI bus is held at %d baud, this reader needs %d" % (
+                    self.name, holders[1], self.baudrate))
+            deadline = self.ticks_us() + self.busy_timeout_us
+            while not self.spi.try_lock():
+                if self.ticks_us() >= deadline:
+                    raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
+            self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+            holders[1] = self.baudrate
+        holders[0] += 1
         self._bus_locked = True
 
     def _unlock(self):
@@ -302,7 +312,11 @@ class PN5180(Reader):
     def _release_bus(self):
         if self._bus_locked:
             self._bus_locked = False
-            self._unlock()
+            holders = bus_holders(self.spi)
+            holders[0] -= 1
+            if holders[0] <= 0:
+                holders[0] = 0
+                self._unlock()
 
     def _wait_not_busy(self):
         if not self.busy.value:
@@ -415,7 +429,7 @@ class PN5180(Reader):
         self.found = None
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
-            yield
+            yield self._field_ready_at
         yield from self._inventory_steps(channel, several)
 
     def _start(self, channel):
@@ -596,15 +610,16 @@ class PN5180(Reader):
 
         The waits whose length the air interface fixes (the request on air,
         the SOF timeout, an answer being received) pass without SPI traffic:
-        the generator only yields, so the other readers of a batch get the
-        bus, and the chip is asked once when the wait is over."""
+        the generator yields the microsecond tick it waits for (0: ask again
+        at once), so the scan core steps the other readers meanwhile and need
+        not resume this one before then; the chip is asked once when the wait
+        is over."""
         sent = self.ticks_us()
         # The air time is fixed and a tag's answer starts t1 after it: the chip is asked
         # once, when an answer would have started (the TX IRQ confirms the end of the
         # transmission in the same reading).
         while self.ticks_us() - sent < air_us + self.sof_timeout_us:
-            self._release_bus()
-            yield
+            yield sent + air_us + self.sof_timeout_us
         deadline = sent + air_us + TX_MARGIN_US
         tx_end = sent + air_us
         if self.irq is not None and not self.irq.value:
@@ -614,33 +629,41 @@ class PN5180(Reader):
             if self.ticks_us() >= deadline:
                 raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
                     self.name, air_us + TX_MARGIN_US))
-            self._release_bus()
-            yield
+            yield 0
             tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
             irq = self._read_irq()
         if not irq & (IRQ_RX | IRQ_RX_SOF):
             deadline = tx_end + self.sof_timeout_us  # from the end of transmission
             while self.ticks_us() < deadline:
-                self._release_bus()
-                yield
+                yield deadline
             irq = self._read_irq()
             if not irq & (IRQ_RX | IRQ_RX_SOF):
                 return None
         if not irq & IRQ_RX:
             started = self.ticks_us()
             while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
-                self._release_bus()
-                yield
+                yield started + ANSWER_US - VICC_SOF_US
             deadline = started + self.rx_timeout_us
             irq = self._read_irq()
             while not irq & IRQ_RX:
                 if self.ticks_us() >= deadline:
                     return RX_PROTOCOL_ERROR
-                self._release_bus()
-                yield
+                yield 0
                 irq = self._read_irq()
         self._wait_transmit = True  # after an answer the transceive loop waits to transmit
         return self.read_register(RX_STATUS)
+
+
+BUS_HOLDERS: "dict[int, list]" = {}
+
+
+def bus_holders(spi):
+    """[readers holding ``spi`` now, the baud rate it is configured for, ``spi``]."""
+    holders = BUS_HOLDERS.get(id(spi))
+    if holders is None or holders[2] is not spi:
+        holders = [0, 0, spi]  # the bus itself is kept, so its id is not reused
+        BUS_HOLDERS[id(spi)] = holders
+    return holders
 
 
 def _clean(status, data):
