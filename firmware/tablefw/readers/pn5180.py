@@ -288,6 +288,13 @@ class PN5180(Reader):
             return bytes(answer)
         return b""
 
+    def burst(self, on):
+        """Hold the bus from one frame to the next (on), as a scan does, or give it
+        back (off)."""
+        self._burst = bool(on)
+        if not on:
+            self._release_bus()
+
     def _lock(self):
         # The PN5180s of a table share one bus and one configuration: while one of them
         # holds it, another takes it without try_lock and configure (two calls into

@@ -267,6 +267,7 @@ class Pn5180Chip:
         self._channel: int | None = None
         self._round: dict | None = None  # tags' view of a running inventory
         self._answering_until = 0.0
+        self._tx_started = 0.0
 
     @property
     def state(self) -> str:
@@ -423,6 +424,7 @@ class Pn5180Chip:
         if not eof_only and not payload:
             self.violations.append("empty SEND_DATA while TX_CONFIG sends full frames")
         air = VCD_EOF_US if eof_only else request_air_us(len(payload))
+        self._tx_started = now
         self.air_us += air
         self._state = TRANSMITTING
         self._events.append((now + air, "tx_end", (bytes(payload), eof_only)))
@@ -468,7 +470,10 @@ class Pn5180Chip:
         channel, since = self._antenna(at)
         if channel is None:
             return False
-        return at - max(self._field_since, since) >= TAG_POWER_UP_US
+        # A tag takes a request only if it was powered up when the request began (its
+        # SOF): a tag still powering up misses the frame's start (ISO/IEC 15693-3,
+        # VICC power-up: ready to receive within 1 ms of the field's activation).
+        return self._tx_started - max(self._field_since, since) >= TAG_POWER_UP_US
 
     def _responders(self, payload: bytes, eof_only: bool, at: float) -> list[Tag]:
         if not self._tags_listening(at):
