@@ -10,8 +10,8 @@ import gc
 import board
 import busio
 import digitalio
-
 from table_config import CONFIG
+
 from tablefw import config as table_config
 from tablefw.timing import Bench
 

@@ -10,7 +10,15 @@ import pytest
 
 from homeworlds.table.board import describe
 from homeworlds.table.layout import builtin_layout
-from homeworlds.table.scancosts import BANDS, COST_KEYS, COSTS_FILE, CostsError, costs_text, load_costs, parse_costs
+from homeworlds.table.scancosts import (
+    BANDS,
+    COST_KEYS,
+    COSTS_FILE,
+    CostsError,
+    costs_text,
+    load_costs,
+    parse_costs,
+)
 from tablefw.readers.pn5180 import POWER_UP_US
 
 

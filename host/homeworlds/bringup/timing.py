@@ -116,9 +116,9 @@ def simulated_lines(layout_name: str = "standard-2p", zone: int | None = None, *
     ``costs``: the band the simulated board is built with (default: the likely band of
     hardware/scan-costs.toml). ``tag``: False leaves the pad empty (a builder who forgot
     the tag)."""
+    from homeworlds.sim import SimClock
     from homeworlds.sim.emulated_readers import EmulatedTable
     from homeworlds.sim.pn5180_chip import PERFECT
-    from homeworlds.sim import SimClock
     from homeworlds.table.layout import builtin_layout
     from homeworlds.table.scancosts import load_costs
     from tablefw.timing import Bench

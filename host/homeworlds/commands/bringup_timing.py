@@ -20,7 +20,13 @@ import sys
 import time
 from pathlib import Path
 
-from homeworlds.bringup.timing import TimingError, measured_costs, read_lines, simulated_lines, summary
+from homeworlds.bringup.timing import (
+    TimingError,
+    measured_costs,
+    read_lines,
+    simulated_lines,
+    summary,
+)
 from homeworlds.table.scancosts import CostsError, costs_text, load_costs
 
 #: Longest the board may take (the settle sweeps read the tag a few thousand times).
