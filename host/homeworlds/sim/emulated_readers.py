@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 
 from homeworlds.sim.board import Line, PulledNet, RelayMux, Supply, ether
 from homeworlds.sim.pn5180_chip import Pn5180Chip, ReadModel, SharedResetLine, Tag
@@ -147,6 +148,12 @@ class EmulatedTable:
         self.board = describe(layout)
         mux_board = self.board.mux
         switch = relay if relay is not None else mux_board.relay
+        if costs is not None and relay is None:
+            # The band's relay: its contacts settle when the band says (the operate time
+            # scaled to it, the bounce kept; it releases no later than it settles).
+            settle = int(costs["relay_settle_us"])
+            switch = replace(switch, operate_us=max(0, settle - switch.bounce_us),
+                             release_us=min(switch.release_us, settle))
         # A layout without [mcu] does not say how the board is wired: its multiplexers
         # are taken as enabled by the firmware, as a builder would wire them.
         if mux_enable is None:
