@@ -130,7 +130,7 @@ class EmulatedTable:
     order); otherwise all boards follow the shared select lines. ``irq_read_us``: the
     chips' IRQ outputs are wired to MCU inputs, each reading costing that much.
     ``costs``: one band of the board's per-operation costs
-    (:func:`homeworlds.sim.scan_timing.band_costs`): command and answer frames, bus
+    (``homeworlds.table.scancosts.load_costs().band("likely")``): command and answer frames, bus
     lock, clock and pin readings, bookkeeping per pad, GC pauses, relay and field
     settle; None keeps the simulator's defaults. (``settle_us`` and ``irq_read_us``
     given as well win over it.) ``relay``: another switch part than the netlist's
