@@ -3,7 +3,8 @@ archive game through its own store and publisher (homeworlds.event.simtable.play
 
     python benchmarks/_event_tables.py BROKER_URL EVENT DIR INTERVAL TURNS GAME...
 
-Runs until SIGTERM; prints "done N" when every table has played its turns."""
+Each table's key is DIR/tNN.key (event_bench issues them in DIR/hub.sqlite). Runs until
+SIGTERM; prints "done N" when every table has played its turns."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def main() -> int:
     threads = []
     for k, game in enumerate(games):
         name = f"t{k + 1:02d}"
-        settings = EventSettings.from_mapping({"broker": url, "event": event, "table": name},
+        settings = EventSettings.from_mapping({"broker": url, "event": event, "table": name,
+                                               "key_file": str(Path(directory) /
+                                                               f"{name}.key")},
                                               source="bench", base=Path("."),
                                               default_table=name)
         t = threading.Thread(target=play, args=(Path(directory) / f"{name}.sqlite", settings,

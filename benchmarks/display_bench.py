@@ -8,8 +8,10 @@
 2. Fifty spectators: the host's line → LED frame latency (as ``table_bench`` measures it:
    a recorded serial stream fed line by line into a fresh host) once without the display
    and once with the display (in its own process, as ``play`` runs it) serving 50 event
-   streams to clients in another process (as phones and screens are other machines).
-   Target: p99 <= 5 ms with them too.
+   streams to clients in another process (as phones and screens are other machines),
+   and analysing every committed position for them (win probability, threats, the
+   computer's suggestion: ``web.analysis``, docs/analysis.md). Target: p99 <= 5 ms with
+   them too.
 3. Drawing: the star map's draw time and size for every position of the archive slice
    (tests/data) and, when present, a sample of ../shared; and the archive viewer's answer
    time for one step's SVG (served in-process, Starlette's test client).
@@ -38,8 +40,11 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 _CLIENTS = r"""
 import asyncio, sys
-async def spectator(port, counts, last, k):
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def spectator(port, counts, last, analyses, k):
+    # Phones and screens have addresses of their own: the server limits each address
+    # (docs/display.md, "Under load"), so the spectators come from 127.0.0.2, .3, ...
+    reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                   local_addr=(f"127.0.0.{2 + k // 8}", 0))
     writer.write(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
     await writer.drain()
     while True:
@@ -48,14 +53,17 @@ async def spectator(port, counts, last, k):
             return
         if line.startswith(b"event:"):
             counts[k] += 1
+            if line.startswith(b"event: analysis"):
+                analyses[k] += 1
         elif line.startswith(b"id:"):
             last[k] = max(last[k], int(line[3:]))
 async def main(port, n):
-    counts, last = [0] * n, [0] * n
-    tasks = [asyncio.create_task(spectator(port, counts, last, k)) for k in range(n)]
+    counts, last, analyses = [0] * n, [0] * n, [0] * n
+    tasks = [asyncio.create_task(spectator(port, counts, last, analyses, k))
+             for k in range(n)]
     print("connected", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-    print(sum(counts), min(last), flush=True)
+    print(sum(counts), min(last), min(analyses), flush=True)
 asyncio.run(main(int(sys.argv[1]), int(sys.argv[2])))
 """
 
@@ -75,7 +83,9 @@ def _bundled_game_file() -> Path:
 # ---------------------------------------------------------------------- 1. browser latency
 
 
-def browser_latency(turns: int = 30) -> dict:
+def browser_latency(turns: int = 30, analysis: bool = True) -> dict:
+    """``analysis``: the display process analyses every committed position meanwhile (as
+    ``play`` runs it)."""
     from homeworlds.notation import read_sdg_file
     from homeworlds.rules import preset
     from homeworlds.runtime.table_replay import SimulatedTableGame
@@ -90,7 +100,8 @@ def browser_latency(turns: int = 30) -> dict:
     game = read_sdg_file(_bundled_game_file())
     sim = SimulatedTableGame(preset("sdg"), game.players, miss_rate=0.05, seed=5)
     with sim, sync_playwright() as pw:
-        live = attach_display(sim.session, table="bench", rules_name="sdg", port=0)
+        live = attach_display(sim.session, table="bench", rules_name="sdg", port=0,
+                              analysis=analysis)
         server, producer = live.server, live.producer
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
@@ -127,7 +138,7 @@ def browser_latency(turns: int = 30) -> dict:
 # ---------------------------------------------------------------------- 2. spectators
 
 
-def _replay(chunks, game, display: bool):
+def _replay(chunks, game, display: bool, analysis: bool = True):
     """table_bench's replay of a recorded stream, with the feed (and a display serving
     ``SPECTATORS`` streams) attached when ``display``."""
     from homeworlds.link import PipeTransport, TableLink
@@ -151,7 +162,8 @@ def _replay(chunks, game, display: bool):
     if display:
         from homeworlds.web.live import attach_display
 
-        live = attach_display(session, table="bench", rules_name="sdg", port=0)
+        live = attach_display(session, table="bench", rules_name="sdg", port=0,
+                              analysis=analysis)
         server = live.server
         clients = subprocess.Popen([sys.executable, "-c", _CLIENTS, str(server.port),
                                     str(SPECTATORS)], stdin=subprocess.PIPE,
@@ -180,9 +192,9 @@ def _replay(chunks, game, display: bool):
             time.sleep(1.0)
             clients.stdin.write("\n")
             clients.stdin.flush()
-            total, least = clients.stdout.readline().split()
+            total, least, analyses = clients.stdout.readline().split()
             delivered = (int(total), int(least), live.producer.latest.seq,
-                         live.server.resyncs)
+                         live.server.resyncs, int(analyses))
     finally:
         if clients is not None:
             clients.kill()
@@ -198,7 +210,7 @@ def spectators() -> dict:
 
     chunks, game = table_bench._record_stream(_bundled_game_file())
     alone, _ = _replay(chunks, game, display=False)
-    watched, (total, least, final, dropped) = _replay(chunks, game, display=True)
+    watched, (total, least, final, dropped, analyses) = _replay(chunks, game, display=True)
     return {
         "lines timed": len(alone),
         "line -> LED frame p99 ms, no display": _pct(alone, 0.99),
@@ -209,6 +221,9 @@ def spectators() -> dict:
         "every spectator ended on the table's latest event": f"{least == final} (last "
                                                               f"seq {least} of {final})",
         "bursts the display process fell behind in (resynced)": dropped,
+        # The display process analyses every committed position meanwhile (web.analysis):
+        # the table's figures above are with that work going on.
+        "analyses each spectator received (live analysis on)": analyses,
     }
 
 

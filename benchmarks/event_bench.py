@@ -46,6 +46,12 @@ from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 
 EVENT = "bench"
+
+
+def event_of(directory: Path) -> str:
+    """Each run its own event: the broker's retained messages of an earlier run (signed
+    with keys this run's hub never issued) stay out of its topics."""
+    return f"{EVENT}-{directory.name}"
 REAL_INTERVAL_S = 30.0
 FAST_INTERVAL_S = REAL_INTERVAL_S / 100
 MAX_CHECKED_TABLES = 24
@@ -87,11 +93,11 @@ class Hub:
 
         from tests.event.broker import free_port
         self.store = GameStore.open(directory / "hub.sqlite")
-        self.ingest = HubIngest(self.store, EVENT)
-        self.client = HubClient(parse_broker_url(url), EVENT, self.ingest,
+        self.ingest = HubIngest(self.store, event_of(directory))
+        self.client = HubClient(parse_broker_url(url), event_of(directory), self.ingest,
                                 client_id=f"hw-hub-bench-{os.getpid()}-{directory.name}")
         pages = HubPages(self.ingest, directory / "hub.sqlite", EventBook(self.store),
-                         admin_token="bench", event=EVENT)
+                         admin_token="bench", event=event_of(directory))
         self.port = free_port()
         self.server = uvicorn.Server(uvicorn.Config(build_app(pages), host="127.0.0.1",
                                                     port=self.port, log_level="warning"))
@@ -160,9 +166,15 @@ class PageWatcher:
 
 def run_tables(url: str, directory: Path, interval: float, turns: int,
                game_files: list[Path]) -> subprocess.Popen:
+    from tests.event.tables import issue
+    for k in range(len(game_files)):
+        name = f"t{k + 1:02d}"
+        if not (directory / f"{name}.key").exists():
+            issue(directory / "hub.sqlite", name, directory)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "host"),
                                                        str(REPO / "firmware")]))
-    return subprocess.Popen([sys.executable, str(HERE / "_event_tables.py"), url, EVENT,
+    return subprocess.Popen([sys.executable, str(HERE / "_event_tables.py"), url,
+                             event_of(directory),
                              str(directory), str(interval), str(turns),
                              *map(str, game_files)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)

@@ -51,13 +51,16 @@ def host_side(pixels: int) -> None:
     data = frame_to_bytes(frames[0])
     correction = ColorCorrection(brightness=0.4, gamma=2.2, max_current_ma=3000)
     print(f"LED output, {pixels} pixels, per frame (median of 7 runs)")
-    print(f"  colour correction (gamma+brightness+current cap) {per_call_us(lambda: correction.apply_bytes(data)):8.1f} us")
+    print(f"  colour correction (gamma+brightness+current cap) "
+          f"{per_call_us(lambda: correction.apply_bytes(data)):8.1f} us")
 
     output = PixelOutput(MemorySink(pixels), correction, max_fps=None)
     cycle = iter(range(10**9))
-    print(f"  PixelOutput.submit, changed frame -> memory sink {per_call_us(lambda: output.submit(frames[next(cycle) % 64])):8.1f} us")
+    print(f"  PixelOutput.submit, changed frame -> memory sink "
+          f"{per_call_us(lambda: output.submit(frames[next(cycle) % 64])):8.1f} us")
     output.submit(frames[0])
-    print(f"  PixelOutput.submit, unchanged frame              {per_call_us(lambda: output.submit(frames[0])):8.1f} us")
+    print(f"  PixelOutput.submit, unchanged frame              "
+          f"{per_call_us(lambda: output.submit(frames[0])):8.1f} us")
 
 
 def blinka_side(pixels: int) -> None:
@@ -69,7 +72,8 @@ def blinka_side(pixels: int) -> None:
     cycle = iter(range(10**9))
     sink = open_sink("neopixel-spi", pixels)
     show = lambda: sink.show(frames[next(cycle) % 16])  # noqa: E731
-    print(f"  neopixel-spi sink show (fast encoder)            {per_call_us(show, number=50):8.1f} us")
+    print(f"  neopixel-spi sink show (fast encoder)            {per_call_us(show, number=50):8.1f} "
+          "us")
     driver = sink._driver
     buffer = driver._post_brightness_buffer
     fast = per_call_us(lambda: driver._transmogrify(buffer), number=50)
@@ -79,7 +83,8 @@ def blinka_side(pixels: int) -> None:
     sink.close()
     sink = open_sink("neopixel", pixels, pin="NEOPIXEL")
     show = lambda: sink.show(frames[next(cycle) % 16])  # noqa: E731
-    print(f"  neopixel sink show (to the mock neopixel_write)  {per_call_us(show, number=50):8.1f} us")
+    print(f"  neopixel sink show (to the mock neopixel_write)  {per_call_us(show, number=50):8.1f} "
+          "us")
     sink.close()
 
 

@@ -40,7 +40,8 @@ def make_stream(lines: int = 20_000, seed: int = 1) -> tuple[bytes, int]:
             zones[zone] = [_uid(rng) for _ in range(rng.choice((0, 1, 1, 2, 3, 5, 8, 15)))]
             chunk = encoder.lines(protocol.ZoneState(zone, zones[zone]))
         elif roll < 0.93:
-            chunk = encoder.lines(protocol.Heartbeat(count * 7, count * 40, 180, 245, (0, 0, 1), (), 0, 0))
+            chunk = encoder.lines(protocol.Heartbeat(count * 7, count * 40, 180, 245, (0, 0, 1), (),
+                                                     0, 0))
         elif roll < 0.97:
             chunk = encoder.lines(protocol.ButtonPress(rng.randrange(2), count))
         else:
@@ -86,8 +87,9 @@ def run(lines: int = 20_000, repeats: int = 5) -> dict:
 
 if __name__ == "__main__":
     result = run()
-    print(f"protocol decode: {result['decode_lines_per_s']} lines/s ({result['decode_mb_per_s']:.2f} MB/s, "
-          f"mean line {result['mean_line_bytes']} bytes, {result['lines']} lines)")
+    print(f"protocol decode: {result['decode_lines_per_s']} lines/s "
+          f"({result['decode_mb_per_s']:.2f} MB/s, mean line {result['mean_line_bytes']} bytes, "
+          f"{result['lines']} lines)")
     print(f"protocol encode: {result['encode_lines_per_s']} lines/s")
     verdict = "met" if result["meets_target"] else "NOT MET"
     print(f"target >= {TARGET_LINES_PER_S} lines/s: {verdict}")

@@ -31,7 +31,8 @@ def make_stream(seed: int = 1) -> tuple[bytes, int]:
     parts = []
     complete = 0
     for index in range(LINES):
-        line = encoder.encode(protocol.ZoneState(index % 56, [f"E0040150{rng.getrandbits(32):08X}"]))
+        line = encoder.encode(protocol.ZoneState(index % 56,
+                                                 [f"E0040150{rng.getrandbits(32):08X}"]))
         if index % CUT_EVERY == 0:
             line = line[:len(line) // 2]
         else:

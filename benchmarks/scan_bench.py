@@ -62,7 +62,8 @@ def percentile(values, fraction):
 def reel_registry(layout, players, rng):
     """Consecutive ICODE serial numbers, stuck on the pieces in random order."""
     copies = copies_for_players(players)
-    infos = [TagInfo.for_piece(piece, COPY_LETTERS[copy]) for piece in PIECES for copy in range(copies)]
+    infos = [TagInfo.for_piece(piece, COPY_LETTERS[copy])
+             for piece in PIECES for copy in range(copies)]
     rng.shuffle(infos)
     base = 0x04_016A_0000_0000 | rng.randrange(1 << 24) << 8  # 7 bytes after E0
     tags = {f"E0{base + index:014X}": info for index, info in enumerate(infos)}

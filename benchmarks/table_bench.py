@@ -55,6 +55,7 @@ def _record_stream(path: Path) -> tuple[list[bytes], object]:
         original(self, *args, **kwargs)
         self.link = TableLink(lambda: _RecordingTransport(self.mcu.device_path, chunks))
         self.host.link = self.link
+        self.host.loop.source = self.link  # the loop polls the link it was built with
 
     SimulatedTableGame.__init__ = patched
     try:

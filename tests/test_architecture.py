@@ -31,13 +31,13 @@ HOST = REPO / "host" / "homeworlds"
 
 #: Lowest first. A package may import from its own layer and the layers below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("data", "rules", "tools"),
+    ("data", "rules", "tools", "identity"),
     ("notation", "clock"),
     ("replay", "table", "ai", "store", "pixels"),
     ("hints", "link", "sim", "feed", "bringup"),
     ("display",),
     ("session",),
-    ("web", "event"),
+    ("web", "event", "remote"),
     ("runtime",),
     ("commands",),
     ("cli", "__main__"),

@@ -205,3 +205,12 @@ def test_compact_time_controls():
 def test_clock_text():
     assert [format_clock(ms) for ms in (0, 9_999, 10_000, 299_000, 3_600_000, 3_725_000)] == \
         ["0.0", "9.9", "0:10", "4:59", "1:00:00", "1:02:05"]
+
+
+def test_a_stored_clock_beyond_any_clock_is_not_restored_as_given():
+    from homeworlds.clock import MAX_REMAINING_S
+
+    clocks = GameClocks.restored(SUDDEN, (10**12, 41_000))
+    assert clocks.remaining == (SUDDEN.initial_s, 41.0)
+    assert GameClocks.restored(SUDDEN, (round(MAX_REMAINING_S * 1000), None)).remaining[0] \
+        == MAX_REMAINING_S

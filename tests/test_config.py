@@ -99,7 +99,8 @@ def test_bad_values_name_file_key_and_fix(tmp_path, text, where):
 def test_non_utf8_config_names_the_line(tmp_path):
     path = tmp_path / "table.toml"
     path.write_bytes(b"[table]\nplayers = ['\xff\xfe', 'Cy']\n")
-    with pytest.raises(ConfigError, match=r"table.toml:2: not UTF-8 text .* save the file as UTF-8"):
+    with pytest.raises(ConfigError,
+                       match=r"table.toml:2: not UTF-8 text .* save the file as UTF-8"):
         load_config(path)
 
 

@@ -22,7 +22,8 @@ class UsbDataLink:
     def __init__(self, port):
         if port is None:
             raise RuntimeError(
-                "usb_cdc.data is off: copy boot.py (it enables the data channel) to CIRCUITPY and reset the board")
+                "usb_cdc.data is off: copy boot.py (it enables the data channel) to CIRCUITPY and "
+                "reset the board")
         self.port = port
         port.timeout = 0
         try:
@@ -92,7 +93,8 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
         clock = monotonic_ms
     if sleep is None:
         sleep = sleep_ms
-    (slow, fields), (readers, button_pins, settings, zone_count) = _build(config, board, busio, digitalio, clock,
+    (slow, fields), (readers, button_pins, settings, zone_count) = _build(config, board, busio,
+                                                                          digitalio, clock,
                                                                  sleep)
     config = None  # built: the dict can go (the loop below runs forever)
     link = UsbDataLink(usb_cdc.data)
@@ -102,7 +104,8 @@ def main(config, board, busio, digitalio, usb_cdc, clock=None, sleep=None, stop=
             feed()
         try:
             reader.recover()
-            log("%s: ready, chip firmware %s, zones %r" % (reader.name, reader.firmware_version, reader.zones))
+            log("%s: ready, chip firmware %s, zones %r"
+                % (reader.name, reader.firmware_version, reader.zones))
         except ReaderError as exc:
             log("%s: %s (%s); will keep retrying" % (reader.name, exc.message, exc.code))
     buttons = ButtonBank(button_pins, clock)

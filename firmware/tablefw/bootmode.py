@@ -29,7 +29,8 @@ def boot(hw, pin_name=DEFAULT_DEV_JUMPER, log=print):
     Returns the mode."""
     hw.usb_cdc.enable(console=True, data=True)
     if dev_jumper_closed(hw, pin_name):
-        log("tablefw: development mode (jumper on %s): CIRCUITPY is writable by the host" % pin_name)
+        log("tablefw: development mode (jumper on %s): CIRCUITPY is writable by the host"
+            % pin_name)
         return DEVELOPMENT
     # CircuitPython gets write access, so the host gets none: the Pi cannot
     # change the firmware or trigger a reload.

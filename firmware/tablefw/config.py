@@ -37,11 +37,13 @@ from tablefw.settings import Settings
 # imported where a configuration asks for them: a board loads only what it drives
 # (each module loaded costs heap, about 8 KB for a driver).
 
-KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us", "fields_at_once",
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us",
+              "fields_at_once",
               "nss_decoder", "readers", "buttons", "settings", "timing", "slow_zones")
 PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
-PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds", "baudrate")
+PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds",
+                 "baudrate")
 PN532_TIMING = ("timeout_ms", "passive_retries")
 
 
@@ -92,7 +94,8 @@ def _zones(value, where):
         raise ConfigError("%s: expected a non-empty list of zone numbers" % where)
     for zone in value:
         if not isinstance(zone, int) or zone < 0:
-            raise ConfigError("%s: zone numbers must be non-negative integers, got %r" % (where, zone))
+            raise ConfigError("%s: zone numbers must be non-negative integers, got %r"
+                              % (where, zone))
     return list(value)
 
 
@@ -135,12 +138,15 @@ def _decoder(hw, spec):
 def _chip_select(hw, spec, where, decoder, taken):
     if isinstance(spec, int) and not isinstance(spec, bool):
         if decoder is None:
-            raise ConfigError("%s: decoder output %d needs 'nss_decoder' (its address and enable pins)"
+            raise ConfigError("%s: decoder output %d needs 'nss_decoder' (its address and enable "
+                              "pins)"
                               % (where, spec))
         if spec < 0 or spec >= decoder.outputs:
-            raise ConfigError("%s: the decoder has outputs 0..%d, not %d" % (where, decoder.outputs - 1, spec))
+            raise ConfigError("%s: the decoder has outputs 0..%d, not %d"
+                              % (where, decoder.outputs - 1, spec))
         if spec in taken:
-            raise ConfigError("%s: decoder output %d is already used by %s" % (where, spec, taken[spec]))
+            raise ConfigError("%s: decoder output %d is already used by %s"
+                              % (where, spec, taken[spec]))
         taken[spec] = where
         return decoder.line(spec)
     return hw.output(spec, where, value=True)
@@ -151,7 +157,8 @@ def _channel_map(mux, channels, zones, where):
         raise ConfigError("%s: expected one mux channel per zone (%d)" % (where, len(zones)))
     limit = mux.channels if mux is not None else 1
     for channel in channels:
-        if not isinstance(channel, int) or isinstance(channel, bool) or channel < 0 or channel >= limit:
+        if not isinstance(channel, int) or isinstance(channel, bool) or \
+                channel < 0 or channel >= limit:
             raise ConfigError("%s: channel %r is not 0..%d" % (where, channel, limit - 1))
     if len(set(channels)) != len(channels):
         raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))
@@ -204,18 +211,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
         mux_enable = hw.output(config["mux_enable"], "mux_enable", value=True)
     readers: list[Reader] = []
     owner: dict[int, int] = {}
-    spi = None
-    reset = None
-    if kind == "pn5180":
-        pins = config.get("spi")
-        _check_keys(pins, ("clock", "mosi", "miso"), "spi")
-        for key in ("clock", "mosi", "miso"):
-            if key not in pins:
-                raise ConfigError("spi: missing key %r" % key)
-        spi = busio.SPI(hw.pin(pins["clock"], "spi.clock"), MOSI=hw.pin(pins["mosi"], "spi.mosi"),
-                        MISO=hw.pin(pins["miso"], "spi.miso"))
-        if config.get("reset") is not None:
-            reset = hw.output(config["reset"], "reset", value=True)
+    spi, reset = _spi_bus(config, hw, busio) if kind == "pn5180" else (None, None)
     # Reset lines by pin name: readers naming the same pin share one output.
     resets = {}
     if reset is not None:
@@ -224,6 +220,9 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     if config.get("nss_decoder") is not None:
         decoder = _decoder(hw, config["nss_decoder"])
     decoder_outputs: dict[int, str] = {}
+    # What every reader is built with, beside its own entry.
+    shared = (hw, busio, kind, timing, spi, reset, resets, decoder, decoder_outputs, clock,
+              sleep)
 
     for index in range(len(entries)):
         entry = entries[index]
@@ -234,61 +233,93 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
         zones = _zones(entry["zones"], where + ".zones")
         for zone in zones:
             if zone in owner:
-                raise ConfigError("%s.zones: zone %d is already served by readers[%d]" % (where, zone, owner[zone]))
+                raise ConfigError("%s.zones: zone %d is already served by readers[%d]"
+                                  % (where, zone, owner[zone]))
             owner[zone] = index
-        mux_pins = entry.get("mux", shared_mux)
-        mux = None
-        if len(zones) > 1 or entry.get("channels", [0]) != [0]:
-            if mux_pins is None:
-                raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)" % (where, len(zones)))
-            mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes, mux_enable, settle_us)
-            if len(zones) > mux.channels:
-                raise ConfigError("%s.zones: %d zones but the mux has %d channels" % (where, len(zones), mux.channels))
-        if "channels" in entry:
-            mux = _channel_map(mux, entry["channels"], zones, where + ".channels")
-        name = "%s#%d" % (kind, index)
-        if kind == "pn5180":
-            for key in ("cs", "busy"):
-                if key not in entry:
-                    raise ConfigError("%s: missing key %r" % (where, key))
-            options = {}
-            for key in timing:
-                options[key] = timing[key]
-            reader_reset = reset
-            if entry.get("reset") is not None:
-                name = entry["reset"]
-                if name not in resets:
-                    resets[name] = hw.output(name, where + ".reset", value=True)
-                reader_reset = resets[name]
-            from tablefw.readers.pn5180 import PN5180
-
-            reader: Reader = PN5180(spi, _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs),
-                            hw.input(entry["busy"], where + ".busy"), reader_reset, zones, mux,
-                            clock=clock, sleep=sleep, name=name, **options)
-        else:
-            for key in ("tx", "rx"):
-                if key not in entry:
-                    raise ConfigError("%s: missing key %r" % (where, key))
-            uart = busio.UART(hw.pin(entry["tx"], where + ".tx"), hw.pin(entry["rx"], where + ".rx"),
-                              baudrate=entry.get("baudrate", 115200), timeout=0)
-            options = {}
-            for key in timing:
-                options[key] = timing[key]
-            from tablefw.readers.pn532 import PN532
-
-            try:
-                reader = PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
-                               clock=clock, sleep=sleep, name=name, **options)
-            except ValueError as exc:
-                raise ConfigError("%s: %s" % (where, exc)) from None
-        readers.append(reader)
+        mux = _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us)
+        readers.append(_reader(entry, index, where, zones, mux, shared))
 
     served = max(owner) + 1
     zone_count = config.get("zones", served)
     if not isinstance(zone_count, int) or zone_count < served:
-        raise ConfigError("zones: %r is less than the highest zone served plus one (%d)" % (zone_count, served))
+        raise ConfigError("zones: %r is less than the highest zone served plus one (%d)"
+                          % (zone_count, served))
     button_names = config.get("buttons", [])
     if not isinstance(button_names, (list, tuple)):
         raise ConfigError("buttons: expected a list of pin names")
-    buttons = [hw.input(name, "buttons[%d]" % i, pull_up=True) for i, name in enumerate(button_names)]
+    buttons = [hw.input(name, "buttons[%d]" % i, pull_up=True)
+               for i, name in enumerate(button_names)]
     return readers, buttons, settings, zone_count
+
+
+def _spi_bus(config, hw, busio):
+    """The PN5180s' shared SPI bus and their shared reset line (None: none)."""
+    pins = config.get("spi")
+    _check_keys(pins, ("clock", "mosi", "miso"), "spi")
+    for key in ("clock", "mosi", "miso"):
+        if key not in pins:
+            raise ConfigError("spi: missing key %r" % key)
+    spi = busio.SPI(hw.pin(pins["clock"], "spi.clock"), MOSI=hw.pin(pins["mosi"], "spi.mosi"),
+                    MISO=hw.pin(pins["miso"], "spi.miso"))
+    reset = None
+    if config.get("reset") is not None:
+        reset = hw.output(config["reset"], "reset", value=True)
+    return spi, reset
+
+
+def _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us):
+    """The multiplexer in front of one reader (None for a reader of one pad), its
+    channels remapped when the entry lists them."""
+    mux_pins = entry.get("mux", shared_mux)
+    mux = None
+    if len(zones) > 1 or entry.get("channels", [0]) != [0]:
+        if mux_pins is None:
+            raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)"
+                              % (where, len(zones)))
+        mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes,
+                   mux_enable, settle_us)
+        if len(zones) > mux.channels:
+            raise ConfigError("%s.zones: %d zones but the mux has %d channels"
+                              % (where, len(zones), mux.channels))
+    if "channels" in entry:
+        mux = _channel_map(mux, entry["channels"], zones, where + ".channels")
+    return mux
+
+
+def _reader(entry, index, where, zones, mux, shared):
+    """One reader of the config's kind: a PN5180 on the SPI bus, or a PN532 on a UART."""
+    (hw, busio, kind, timing, spi, reset, resets, decoder, decoder_outputs, clock,
+     sleep) = shared
+    name = "%s#%d" % (kind, index)
+    options = {}
+    for key in timing:
+        options[key] = timing[key]
+    if kind == "pn5180":
+        for key in ("cs", "busy"):
+            if key not in entry:
+                raise ConfigError("%s: missing key %r" % (where, key))
+        reader_reset = reset
+        if entry.get("reset") is not None:
+            name = entry["reset"]
+            if name not in resets:
+                resets[name] = hw.output(name, where + ".reset", value=True)
+            reader_reset = resets[name]
+        from tablefw.readers.pn5180 import PN5180
+
+        cs = _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs)
+        reader: Reader = PN5180(spi, cs, hw.input(entry["busy"], where + ".busy"),
+                                reader_reset, zones, mux, clock=clock, sleep=sleep, name=name,
+                                **options)
+        return reader
+    for key in ("tx", "rx"):
+        if key not in entry:
+            raise ConfigError("%s: missing key %r" % (where, key))
+    uart = busio.UART(hw.pin(entry["tx"], where + ".tx"), hw.pin(entry["rx"], where + ".rx"),
+                      baudrate=entry.get("baudrate", 115200), timeout=0)
+    from tablefw.readers.pn532 import PN532
+
+    try:
+        return PN532(uart, zones, mux, max_targets=entry.get("max_targets", 2),
+                     clock=clock, sleep=sleep, name=name, **options)
+    except ValueError as exc:
+        raise ConfigError("%s: %s" % (where, exc)) from None

@@ -83,7 +83,8 @@ from tablefw.wire import Decoder as _BoardDecoder
 __all__ = [
     "BAD_CRC", "BAD_SYNTAX", "DROP_REASONS", "EMPTY_SET", "FROM_HOST", "FROM_MCU", "HEX_DIGITS",
     "MAX_LINE", "MAX_TEXT", "MAX_ZONE_TAGS", "NO_READER", "NON_ASCII", "OVERLONG", "PARSERS",
-    "PROTOCOL_VERSION", "SEQ_MODULO", "UNKNOWN_TYPE", "ButtonHold", "ButtonPress", "Config", "Decoder",
+    "PROTOCOL_VERSION", "SEQ_MODULO", "UNKNOWN_TYPE", "ButtonHold", "ButtonPress", "Config",
+    "Decoder",
     "Encoder", "ErrorReport", "Heartbeat", "Hello", "Message", "Ping", "Pong", "ProtocolError",
     "SequenceGap", "Snapshot", "SnapshotPart", "Sync", "ZoneState", "crc16", "crc16_py", "encode",
     "frame", "normalize_uid", "parse_line", "tag_set",
@@ -156,7 +157,8 @@ class SnapshotPart:
             sets.append(tag_set(_split_set(text), ("SNAP zone", zone)))
             zone += 1
         if zone > zone_count:
-            raise _syntax("SNAP: zones %d..%d exceed the zone count %d" % (first, zone - 1, zone_count))
+            raise _syntax("SNAP: zones %d..%d exceed the zone count %d"
+                          % (first, zone - 1, zone_count))
         return cls(snap_id, part, parts, zone_count, first, sets, seq)
 
 
@@ -167,11 +169,13 @@ def _parse_zone(fields, seq):
 
 def _parse_button(kind, fields, seq):
     _need(fields, 2, kind.TYPE, "button count")
-    return kind(_uint(fields[0], kind.TYPE + " button", 255), _uint(fields[1], kind.TYPE + " count"), seq)
+    return kind(_uint(fields[0], kind.TYPE + " button", 255),
+                _uint(fields[1], kind.TYPE + " count"), seq)
 
 
 def _parse_heartbeat(fields, seq):
-    _need(fields, 8, "HB", "uptime_ms scans scan_rate refresh_ms reader_errors faulted rx_bad tx_dropped")
+    _need(fields, 8, "HB", "uptime_ms scans scan_rate refresh_ms reader_errors faulted rx_bad "
+                           "tx_dropped")
     return Heartbeat(
         _uint(fields[0], "HB uptime_ms", 10 ** 10 - 1),
         _uint(fields[1], "HB scans", 10 ** 10 - 1),
@@ -276,6 +280,7 @@ class Decoder(_BoardDecoder):
         self._snap = None
         if len(state[4]) != state[2]:
             self.counts["snap_parts_dropped"] += state[1]
-            self.last_error = "SNAP %d lists %d zones, announced %d" % (state[0], len(state[4]), state[2])
+            self.last_error = "SNAP %d lists %d zones, announced %d" % (state[0], len(state[4]),
+                                                                        state[2])
             return None
         return Snapshot(state[0], state[4], part.seq)

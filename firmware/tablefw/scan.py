@@ -115,7 +115,8 @@ class Scanner:
     """
 
     def __init__(self, readers, write, clock=None, settings=None, zone_count=None,
-                 buttons=0, firmware=None, warmup_ms=WARMUP_MS, slow_zones=(), slow_every=SLOW_EVERY,
+                 buttons=0, firmware=None, warmup_ms=WARMUP_MS, slow_zones=(),
+                 slow_every=SLOW_EVERY,
                  fields_at_once=None):
         self.readers = list(readers)
         self.write = write
@@ -127,7 +128,8 @@ class Scanner:
         for index in range(len(self.readers)):
             for zone in self.readers[index].zones:
                 if zone in owner:
-                    raise ValueError("zone %d is served by reader %d and reader %d" % (zone, owner[zone], index))
+                    raise ValueError("zone %d is served by reader %d and reader %d"
+                                     % (zone, owner[zone], index))
                 owner[zone] = index
         served = max(owner) + 1 if owner else 0
         if zone_count is None:
@@ -146,25 +148,7 @@ class Scanner:
         for reader in self.readers:
             if getattr(reader, "scan_steps", None) is None:
                 self.concurrent = False
-        # A batch: the (reader index, channel) pairs scanned together, each packed
-        # into one small integer, index << 8 | channel (a tuple each would cost the
-        # board's heap about 2 KB).
-        self._schedule = []
-        longest = 0
-        for reader in self.readers:
-            longest = max(longest, len(reader.zones))
-        for channel in range(longest):
-            batch = []
-            for index in range(len(self.readers)):
-                if channel < len(self.readers[index].zones):
-                    batch.append(index << 8 | channel)
-            if self.concurrent:
-                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
-                for start in range(0, len(batch), size):
-                    self._schedule.append(tuple(batch[start:start + size]))
-            else:
-                for entry in batch:
-                    self._schedule.append((entry,))
+        self._schedule = self._batches(fields_at_once)
         # The wiring does not change: each reader's switch is worked out once, not every batch.
         self._switches = [_switch(reader) for reader in self.readers]
         # Pipelined: every reader has a switch of its own (latched select lines), so each
@@ -231,7 +215,8 @@ class Scanner:
             self.tx_dropped += data.count(b"\n")
 
     def hello(self):
-        return Hello(self.firmware, PROTOCOL_VERSION, self.zone_count, len(self.readers), len(self.button_counts))
+        return Hello(self.firmware, PROTOCOL_VERSION, self.zone_count, len(self.readers),
+                     len(self.button_counts))
 
     def snapshot(self):
         """Every zone's debounced tag set, zone 0 first."""
@@ -256,7 +241,8 @@ class Scanner:
         self._hb_at = now
         self._hb_scans = self.scans
         return Heartbeat(
-            min(now - self._started_at, _COUNTER_LIMIT), min(self.scans, _COUNTER_LIMIT), rate, refresh,
+            min(now - self._started_at, _COUNTER_LIMIT), min(self.scans, _COUNTER_LIMIT), rate,
+            refresh,
             [min(n, _COUNTER_LIMIT) for n in self.reader_errors], faulted,
             min(self.decoder.dropped, _COUNTER_LIMIT), min(self.tx_dropped, _COUNTER_LIMIT),
         )
@@ -361,6 +347,29 @@ class Scanner:
             if wait > 0 and sleep is not None:
                 sleep(min(wait, MAX_IDLE_MS))
 
+    def _batches(self, fields_at_once):
+        """The round's batches: the (reader index, channel) pairs scanned together, each
+        packed into one small integer, index << 8 | channel (a tuple each would cost the
+        board's heap about 2 KB). Concurrent readers scan a channel together, at most
+        ``fields_at_once`` fields at a time; otherwise one pair a batch."""
+        schedule = []
+        longest = 0
+        for reader in self.readers:
+            longest = max(longest, len(reader.zones))
+        for channel in range(longest):
+            batch = []
+            for index in range(len(self.readers)):
+                if channel < len(self.readers[index].zones):
+                    batch.append(index << 8 | channel)
+            if self.concurrent:
+                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
+                for start in range(0, len(batch), size):
+                    schedule.append(tuple(batch[start:start + size]))
+            else:
+                for entry in batch:
+                    schedule.append((entry,))
+        return schedule
+
     def _scan_next(self, now):
         schedule = self._schedule
         if not schedule:
@@ -379,19 +388,7 @@ class Scanner:
                 batch = schedule[self._next]
                 self._repeats = 0
                 self._advance(now)
-            entries = []
-            for packed in batch:
-                index = packed >> 8
-                channel = packed & 0xFF
-                if self.faulted[index] and now < self._retry_at[index]:
-                    continue
-                zone = self.readers[index].zones[channel]
-                # A slow zone's turn comes every slow_every rounds, staggered by
-                # channel so that each round carries an even share of them.
-                if zone in self.slow and (self.rounds + channel) % self.slow_every and \
-                        not self.debouncers[zone].unsettled():
-                    continue
-                entries.append((index, channel))
+            entries = self._due(batch, now)
             if not entries:
                 continue
             if len(entries) == 1 and not self.concurrent:
@@ -415,6 +412,24 @@ class Scanner:
             return 0  # only slow zones this batch, none due
         # Every reader is waiting out a fault.
         return max(1, min(faulted) - now)
+
+    def _due(self, batch, now):
+        """The (reader, channel) pairs of ``batch`` to scan now: not a reader waiting out a
+        fault, not a settled slow zone whose turn has not come."""
+        entries = []
+        for packed in batch:
+            index = packed >> 8
+            channel = packed & 0xFF
+            if self.faulted[index] and now < self._retry_at[index]:
+                continue
+            zone = self.readers[index].zones[channel]
+            # A slow zone's turn comes every slow_every rounds, staggered by
+            # channel so that each round carries an even share of them.
+            if zone in self.slow and (self.rounds + channel) % self.slow_every and \
+                    not self.debouncers[zone].unsettled():
+                continue
+            entries.append((index, channel))
+        return entries
 
     def _advance(self, now):
         self._next += 1
@@ -669,8 +684,10 @@ class Scanner:
         if rejected:
             if zone not in self._bad_uids:
                 self._bad_uids[zone] = True
-                self._send(ErrorReport(index, "UID", "zone %d: %s not an ISO 15693 UID (must start with E0); "
-                                       "ignored" % (zone, ", ".join(rejected) + (" is" if len(rejected) == 1
+                self._send(ErrorReport(index, "UID", "zone %d: %s not an ISO 15693 UID (must start "
+                                                     "with E0); "
+                                       "ignored"
+                                       % (zone, ", ".join(rejected) + (" is" if len(rejected) == 1
                                                                                  else " are"))))
         elif zone in self._bad_uids:
             del self._bad_uids[zone]
@@ -678,7 +695,8 @@ class Scanner:
             uids = sorted(set(uids))[:MAX_ZONE_TAGS]
             if zone not in self._overflowing:
                 self._overflowing[zone] = True
-                self._send(ErrorReport(index, "OVERFLOW", "zone %d holds more than %d tags; extra tags ignored" % (
+                self._send(ErrorReport(index, "OVERFLOW", "zone %d holds more than %d tags; extra "
+                                                          "tags ignored" % (
                     zone, MAX_ZONE_TAGS)))
         elif zone in self._overflowing:
             del self._overflowing[zone]

@@ -53,7 +53,8 @@ class VirtualReader(Reader):
 
     def _check_zone(self, zone):
         if zone not in self._tags:
-            raise ValueError("%s: zone %r is not one of its zones %r" % (self.name, zone, self.zones))
+            raise ValueError("%s: zone %r is not one of its zones %r"
+                             % (self.name, zone, self.zones))
 
     def set_tags(self, zone, uids):
         """Place exactly these tags on ``zone`` (replacing what was there)."""

@@ -115,7 +115,8 @@ def _token(text, name):
         raise ValueError("%s: expected a non-empty word, got %r" % (name, text))
     for ch in text:
         if ch <= " " or ch > "~" or ch == "*":
-            raise ValueError("%s: %r may not contain spaces, '*' or control characters" % (name, text))
+            raise ValueError("%s: %r may not contain spaces, '*' or control characters"
+                             % (name, text))
     return text
 
 
@@ -156,7 +157,8 @@ def tag_set(uids, what="tags"):
             raise ValueError("%s: %r is not a tag UID of 16 hex digits" % (_label(what), uid))
         result.append(text)
     if len(result) > MAX_ZONE_TAGS:
-        raise ValueError("%s: %d tags, at most %d fit a line" % (_label(what), len(result), MAX_ZONE_TAGS))
+        raise ValueError("%s: %d tags, at most %d fit a line"
+                         % (_label(what), len(result), MAX_ZONE_TAGS))
     if len(result) > 1:
         result.sort()
         for i in range(1, len(result)):
@@ -244,7 +246,8 @@ class Hello(Message):
     TYPE = "HELLO"
     FIELDS = __slots__
 
-    def __init__(self, firmware, protocol=PROTOCOL_VERSION, zones=0, readers=0, buttons=0, seq=None):
+    def __init__(self, firmware, protocol=PROTOCOL_VERSION, zones=0, readers=0, buttons=0,
+                 seq=None):
         self.firmware = firmware
         self.protocol = protocol
         self.zones = zones
@@ -384,7 +387,8 @@ class ButtonHold(_ButtonReport):
 class Heartbeat(Message):
     """MCU -> host, about once a second: scan statistics and error counters.
 
-    ``HB <uptime_ms> <scans> <scan_rate> <refresh_ms> <reader_errors> <faulted> <rx_bad> <tx_dropped>``
+    ``HB <uptime_ms> <scans> <scan_rate> <refresh_ms> <reader_errors> <faulted> <rx_bad>
+    <tx_dropped>``
 
     - uptime_ms: milliseconds since the firmware started
     - scans: zone scans (one antenna inventoried once) since start
@@ -580,7 +584,8 @@ class SequenceGap:
         self.lost = (got - expected) % SEQ_MODULO
 
     def __eq__(self, other):
-        return isinstance(other, SequenceGap) and (self.expected, self.got) == (other.expected, other.got)
+        return isinstance(other, SequenceGap) and (self.expected, self.got) == (other.expected,
+                                                                                other.got)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -636,7 +641,8 @@ class Encoder:
         result = []
         for body in bodies:
             if len(body) > max_body:
-                raise ValueError("%s: line of %d bytes exceeds %d" % (message.TYPE, len(body) + 12, self.max_line))
+                raise ValueError("%s: line of %d bytes exceeds %d"
+                                 % (message.TYPE, len(body) + 12, self.max_line))
             result.append(frame(self.seq, body))
             self.seq = (self.seq + 1) % SEQ_MODULO
         return result
@@ -717,7 +723,8 @@ class Decoder:
         self.counts = {}
         self.last_error = None
         self.reset()
-        for key in ("lines", "messages", "gaps", "lost", "snap_parts_dropped", "resynced") + DROP_REASONS:
+        for key in ("lines", "messages", "gaps", "lost", "snap_parts_dropped",
+                    "resynced") + DROP_REASONS:
             self.counts[key] = 0
         # What a line glued behind garbage has after its sequence number.
         self._markers = []

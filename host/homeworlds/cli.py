@@ -9,6 +9,7 @@ import sys
 #: Sub-command modules, each with ``register(subparsers)`` that sets ``func`` on its parser.
 COMMANDS = (
     "replay",
+    "analyse",
     "demo",
     "play",
     "enroll",
@@ -26,6 +27,7 @@ COMMANDS = (
     "firmware_build",
     "archive_view",
     "hub",
+    "hub_keys",
     "display",
 )
 

@@ -38,6 +38,33 @@ def systems_text(state: GameState) -> list[str]:
                                for f in s.ships)).to_text() for s in state.systems]
 
 
+def _ai_move(state: GameState, names: list[str], step: str, rng: random.Random) -> None:
+    """Answer ``ai_move`` as the plan's step says: hang, garbage, noise, an illegal turn, a
+    lie (says pass, plays a build), or a legal turn."""
+    me = names[state.to_move]
+    if step == "hang":
+        time.sleep(600)
+    if step == "garbage":
+        print(f"AI for {me} chooses: fly me to the moon", flush=True)
+        return
+    if step == "noise":
+        print("*** stack smashing detected ***", flush=True)
+        return
+    if step == "illegal":
+        print(f"AI for {me} chooses: catastrophe red at {names[1 - state.to_move]}",
+              flush=True)
+        return
+    turn = RandomPlayer(seed=rng.randrange(10**6)).choose_turn(state)
+    if step == "lie":
+        text = "pass"
+        turn = next(t for t in _builds(state)) if _builds(state) else turn
+    else:
+        text = format_cooked_turn(turn)
+    state.apply_turn(turn)
+    print(f"AI for {me} chooses: {text}", flush=True)
+    _report_end(state, me)
+
+
 def main() -> int:
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 0
     plan = [w for w in os.environ.get("FAKE_QUUX_PLAN", "").split(",") if w]
@@ -73,33 +100,12 @@ def main() -> int:
             print("".join(PIECES[i].to_text() * n for i, n in enumerate(state.bank)),
                   flush=True)
         elif command == "ai_move":
-            me = names[state.to_move]
             step = plan.pop(0) if plan else "legal"
             if step == "exit":
                 return 3
-            if step == "hang":
-                time.sleep(600)
-            if step == "garbage":
-                print(f"AI for {me} chooses: fly me to the moon", flush=True)
-                continue
-            if step == "noise":
-                print("*** stack smashing detected ***", flush=True)
-                continue
-            if step == "illegal":
-                print(f"AI for {me} chooses: catastrophe red at {names[1 - state.to_move]}",
-                      flush=True)
-                continue
             if step == "refuse":
                 refuse_next = True
-            turn = RandomPlayer(seed=rng.randrange(10**6)).choose_turn(state)
-            if step == "lie":
-                text = "pass"
-                turn = next(t for t in _builds(state)) if _builds(state) else turn
-            else:
-                text = format_cooked_turn(turn)
-            state.apply_turn(turn)
-            print(f"AI for {me} chooses: {text}", flush=True)
-            _report_end(state, me)
+            _ai_move(state, names, step, rng)
         else:
             mover = names[state.to_move]
             try:

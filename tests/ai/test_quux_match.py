@@ -147,7 +147,8 @@ def test_the_summary_of_recorded_games():
     shuttle = ("build g1 at A", "move g1 from A to B", "build y1 at B", "move g1 from B to A")
 
     summary = quux_match.summarize([
-        game(0, "win", 40), game(1, "loss", 60), game(2, "unfinished", 150, (30, 3), ("pass",) * 3 + shuttle * 2),
+        game(0, "win", 40), game(1, "loss", 60),
+        game(2, "unfinished", 150, (30, 3), ("pass",) * 3 + shuttle * 2),
         game(3, "unfinished", 150, (4, 9)), game(4, "reference-illegal", 7)])
     assert (summary["win"], summary["loss"], summary["unfinished"],
             summary["reference-illegal"]) == (1, 1, 2, 1)

@@ -78,7 +78,8 @@ def test_the_wrong_layout_fails_on_the_zone_count(capsys, tmp_path, mcu, fake_ro
     assert code == 1
     assert line(out, "FAIL  zones:") == ("FAIL  zones: the firmware reports 56 zones, layout "
                                          "'four-seat' has 116")
-    assert "the firmware drives 4 readers, layout 'four-seat' wires 8" in line(out, "FAIL  readers:")
+    assert "the firmware drives 4 readers, layout 'four-seat' wires 8" in line(out,
+                                                                               "FAIL  readers:")
 
 
 def test_silence_on_the_port_fails_as_no_hello(capsys, tmp_path, mcu, table, fake_root):

@@ -43,7 +43,7 @@ def test_the_shipped_config_passes_the_check(capsys):
 
 def test_a_layout_without_wiring_is_refused_naming_the_key(tmp_path, capsys):
     text = STANDARD.read_text()
-    text = text[:text.index("[mcu]")] + text[text.index("# Readers are"):]
+    text = text[:text.index("[mcu]")] + text[text.index("# A batch scans"):]
     text = "\n".join(line for line in text.splitlines()
                      if not line.startswith(("nss =", "busy =")))
     path = tmp_path / "bare.toml"

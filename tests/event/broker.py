@@ -46,8 +46,12 @@ def free_port() -> int:
 class Broker:
     """One mosquitto process; ``url`` is what tables and the hub are given."""
 
-    def __init__(self, directory: Path, *, tls: bool = False, users: dict[str, str] | None = None):
+    def __init__(self, directory: Path, *, tls: bool = False, users: dict[str, str] | None = None,
+                 password_file: Path | None = None, acl_file: Path | None = None):
+        """``users``: accounts made with mosquitto_passwd; or ``password_file`` and
+        ``acl_file`` as ``homeworlds hub-keys`` writes them."""
         self.directory = directory
+        self.password_file, self.acl_file = password_file, acl_file
         self.port = free_port()
         self.tls = tls
         self.users = users or {}
@@ -76,6 +80,10 @@ class Broker:
                                 user, password], check=True, capture_output=True)
             passwd.chmod(0o600)
             lines += ["allow_anonymous false", f"password_file {passwd}"]
+        elif self.password_file is not None:
+            lines += ["allow_anonymous false", f"password_file {self.password_file}"]
+            if self.acl_file is not None:
+                lines.append(f"acl_file {self.acl_file}")
         else:
             lines.append("allow_anonymous true")
         if self.tls:

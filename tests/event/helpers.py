@@ -18,13 +18,20 @@ TWO_PLAYER_GAMES = [g for g in GAMES if g.stem != "777"]
 
 
 class TableProcess:
+    """A simulated table host; its key is ``directory/<table>.key`` unless ``key_file``
+    (``tests.event.tables.issue`` writes one)."""
+
     def __init__(self, directory: Path, broker_url: str, event: str, table: str, game: Path,
-                 *, interval: float, turns: int | None = None, extra: list[str] = ()):
+                 *, interval: float, turns: int | None = None, extra: list[str] = (),
+                 key_file: Path | None = None):
         self.store = directory / f"{table}.sqlite"
         self.table = table
+        key_file = key_file or directory / f"{table}.key"
+        assert key_file.is_file(), f"{key_file}: issue the table's key first"
         self.args = [sys.executable, "-m", "homeworlds.event.simtable", "--store",
                      str(self.store), "--broker", broker_url, "--event", event, "--table",
-                     table, "--game", str(game), "--interval", str(interval), *extra]
+                     table, "--key-file", str(key_file), "--game", str(game),
+                     "--interval", str(interval), *extra]
         if turns is not None:
             self.args += ["--turns", str(turns)]
         self.log_path = directory / f"{table}.log"

@@ -15,6 +15,7 @@ from homeworlds.event.simtable import legal_record
 from homeworlds.store import GameStore
 from tests.event.helpers import TWO_PLAYER_GAMES, TableProcess, store_rows, wait_for
 from tests.event.proxy import CuttableLink
+from tests.event.tables import issue
 from tests.shared import SHARED
 
 EVENT = "club-test"
@@ -69,6 +70,7 @@ def hub_holds(hub_path, table, turns: int) -> bool:
 
 
 def test_one_table_reaches_the_hub_turn_by_turn(tmp_path, broker, hub):
+    issue(tmp_path / "hub.sqlite", "t1", tmp_path)
     table = TableProcess(tmp_path, broker.url, EVENT, "t1", TWO_PLAYER_GAMES[0],
                          interval=0.02, turns=8)
     table.start()
@@ -93,6 +95,7 @@ def test_eight_tables_survive_broker_kill_table_kill9_and_an_offline_table(tmp_p
     lengths = [len(legal_record(g, TURNS)[2]) for g in games]
     for k in range(8):
         name = f"t{k + 1}"
+        issue(tmp_path / "hub.sqlite", name, tmp_path)
         url = broker.url
         if k == 7:
             links[name] = CuttableLink(broker.port)

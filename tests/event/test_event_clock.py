@@ -25,6 +25,7 @@ from homeworlds.session import Stage  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import wait_for  # noqa: E402
+from tests.event.tables import key_file  # noqa: E402
 from tests.event.test_play_publishes import event_table  # noqa: E402, F401
 from tests.test_session_clocks import LAYOUT, SETUP, Table  # noqa: E402
 
@@ -69,8 +70,9 @@ class TableHost:
         path = tmp_path / f"{name}.sqlite"
         GameStore.open(path).close()
         settings = EventSettings.from_mapping({"broker": broker.url, "event": EVENT,
-                                               "table": name}, source="t", base=tmp_path,
-                                              default_table=name)
+                                               "table": name,
+                                               "key_file": key_file(tmp_path, name)},
+                                              source="t", base=tmp_path, default_table=name)
         self.publisher = EventPublisher(settings, path, name, poll_s=0.1,
                                         on_event_clock=offer)
         self.publisher.start()

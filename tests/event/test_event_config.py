@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from homeworlds.event.settings import parse_broker_url, redact_url
 from homeworlds.runtime.config import ConfigError, load_config
+from tests.event.tables import key_file
 
 BASE = '[table]\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
 
 
 def _load(tmp_path, event: str):
+    """The configuration with ``[event]`` ``event``, and the table's key file (issued by
+    a hub) unless ``event`` names one."""
+    if "key_file" not in event:
+        named = re.search(r'^table = "([^"]*)"', event, re.M)
+        table = named.group(1) if named else "standard-2p"
+        if table == "#":
+            table = "t0"
+        event += f'key_file = "{Path(key_file(tmp_path, table)).name}"\n'
     path = tmp_path / "table.toml"
     path.write_text(BASE + "[event]\n" + event)
     return load_config(path)
@@ -64,6 +77,10 @@ def load_config_without_event(tmp_path):
     ('broker = "mqtt://x"\nevent = "club"\nkeepalive = "10"\n', "event.keepalive",
      "wrong type"),
     ('broker = "mqtt://x"\nevent = "club"\nhost = "x"\n', "event.host", "unknown key"),
+    ('broker = "mqtt://x"\nevent = "club"\nkey_file = "nope.key"\n', "event.key_file",
+     "nope.key: No such file"),
+    ('broker = "mqtt://x"\nevent = "club"\nkey_file = "table.toml"\n', "event.key_file",
+     "not a key file"),
 ])
 def test_bad_event_settings_name_file_and_key(tmp_path, text, key, words):
     with pytest.raises(ConfigError) as info:
@@ -106,3 +123,19 @@ def test_play_goes_on_without_the_mqtt_library(tmp_path, monkeypatch, capsys):
     assert play.start_publisher(config, tmp_path / "games.sqlite", "t1") is None
     err = capsys.readouterr().err
     assert "not publishing to the event" in err and "homeworlds-table[event]" in err
+
+
+def test_a_table_needs_its_own_key(tmp_path):
+    (tmp_path / "table.toml").write_text(BASE + '[event]\nbroker = "mqtt://x"\nevent = "club"\n'
+                                         'table = "t4"\n')
+    with pytest.raises(ConfigError, match=r"event.key_file: missing: .*hub-keys issue t4"):
+        load_config(tmp_path / "table.toml")
+    name = Path(key_file(tmp_path, "t5")).name
+    with pytest.raises(ConfigError, match="is table t5's key, not table t4's"):
+        _load(tmp_path, f'broker = "mqtt://x"\nevent = "club"\ntable = "t4"\nkey_file = "{name}"\n')
+    secret = (tmp_path / name).read_text()
+    assert "secret" in secret
+    with pytest.raises(ConfigError) as info:
+        _load(tmp_path, 'broker = "mqtt://x"\nevent = "club"\ntable = "t5"\nkey_file = "t5.key"\n'
+              'keepalive = 1\n')
+    assert json.loads(secret)["secret"] not in str(info.value)

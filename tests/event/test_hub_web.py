@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
-import json
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -18,7 +19,7 @@ from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.store.export import export_sdg  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
-from tests.event.tables import messages, played_store  # noqa: E402
+from tests.event.tables import TableSigner, issue, messages, played_store  # noqa: E402
 
 EVENT = "club"
 TOKEN = "organiser-token-123"
@@ -26,6 +27,8 @@ TOKEN = "organiser-token-123"
 
 @pytest.fixture
 def hub(tmp_path):
+    for table in ("t1", "t2"):
+        SIGNERS[table] = TableSigner(issue(tmp_path / "hub.sqlite", table))
     store = GameStore.open(tmp_path / "hub.sqlite")
     ingest = HubIngest(store, EVENT)
     # Table t1: kanzenryu v Felix, finished; table t2: jeep v Danner, 6 turns in.
@@ -38,10 +41,20 @@ def hub(tmp_path):
     store.close()
 
 
+#: table -> its signer (the hub fixture issues t1's and t2's keys)
+SIGNERS: dict[str, TableSigner] = {}
+
+
+def send(ingest, table: str, kind: str, payload: bytes | dict) -> None:
+    """A message as ``table`` publishes it: signed with its key."""
+    topic = table_topic(EVENT, table, kind)
+    ingest.handle(topic, SIGNERS[table](topic, payload))
+
+
 def feed(ingest, path, table, upto=None):
-    for topic, payload in messages(path, EVENT, table)[:upto]:
+    for topic, payload in messages(path, EVENT, table, SIGNERS[table])[:upto]:
         ingest.handle(topic, payload)
-    ingest.handle(table_topic(EVENT, table, "online"), b'{"online": true}')
+    send(ingest, table, "online", b'{"online": true}')
 
 
 def test_overview_shows_every_table_with_map_turn_and_material(hub):
@@ -138,10 +151,8 @@ def test_a_bad_admin_form_gets_a_clear_message(hub):
 def test_table_events_show_on_the_card(hub):
     client, ingest, _, (t1, _) = hub
     feed(ingest, t1, "t1", upto=2)
-    ingest.handle(table_topic(EVENT, "t1", "events"),
-                  b'{"type": "event", "kind": "link", "up": false}')
-    ingest.handle(table_topic(EVENT, "t1", "events"),
-                  b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
+    send(ingest, "t1", "events", b'{"type": "event", "kind": "link", "up": false}')
+    send(ingest, "t1", "events", b'{"type": "event", "kind": "store", "fault": "the disk is full"}')
     page = client.get("/").text
     assert "sensors are not connected" in page and "the disk is full" in page
 
@@ -152,7 +163,7 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
     state = {"type": "snapshot", "clocks": {"seats": [
         {"remaining_ms": 125_000, "running": True, "flagged": False},
         {"remaining_ms": 0, "running": False, "flagged": True}], "paused": None}}
-    ingest.handle(table_topic(EVENT, "t2", "state"), json.dumps(state).encode())
+    send(ingest, "t2", "state", state)
     page = client.get("/").text
     assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page
 
@@ -160,13 +171,15 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
 def test_a_table_name_cannot_inject_markup(hub):
     client, ingest, _, (t1, _) = hub
     evil = 'x"><img src=x onerror=alert(1)><script>alert(1)'  # a topic level has no "/"
-    for topic, payload in messages(t1, EVENT, "t1")[:2]:
+    feed(ingest, t1, "t1", upto=1)
+    for topic, payload in messages(t1, EVENT, "t1", SIGNERS["t1"])[:2]:
         ingest.handle(topic.replace("/t1/", f"/{evil}/"), payload)
     page = client.get("/").text
-    assert 'data-table="x&quot;&gt;&lt;img' in page
+    # No key names such a table: refused, and its topic shown escaped under Problems.
+    assert "x&quot;&gt;&lt;img" in page and "refused a message" in page
     assert "<img" not in page and "<script>alert(1)" not in page
     live = client.get("/tables/" + quote(evil, safe="") + "/live")
-    assert live.status_code == 200
+    assert live.status_code == 404
     assert "<img" not in live.text and "<script>alert(1)" not in live.text
 
 
@@ -202,3 +215,102 @@ def test_the_page_is_told_of_every_change_over_sse(tmp_path, hub):
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.parametrize("game_turns", ["many", None, [1], 1e3, -3, 10 ** 9])
+def test_a_bad_retained_state_never_breaks_a_page(hub, game_turns):
+    """Defect 2: a retained state with the game's real uid and a non-number game.turns made
+    /, /fragment/tables and /api/tables answer 500 for every table; 1e3 showed "996.0 turns
+    still on their way"."""
+    client, ingest, _, (t1, t2) = hub
+    feed(ingest, t1, "t1", upto=3)
+    feed(ingest, t2, "t2", upto=4)
+    uid = next(g.uid for g in ingest.store.games() if g.table == "t2")
+    send(ingest, "t2", "state", {"type": "snapshot", "table": "t2", "game": {
+        "uid": uid, "turns": game_turns, "turn_number": 5, "players": ["jeep", "Danner"],
+        "to_move": 0, "result": None}})
+    assert "table t2: refused a message on" in ingest.problems[-1]
+    assert "game.turns" in ingest.problems[-1]
+    for url in ("/", "/fragment/tables", "/api/tables", "/tables/t2/live"):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, answer.text[:300])
+    page = client.get("/").text
+    assert "turns still on their way" not in page and 'data-table="t1"' in page
+    assert 'data-turn="5"' in page
+
+
+@pytest.mark.parametrize("remaining_ms, words", [
+    (-115_000, "clocks.seats[0].remaining_ms: -115000 is out of range"),
+    (10 ** 12, "is out of range"),
+    ("1:55", "has the wrong type"),
+])
+def test_clocks_out_of_range_are_not_shown(hub, remaining_ms, words):
+    """Defect 2: negative or huge clocks in a retained state were shown as given ("-1:55",
+    "-16666667:20")."""
+    client, ingest, _, (_, t2) = hub
+    feed(ingest, t2, "t2", upto=3)
+    send(ingest, "t2", "state", {"type": "snapshot", "clocks": {"seats": [
+        {"remaining_ms": remaining_ms, "running": True, "flagged": False},
+        {"remaining_ms": 60_000, "running": False, "flagged": False}], "paused": None}})
+    assert words in ingest.problems[-1]
+    page = client.get("/").text
+    assert "Clocks:" not in page and "-1:55" not in page and "16666667" not in page
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12) | st.floats() |
+    st.text(max_size=6), lambda inner: st.lists(inner, max_size=3) |
+    st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(game=st.dictionaries(st.sampled_from(["uid", "turns", "turn_number", "players",
+                                             "to_move", "result", "rules", "first_seat"]),
+                            json_values, max_size=4),
+       top=st.dictionaries(st.sampled_from(["clocks", "link_up", "store_fault", "hints",
+                                            "bank", "position", "turn_log", "game"]),
+                           json_values, max_size=3))
+def test_no_retained_state_breaks_a_page(hub, game, top):
+    """Whatever a table's retained state holds, every page answers (the state is either
+    checked and shown or refused and logged)."""
+    client, ingest, _, (_, t2) = hub
+    if not ingest.store.games():
+        feed(ingest, t2, "t2", upto=3)
+    uid = ingest.store.games()[0].uid
+    state = {"type": "snapshot", "table": "t2",
+             "game": {"uid": uid, "turns": 3, "turn_number": 4, "players": ["jeep", "Danner"],
+                      "to_move": 1, "result": None, **game}, **top}
+    send(ingest, "t2", "state", state)
+    for url in ("/", "/fragment/tables", "/api/tables", "/tables/t2/live"):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, state, answer.text[:300])
+
+
+def test_a_tables_card_counts_the_messages_refused_on_its_topics(hub):
+    client, ingest, _, (t1, _) = hub
+    feed(ingest, t1, "t1", upto=2)
+    topic = table_topic(EVENT, "t1", "turns")
+    for _ in range(3):
+        ingest.handle(topic, b'{"type": "turn"}')  # unsigned
+    ingest.handle(table_topic(EVENT, "nobody", "turns"), b"{}")  # no such table: no card
+    page = client.get("/").text
+    assert "3 messages on this table's topics refused" in page
+    assert 'data-table="nobody"' not in page
+    assert {r["table"]: r["refused"] for r in client.get("/api/tables").json()} == {"t1": 3}
+
+
+def test_the_live_view_of_a_table_without_a_retained_state_is_as_of_its_last_turn(hub):
+    """Without a retained state the live view is built from the hub's store: its moment is
+    the last stored turn's (a snapshot's ``at`` must be a moment the feed accepts)."""
+    from datetime import datetime
+
+    client, ingest, _, (_, t2) = hub
+    for topic, payload in messages(t2, EVENT, "t2", SIGNERS["t2"])[:3]:
+        ingest.handle(topic, payload)
+    pages = HubPages(ingest, ingest.store.path, EventBook(ingest.store), admin_token=TOKEN,
+                     event=EVENT)
+    snapshot = pages.live_snapshot("t2")
+    assert snapshot is not None and not ingest.problems
+    last = ingest.store.turns(ingest.store.games()[0].id)[-1]
+    assert snapshot.at == datetime.fromisoformat(last.committed).timestamp()

@@ -18,6 +18,7 @@ from homeworlds.sim import TableDriver
 from homeworlds.store import GameStore
 from homeworlds.web.hub import HubPages, build_app
 from tests.event.helpers import store_rows, wait_for
+from tests.event.tables import key_file
 from tests.integration.play_host import LAYOUT, simulated_table
 from tests.integration.test_store_lifecycle import _Host, _play, _query
 from tests.store.helpers import OPENING
@@ -48,8 +49,9 @@ class SnapshotStream:
 
 @pytest.fixture
 def event_table(tmp_path, broker):
+    key = key_file(tmp_path, "table-1")
     with simulated_table(tmp_path, sections=f'[event]\nbroker = "{broker.url}"\n'
-                         'event = "club"\ntable = "table-1"\n') as sim:
+                         f'event = "club"\ntable = "table-1"\nkey_file = "{key}"\n') as sim:
         yield sim.table, sim.config
 
 

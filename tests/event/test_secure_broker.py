@@ -12,14 +12,14 @@ from homeworlds.event.settings import EventSettings
 from homeworlds.store import GameStore
 from homeworlds.store.outbox import Outbox
 from tests.event.helpers import TWO_PLAYER_GAMES, store_rows, wait_for
-from tests.event.tables import played_store
+from tests.event.tables import key_file, played_store
 
 
 def settings(tmp_path, broker, password: str) -> EventSettings:
     (tmp_path / "table.pw").write_text(password + "\n")
     data = {"broker": broker.url.replace("127.0.0.1", "localhost"), "event": "club",
             "table": "t1", "username": "table", "password_file": "table.pw",
-            "ca_file": str(broker.ca_file)}
+            "ca_file": str(broker.ca_file), "key_file": key_file(tmp_path, "t1")}
     return EventSettings.from_mapping(data, source="table.toml", base=tmp_path,
                                       default_table="t1")
 
@@ -77,7 +77,8 @@ def test_games_from_before_the_event_stay_private(tmp_path, broker):
 
     table_store = played_store(tmp_path / "t1.sqlite", TWO_PLAYER_GAMES[0], "t1")  # finished
     played_store(table_store, TWO_PLAYER_GAMES[1], "t1", turns=4, finish=False)  # in progress
-    event = EventSettings.from_mapping({"broker": broker.url, "event": "club", "table": "t1"},
+    event = EventSettings.from_mapping({"broker": broker.url, "event": "club", "table": "t1",
+                                        "key_file": key_file(tmp_path, "t1")},
                                        source="t", base=tmp_path, default_table="t1")
     hub_store = GameStore.open(tmp_path / "hub.sqlite")
     ingest = HubIngest(hub_store, "club")

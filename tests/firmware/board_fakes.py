@@ -57,7 +57,8 @@ class FakeStorage(ModuleType):
         super().__init__("storage")
         self.history = history
 
-    def remount(self, path: str, readonly: bool = False, *, disable_concurrent_write_protection=False):
+    def remount(self, path: str, readonly: bool = False, *,
+                disable_concurrent_write_protection=False):
         self.history.append(("storage.remount", path, readonly))
 
     def disable_usb_drive(self) -> None:

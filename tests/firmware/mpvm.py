@@ -50,8 +50,8 @@ HEAP_BYTES = 192 * 1024
 def missing() -> str | None:
     """Why the VM cannot run here, or None."""
     if shutil.which(NODE) is None:
-        return (f"Node.js ({NODE}) is not installed, so the firmware cannot run on the MicroPython VM; "
-                f"install it with: sudo sh -c '{NODE_INSTALL}', then run make mpvm")
+        return (f"Node.js ({NODE}) is not installed, so the firmware cannot run on the MicroPython "
+                f"VM; install it with: sudo sh -c '{NODE_INSTALL}', then run make mpvm")
     if not (PACKAGE / "micropython.mjs").is_file():
         return ("the MicroPython VM (npm @micropython/micropython-webassembly-pyscript) is not "
                 "installed in tests/firmware/vm; run make mpvm")
@@ -75,7 +75,8 @@ class VmRun:
     stderr: str
 
     def check(self) -> VmRun:
-        assert self.returncode == 0, f"the script failed on MicroPython:\n{self.stderr}\n{self.stdout[-3000:]}"
+        assert self.returncode == 0, \
+            f"the script failed on MicroPython:\n{self.stderr}\n{self.stdout[-3000:]}"
         return self
 
 

@@ -25,7 +25,8 @@ class FakeSpiBus:
     are created later, inside the code under test). Transfers cost time on
     ``clock`` (at the configured baud rate, plus the per-call overhead)."""
 
-    def __init__(self, clock: SimClock | None = None, call_overhead_us: float | None = None) -> None:
+    def __init__(self, clock: SimClock | None = None,
+                 call_overhead_us: float | None = None) -> None:
         self.clock = clock if clock is not None else SimClock()
         self.call_overhead_us = call_overhead_us
         self.devices: list[tuple[object, Pn5180Chip]] = []

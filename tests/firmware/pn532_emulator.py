@@ -96,7 +96,8 @@ class Pn532Chip:
             if baud != d.TYPE_A_106 or max_targets not in (1, 2):
                 self.violations.append(f"InListPassiveTarget params {params.hex()}")
             self.field = True
-            ready = [t for t in self.antennas.get(self.channel(), []) if t.nfcid not in self.activated]
+            ready = [t for t in self.antennas.get(self.channel(), [])
+                     if t.nfcid not in self.activated]
             chosen = ready[:max_targets]
             if not chosen and self.retries == 0xFF:
                 return  # retries forever: only the ACK ever comes

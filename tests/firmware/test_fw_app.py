@@ -58,7 +58,8 @@ def fake_busio(spi_bus=None, uarts=None):
 def test_reference_config_builds_four_pn5180_readers():
     config, _ = reference_config()
     digitalio = make_digitalio()
-    readers, buttons, settings, zone_count = build(config, make_board(), fake_busio(FakeSpiBus()), digitalio)
+    readers, buttons, settings, zone_count = build(config, make_board(), fake_busio(FakeSpiBus()),
+                                                   digitalio)
     assert len(readers) == 4 and all(isinstance(r, PN5180) for r in readers)
     assert zone_count == 56
     assert sorted(zone for r in readers for zone in r.zones) == list(range(56))
@@ -74,7 +75,8 @@ def test_pn532_example_config_builds():
     _, config = reference_config()
     chips = {"GP0": Pn532Chip(), "GP4": Pn532Chip()}
     uarts = {name: FakeUart(chip) for name, chip in chips.items()}
-    readers, buttons, _, zone_count = build(config, make_board(), fake_busio(uarts=uarts), make_digitalio())
+    readers, buttons, _, zone_count = build(config, make_board(), fake_busio(uarts=uarts),
+                                            make_digitalio())
     assert [type(r) for r in readers] == [PN532, PN532]
     assert zone_count == 2 and len(buttons) == 2
 
@@ -86,19 +88,26 @@ def test_pn532_example_config_builds():
         (lambda c: c.update(reader="rc522"), "reader: expected 'pn5180' or 'pn532'"),
         (lambda c: c["readers"][2].pop("busy"), "readers[2]: missing key 'busy'"),
         (lambda c: c["readers"][1].update(cs="GP99"), "readers[1].cs: board has no pin 'GP99'"),
-        (lambda c: c["readers"][1].update(cs="GP17"), "readers[1].cs: pin GP17 is already used by readers[0].cs"),
-        (lambda c: c["readers"][3].update(zones=[1]), "readers[3].zones: zone 1 is already served by readers[0]"),
-        (lambda c: c["readers"][0].update(zones=list(range(100, 117))), "17 zones but the mux has 16 channels"),
+        (lambda c: c["readers"][1].update(cs="GP17"), "readers[1].cs: pin GP17 is already used by "
+                                                      "readers[0].cs"),
+        (lambda c: c["readers"][3].update(zones=[1]), "readers[3].zones: zone 1 is already served "
+                                                      "by readers[0]"),
+        (lambda c: c["readers"][0].update(zones=list(range(100, 117))), "17 zones but the mux has "
+                                                                        "16 channels"),
         (lambda c: c.pop("mux"), "readers[0]: 16 zones need 'mux' select pins"),
         (lambda c: c.update(zones=10), "zones: 10 is less than"),
-        (lambda c: c.update(settings={"debounce_on": 0}), "settings: setting debounce_on: 0 is outside 1..20"),
+        (lambda c: c.update(settings={"debounce_on": 0}), "settings: setting debounce_on: 0 is "
+                                                          "outside 1..20"),
         (lambda c: c.update(settings={"speed": 1}), "settings: unknown setting 'speed'"),
         (lambda c: c.update(timing={"timeout": 5}), "timing: unknown key 'timeout'"),
         (lambda c: c["readers"][0].update(colour=1), "readers[0]: unknown key 'colour'"),
         (lambda c: c.update(buttons=["GP10"]), "buttons[0]: pin GP10 is already used by mux[0]"),
-        (lambda c: c["readers"][1].update(cs=2), "readers[1].cs: decoder output 2 needs 'nss_decoder'"),
-        (lambda c: c["readers"][1].update(channels=[0, 1]), "readers[1].channels: expected one mux channel per zone"),
-        (lambda c: c["readers"][3].update(channels=list(range(5, 17))), "readers[3].channels: channel 16 is not 0..15"),
+        (lambda c: c["readers"][1].update(cs=2), "readers[1].cs: decoder output 2 needs "
+                                                 "'nss_decoder'"),
+        (lambda c: c["readers"][1].update(channels=[0, 1]), "readers[1].channels: expected one mux "
+                                                            "channel per zone"),
+        (lambda c: c["readers"][3].update(channels=list(range(5, 17))), "readers[3].channels: "
+                                                                        "channel 16 is not 0..15"),
     ],
 )
 def test_config_mistakes_name_the_key(change, message):
@@ -179,7 +188,8 @@ def test_main_keeps_scanning_without_a_host():
         loops.append(1)
         return len(loops) > 30
 
-    scanner = main(config, make_board(), fake_busio(uarts=uarts), make_digitalio(), SimpleNamespace(data=port),
+    scanner = main(config, make_board(), fake_busio(uarts=uarts), make_digitalio(),
+                   SimpleNamespace(data=port),
                    clock=clock, sleep=clock.sleep, stop=stop, log=lambda text: None)
     assert port.outgoing == b""  # nobody listening: nothing written
     assert scanner.scans >= 20

@@ -82,6 +82,7 @@ def test_several_counts_present_and_candidate_tags_together():
     answers = []
     for seen in [[A], [A], [A, B], [A], [], [], [], []]:
         debouncer.update(seen)
-        answers.append((debouncer.several(), len(debouncer.present) + len(debouncer.candidates()) >= 2))
+        answers.append((debouncer.several(),
+                        len(debouncer.present) + len(debouncer.candidates()) >= 2))
     assert [mine for mine, _ in answers] == [reference for _, reference in answers]
     assert [mine for mine, _ in answers] == [False, False, True, True, True, False, False, False]

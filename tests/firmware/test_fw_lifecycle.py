@@ -249,7 +249,8 @@ def test_garbage_in_nvm_is_not_a_reason_and_does_not_stop_the_boot():
 
 
 def test_a_non_ascii_exception_text_is_kept_as_printable_ascii():
-    port = RecordingPort([], fail_read_after=30, failure=ValueError("Zone \u00e9\u00e9 \u2192 " + "x" * 300))
+    port = RecordingPort([], fail_read_after=30,
+                         failure=ValueError("Zone \u00e9\u00e9 \u2192 " + "x" * 300))
     fake = FakeBoard(port=port)
     port.history = fake.history
     with pytest.raises(SystemReset):

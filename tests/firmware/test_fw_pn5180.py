@@ -165,7 +165,8 @@ def test_scanner_over_two_emulated_readers_reports_tags_and_faults():
     chips = [Pn5180Chip({0: [T1], 1: [S1, S2]}, mux_pins=mux_pins, clock=clock),
              Pn5180Chip({0: [], 1: [T3]}, mux_pins=mux_pins, clock=clock)]
     mux = GpioMux(mux_pins)  # select lines shared by both readers
-    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=mux), EmulatedPN5180(chips[1], zones=[2, 3], mux=mux)]
+    readers = [EmulatedPN5180(chips[0], zones=[0, 1], mux=mux),
+               EmulatedPN5180(chips[1], zones=[2, 3], mux=mux)]
     wire = bytearray()
     scanner = Scanner(readers, wire.extend, clock)
     host = p.Decoder(accept=p.FROM_MCU)

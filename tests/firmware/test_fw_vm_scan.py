@@ -24,7 +24,8 @@ def _stream(output: str) -> tuple[bytes, list[str]]:
 
 
 def test_thousands_of_rounds_on_micropython_write_what_cpython_writes():
-    on_vm = mpvm.run(SCRIPT, mounts=[(mpvm.FIRMWARE, "/flash")], args=["/flash", str(ROUNDS), "25"]).check()
+    on_vm = mpvm.run(SCRIPT, mounts=[(mpvm.FIRMWARE, "/flash")],
+                     args=["/flash", str(ROUNDS), "25"]).check()
     on_cpython = mpvm.cpython(SCRIPT, args=[str(mpvm.FIRMWARE), str(ROUNDS), "25"]).check()
     stream, notes = _stream(on_vm.stdout)
     assert notes[-1].startswith("# rounds ") and int(notes[-1].split()[2]) >= ROUNDS
@@ -34,13 +35,15 @@ def test_thousands_of_rounds_on_micropython_write_what_cpython_writes():
     messages = decoder.feed(stream)
     assert decoder.dropped == 0 and decoder.counts["gaps"] == 0, decoder.last_error
     kinds = {type(message).__name__ for message in messages}
-    assert {"Hello", "Snapshot", "ZoneState", "ButtonPress", "ButtonHold", "Heartbeat", "ErrorReport",
+    assert {"Hello", "Snapshot", "ZoneState", "ButtonPress", "ButtonHold", "Heartbeat",
+            "ErrorReport",
             "Pong", "Config"} <= kinds
     # The readers' injected faults and the host's unknown setting were reported.
     codes = {message.code for message in messages if isinstance(message, protocol.ErrorReport)}
     assert {"TIMEOUT", "CFG"} <= codes
     # The host's garbage line was counted as dropped by the firmware, in the heartbeats.
-    assert max(message.rx_bad for message in messages if isinstance(message, protocol.Heartbeat)) > 0
+    assert max(message.rx_bad for message in messages
+               if isinstance(message, protocol.Heartbeat)) > 0
 
     # The last snapshot (after a SYNC) holds exactly the pieces left on the table.
     placed = {}

@@ -78,10 +78,12 @@ def test_build_wires_decoder_chip_selects_own_resets_and_channel_maps():
 
 @pytest.mark.parametrize(("change", "message"), [
     (lambda c: c.pop("nss_decoder"), "readers[0].cs: decoder output 0 needs 'nss_decoder'"),
-    (lambda c: c["readers"][2].update(cs=1), "readers[2].cs: decoder output 1 is already used by readers[1].cs"),
+    (lambda c: c["readers"][2].update(cs=1), "readers[2].cs: decoder output 1 is already used by "
+                                             "readers[1].cs"),
     (lambda c: c["readers"][2].update(cs=8), "readers[2].cs: the decoder has outputs 0..7, not 8"),
     (lambda c: c["nss_decoder"].pop("enable"), "nss_decoder: missing key 'enable'"),
-    (lambda c: c["readers"][1].update(channels=[5, 5]), "readers[1].channels: a channel is listed twice"),
+    (lambda c: c["readers"][1].update(channels=[5, 5]), "readers[1].channels: a channel is listed "
+                                                        "twice"),
 ])
 def test_decoder_and_channel_mistakes_name_the_key(change, message):
     config = four_seat_like()

@@ -64,7 +64,8 @@ class VmBoard:
             chip = Pn5180Chip({}, mux_pins=[select[name] for name in names], clock=self.clock)
             self.chips[entry["cs"]] = chip
             for channel, zone in enumerate(entry["zones"]):
-                self.zones[zone] = (chip, entry.get("channels", range(len(entry["zones"])))[channel])
+                self.zones[zone] = (chip,
+                                    entry.get("channels", range(len(entry["zones"])))[channel])
         self.wires.update(select)
         if config.get("reset") is not None:
             self.wires[config["reset"]] = SharedResetLine(self.chips.values())

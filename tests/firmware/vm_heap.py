@@ -45,7 +45,8 @@ def drive(destination: Path, mpy: bool = True, layout: str = LAYOUT) -> Path:
         for name in ("code.py", "boot.py"):
             shutil.copy(mpvm.FIRMWARE / name, destination / name)
     subprocess.run([sys.executable, "-m", "homeworlds", "firmware-config", layout, "-o",
-                    str(destination / "table_config.py")], check=True, capture_output=True, timeout=120)
+                    str(destination / "table_config.py")], check=True, capture_output=True,
+                    timeout=120)
     return destination
 
 
@@ -60,8 +61,10 @@ def measure(workdir: Path, mpy: bool = True, steps: int = 120) -> dict[str, int]
     board = VmBoard(table_config(board_drive), lambda board: "go")
     for zone, uids in TAGS.items():
         board.place(zone, uids)
-    done = mpvm.run(SCRIPT, mounts=[(board_drive, "/flash"), (mpvm.CIRCUITPYTHON, "/circuitpython")],
-                    args=["/flash", "/circuitpython", str(steps)], serve=board.serve, timeout=600).check()
+    done = mpvm.run(SCRIPT,
+                    mounts=[(board_drive, "/flash"), (mpvm.CIRCUITPYTHON, "/circuitpython")],
+                    args=["/flash", "/circuitpython", str(steps)], serve=board.serve,
+                    timeout=600).check()
     figures = {}
     for line in done.stdout.splitlines():
         if line.startswith("heap "):

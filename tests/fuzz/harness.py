@@ -33,7 +33,8 @@ EXAMPLE_CONFIG = REPO / "hardware" / "table.example.toml"
 TOKENS = (
     b"(", b")", b":", b",", b";", b"-", b"#", b"*", b"\t", b"\n", b"\r", b"\r\n", b" ", b"\x00",
     b"\x1b[2J", b"\x1b]0;x\x07", b"\x9b", b"\xc2\x85", b"\xe2\x80\xa8", b"\xff\xfe", b"\xc3",
-    b"9" * 5000, b"1" + b"0" * 400, b"0", b"-1", b"99999999999", b"nan", b"inf", b"-inf", b"1e-9", b"1e999",
+    b"9" * 5000, b"1" + b"0" * 400, b"0", b"-1", b"99999999999", b"nan", b"inf", b"-inf", b"1e-9",
+    b"1e999",
     b"true", b"= ", b"[", b"]", b"[[", b"{", b"}", b'"', b"'", b"'''", b'"""', b"\\u0000",
     b"Homeworlds Online (SDG# 1)", b"Participants: ", b"Winner: ", b"Variants: ", b"1) ",
     b"Homeworld Y1 B2 G3", b"Homeworld - - G3", b"Build G1 ", b"Attack G1N ", b"Discover ",
@@ -61,47 +62,67 @@ mutations = st.lists(mutation, min_size=1, max_size=6)
 def mutate(data: bytes, steps) -> bytes:
     """Apply mutation steps (operation, position, amount, payload) to ``data``."""
     for operation, position, amount, payload in steps:
-        at = position % (len(data) + 1)
-        lines = data.split(b"\n")
-        line = position % len(lines)
-        other = amount % len(lines)
-        if operation == "flip" and data:
-            at = position % len(data)
-            data = data[:at] + bytes([amount % 256]) + data[at + 1:]
-        elif operation == "insert":
-            data = data[:at] + payload + data[at:]
-        elif operation == "delete":
-            data = data[:at] + data[at + 1 + amount % 64:]
-        elif operation == "duplicate_line":
-            lines.insert(line, lines[line])
-            data = b"\n".join(lines)
-        elif operation == "drop_line":
-            del lines[line]
-            data = b"\n".join(lines)
-        elif operation == "swap_lines":
-            lines[line], lines[other] = lines[other], lines[line]
-            data = b"\n".join(lines)
-        elif operation == "truncate":
-            data = data[:at]
-        elif operation == "repeat":  # glue a stretch to itself: long lines, repeated turns
-            stretch = data[at:at + 1 + amount % 200]
-            data = data[:at] + stretch * (1 + amount % 50) + data[at:]
-        elif operation == "grow_number":  # a game, turn, seat or value number, made huge
-            runs = list(_DIGITS.finditer(data))
-            if runs:
-                # the header's and first turns' numbers, where readers convert them
-                end = runs[position % min(len(runs), 24)].end()
-                data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
-        elif operation == "grow_number_field":
-            runs = list(_NUMBER_FIELD.finditer(data))
-            if runs:
-                end = runs[position % len(runs)].end()
-                data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
-        elif operation == "after_word":  # into a name or a value: after ':', '(', ',', ') '
-            ends = list(_WORD_END.finditer(data))
-            if ends:
-                end = ends[position % min(len(ends), 24)].end()
-                data = data[:end] + payload + data[end:]
+        if operation in ("duplicate_line", "drop_line", "swap_lines"):
+            data = _mutate_lines(data, operation, position, amount)
+        elif operation in ("grow_number", "grow_number_field", "after_word"):
+            data = _mutate_field(data, operation, position, amount, payload)
+        else:
+            data = _mutate_bytes(data, operation, position, amount, payload)
+    return data
+
+
+def _mutate_bytes(data: bytes, operation: str, position: int, amount: int,
+                  payload: bytes) -> bytes:
+    """flip, insert, delete, truncate, repeat: byte-level damage."""
+    at = position % (len(data) + 1)
+    if operation == "flip" and data:
+        at = position % len(data)
+        data = data[:at] + bytes([amount % 256]) + data[at + 1:]
+    elif operation == "insert":
+        data = data[:at] + payload + data[at:]
+    elif operation == "delete":
+        data = data[:at] + data[at + 1 + amount % 64:]
+    elif operation == "truncate":
+        data = data[:at]
+    elif operation == "repeat":  # glue a stretch to itself: long lines, repeated turns
+        stretch = data[at:at + 1 + amount % 200]
+        data = data[:at] + stretch * (1 + amount % 50) + data[at:]
+    return data
+
+
+def _mutate_lines(data: bytes, operation: str, position: int, amount: int) -> bytes:
+    """duplicate_line, drop_line, swap_lines."""
+    lines = data.split(b"\n")
+    line = position % len(lines)
+    other = amount % len(lines)
+    if operation == "duplicate_line":
+        lines.insert(line, lines[line])
+    elif operation == "drop_line":
+        del lines[line]
+    else:
+        lines[line], lines[other] = lines[other], lines[line]
+    return b"\n".join(lines)
+
+
+def _mutate_field(data: bytes, operation: str, position: int, amount: int,
+                  payload: bytes) -> bytes:
+    """grow_number, grow_number_field, after_word: damage aimed at numbers and names."""
+    if operation == "grow_number":  # a game, turn, seat or value number, made huge
+        runs = list(_DIGITS.finditer(data))
+        if runs:
+            # the header's and first turns' numbers, where readers convert them
+            end = runs[position % min(len(runs), 24)].end()
+            data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
+    elif operation == "grow_number_field":
+        runs = list(_NUMBER_FIELD.finditer(data))
+        if runs:
+            end = runs[position % len(runs)].end()
+            data = data[:end] + b"7" * (4300 + amount % 1000) + data[end:]
+    else:  # after_word: into a name or a value: after ':', '(', ',', ') '
+        ends = list(_WORD_END.finditer(data))
+        if ends:
+            end = ends[position % min(len(ends), 24)].end()
+            data = data[:end] + payload + data[end:]
     return data
 
 
@@ -294,8 +315,11 @@ class CommittedTable:
 
 
 def _bundled_game() -> str:
-    names = sorted(p.name for p in (REPO / "host" / "homeworlds" / "data").glob("*.raw"))
-    return names[0]
+    """The bundled two-player game (the data also holds ``demo --players 3|4``'s games)."""
+    from homeworlds.notation import read_sdg
+
+    paths = sorted((REPO / "host" / "homeworlds" / "data").glob("*.raw"))
+    return next(p.name for p in paths if len(read_sdg(p.read_text()).players) == 2)
 
 
 def fuzz_serial(damage, turns: int = 8) -> None:

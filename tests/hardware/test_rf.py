@@ -88,7 +88,8 @@ def test_a_loop_thinner_than_its_wire_is_refused():
 # ---------------------------------------------------------------- matching and damping
 
 
-@pytest.mark.parametrize(("inductance", "resistance"), [(1.0e-6, 3.0), (1.57e-6, 5.3), (0.5e-6, 1.0)])
+@pytest.mark.parametrize(("inductance", "resistance"),
+                         [(1.0e-6, 3.0), (1.57e-6, 5.3), (0.5e-6, 1.0)])
 def test_the_match_makes_exactly_50_ohm(inductance, resistance):
     match = rf.match_to_50_ohm(inductance, resistance)
     z = rf.input_impedance(inductance, resistance, match)

@@ -81,8 +81,10 @@ def test_home_keeps_its_marks_and_an_empty_half_after_losing_a_star():
 
 
 def test_home_stars_show_smaller_first_whatever_order_they_were_listed():
-    a = position(system("Alice", "y2b1", "g3", "", home_of=0), system("Bob", "r1g3", "", "b3", home_of=1))
-    b = position(system("Alice", "b1y2", "g3", "", home_of=0), system("Bob", "g3r1", "", "b3", home_of=1))
+    a = position(system("Alice", "y2b1", "g3", "", home_of=0),
+                 system("Bob", "r1g3", "", "b3", home_of=1))
+    b = position(system("Alice", "b1y2", "g3", "", home_of=0),
+                 system("Bob", "g3r1", "", "b3", home_of=1))
     slots = {3: "Alice", 10: "Bob"}
     assert render(view(game=a, system_at=slots), SETTINGS, 0.0) == \
         render(view(game=b, system_at=slots), SETTINGS, 0.0)

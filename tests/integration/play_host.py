@@ -37,12 +37,13 @@ def turns_in(record: Path) -> int:
 
 
 def table_config(port: str, *, rules: str = "looney", players: Sequence[str] = PLAYERS,
-                 table: str = "", sections: str = "") -> str:
-    """The table's configuration: its registry (``registry.toml`` beside it), ``rules``,
-    ``players``, the serial ``port`` and the memory LED sink; ``table``: more lines of the
-    ``[table]`` section, ``sections``: more sections."""
+                 table: str = "", sections: str = "", layout: str = "standard-2p") -> str:
+    """The table's configuration: its ``layout``, registry (``registry.toml`` beside it),
+    ``rules``, ``players``, the serial ``port`` and the memory LED sink; ``table``: more
+    lines of the ``[table]`` section, ``sections``: more sections."""
     names = ", ".join(f'"{p}"' for p in players)
-    return (f'[table]\nregistry = "registry.toml"\nrules = "{rules}"\nplayers = [{names}]\n'
+    return (f'[table]\nlayout = "{layout}"\nregistry = "registry.toml"\nrules = "{rules}"\n'
+            f'players = [{names}]\n'
             f'{table}[serial]\nport = "{port}"\n[pixels]\nsink = "memory"\n{sections}')
 
 
@@ -53,27 +54,33 @@ class SimulatedTable:
     #: the table's configuration file (``table_config``)
     config: Path
     rules: str
+    players: int = 2
 
     def driver(self, alignments: Alignments | None = None) -> TableDriver:
         """Hands that play recorded turns on the table, from the start of a game."""
-        return TableDriver(self.table, GameState(preset(self.rules), alignments=alignments))
+        return TableDriver(self.table, GameState(preset(self.rules), self.players,
+                                                 alignments=alignments))
 
 
 @contextmanager
 def simulated_table(directory: Path, *, rules: str = "looney",
                     players: Sequence[str] = PLAYERS, table: str = "", sections: str = "",
-                    scan_time: float = 0, **mcu_options) -> Iterator[SimulatedTable]:
-    """The standard two-seat table with its registry saved in ``directory``, its simulated
-    microcontroller on a pty (``mcu_options``: more ``PtyMcu`` settings) and its
-    configuration (``table_config``) at ``directory / "table.toml"``."""
-    registry = make_registry(LAYOUT, len(players))
+                    scan_time: float = 0, layout: str = "standard-2p",
+                    **mcu_options) -> Iterator[SimulatedTable]:
+    """A built-in table (``layout``, the standard two-seat one by default) with its
+    registry saved in ``directory``, its simulated microcontroller on a pty
+    (``mcu_options``: more ``PtyMcu`` settings) and its configuration (``table_config``)
+    at ``directory / "table.toml"``."""
+    shape = LAYOUT if layout == LAYOUT.name else builtin_layout(layout)
+    registry = make_registry(shape, len(players),
+                             copies=preset(rules).bank_copies(len(players)))
     registry.save(directory / "registry.toml")
-    virtual = VirtualTable(LAYOUT, registry)
+    virtual = VirtualTable(shape, registry)
     with PtyMcu(virtual, scan_time=scan_time, **mcu_options) as mcu:
         config = directory / "table.toml"
         config.write_text(table_config(mcu.device_path, rules=rules, players=players,
-                                       table=table, sections=sections))
-        yield SimulatedTable(virtual, mcu, config, rules)
+                                       table=table, sections=sections, layout=layout))
+        yield SimulatedTable(virtual, mcu, config, rules, len(players))
 
 
 def play_turns(driver: TableDriver, texts: Sequence[str], done: Callable[[int], bool], *,

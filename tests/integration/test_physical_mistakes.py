@@ -74,19 +74,32 @@ def test_move_to_an_unconnected_system_is_refused(game):
     game.table.move(_ship_uid(game, bob, 1, "g3"), game.layout.ship_zone(ann, 1))
     status = _expect_refusal(game, set())
     assert status.mistake_slots & {ann, bob}
+    # The rule it breaks, in the preset's rulebook's words (docs/rules.md).
+    assert "are not connected" in status.message
+    assert _rule(status) == ("connection", "“You can move a ship from one star system to "
+                             "another ONLY if the stars are of different sizes.” — Board "
+                             "Game Arena's rules, Fundamentals of space travel")
+
+
+def _rule(status):
+    return None if status.rule is None else (status.rule.rule, status.rule.text())
 
 
 def test_build_without_an_own_ship_of_that_colour_is_refused(game):
     bob = _slot(game, "Bob")
     game.table.place(_take(game, "b1"), game.layout.ship_zone(bob, 1))
-    _expect_refusal(game, {bob})
+    status = _expect_refusal(game, {bob})
+    assert _rule(status)[0] == "build-colour"
+    assert "The color of your new ship must be the same" in _rule(status)[1]
 
 
 def test_capture_of_a_larger_ship_is_refused(game):
     far = _slot(game, "Far")
     # Bob's g1 and Ann's g3 lie at Far (a red star): Bob may not take the larger ship.
     game.table.flip(_ship_uid(game, far, 0, "g3"))
-    _expect_refusal(game, {far})
+    status = _expect_refusal(game, {far})
+    assert _rule(status)[0] == "capture"
+    assert _rule(status)[1].endswith("— Looney Labs' rules, RED")
 
 
 def test_same_colour_trade_is_refused(game):
@@ -96,13 +109,18 @@ def test_same_colour_trade_is_refused(game):
     game.table.to_bank(old)
     status = _expect_refusal(game, {bob})
     assert "colour" in status.message
+    assert _rule(status)[0] == "trade"
+    assert "differently colored piece of the same size" in _rule(status)[1]
 
 
 def test_second_free_action_is_refused(game):
     bob = _slot(game, "Bob")
     game.table.place(_take(game, "g2"), game.layout.ship_zone(bob, 1))
     game.table.place(_take(game, "g2"), game.layout.ship_zone(bob, 1))
-    _expect_refusal(game, {bob})
+    status = _expect_refusal(game, {bob})
+    # Two g2 at once: the first build is allowed, the second is a second action.
+    assert _rule(status)[0] == "one-action"
+    assert "one free action was already taken" in status.message
 
 
 def test_move_by_the_player_who_does_not_have_the_turn_is_refused(game):

@@ -46,7 +46,7 @@ def _stored_deal(path):
     except StoreError:
         return None  # still being created by the host
     try:
-        game = store.latest_game("standard-2p")
-        return None if game is None else game.alignments
+        games = store.games()  # the table's (its name is the layout's and the machine's)
+        return games[-1].alignments if games else None
     finally:
         store.close()

@@ -383,8 +383,8 @@ def test_write_rejects_what_sdg_cannot_say():
         write_sdg(one_turn(Homeworld((P("g1"), P("b2")), P("y3"), "Elsewhere")))
     with pytest.raises(InvalidNotation, match="player name 'A B'"):
         write_sdg(one_turn(Pass(), players=("A B", "C")))
-    with pytest.raises(InvalidNotation, match="seats 2 to 4 players, not 5"):
-        one_turn(Pass(), players=("A", "B", "C", "D", "E"))
+    with pytest.raises(InvalidNotation, match="seats 2 to 6 players, not 7"):
+        one_turn(Pass(), players=("A", "B", "C", "D", "E", "F", "G"))
     with pytest.raises(InvalidNotation, match="variant 'A, B'"):
         write_sdg(sdg_game(("Ann", "Ben"), [(Pass(),)], variants=["A, B"]))
     game = one_turn(Pass())

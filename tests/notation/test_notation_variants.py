@@ -228,3 +228,22 @@ def test_brain_transference_has_an_sdg_line():
     text = write_sdg(sdg_game(("Ann", "Bob"), turns))
     assert "\n4) Bob: Brain Transference\nCatastrophe Ann Green\n" in text
     assert [t.actions for t in read_sdg(text).turns] == turns
+
+
+def test_the_game_header_names_the_stored_game_and_reads_back():
+    named = THREE.replace("Participants:", "Game: 3f9a0c1e2b4d4f6a8c7e5d3b1a092e4f\n"
+                          "Participants:")
+    game = read_sdg(named)
+    assert game.game == "3f9a0c1e2b4d4f6a8c7e5d3b1a092e4f"
+    assert write_sdg(game) == named
+    assert read_sdg(THREE).game is None
+
+
+@pytest.mark.parametrize("value", ["", "a b", "x" * 65, "<script>", "g1;rm"])
+def test_a_malformed_game_header_names_its_line(value):
+    with pytest.raises(InvalidNotation, match="malformed game uid") as info:
+        read_sdg(THREE.replace("Participants:", f"Game: {value}\nParticipants:"),
+                 source="game.raw")
+    assert info.value.line == 3
+    with pytest.raises(InvalidNotation, match="cannot be written"):
+        write_sdg(sdg_game(["Alice", "Bob"], [], game=value))

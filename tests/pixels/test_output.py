@@ -136,7 +136,8 @@ def test_writes_never_come_closer_than_the_interval():
         clock.advance(0.003)
     times = [shown.time for shown in sink.history]
     assert len(times) > 20
-    assert all(later - earlier >= 0.020 - 1e-9 for earlier, later in zip(times, times[1:], strict=False))
+    assert all(later - earlier >= 0.020 - 1e-9 for earlier,
+               later in zip(times, times[1:], strict=False))
 
 
 def test_flush_sleeps_out_the_interval_then_writes():
@@ -247,7 +248,8 @@ def test_every_submitted_frame_is_accounted_for(steps):
         assert stats.submitted == stats.written + stats.unchanged + stats.superseded + stats.held
         assert stats.written == len(sink.frames)
     frames = sink.frames
-    assert all(a != b for a, b in zip(frames, frames[1:], strict=False))  # consecutive writes always differ
+    # consecutive writes always differ
+    assert all(a != b for a, b in zip(frames, frames[1:], strict=False))
     times = [shown.time for shown in sink.history]
     assert all(b - a >= 0.02 - 1e-9 for a, b in zip(times, times[1:], strict=False))
 

@@ -131,8 +131,8 @@ def test_play_warns_about_the_pi5_chain_limit_at_start_up(tmp_path, capsys, monk
     layout = builtin_layout("four-seat")
     make_registry(layout, 4).save(tmp_path / "tags.toml")
     config = tmp_path / "table.toml"
-    config.write_text('[table]\nlayout = "four-seat"\nregistry = "tags.toml"\nrules = "last-standing"\n'
-                      '[serial]\nport = "/dev/homeworlds-table"\n'
+    config.write_text('[table]\nlayout = "four-seat"\nregistry = "tags.toml"\nrules = '
+                      '"last-standing"\n[serial]\nport = "/dev/homeworlds-table"\n'
                       '[pixels]\nsink = "neopixel-spi"\nsupply_amps = 18\n')
     monkeypatch.setattr("homeworlds.pixels.settings.board_model",
                         lambda: "Raspberry Pi 5 Model B Rev 1.0")
@@ -160,3 +160,15 @@ def test_doctor_weighs_an_uncapped_strip_against_what_the_supply_leaves_the_leds
     assert check.status is Status.OK and "draws 4.5 A" in check.detail
     [check] = check_power(PixelSettings(), 240)
     assert check.status is Status.OK and "dimmed to at most 7.0 A" in check.detail
+
+
+def test_doctor_warns_when_the_host_keeps_less_for_the_readers_than_the_layout_budgets():
+    from homeworlds.bringup.checks import Status
+    from homeworlds.bringup.system import check_power
+
+    led, readers = check_power(PixelSettings(), 240, scanner_amps=1.2)
+    assert led.status is Status.OK
+    assert readers.status is Status.WARN and "scanner_amps is 1.2 A" in readers.detail
+    assert "pixels.reserved_amps = 1.2" in readers.fix
+    _, readers = check_power(PixelSettings(reserved_amps=1.2), 240, scanner_amps=1.2)
+    assert readers.status is Status.OK

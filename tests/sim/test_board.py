@@ -59,12 +59,14 @@ def _seen(mcu: SimulatedMcu) -> int:
 
 
 def _errors(mcu: SimulatedMcu) -> list[p.ErrorReport]:
-    return [m for m in p.Decoder(accept=p.FROM_MCU).feed(mcu.read()) if isinstance(m, p.ErrorReport)]
+    return [m for m in p.Decoder(accept=p.FROM_MCU).feed(mcu.read()) if isinstance(m,
+                                                                                   p.ErrorReport)]
 
 
 def _without_enable(layout: Layout) -> Layout:
     assert layout.mcu is not None
-    return Layout.from_toml_text(replace(layout, mcu=replace(layout.mcu, mux_enable=None)).to_toml_text())
+    without = replace(layout, mcu=replace(layout.mcu, mux_enable=None))
+    return Layout.from_toml_text(without.to_toml_text())
 
 
 # ---------------------------------------------------------------- 1. the enable

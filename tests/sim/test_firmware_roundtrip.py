@@ -60,7 +60,8 @@ def test_layout_to_firmware_config_to_hello_to_accepted_handshake(name):
     assert bench.of_type(HandshakeRefused) == []
     snapshot = bench.of_type(SnapshotReceived)[-1]
     # Every pad the layout has is scanned by the reader the config gives it.
-    assert {zone: frozenset(uids) for zone, uids in enumerate(table.zone_sets())} == dict(snapshot.zones)
+    assert {zone: frozenset(uids) for zone, uids in enumerate(table.zone_sets())} == \
+        dict(snapshot.zones)
 
 
 @pytest.mark.parametrize("name", builtin_layout_names())
@@ -109,7 +110,8 @@ def test_a_config_the_firmware_refuses_is_named():
     table = VirtualTable(layout, make_registry(layout))
     config = generated_config("standard-2p")
     config["readers"][1]["cs"] = "GP17"
-    with pytest.raises(SimError, match=r"readers\[1\]\.cs: pin GP17 is already used by readers\[0\]\.cs"):
+    with pytest.raises(SimError,
+                       match=r"readers\[1\]\.cs: pin GP17 is already used by readers\[0\]\.cs"):
         SimulatedMcu(table, firmware_config=config)
 
 

@@ -152,3 +152,30 @@ def test_games_abandon_ends_an_unfinished_game_only(store_with_a_game, capsys):
     assert capsys.readouterr().out == "game 2 abandoned after 1 turns\n"
     main(["games", "--store", str(store_with_a_game), "list"])
     assert capsys.readouterr().out.splitlines()[1].endswith("abandoned")
+
+
+def test_export_sdg_names_the_games_handicaps(tmp_path, capsys):
+    """000 (NOVICE VS. EXPERT): "The Junior Officer is given one chance" — a game stored
+    with Brain Transference is exported with its Handicaps: header, so that it replays."""
+    from homeworlds.rules import BrainTransference, GameState
+    from homeworlds.store.records import turn_from_sdg
+
+    rules = preset("looney").with_handicaps(brain_transference=True)
+    path = tmp_path / "games.sqlite"
+    recorder = GameRecorder(path, table="t1", layout="standard-2p")
+    recorder.open()
+    recorder.start_game(rules, PLAYERS)
+    state = GameState(rules)
+    turns = [turn_from_sdg(t, k % 2, PLAYERS) for k, t in enumerate(
+        ["Homeworld G1 B2 Y3", "Homeworld R1 Y2 G3", f"Build Y1 {PLAYERS[0]}"])]
+    turns.append((BrainTransference(),))
+    for number, turn in enumerate(turns, start=1):
+        seat = state.to_move
+        state.push(turn)
+        recorder.turn(number, seat, turn, state.copy(), PLAYERS, {})
+    recorder.close()
+    assert main(["games", "--store", str(path), "export", "1"]) == 0
+    text = capsys.readouterr().out
+    assert f"Handicaps: {PLAYERS[1]} (junior), brain transference" in text
+    game = read_sdg(text)
+    assert game.handicaps == rules.handicaps and game.turns[-1].actions == (BrainTransference(),)

@@ -30,7 +30,8 @@ def _mismatches(shared, branching_factors, games, limit):
     for game in games:
         want = branching_factors[game]
         seen = 0
-        for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked", rules="strict"):
+        for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked",
+                                             rules="strict"):
             seen += 1
             if want[index] > limit:
                 continue
@@ -65,7 +66,8 @@ def test_generated_turns_apply_and_reach_their_keys(shared, branching_factors):
     games = rng.sample(sorted(branching_factors), 12)
     states = [position_file(shared / "positions" / "perf" / "perf-27635-moves.txt", rules="strict")]
     for game in games:
-        positions = list(replay_positions(shared / "games" / "cooked" / f"{game}.cooked", rules="strict"))
+        positions = list(replay_positions(shared / "games" / "cooked" / f"{game}.cooked",
+                                          rules="strict"))
         states += [s for _, s in rng.sample(positions, min(3, len(positions)))]
     applied = 0
     for state in states:

@@ -57,7 +57,8 @@ def test_the_bound_asks_for_a_whole_number_of_pips():
 @pytest.mark.parametrize("rules", ["looney", "strict"])
 def test_the_targeted_search_agrees_with_the_exhaustive_scan(rules: str):
     found = missed = 0
-    positions = [*cooked_game_positions(rules), *random_positions(80, seed=29, rules=rules, max_plies=40)]
+    positions = [*cooked_game_positions(rules),
+                 *random_positions(80, seed=29, rules=rules, max_plies=40)]
     for n, state in enumerate(positions):
         min_pips = (1, 2, 3, 5)[n % 4]
         turn = find_material_turn(state, min_pips=min_pips)

@@ -81,7 +81,8 @@ def test_agrees_with_full_enumeration_on_archive_positions(shared, branching_fac
     checked = wins = 0
     for rules in ("strict", "looney"):
         for game in games:
-            for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked", rules="strict"):
+            for index, state in replay_positions(shared / "games" / "cooked" / f"{game}.cooked",
+                                                 rules="strict"):
                 if branching_factors[game][index] > 1500:
                     continue
                 probe = state.copy()

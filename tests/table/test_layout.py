@@ -182,9 +182,9 @@ def test_load_layout_from_a_file(tmp_path):
 
 
 def test_unknown_builtin_name_lists_the_bundled_ones():
-    with pytest.raises(LayoutError, match=r"no bundled layout named 'six-seat' \(bundled: .*"
+    with pytest.raises(LayoutError, match=r"no bundled layout named 'eight-seat' \(bundled: .*"
                                           r"standard-2p"):
-        builtin_layout("six-seat")
+        builtin_layout("eight-seat")
     with pytest.raises(LayoutError):
         builtin_layout("../layouts/standard-2p")
 
@@ -292,7 +292,8 @@ BAD = [
      "strip.pixel_order: unknown pixel order 'GRBX'"),
     ("unsupported format", "format = 1", "format = 2",
      "format: unsupported layout format 2"),
-    ("one seat only", '[[seats]]\nname = "north"\ntoken_zone = 7\nbar = { first = 40, count = 8 }\n',
+    ("one seat only",
+     '[[seats]]\nname = "north"\ntoken_zone = 7\nbar = { first = 40, count = 8 }\n',
      "", "seats: a table has 2 to 6 seats, this one has 1"),
     ("duplicate seat names", 'name = "north"', 'name = "South"',
      "seats[1].name: seat name 'South' is already used by seats[0]"),
@@ -336,7 +337,8 @@ def test_bad_bank_trays_are_refused_naming_file_and_key(old, new, expected):
 
 def test_single_table_where_an_array_of_tables_is_needed_gets_a_hint():
     text = mutate(TINY, '[[seats]]\nname = "south"', '[seats]\nname = "south"')
-    text = mutate(text, '[[seats]]\nname = "north"\ntoken_zone = 7\nbar = { first = 40, count = 8 }\n',
+    text = mutate(text, '[[seats]]\nname = "north"\ntoken_zone = 7\nbar = { first = 40, count = 8 '
+                        '}\n',
                   "")
     with pytest.raises(LayoutError, match=r"^x\.toml: seats: expected an array, got a table .*"
                                           r"\(write each entry as a \[\[seats\]\] table\)"):

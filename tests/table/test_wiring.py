@@ -67,13 +67,13 @@ def test_wiring_that_cannot_work_is_refused_naming_file_and_key(old, new, expect
 
 
 def test_reader_pins_need_the_mcu_table():
-    text = STANDARD[:STANDARD.index("[mcu]")] + STANDARD[STANDARD.index("# Readers are"):]
+    text = STANDARD[:STANDARD.index("[mcu]")] + STANDARD[STANDARD.index("# A batch scans"):]
     assert "readers[0]: reader pins are given but the layout has no [mcu] table" in refused(text)
 
 
 def test_a_layout_without_any_wiring_still_loads_for_the_host():
     text = re.sub(r'^(nss|busy) = .*\n', "", STANDARD, flags=re.M)
-    text = text[:text.index("[mcu]")] + text[text.index("# Readers are"):]
+    text = text[:text.index("[mcu]")] + text[text.index("# A batch scans"):]
     layout = Layout.from_toml_text(text)
     assert layout.mcu is None and layout.zone_count == 56
 

@@ -24,6 +24,9 @@ def bundled_game():
 class LiveTable:
     """``sim`` (the simulated table and host session), the feed and a display server."""
 
+    #: More keywords for the ``WebDisplay`` (e.g. ``analysis=True``).
+    server_options: dict = {}
+
     def __init__(self, game=None, port: int = 0, **session_options):
         """``session_options`` go to the simulated table's session (e.g. ``clock_spec``)."""
         self.game = game or bundled_game()
@@ -52,7 +55,10 @@ class LiveTable:
 
     def start_server(self) -> None:
         self.server = WebDisplay(self.hub, self.commands, port=self.port, admin_token=TOKEN,
-                                 table_name="club-table").start()
+                                 table_name="club-table", **self.server_options)
+        if self.server.analysis is not None:  # quick answers for the tests
+            self.server.analysis.think_s = self.server.analysis.forced_s = 0.3
+        self.server.start()
         self.port = self.server.port
 
     def stop_server(self) -> None:

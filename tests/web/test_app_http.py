@@ -259,3 +259,16 @@ def test_a_burst_sends_the_newest_snapshot_and_every_turn_in_order():
     assert [e.seq for e in coalesce(batch)] == [3, 5, 6]
     assert [e.seq for e in coalesce([turn(1), turn(2)])] == [1, 2]
     assert [e.seq for e in coalesce([snap(1), turn(2)])] == [1, 2]
+
+
+def test_brain_transference_from_the_admin_page_is_refused_with_the_reason(client, table):
+    """000 (NOVICE VS. EXPERT): "The Junior Officer is given one chance" — only where the
+    handicap is on: this game has none, so the table answers why and nothing changes."""
+    csrf = _logged_in(client)
+    assert 'id="do-brain-transference"' in client.get("/admin").text
+    assert 'id="do-skip"' not in client.get("/admin").text  # two players miss no turn
+    r = client.post("/admin/brain-transference", data={"csrf": csrf},
+                    headers={"Origin": "http://testserver"})
+    assert r.status_code == 409
+    assert "Brain Transference is not enabled for this game" in r.text
+    assert len(table.session.tracker.record) == 3

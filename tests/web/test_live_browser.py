@@ -369,3 +369,28 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     assert flagged.get_attribute("data-flagged") == "true"
     assert "flag fell" in flagged.inner_text() and "0.0" in flagged.inner_text()
     assert page.locator("#clocks .clock[data-seat='1'] .time").inner_text() == "1:35"
+
+
+def test_a_step_of_the_spectators_wall_clock_moves_neither_timer_nor_clock(table, browser):
+    """Issue 27, defect 9: the page counts on with ``performance.now()``, so a wall-clock
+    step of an hour on the spectator's machine neither blanks a clock nor adds an hour to
+    the turn timer."""
+    import time
+
+    table.play_turn()
+    table.play_turn()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.clock.install(time=time.time())
+        page.clock.resume()
+        page.goto(table.url + "/")
+        _wait_turn(page, 3)
+        page.wait_for_function("() => document.getElementById('turn-timer').textContent"
+                               " !== '–'")
+        page.clock.set_system_time(time.time() + 3600)  # date -s '+1 hour'
+        page.wait_for_timeout(2500)
+        minutes, _seconds = page.locator("#turn-timer").inner_text().split(":")
+        assert minutes == "0", "the turn timer jumped with the wall clock"
+    finally:
+        context.close()

@@ -35,13 +35,15 @@ class Reader:
             raise ValueError("%s: a reader needs at least one zone" % self.name)
         for zone in zones:
             if not isinstance(zone, int) or zone < 0:
-                raise ValueError("%s: zone numbers must be non-negative integers, got %r" % (self.name, zone))
+                raise ValueError("%s: zone numbers must be non-negative integers, got %r"
+                                 % (self.name, zone))
         if len(set(zones)) != len(zones):
             raise ValueError("%s: zone listed twice in %r" % (self.name, zones))
         if len(zones) > 1 and mux is None:
             raise ValueError("%s: %d zones need an antenna multiplexer" % (self.name, len(zones)))
         if mux is not None and len(zones) > mux.channels:
-            raise ValueError("%s: %d zones but the multiplexer has %d channels" % (self.name, len(zones), mux.channels))
+            raise ValueError("%s: %d zones but the multiplexer has %d channels"
+                             % (self.name, len(zones), mux.channels))
         self.zones = zones
         self.mux = mux
         self.selected = None

@@ -50,7 +50,19 @@ Inventory of one antenna:
    slot given by 4 bits of its UID; slots with a clean 10-byte answer yield
    a UID; slots with a collision, CRC or protocol error are inventoried
    again with those 4 bits added to the mask (ISO 15693 anticollision), up
-   to ``max_rounds`` requests.
+   to ``max_rounds`` requests;
+3. tags that missed an EOF answer late: TRAILING_SLOTS more EOFs follow
+   slot 15, and a collision its own round cannot account for (fewer than
+   two tags found there) is followed by one-slot Inventories of the
+   LATE_PROBES slots before it, where a late tag came from
+   (``_find_late``); if that leaves it unexplained the round runs again.
+
+A clean answer whose UID does not start with E0 is no ISO 15693 tag: it is
+kept in ``rejected`` (the scan core reports it), not in ``found``. RF_ON is
+sent without collision avoidance and checked (TX_RFON_IRQ): how many fields
+are on together is the scan core's ``fields_at_once``. After a channel
+switch the first request waits for the multiplexer's ``settle_us`` (its
+relays) and then ``power_up_us``.
 
 The RF field is switched off at the end of every scan, also when it fails.
 
@@ -113,7 +125,10 @@ RF_ON_NO_COLLISION_AVOIDANCE = 0x01
 UID_FIRST_BYTE = 0xE0  # ISO/IEC 15693-3: a UID's most significant byte is E0
 # EOFs sent after the 16th slot: a tag that missed an EOF answers a slot late, so
 # the tag of slot 15 that missed up to this many still answers.
-TRAILING_SLOTS = 3
+TRAILING_SLOTS = 4
+# One-slot Inventories sent for the tags of a collision its own round did not
+# find, one for each slot a late tag may have come from.
+LATE_PROBES = 4
 
 FLAGS_16_SLOTS = 0x06  # high data rate + inventory flag, 16 slots
 FLAGS_1_SLOT = 0x26  # the same with the one-slot flag
@@ -218,7 +233,7 @@ class PN5180(Reader):
 
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
                  baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
-                 power_up_us=None, max_rounds=8, max_repeats=4, clock=None, sleep=None, name=None,
+                 power_up_us=None, max_rounds=8, max_repeats=8, clock=None, sleep=None, name=None,
                  sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None, irq=None):
         if name is not None:
             self.name = name
@@ -366,9 +381,11 @@ class PN5180(Reader):
         irq = self._read_irq()
         if not irq & IRQ_TX_RFON:
             if irq & IRQ_RF_ACTIVE_ERROR:
-                raise ReaderError("RFON", "%s: RF_ON refused, another field is on (IRQ_STATUS %08X: "
+                raise ReaderError("RFON", "%s: RF_ON refused, another field is on (IRQ_STATUS "
+                                          "%08X: "
                                   "RF_ACTIVE_ERROR)" % (self.name, irq))
-            raise ReaderError("RFON", "%s: the field did not come on after RF_ON (IRQ_STATUS %08X)" % (
+            raise ReaderError("RFON", "%s: the field did not come on after RF_ON (IRQ_STATUS %08X)"
+                              % (
                 self.name, irq))
 
     def rf_off(self):
@@ -392,7 +409,8 @@ class PN5180(Reader):
         self.ready = False
         version = self.read_eeprom(EEPROM_FIRMWARE_VERSION, 2)
         if version in (b"\xff\xff", b"\x00\x00"):
-            raise ReaderError("NOCHIP", "%s: no PN5180 answers (firmware version reads %02X%02X)" % (
+            raise ReaderError("NOCHIP", "%s: no PN5180 answers (firmware version reads %02X%02X)"
+                              % (
                 self.name, version[0], version[1]))
         self.firmware_version = "%d.%d" % (version[1], version[0])
         self.load_rf_config()
@@ -504,37 +522,73 @@ class PN5180(Reader):
         collisions = []  # (mask bits, mask, slot) of every collided slot
         rounds = 0
         repeats = 0
-        while pending and rounds < self.max_rounds + repeats:
-            mask_bits, mask = pending.pop(0)
-            rounds += 1
-            collided = yield from self._round(mask_bits, mask, found)
-            for slot in collided:
-                if mask_bits + 4 <= MAX_MASK_BITS:
-                    pending.append((mask_bits + 4, mask | (slot << mask_bits)))
+        while pending:
+            while pending and rounds < self.max_rounds + repeats:
+                mask_bits, mask = pending.pop(0)
+                rounds += 1
+                collided = yield from self._round(mask_bits, mask, found)
+                for slot in collided:
+                    if mask_bits + 4 > MAX_MASK_BITS:
+                        continue
+                    if slot < 16:
+                        pending.append((mask_bits + 4, mask | (slot << mask_bits)))
                     collisions.append((mask_bits, mask, slot))
-            if pending or repeats >= self.max_repeats:
-                continue
-            # A tag that missed an EOF answers a slot late, into its neighbour's slot:
-            # the collision's own round then finds the neighbour alone and the late
-            # tag is nowhere. A collided slot whose round found fewer than two tags
-            # had such a visitor: run the round it happened in again.
+            pending = []
+            if not collisions or repeats >= self.max_repeats:
+                break
+            # A tag that missed an EOF answers a slot late, into its neighbour's slot
+            # (or after slot 15): the collision's own round then finds the neighbour
+            # alone and the late tag is nowhere. Each collision had two answers; those
+            # its own round did not find are looked for where a late tag comes from.
             for mask_bits, mask, slot in collisions:
-                child = mask | (slot << mask_bits)
-                bits = (1 << (mask_bits + 4)) - 1
-                count = 0
-                for uid in found.values():
-                    if uid & bits == child:
-                        count += 1
-                if count < 2:
-                    pending.append((mask_bits, mask))
-                    repeats += 1
-                    self.repeats += 1
-                    break
+                again = yield from self._find_late(mask_bits, mask, slot, found)
+                if again is not None:
+                    pending.append(again)
             collisions = []
+            if pending:
+                repeats += 1
+                self.repeats += 1
         if found:
             uids = list(found)
             uids.sort()
             self.found = uids
+
+    def _find_late(self, mask_bits, mask, slot, found):
+        """Look for the tags of a collision in ``slot`` of the round (mask_bits,
+        mask) that its own round did not find: a one-slot Inventory for each of
+        the LATE_PROBES slots before it (a tag that missed EOFs came from there).
+        Returns a round to run (again) when that does not settle it, else None."""
+        bits = (1 << (mask_bits + 4)) - 1
+        need = 2
+        if slot < 16:
+            child = mask | (slot << mask_bits)
+            for uid in found.values():
+                if uid & bits == child:
+                    need -= 1
+        if need <= 0:
+            return None  # two tags of that nibble, both found: an ordinary collision
+        # Every slot a late tag may have come from is asked: a collision may hold
+        # more than one late tag (one that missed two EOFs beside one that missed one).
+        origin = (slot if slot < 16 else 16) - 1
+        unsure = False
+        while origin >= 0 and origin >= slot - LATE_PROBES:
+            probe = mask | (origin << mask_bits)
+            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, mask_bits + 4,
+                                                                   probe))
+            origin -= 1
+            if status is None:
+                unsure = True  # nobody there, or a tag that did not hear the probe
+                continue
+            if not _clean(status, data):
+                return (mask_bits + 4, probe)  # several tags with that nibble: sort them out
+            if self._accept(data):
+                text = uid_text(data)
+                if text not in found:
+                    found[text] = _uid_value(data)
+                    need -= 1
+        if need > 0 and unsure:
+            return (mask_bits, mask)  # still unexplained: the whole round again
+        return None
 
     def _request(self, flags, mask_bits, mask):
         payload = [flags, CMD_INVENTORY, mask_bits]
@@ -558,12 +612,9 @@ class PN5180(Reader):
                 continue
             if _clean(status, data):
                 if self._accept(data):
-                    uid = 0
-                    for index in range(9, 1, -1):
-                        uid = (uid << 8) | data[index]
-                    found[uid_text(data)] = uid
-            elif slot < 16:
-                again.append(slot)
+                    found[uid_text(data)] = _uid_value(data)
+            else:
+                again.append(slot)  # 16 and up: late tags colliding after the last slot
         return again
 
     def _accept(self, data):
@@ -676,6 +727,14 @@ def bus_holders(spi):
 def _clean(status, data):
     return (status & RX_LENGTH_MASK) == RESPONSE_LENGTH and not status & RX_ERRORS \
         and len(data) == RESPONSE_LENGTH and not data[0] & 0x01
+
+
+def _uid_value(response):
+    """The UID of an Inventory response as an integer."""
+    uid = 0
+    for index in range(9, 1, -1):
+        uid = (uid << 8) | response[index]
+    return uid
 
 
 def _micro(us, ms, default):

@@ -131,12 +131,14 @@ class PN532(Reader):
                 raise self._fail("TIMEOUT", "no ACK for command %02X" % command)
             if ack == NACK:
                 raise self._fail("PROTOCOL", "NACK for command %02X" % command)
-            raise self._fail("PROTOCOL", "expected ACK for command %02X, got %s" % (command, _hex(ack)))
+            raise self._fail("PROTOCOL", "expected ACK for command %02X, got %s"
+                             % (command, _hex(ack)))
         data = self._read_frame(timeout_ms)
         if data[0] == ERROR_FRAME_TFI:
             raise self._fail("CHIP", "error frame for command %02X" % command)
         if len(data) < 2 or data[0] != CHIP_TO_HOST or data[1] != command + 1:
-            raise self._fail("PROTOCOL", "unexpected answer %s to command %02X" % (_hex(data), command))
+            raise self._fail("PROTOCOL", "unexpected answer %s to command %02X"
+                             % (_hex(data), command))
         return data[2:]
 
     def _read_frame(self, timeout_ms):
@@ -157,7 +159,8 @@ class PN532(Reader):
             raise self._fail("PROTOCOL", "unexpected ACK frame")
         body = self._read(length + 2, timeout_ms)
         if len(body) != length + 2:
-            raise self._fail("TIMEOUT", "frame cut short (%d of %d bytes)" % (len(body), length + 2))
+            raise self._fail("TIMEOUT", "frame cut short (%d of %d bytes)"
+                             % (len(body), length + 2))
         data = body[:length]
         if (sum(data) + body[length]) & 0xFF:
             raise self._fail("PROTOCOL", "frame checksum mismatch in %s" % _hex(body))
@@ -173,9 +176,11 @@ class PN532(Reader):
         self.command(SAM_CONFIGURATION, bytes([0x01, 0x14, 0x00]))
         version = self.command(GET_FIRMWARE_VERSION)
         if len(version) < 4 or version[0] != 0x32:
-            raise self._fail("NOCHIP", "GetFirmwareVersion answered %s, not a PN532" % _hex(version))
+            raise self._fail("NOCHIP", "GetFirmwareVersion answered %s, not a PN532"
+                             % _hex(version))
         self.firmware_version = "%d.%d" % (version[1], version[2])
-        self.command(RF_CONFIGURATION, bytes([RF_ITEM_MAX_RETRIES, 0xFF, 0x01, self.passive_retries]))
+        self.command(RF_CONFIGURATION,
+                     bytes([RF_ITEM_MAX_RETRIES, 0xFF, 0x01, self.passive_retries]))
         self.ready = True
 
     def select(self, channel):

@@ -38,6 +38,7 @@ from itertools import chain
 
 from homeworlds.ai.candidates import ESTIMATE_PER_SECOND, FREE_KINDS, sacrifice_groups
 from homeworlds.ai.evaluate import RED, WIN, SearchEvaluator, outcome_score
+from homeworlds.ai.threats import forced_win_in_two
 from homeworlds.ai.wins import home_stars_out_of_reach, immediate_win
 from homeworlds.rules import (
     Capture,
@@ -169,6 +170,11 @@ class SearchSettings:
     repeat_base: float = 2.0
     repeat_share: float = 0.5
     repeat_cap: float = 25.0
+    #: Share of the move's time spent looking for a forced win in two (a turn after which
+    #: every reply leaves a win-in-one, ``ai.threats.forced_win_in_two``) among the root's
+    #: turns before the search; 0: not looked for (the search alone finds about half of
+    #: them, docs/analysis.md).
+    forced_win_share: float = 0.35
 
 
 class _CollectorPaused:
@@ -402,33 +408,58 @@ class SearchPlayer:
         self.last_stats["nodes"] = float(budget.nodes)
         return turn
 
+    def _static_scores(self, root: list[Successor], evaluator, me: int, penalty: float,
+                       budget: Budget) -> tuple[list[Successor], dict[tuple, float]]:
+        """Each root turn's static score for ``me`` (a tiny random tie-break; a turn that
+        repeats an earlier position costs ``penalty``), and the turns scored before time
+        ran out (the free turns come first, the rest go)."""
+        static: dict[tuple, float] = {}
+        for n, succ in enumerate(root):
+            if n and n % 64 == 0 and budget.expired():
+                root = root[:n]
+                break
+            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
+            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        return root, static
+
     def _search(self, state: GameState, budget: Budget,
                 progress: Callable[[SearchProgress], None] | None) -> Turn:
         self.last_stats = {}
+        win = self._win_in_one(state, budget, progress)
+        if win is not None:
+            return win
+        root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
+        if not root:
+            raise ValueError("no legal turn in this position")
+        forced = self._forced_win(state, root, budget)
+        if forced is not None:
+            self.last_stats["forced_win"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(2, budget.nodes, forced, WIN - 2, budget.elapsed()))
+            return forced
+        return self._deepen(state, root, budget, progress)
+
+    def _win_in_one(self, state: GameState, budget: Budget,
+                    progress: Callable[[SearchProgress], None] | None) -> Turn | None:
         try:
             win = immediate_win(state, budget.expired)
         except SearchInterrupted:
             budget.interrupted += 1
-            win = None  # out of time already: the static best is played
+            return None  # out of time already: the static best is played
         if win is not None:
             self.last_stats["win_in_one"] = 1.0
             if progress is not None:
                 progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
-            return win
+        return win
+
+    def _deepen(self, state: GameState, root: list[Successor], budget: Budget,
+                progress: Callable[[SearchProgress], None] | None) -> Turn:
+        """Iterative deepening over the root's turns (the module doc, steps 2-5)."""
         me = state.to_move
         evaluator = self.evaluator(state)
-        root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
-        if not root:
-            raise ValueError("no legal turn in this position")
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
-        static = {}
-        for n, succ in enumerate(root):
-            if n and n % 64 == 0 and budget.expired():
-                root = root[:n]  # out of time: the free turns come first, the rest go
-                break
-            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
-            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        root, static = self._static_scores(root, evaluator, me, penalty, budget)
         order = sorted(root, key=lambda s: -static[s.key])
         order = self._safe_first(state, order, static, budget)
         best, best_score, depth_done = order[0], static[order[0].key], 1
@@ -458,6 +489,31 @@ class SearchPlayer:
                 break  # every turn loses: deeper search cannot help
         self.last_stats.update(depth=float(depth_done), score=best_score)
         return best.turn
+
+    def _forced_win(self, state: GameState, root: list[Successor],
+                    budget: Budget) -> Turn | None:
+        """A forced win in two among the root's turns, looked for within
+        ``forced_win_share`` of the move's time; the turns that threaten most if the
+        mover could move again (the evaluation with the mover to move) are tried first."""
+        share = self.settings.forced_win_share
+        if share <= 0 or budget.expired():
+            return None
+        clock = budget.clock
+        give_up = clock() + share * (budget.deadline - budget.started)
+        me = state.to_move
+        score_key = self.evaluator(state).score_key
+        order = sorted(root, key=lambda s: -score_key(s.key, me, me))
+
+        def should_stop() -> bool:
+            return budget.expired() or clock() >= give_up
+
+        started = clock()
+        try:
+            return forced_win_in_two(state, order, should_stop=should_stop)
+        except SearchInterrupted:
+            return None
+        finally:
+            self.last_stats["forced_win_seconds"] = clock() - started
 
     def _safe_first(self, state: GameState, order: list[Successor],
                     static: dict[tuple, float], budget: Budget) -> list[Successor]:

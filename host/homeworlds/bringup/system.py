@@ -109,7 +109,26 @@ def _check_bufsiz(settings: PixelSettings, pixel_count: int, root: Path | str) -
     return Check.ok(subject, f"{limit} bytes per transfer, {pixel_count} pixels need {need}")
 
 
-def check_power(settings: PixelSettings, pixel_count: int) -> list[Check]:
+def check_power(settings: PixelSettings, pixel_count: int,
+                scanner_amps: float | None = None) -> list[Check]:
+    """The LEDs' current against the supply, and (with the layout's ``[power]
+    scanner_amps``) whether the host keeps enough of the supply for the readers."""
+    checks = _check_led_power(settings, pixel_count)
+    if scanner_amps is not None:
+        subject = "readers' power"
+        if settings.reserved_amps + 1e-9 < scanner_amps:
+            checks.append(Check.warn(
+                subject, f"pixels.reserved_amps = {settings.reserved_amps:g} A, but the layout's "
+                f"[power] scanner_amps is {scanner_amps:g} A: with the LEDs at their cap the "
+                "readers' fields would take the supply past what it is budgeted for",
+                f"set pixels.reserved_amps = {scanner_amps:g}"))
+        else:
+            checks.append(Check.ok(subject, f"{settings.reserved_amps:g} A kept off the LEDs for "
+                                            f"the scanner's {scanner_amps:g} A budget"))
+    return checks
+
+
+def _check_led_power(settings: PixelSettings, pixel_count: int) -> list[Check]:
     """The current cap against the worst frame the chain could be sent."""
     full = full_white_current_ma(pixel_count, settings.channel_current_ma,
                                  settings.idle_current_ma)

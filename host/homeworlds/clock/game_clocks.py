@@ -24,7 +24,7 @@ again after a restart). A seat whose clock reaches zero has *flagged*.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,6 +36,9 @@ MAX_INITIAL_S = 7 * 24 * 3600.0
 MIN_INITIAL_S = 1.0
 #: Longest increment or delay per turn.
 MAX_PER_TURN_S = 3600.0
+#: The most a seat's clock can show: twice the longest main time (increments add up). A
+#: stored or received clock beyond it is not a clock (docs/clocks.md).
+MAX_REMAINING_S = 2 * MAX_INITIAL_S
 #: Pause reasons, most important first (the feed and the terminal name the first that holds).
 PAUSE_REASONS = ("link-down", "reader-fault", "mistake", "resume")
 #: What each pause reason means, for displays.
@@ -54,6 +57,22 @@ class ClockSpecError(ValueError):
     def __init__(self, reason: str, *, key: str | None = None, source: str | None = None):
         self.reason, self.key, self.source = reason, key, source
         super().__init__(": ".join(p for p in (source, key, reason) if p))
+
+
+def _check_per_turn(mode: str, numbers: Mapping[str, float],
+                    fail: Callable[[str | None, str], ClockSpecError]) -> None:
+    """The increment belongs to Fischer clocks, the delay to delay clocks, each 0 < s <=
+    MAX_PER_TURN_S."""
+    for key, wanted in (("increment_s", "fischer"), ("delay_s", "delay")):
+        if key in numbers and mode != wanted:
+            raise fail(key, f"only mode = \"{wanted}\" uses it, and the mode is {mode!r}")
+        if key not in numbers and mode == wanted:
+            raise fail(key, f"missing: mode = \"{wanted}\" needs it (seconds per turn, "
+                       "e.g. 5)")
+        if key in numbers and not 0 < numbers[key] <= MAX_PER_TURN_S:
+            value = numbers[key]
+            raise fail(key, f"{value:g} is out of range: give seconds per turn, more "
+                       f"than 0 and at most {MAX_PER_TURN_S:g}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +136,7 @@ class ClockSpec:
         if not MIN_INITIAL_S <= initial <= MAX_INITIAL_S:
             raise fail("initial_s", f"{initial:g} is out of range: give seconds from "
                        f"{MIN_INITIAL_S:g} to {MAX_INITIAL_S:g} (a week)")
-        for key, wanted in (("increment_s", "fischer"), ("delay_s", "delay")):
-            if key in numbers and mode != wanted:
-                raise fail(key, f"only mode = \"{wanted}\" uses it, and the mode is {mode!r}")
-            if key not in numbers and mode == wanted:
-                raise fail(key, f"missing: mode = \"{wanted}\" needs it (seconds per turn, "
-                           "e.g. 5)")
-            if key in numbers and not 0 < numbers[key] <= MAX_PER_TURN_S:
-                value = numbers[key]
-                raise fail(key, f"{value:g} is out of range: give seconds per turn, more "
-                           f"than 0 and at most {MAX_PER_TURN_S:g}")
+        _check_per_turn(mode, numbers, fail)
         return cls(mode, initial, numbers.get("increment_s", 0.0), numbers.get("delay_s", 0.0),
                    on_flag, timed_setup)
 
@@ -234,8 +244,9 @@ class GameClocks:
         """The clocks of a resumed game: each seat's time as stored after its last turn
         (None: the seat has not finished a timed turn, so its main time is whole)."""
         clocks = cls.new(spec, len(remaining_ms))
-        left = tuple(spec.initial_s if ms is None else max(0.0, ms / 1000)
-                     for ms in remaining_ms)
+        # A stored time beyond any clock (a damaged row) counts as none: the main time.
+        left = tuple(spec.initial_s if ms is None or ms > MAX_REMAINING_S * 1000
+                     else max(0.0, ms / 1000) for ms in remaining_ms)
         flagged = tuple(seat for seat, t in enumerate(left) if t <= 0)
         return replace(clocks, remaining=left, flagged=flagged)
 

@@ -107,5 +107,16 @@ def run(args: argparse.Namespace) -> int:
     host, port = args.listen
     shown = f"[{host}]" if ":" in host else host
     print(f"homeworlds archive-view: http://{shown}:{port}/archive (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from homeworlds.web.guard import guarded_config, widen_queue
+
+    config = guarded_config(app, host=host, port=port)  # docs/display.md, "Under load"
+    server = uvicorn.Server(config)
+    try:
+        sock = config.bind_socket()
+    except SystemExit:  # uvicorn's way of saying the address is taken
+        print(f"homeworlds archive-view: cannot listen on {shown}:{port} (another program "
+              "on that port?)", file=sys.stderr)
+        return 2
+    widen_queue(server, [sock])
+    server.run(sockets=[sock])
     return 0

@@ -19,9 +19,13 @@ from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.commands.table_replay import finite_number, miss_rate_option
 from homeworlds.display.printable import printable
 from homeworlds.notation import read_sdg, read_sdg_file
-from homeworlds.rules import PRESETS, HomeworldsError
+from homeworlds.replay import ReplaySetupError, rules_for_game
+from homeworlds.rules import PRESETS, HomeworldsError, preset
 
 BUNDLED_GAME = "demo-game.raw"
+#: The bundled game of each player count (SDG archive games won on the board: #20061, a
+#: three-player Sinister game; #1926, a four-player one).
+BUNDLED_GAMES = {2: BUNDLED_GAME, 3: "demo-game-3p.raw", 4: "demo-game-4p.raw"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", metavar="FILE", help="an SDG transcript (default: a bundled game)")
     p.add_argument("--speed", type=_speed, default=4.0,
                    help="turns per second (default 4; 0 = as fast as possible)")
-    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
+    p.add_argument("--players", type=int, choices=sorted(BUNDLED_GAMES), default=2,
+                   help="play the bundled game of this many players (default 2): three or "
+                   "four sit at the simulated four-seat table")
+    p.add_argument("--rules", choices=sorted(PRESETS), default=None,
+                   help="the rules (default: sdg for two players; for more, the preset the "
+                   "game's Variants line names, as replay chooses)")
     p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="simulated missed reads per scan (default 0.05)")
     p.add_argument("--no-color", action="store_true", help="plain text, no ANSI colours")
@@ -77,21 +86,24 @@ def run(args: argparse.Namespace) -> int:
     from homeworlds.runtime.demo import run_recorded_game, versus_computer
 
     if getattr(args, "versus_computer", False):
-        return versus_computer(rules=args.rules, level=args.level, speed=args.speed,
+        return versus_computer(rules=args.rules or "sdg", level=args.level, speed=args.speed,
                                miss_rate=args.miss_rate, color=not args.no_color,
                                turns=args.turns)
     try:
         if args.game:
             game = read_sdg_file(Path(args.game))
         else:
-            text = resources.files("homeworlds.data").joinpath(BUNDLED_GAME).read_text()
-            game = read_sdg(text, source=BUNDLED_GAME)
-    except (OSError, HomeworldsError) as exc:
+            name = BUNDLED_GAMES[args.players]
+            text = resources.files("homeworlds.data").joinpath(name).read_text()
+            game = read_sdg(text, source=name)
+        rules = rules_for_game(game, preset(args.rules) if args.rules else None,
+                               explicit=args.rules is not None)
+    except (OSError, HomeworldsError, ReplaySetupError) as exc:
         print(f"homeworlds demo: {exc}", file=sys.stderr)
         return 2
-    if len(game.players) != 2:
-        print("homeworlds demo: the demo table seats two players; pick a two-player game",
-              file=sys.stderr)
+    if not 2 <= len(game.players) <= 6:
+        print(f"homeworlds demo: the simulated tables seat 2 to 6 players; "
+              f"{game.source} has {len(game.players)}", file=sys.stderr)
         return 2
     # The screen shows names and actions between its own terminal codes: a control
     # character from the file would drive the terminal, so such a file is refused.
@@ -116,6 +128,6 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"homeworlds demo: --listen: {exc}", file=sys.stderr)
             return 2
-    return run_recorded_game(game, rules=args.rules, speed=args.speed,
+    return run_recorded_game(game, rules=rules.name, speed=args.speed,
                              miss_rate=args.miss_rate, color=not args.no_color,
                              clock_spec=args.clock, listen=listen)

@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         report(_firmware_checks(config, args.timeout))
     report(check_led_platform(config.pixels, layout.pixel_count, root=args.root))
-    report(check_power(config.pixels, layout.pixel_count))
+    report(check_power(config.pixels, layout.pixel_count,
+                       layout.power.scanner_amps if layout.power is not None else None))
     if args.no_leds:
         report([Check.skip("LED test pattern", "--no-leds")])
     else:

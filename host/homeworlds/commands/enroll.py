@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from homeworlds.table.enroll import EnrollError, copies_for_players, enroll
+from homeworlds.rules import PRESETS, preset
+from homeworlds.table.enroll import EnrollError, enroll
 from homeworlds.table.layout import LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import Registry, RegistryError
 
@@ -25,7 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", default="standard-2p",
                    help="a bundled layout name or a layout file (default: standard-2p)")
     p.add_argument("--players", type=int, default=2,
-                   help="players the pieces are for: 3 copies each for two, players+1 otherwise")
+                   help="players the pieces are for: 3 copies each for two; for more, as the "
+                   "rules' bank says (--rules)")
+    p.add_argument("--rules", choices=sorted(PRESETS), default="looney",
+                   help="the preset whose bank the tray holds: players+1 copies each under "
+                   "every preset but good-evil, whose bank is a standard Icehouse set (5 each "
+                   "from three players on; docs/rules.md, The bank); default looney")
     p.add_argument("--registry", default="registry.toml", help="registry file to write")
     p.add_argument("--merge", action="store_true", help="keep tags already in the registry")
     p.add_argument("--force", action="store_true", help="write even if problems were found")
@@ -41,6 +47,17 @@ def run(args: argparse.Namespace) -> int:
     except (LayoutError, KeyError, FileNotFoundError, ValueError) as exc:
         print(f"homeworlds enroll: --layout: {exc}", file=sys.stderr)
         return 2
+    rules = preset(args.rules)
+    if not 2 <= args.players <= 6 or not rules.min_players <= args.players <= rules.max_players:
+        print(f"homeworlds enroll: --players: the {rules.name} rules are for "
+              f"{rules.min_players} to {rules.max_players} players, not {args.players}",
+              file=sys.stderr)
+        return 2
+    try:
+        layout.check_bank_fits(rules, args.players)
+    except LayoutError as exc:
+        print(f"homeworlds enroll: {exc}", file=sys.stderr)
+        return 2
     registry_path = Path(args.registry)
     existing = None
     if args.merge and registry_path.exists():
@@ -53,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if snapshot is None:
         return 2
     try:
-        result = enroll(layout, snapshot, copies_per_kind=copies_for_players(args.players),
+        result = enroll(layout, snapshot, copies_per_kind=rules.bank_copies(args.players),
                         existing=existing)
     except EnrollError as exc:
         print(f"homeworlds enroll: {exc}", file=sys.stderr)

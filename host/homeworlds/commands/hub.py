@@ -88,6 +88,7 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         from homeworlds.event.hub import HubIngest
         from homeworlds.event.hub_client import HubClient
         from homeworlds.event.rounds import EventBook
+        from homeworlds.web.guard import guarded_config, limits_for_descriptors, widen_queue
         from homeworlds.web.hub import HubPages, build_app
     except (ImportError, MqttUnavailable) as exc:
         return _fail(f"{exc}: pip install 'homeworlds-table[event]'")
@@ -100,6 +101,15 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         token = secrets.token_urlsafe(18)
         print(f"homeworlds hub: admin token for this run: {token}", flush=True)
     ingest = HubIngest(store, args.event)
+    tables = sorted(ingest.identities.tables(valid_only=True))
+    if tables:
+        have = "1 table has" if len(tables) == 1 else f"{len(tables)} tables have"
+        print(f"homeworlds hub: {have} a key ({', '.join(tables)}); "
+              "every message is checked against them", flush=True)
+    else:
+        print("homeworlds hub: no table has a key yet: every table's messages are refused "
+              f"until `homeworlds hub-keys --store {args.store} --event {args.event} issue "
+              "TABLE…` (docs/event.md, \"Identity\")", flush=True)
     try:
         client = HubClient(broker, args.event, ingest, username=args.username,
                            password=password,
@@ -113,7 +123,21 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
     client.start()
     print(f"homeworlds hub: event {args.event} from {broker.text()}, store {args.store}, "
           f"page at http://{host}:{port}/", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    # A connection cap below the descriptor limit, the admin's share, timeouts
+    # (docs/event.md, "The hub under load").
+    limits = limits_for_descriptors()
+    config = guarded_config(app, limits, host=host, port=port)
+    server = uvicorn.Server(config)
+    try:
+        sock = config.bind_socket()
+    except SystemExit:  # uvicorn's way of saying the address is taken
+        client.stop()
+        store.close()
+        return _fail(f"--listen {host}:{port}: cannot listen there (another program on "
+                     "that port?)")
+    widen_queue(server, [sock])
+    print(f"homeworlds hub: at most {limits.max_connections} connections, "
+          f"{limits.reserved} kept for the admin", flush=True)
     if stop is not None:
         def exit_when_stopped() -> None:
             stop.wait()
@@ -121,7 +145,7 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
         threading.Thread(target=exit_when_stopped, daemon=True).start()
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         client.stop()
         store.close()

@@ -11,6 +11,8 @@ from pathlib import Path
 from homeworlds.display.printable import printable
 from homeworlds.notation import read_sdg_file
 from homeworlds.rules import PRESETS, InvalidNotation, preset
+from homeworlds.sim import SimError
+from homeworlds.table.layout import LayoutError, builtin_layout_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "over a pty and the host infers and records every turn. Exit 0 when every file could be "
         "read and the host inferred and recorded every turn, 1 when it did not (a timeout, a "
         "refused turn, a different record), 2 when a file cannot be read.")
-    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg")
+    p.add_argument("--rules", choices=sorted(PRESETS), default="sdg",
+                   help="the rules of two-player games (default sdg); a game of three or more "
+                   "is played under the preset its Variants line names, as replay chooses")
+    p.add_argument("--layout", choices=builtin_layout_names(), default=None,
+                   help="the simulated table (default: standard-2p for two players, four-seat "
+                   "for three or four, six-seat for five or six)")
     p.add_argument("--json", action="store_true", help="one JSON object per file, per line")
     p.add_argument("--miss-rate", type=miss_rate_option, default=0.05,
                    help="probability that a tag is missed in one scan, from 0 to 0.9 "
@@ -82,9 +89,14 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             status = 2
             continue
-        result = table_replay_game(game, preset(args.rules), file=path.name,
-                                   miss_rate=args.miss_rate, seed=args.seed,
-                                   timeout=args.timeout)
+        try:
+            result = table_replay_game(game, preset(args.rules), file=path.name,
+                                       miss_rate=args.miss_rate, seed=args.seed,
+                                       timeout=args.timeout, layout_name=args.layout)
+        except (LayoutError, SimError, ValueError) as exc:
+            print(printable(f"homeworlds table-replay: {path.name}: {exc}"), file=sys.stderr)
+            status = 2
+            continue
         if args.json:
             print(json.dumps(result.to_json()), flush=True)
         else:

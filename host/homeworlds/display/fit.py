@@ -45,8 +45,9 @@ MIN_CELL = 10
 MARGIN = "  "
 #: turns shown when the height is not limited (a log file or pipe)
 UNLIMITED_RECORD = 4
-#: at most this many lines of the tracker's message
-MESSAGE_LINES = 3
+#: at most this many lines of the tracker's message (a mistake with the rulebook's sentence
+#: it breaks takes four at 80 columns)
+MESSAGE_LINES = 5
 
 _PIECE_STYLE = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from homeworlds.display.printable import printable
 from homeworlds.notation import read_cooked
-from homeworlds.rules import PIECES, GameState, InvalidNotation, System, preset
+from homeworlds.rules import PIECES, GameState, InvalidNotation, Piece, System, preset
 
 __all__ = ["COLOR_FILL", "SEAT_COLORS", "Overlay", "render_cooked_svg", "render_snapshot_svg",
            "render_svg", "state_from_cooked"]
@@ -157,17 +157,58 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
         preset(rules)
     except (KeyError, ValueError):
         rules = "sdg"  # the bank comes with the snapshot; the preset only sizes a default
-    players = game.get("players") or ()
+    players = _with_revealed(game.get("players") or (), game.get("revealed") or ())
     position = snapshot.get("position") or ""
-    if not position and len(players) > 2:
-        raise ValueError(f"the game seats {len(players)} players; the feed's position is "
-                         "cooked text, which holds two")
     overlay = Overlay.from_feed(snapshot.get("hints"), result=game.get("result"),
                                 caption=caption)
+    if not position and len(players) > 2:
+        # The cooked text holds two seats: draw the snapshot's ``systems`` (every seat).
+        state = state_from_systems(snapshot.get("systems") or (), len(players),
+                                   int(game.get("to_move") or 0), snapshot.get("bank"))
+        return render_svg(state, players=players, overlay=overlay, portrait=portrait)
     return render_cooked_svg(position, rules=rules,
                              to_move=int(game.get("to_move") or 0),
-                             players=game.get("players") or None, overlay=overlay,
+                             players=players or None, overlay=overlay,
                              bank=snapshot.get("bank"), portrait=portrait)
+
+
+def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
+    """Good/Evil: the players' names with the alignments an elimination revealed, as the
+    map shows them (``Ann (Good)``)."""
+    shown = [revealed[k] if k < len(revealed) else None for k in range(len(players))]
+    return tuple(f"{name} ({alignment.capitalize()})"
+                 if alignment is not None and alignment in ("good", "evil") else name
+                 for name, alignment in zip(players, shown, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class _SystemSpec:
+    """One system of a feed snapshot's ``systems``, as ``GameState.from_position`` reads it."""
+
+    name: str
+    home_of: int | None
+    stars: tuple[Piece, ...]
+    ships: tuple[tuple[Piece, ...], ...]
+
+
+def state_from_systems(systems: Sequence[Mapping], players: int, to_move: int = 0,
+                       bank: Mapping[str, int] | None = None) -> GameState:
+    """The position of a feed snapshot's ``systems`` (any number of seats) as a GameState
+    to draw. ValueError for a position that cannot be read (no systems: nothing to draw)."""
+    if not systems:
+        raise ValueError(f"the snapshot of a {players}-player game has no systems to draw")
+    specs = [_SystemSpec(s["name"], s.get("home_of"),
+                         tuple(Piece.from_text(p) for p in s["stars"]),
+                         tuple(tuple(Piece.from_text(p) for p in fleet) for fleet in s["ships"]))
+             for s in systems]
+    # Only the drawing is wanted: a preset for any number of seats, no Good/Evil deal.
+    state = GameState.from_position(specs, preset("last-standing"), to_move=to_move,
+                                    players=players)
+    if bank is not None:
+        for index, piece in enumerate(PIECES):
+            if piece.to_text() in bank:
+                state.bank[index] = int(bank[piece.to_text()])
+    return state
 
 
 def render_cooked_svg(position: str, *, rules: str = "sdg", to_move: int = 0,

@@ -15,6 +15,7 @@ from homeworlds.event.mqtt import make_client, reason_text
 from homeworlds.event.payloads import encode
 from homeworlds.event.settings import BrokerAddress
 from homeworlds.event.topics import event_config_topic, event_filter, table_topic
+from homeworlds.store import StoreError
 
 log = logging.getLogger("homeworlds.hub")
 
@@ -68,10 +69,19 @@ class HubClient:
         self._client.loop_stop()
 
     def request(self, table: str, uid: str, first: int) -> None:
-        """Ask ``table`` to send game ``uid`` again from turn ``first``."""
-        if self.connected:
-            self._client.publish(table_topic(self.event, table, "request"),
-                                 encode({"game_uid": uid, "from": first}), qos=1)
+        """Ask ``table`` to send game ``uid`` again from turn ``first``, signed with the
+        table's key (a table acts only on requests the hub signed)."""
+        if not self.connected:
+            return
+        topic = table_topic(self.event, table, "request")
+        try:
+            signed = self.ingest.identities.sign_for(
+                table, topic, encode({"game_uid": uid, "from": first}))
+        except StoreError as exc:
+            log.warning("hub: could not ask table %s for game %s (%s)", table, uid, exc)
+            return
+        if signed is not None:
+            self._client.publish(topic, signed, qos=1)
 
     @property
     def clock_topic(self) -> str:

@@ -4,7 +4,8 @@ broker (docs/event.md, "Failure behaviour").
 One thread owns the outbox. paho's network thread only reports (connected, disconnected,
 PUBACK of message id, a hub's request, the event's time control) through a queue; the
 drain thread publishes turns in order with QoS 1, moves the store's publish cursor when
-the broker acknowledged them, and after every change replaces the table's retained ``state`` snapshot. A disconnect
+the broker acknowledged them, and after every change replaces the table's retained ``state``
+snapshot. A disconnect
 forgets what was in flight: it is sent again from the cursor after reconnecting (the hub
 ignores duplicates). A host killed at any instant re-sends from the cursor on restart.
 """
@@ -32,8 +33,10 @@ from homeworlds.event.payloads import (
 )
 from homeworlds.event.settings import EventSettings
 from homeworlds.event.topics import event_config_topic, table_topic
+from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.rules import GameState
 from homeworlds.store import GameStore, StoredGame, StoreError
+from homeworlds.store.identity import StoredIdentity
 from homeworlds.store.outbox import Cursor, Outbox
 from homeworlds.store.records import turn_from_sdg
 
@@ -63,6 +66,13 @@ class EventPublisher:
         #: (a ClockSpec, or None when the hub cleared it); docs/event.md
         self._on_event_clock = on_event_clock
         self._client_factory = client_factory
+        if settings.key is None:
+            raise ValueError(f"table {settings.table}: no signing key (event.key_file)")
+        #: signs every message with the table's key (docs/event.md, "Identity")
+        self._signer = Signer(settings.key, self._reserve)
+        self._will_seq = 0
+        #: the hub's requests seen (each acted on once; a request is idempotent besides)
+        self._requests_seen = ReplayWindow()
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -97,13 +107,33 @@ class EventPublisher:
     def topic(self, kind: str) -> str:
         return table_topic(self.settings.event, self.settings.table, kind)
 
+    def _reserve(self, count: int) -> int:
+        """Sequence numbers for the signer, reserved durably in the table's store (its
+        own connection: any thread may publish)."""
+        store = GameStore.open(self.store_path)
+        try:
+            return StoredIdentity(store).reserve(self._signer.key.key_id, count)
+        finally:
+            store.close()
+
+    def _signed(self, kind: str, message: dict) -> bytes:
+        return self._signer.sign(self.topic(kind), encode(message))
+
     def start(self) -> None:
         s = self.settings
         username, password = s.credentials
-        offline = encode({"table": s.table, "online": False})
+        try:
+            offline: bytes | None = self._signed("online", {"table": s.table,
+                                                            "online": False})
+        except StoreError as exc:
+            log.warning("table %s: no last will (its sequence number could not be kept: "
+                        "%s)", s.table, exc)
+            offline = None
+        if offline is not None:
+            self._will_seq = open_signed(offline).seq
         self._client = self._client_factory(
             s.broker, f"hw-table-{s.event}-{s.table}", username=username, password=password,
-            ca_file=s.ca_file, will=(self.topic("online"), offline))
+            ca_file=s.ca_file, will=(self.topic("online"), offline) if offline else None)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_publish = self._on_publish
@@ -123,13 +153,15 @@ class EventPublisher:
             self._thread.join(timeout)
         if self._client is not None:
             if self.connected:
-                info = self._client.publish(self.topic("online"),
-                                            encode({"table": self.settings.table,
-                                                    "online": False}), qos=1, retain=True)
                 try:
+                    info = self._client.publish(
+                        self.topic("online"), self._signed(
+                            "online", {"table": self.settings.table, "online": False}),
+                        qos=1, retain=True)
                     info.wait_for_publish(timeout=1.0)
-                except (RuntimeError, ValueError):
-                    pass
+                except (RuntimeError, ValueError, StoreError) as exc:
+                    log.warning("table %s: could not say it goes offline: %s",
+                                self.settings.table, exc)
             self._client.disconnect()
             self._client.loop_stop()
         if self._store is not None:
@@ -166,7 +198,11 @@ class EventPublisher:
         if self._client is not None and self.connected:
             message = {"type": "event", "table": self.settings.table, "kind": kind,
                        "at": time.time(), **(detail or {})}
-            self._client.publish(self.topic("events"), encode(message), qos=1)
+            try:
+                self._client.publish(self.topic("events"), self._signed("events", message),
+                                     qos=1)
+            except StoreError as exc:
+                log.warning("table %s: event %s not sent: %s", self.settings.table, kind, exc)
 
     # ------------------------------------------------------------------ paho's thread
 
@@ -178,9 +214,12 @@ class EventPublisher:
         client.subscribe(self.topic("request"), qos=1)
         if self._on_event_clock is not None:
             client.subscribe(event_config_topic(self.settings.event, "clock"), qos=1)
-        client.publish(self.topic("online"),
-                       encode({"table": self.settings.table, "online": True}), qos=1,
-                       retain=True)
+        try:
+            client.publish(self.topic("online"), self._signed(
+                "online", {"table": self.settings.table, "online": True,
+                           "will_seq": self._will_seq or None}), qos=1, retain=True)
+        except StoreError as exc:
+            log.warning("table %s: could not say it is online: %s", self.settings.table, exc)
         self._events.put(("up",))
         self._wake.set()
 
@@ -197,7 +236,15 @@ class EventPublisher:
             self._event_clock(message)
             return
         try:
-            data = decode(message.payload)
+            signed = open_signed(message.payload)
+            payload = signed.verify(self._signer.key, message.topic)
+            self._requests_seen.accept(signed.seq)
+        except (SignatureError, ReplayError) as exc:
+            log.warning("table %s: ignored a request on %s: %s (only the hub's signed, "
+                        "fresh requests count)", self.settings.table, message.topic, exc)
+            return
+        try:
+            data = decode(payload)
             uid, first = data["game_uid"], data["from"]
             if not isinstance(uid, str) or not isinstance(first, int) or first < 1:
                 raise PayloadError("game_uid/from have the wrong type")
@@ -344,9 +391,8 @@ class EventPublisher:
             if room <= 0:
                 return
             for turn in outbox.turns_after(game, sent, room):
-                info = self._client.publish(self.topic("turns"),
-                                            encode(turn_message(self.settings.table, game,
-                                                                turn)), qos=1)
+                info = self._client.publish(self.topic("turns"), self._signed(
+                    "turns", turn_message(self.settings.table, game, turn)), qos=1)
                 self._inflight[info.mid] = (game.id, "turn", turn.number)
                 self._sent_upto[game.id] = turn.number
                 self.published += 1
@@ -355,9 +401,8 @@ class EventPublisher:
                     and result_due:
                 result = outbox.store.result(game.id)
                 if result is not None:
-                    info = self._client.publish(
-                        self.topic("result"),
-                        encode(result_message(self.settings.table, game, result)), qos=1)
+                    info = self._client.publish(self.topic("result"), self._signed(
+                        "result", result_message(self.settings.table, game, result)), qos=1)
                     self._inflight[info.mid] = (game.id, "result", 0)
                     self._result_sent.add(game.id)
                     self._resend_result.discard(game.id)
@@ -384,7 +429,8 @@ class EventPublisher:
             live_game = live.get("game") or {}
             if message.get("game") and live_game.get("uid") == message["game"]["uid"]:
                 message["game"]["turn_started_at"] = live_game.get("turn_started_at")
-        self._client.publish(self.topic("state"), encode(message), qos=1, retain=True)
+        self._client.publish(self.topic("state"), self._signed("state", message), qos=1,
+                             retain=True)
         self._snapshot_dirty = False
         self._last_snapshot = time.monotonic()
 

@@ -6,7 +6,8 @@ Killed at any instant and started again with the same store, it resumes the game
 the store says and publishes what the broker did not acknowledge::
 
     python -m homeworlds.event.simtable --store t1.sqlite --broker mqtt://127.0.0.1:1883 \\
-        --event club --table t1 --game game.raw --interval 0.05
+        --event club --table t1 --key-file t1.key --game game.raw \\
+        --interval 0.05
 """
 
 from __future__ import annotations
@@ -98,9 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--username")
     p.add_argument("--password-file", type=Path)
     p.add_argument("--ca-file", type=Path)
+    p.add_argument("--key-file", type=Path, required=True,
+                   help="the table's signing key (homeworlds hub-keys issue)")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    data: dict = {"broker": args.broker, "event": args.event, "table": args.table}
+    data: dict = {"broker": args.broker, "event": args.event, "table": args.table,
+                  "key_file": str(args.key_file)}
     if args.username:
         data["username"] = args.username
     if args.password_file:

@@ -1,9 +1,10 @@
 """The table feed (docs/display.md, "The table feed"): what a display needs of the table.
 
-- ``events``: the feed's immutable events (``SnapshotEvent``, ``TurnEvent``, ``ResultEvent``)
-  with their JSON and a strict reader (:func:`event_from_json`); ``FeedProducer``, which
-  makes them from a running table on the table's own thread; ``FeedHub``, which fans them
-  out to asyncio subscribers through bounded queues.
+- ``events``: the feed's immutable events (``SnapshotEvent``, ``TurnEvent``,
+  ``ResultEvent``, ``AnalysisEvent``) with their JSON and a strict reader
+  (:func:`event_from_json`); ``FeedProducer``, which makes them from a running table on
+  the table's own thread; ``FeedHub``, which fans them out to asyncio subscribers through
+  bounded queues.
 - ``client``: :func:`follow_feed` reads another host's ``/feed`` stream, reconnecting by
   itself.
 
@@ -13,6 +14,7 @@ No web library is imported here: a transport only has to carry ``to_json()``.
 from homeworlds.feed.client import follow_feed
 from homeworlds.feed.events import (
     QUEUE_LIMIT,
+    AnalysisEvent,
     FeedError,
     FeedEvent,
     FeedHub,
@@ -34,6 +36,7 @@ from homeworlds.feed.events import (
 
 __all__ = [
     "QUEUE_LIMIT",
+    "AnalysisEvent",
     "FeedError",
     "FeedEvent",
     "FeedHub",

@@ -1,6 +1,6 @@
 """The table feed: one stream of JSON-able events that tells a display what the table shows.
 
-Three kinds of event (docs/display.md, "The feed", has the JSON of each):
+Four kinds of event (docs/display.md, "The feed", has the JSON of each):
 
 * ``SnapshotEvent``: everything a display needs, whole — the game, the position (cooked text),
   the bank, the turn log in SDG, the hints the LEDs show (with the computer's thinking and
@@ -10,6 +10,8 @@ Three kinds of event (docs/display.md, "The feed", has the JSON of each):
   subscriber, so a display never needs the events before it.
 * ``TurnEvent``: a committed turn, with the position after it.
 * ``ResultEvent``: the game ended.
+* ``AnalysisEvent``: who is winning, what threatens, the computer's suggestion, for a
+  committed position (docs/analysis.md); made by the display's worker, not by the table.
 
 ``FeedProducer`` turns a running ``TableSession`` into these events on the table's own
 thread; ``FeedHub`` fans them out to any number of asyncio subscribers (the web display,
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import threading
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from homeworlds.clock import MAX_PER_TURN_S, MAX_REMAINING_S, PAUSE_REASONS, steady_time
 from homeworlds.rules import PIECES, Discover, GameState, Move, legal_actions
 
 #: Feed events a subscriber may have waiting before it counts as slow and is resynced.
@@ -65,13 +68,17 @@ class GameInfo:
     turn_started_at: float | None
     in_setup: bool
     result: Result | None = None
+    #: Good/Evil: each seat's alignment once an elimination revealed it ("good"/"evil"),
+    #: None while it is secret; empty in other games.
+    revealed: tuple[str | None, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"uid": self.uid, "rules": self.rules, "players": list(self.players),
                 "first_seat": self.first_seat, "to_move": self.to_move,
                 "turn_number": self.turn_number, "turn_started_at": self.turn_started_at,
                 "in_setup": self.in_setup,
-                "result": None if self.result is None else self.result.to_json()}
+                "result": None if self.result is None else self.result.to_json(),
+                "revealed": list(self.revealed)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +101,9 @@ class Hints:
     mistakes: tuple[Mistake, ...] = ()
     message: str = ""
     guidance: Mapping[str, Any] | None = None
+    #: The rule the mistake breaks, in the rulebook's words ({"rule", "title", "quote",
+    #: "book", "file", "section"}; ``rules.citations``), or None.
+    rule: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"lifted": None if self.lifted is None else dict(self.lifted),
@@ -103,7 +113,8 @@ class Hints:
                 "red_alert_seat": self.red_alert_seat,
                 "mistakes": [{"slot": m.slot, "text": m.text} for m in self.mistakes],
                 "message": self.message,
-                "guidance": None if self.guidance is None else dict(self.guidance)}
+                "guidance": None if self.guidance is None else dict(self.guidance),
+                "rule": None if self.rule is None else dict(self.rule)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +131,10 @@ class SnapshotEvent:
     clocks: Mapping[str, Any] | None = None
     #: the actions of the turn in progress so far (the position shows them)
     turn_in_progress: tuple[str, ...] = ()
+    #: The same position as ``position``, for any number of seats: per system its
+    #: ``name``, ``home_of`` (seat or None), ``stars`` and per seat its ``ships`` (piece
+    #: texts); what the live map draws when the cooked text cannot hold the seats.
+    systems: tuple[Mapping[str, Any], ...] = ()
 
     type = "snapshot"
 
@@ -129,7 +144,8 @@ class SnapshotEvent:
                 "bank": dict(self.bank), "turn_log": list(self.turn_log),
                 "hints": self.hints.to_json(),
                 "clocks": None if self.clocks is None else dict(self.clocks),
-                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress)}
+                "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
+                "systems": [dict(system) for system in self.systems]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +159,8 @@ class TurnEvent:
     position: str
     committed: str
     elapsed_ms: int | None
+    #: Good/Evil: the alignments revealed at the end of this turn, (seat, alignment).
+    revealed: tuple[tuple[int, str], ...] = ()
 
     type = "turn"
 
@@ -150,7 +168,9 @@ class TurnEvent:
         return {"type": "turn", "table": self.table, "seq": self.seq,
                 "game_uid": self.game_uid, "number": self.number, "seat": self.seat,
                 "sdg": self.sdg, "position": self.position, "committed": self.committed,
-                "elapsed_ms": self.elapsed_ms}
+                "elapsed_ms": self.elapsed_ms,
+                "revealed": [{"seat": seat, "alignment": alignment}
+                             for seat, alignment in self.revealed]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +191,46 @@ class ResultEvent:
                 "text": self.text, "after_turn": self.after_turn}
 
 
-FeedEvent = SnapshotEvent | TurnEvent | ResultEvent
+#: Threats an analysis may name (``ai.threats.KINDS``), and how many it may carry.
+THREAT_KINDS = ("win-in-one", "forced-win", "home-in-danger", "overpopulation")
+MAX_THREATS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisEvent:
+    """The computer's view of a committed position, for spectators (docs/analysis.md):
+    ``win`` the probability that each seat wins (by seat, summing to 1), ``threats``
+    [{"kind", "seat", "words", "systems", "turn"}], ``suggested`` the computer's turn for
+    the player to move ({"seat", "turn"}; None in tournament mode, ``hidden`` then True).
+    Made by the display's analysis worker (``web.analysis``), never on the table's loop;
+    ``seq`` is the analysed snapshot's, ``position`` its text, so that a page shows an
+    analysis only beside the position it belongs to."""
+
+    table: str
+    seq: int
+    game_uid: str | None
+    turn_number: int
+    to_move: int
+    position: str
+    phase: str
+    win: tuple[float, ...]
+    threats: tuple[Mapping[str, Any], ...]
+    suggested: Mapping[str, Any] | None
+    hidden: bool
+    seconds: float
+
+    type = "analysis"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "analysis", "table": self.table, "seq": self.seq,
+                "game_uid": self.game_uid, "turn_number": self.turn_number,
+                "to_move": self.to_move, "position": self.position, "phase": self.phase,
+                "win": list(self.win), "threats": [dict(t) for t in self.threats],
+                "suggested": None if self.suggested is None else dict(self.suggested),
+                "hidden": self.hidden, "seconds": self.seconds}
+
+
+FeedEvent = SnapshotEvent | TurnEvent | ResultEvent | AnalysisEvent
 
 
 def encode(event: FeedEvent) -> str:
@@ -180,6 +239,55 @@ def encode(event: FeedEvent) -> str:
 
 
 # ---------------------------------------------------------------------- reading JSON
+
+
+#: The most a seat's clock may show (``clock.MAX_REMAINING_S``).
+MAX_CLOCK_MS = round(MAX_REMAINING_S * 1000)
+#: The longest delay of a turn.
+MAX_DELAY_MS = round(MAX_PER_TURN_S * 1000)
+#: The most seats a feed's clocks may have.
+MAX_CLOCK_SEATS = 8
+
+
+def _moment(value: float | None, where: str) -> float | None:
+    """A moment of the host's steady clock (seconds since the epoch), finite and after
+    2000 and before 2200, or None."""
+    if value is None:
+        return None
+    if not (math.isfinite(value) and 946684800 <= value <= 7258118400):
+        raise FeedError(f"{where}: {value!r} is not a moment (seconds since 1970, "
+                        "2000 to 2200)")
+    return float(value)
+
+
+def _clocks(value: Any, where: str) -> dict[str, Any] | None:
+    """The snapshot's game clocks, every value range-checked (a display shows them as
+    they come: a negative or absurd clock is refused here, not shown)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise FeedError(f"{where}: {value!r} is not an object")
+    seats = value.get("seats")
+    if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_CLOCK_SEATS:
+        raise FeedError(f"{where}.seats: not a list of 1 to {MAX_CLOCK_SEATS} seats")
+    checked = []
+    for k, seat in enumerate(seats):
+        at = f"{where}.seats[{k}]"
+        if not isinstance(seat, dict):
+            raise FeedError(f"{at}: {seat!r} is not an object")
+        remaining = _get(seat, "remaining_ms", int, at)
+        delay = _get(seat, "delay_ms", int, at, optional=True) or 0
+        if not 0 <= remaining <= MAX_CLOCK_MS:
+            raise FeedError(f"{at}.remaining_ms: {remaining} is out of range (0 to "
+                            f"{MAX_CLOCK_MS})")
+        if not 0 <= delay <= MAX_DELAY_MS:
+            raise FeedError(f"{at}.delay_ms: {delay} is out of range (0 to {MAX_DELAY_MS})")
+        checked.append({"remaining_ms": remaining, "running": _get(seat, "running", bool, at),
+                        "flagged": _get(seat, "flagged", bool, at), "delay_ms": delay})
+    paused = value.get("paused")
+    if paused is not None and paused not in PAUSE_REASONS:
+        raise FeedError(f"{where}.paused: {paused!r} is not one of {', '.join(PAUSE_REASONS)}")
+    return {"seats": checked, "paused": paused}
 
 
 def _get(data: Mapping[str, Any], key: str, kinds: type | tuple, where: str,
@@ -216,6 +324,78 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise FeedError(f"{where}: {values!r} is not a list of strings")
     return tuple(values)
+
+
+def _rule(data: Any, where: str) -> dict[str, str] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    return {key: _get(data, key, str, where)
+            for key in ("rule", "title", "quote", "book", "file", "section")}
+
+
+ALIGNMENT_WORDS = ("good", "evil")
+#: The most systems a snapshot may hold (a table has at most a few dozen slots).
+MAX_SYSTEMS = 64
+_PIECE_TEXTS = frozenset(f"{c}{n}" for c in "rygb" for n in (1, 2, 3))
+
+
+def _systems(values: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """``snapshot.systems``, checked field by field (a page never draws bad data)."""
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > MAX_SYSTEMS:
+        raise FeedError(f"{where}: {str(values)[:40]!r} is not a list of at most "
+                        f"{MAX_SYSTEMS} systems")
+    out = []
+    for k, item in enumerate(values):
+        at = f"{where}[{k}]"
+        if not isinstance(item, dict):
+            raise FeedError(f"{at}: not an object")
+        name, home, stars, ships = (item.get("name"), item.get("home_of"), item.get("stars"),
+                                    item.get("ships"))
+        if not isinstance(name, str) or not 0 < len(name) <= 40:
+            raise FeedError(f"{at}.name: {name!r} is not a system name")
+        if home is not None and (not isinstance(home, int) or isinstance(home, bool)
+                                 or not 0 <= home < 6):
+            raise FeedError(f"{at}.home_of: {home!r} is not a seat")
+        if not isinstance(stars, list) or not 1 <= len(stars) <= 2 \
+                or not all(p in _PIECE_TEXTS for p in stars):
+            raise FeedError(f"{at}.stars: {stars!r} is not one or two pieces")
+        if not isinstance(ships, list) or not 2 <= len(ships) <= 6 or not all(
+                isinstance(f, list) and len(f) <= 36 and all(p in _PIECE_TEXTS for p in f)
+                for f in ships):
+            raise FeedError(f"{at}.ships: {str(ships)[:40]!r} is not a list of pieces per seat")
+        out.append({"name": name, "home_of": home, "stars": list(stars),
+                    "ships": [list(f) for f in ships]})
+    return tuple(out)
+
+
+def _revealed_by_seat(values: Any, where: str) -> tuple[str | None, ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6 or not all(
+            v is None or v in ALIGNMENT_WORDS for v in values):
+        raise FeedError(f"{where}: {values!r} is not a list of good, evil or null per seat")
+    return tuple(values)
+
+
+def _revealed_now(values: Any, where: str) -> tuple[tuple[int, str], ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list) or len(values) > 6:
+        raise FeedError(f"{where}: {values!r} is not a list of revealed alignments")
+    out = []
+    for item in values:
+        seat = item.get("seat") if isinstance(item, dict) else None
+        alignment = item.get("alignment") if isinstance(item, dict) else None
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 6 \
+                or alignment not in ALIGNMENT_WORDS:
+            raise FeedError(f"{where}: {item!r} is not {{\"seat\": 0-5, \"alignment\": "
+                            "\"good\" or \"evil\"}")
+        out.append((seat, alignment))
+    return tuple(out)
 
 
 def _result(data: Any, where: str) -> Result | None:
@@ -259,9 +439,11 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(g, "first_seat", int, "snapshot.game"),
             _get(g, "to_move", int, "snapshot.game"),
             _get(g, "turn_number", int, "snapshot.game"),
-            _get(g, "turn_started_at", (int, float), "snapshot.game", optional=True),
+            _moment(_get(g, "turn_started_at", (int, float), "snapshot.game",
+                         optional=True), "snapshot.game.turn_started_at"),
             _get(g, "in_setup", bool, "snapshot.game"),
-            _result(g.get("result"), "snapshot.game.result"))
+            _result(g.get("result"), "snapshot.game.result"),
+            _revealed_by_seat(g.get("revealed"), "snapshot.game.revealed"))
         hints = Hints(
             _get(h, "lifted", dict, "snapshot.hints", optional=True),
             _strings(h.get("legal_destinations", []), "snapshot.hints.legal_destinations"),
@@ -270,29 +452,70 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(h, "red_alert_seat", int, "snapshot.hints", optional=True),
             tuple(Mistake(m["slot"], m["text"]) for m in mistakes),
             h.get("message", "") if isinstance(h.get("message", ""), str) else "",
-            _get(h, "guidance", dict, "snapshot.hints", optional=True))
+            _get(h, "guidance", dict, "snapshot.hints", optional=True),
+            _rule(h.get("rule"), "snapshot.hints.rule"))
         return SnapshotEvent(
             _get(data, "table", str, "snapshot"), _get(data, "seq", int, "snapshot"),
-            float(_get(data, "at", (int, float), "snapshot")), game,
+            _moment(float(_get(data, "at", (int, float), "snapshot")), "snapshot.at") or 0.0,
+            game,
             _get(data, "position", str, "snapshot"), dict(bank),
             _strings(data.get("turn_log"), "snapshot.turn_log"), hints,
             _get(data, "link_up", bool, "snapshot"),
-            _get(data, "clocks", dict, "snapshot", optional=True),
-            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"))
+            _clocks(data.get("clocks"), "snapshot.clocks"),
+            _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
+            _systems(data.get("systems"), "snapshot.systems"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
             _get(data, "game_uid", str, "turn"), _get(data, "number", int, "turn"),
             _get(data, "seat", int, "turn"), _get(data, "sdg", str, "turn"),
             _get(data, "position", str, "turn"), _get(data, "committed", str, "turn"),
-            _get(data, "elapsed_ms", int, "turn", optional=True))
+            _get(data, "elapsed_ms", int, "turn", optional=True),
+            _revealed_now(data.get("revealed"), "turn.revealed"))
     if kind == "result":
         return ResultEvent(
             _get(data, "table", str, "result"), _get(data, "seq", int, "result"),
             _get(data, "game_uid", str, "result"), _get(data, "kind", str, "result"),
             _ints(data.get("winners"), "result.winners"), _get(data, "text", str, "result"),
             _get(data, "after_turn", int, "result"))
-    raise FeedError(f"unknown event type {kind!r} (types: snapshot, turn, result)")
+    if kind == "analysis":
+        return _analysis_from_json(data)
+    raise FeedError(f"unknown event type {kind!r} (types: snapshot, turn, result, analysis)")
+
+
+def _analysis_from_json(data: Mapping[str, Any]) -> AnalysisEvent:
+    win = _get(data, "win", list, "analysis")
+    if not 1 <= len(win) <= 8 or not all(
+            isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 <= p <= 1.0
+            for p in win):
+        raise FeedError(f"analysis.win: {win!r} is not a list of probabilities by seat")
+    threats = _get(data, "threats", list, "analysis")
+    if len(threats) > MAX_THREATS:
+        raise FeedError(f"analysis.threats: {len(threats)} threats, more than {MAX_THREATS}")
+    checked = []
+    for n, t in enumerate(threats):
+        where = f"analysis.threats[{n}]"
+        if not isinstance(t, dict):
+            raise FeedError(f"{where}: {t!r} is not an object")
+        kind = _get(t, "kind", str, where)
+        if kind not in THREAT_KINDS:
+            raise FeedError(f"{where}.kind: {kind!r} is not one of {', '.join(THREAT_KINDS)}")
+        checked.append({"kind": kind, "seat": _get(t, "seat", int, where, optional=True),
+                        "words": _get(t, "words", str, where),
+                        "systems": list(_strings(t.get("systems", []), where + ".systems")),
+                        "turn": _get(t, "turn", str, where, optional=True)})
+    suggested = _get(data, "suggested", dict, "analysis", optional=True)
+    if suggested is not None:
+        suggested = {"seat": _get(suggested, "seat", int, "analysis.suggested"),
+                     "turn": _get(suggested, "turn", str, "analysis.suggested")}
+    return AnalysisEvent(
+        _get(data, "table", str, "analysis"), _get(data, "seq", int, "analysis"),
+        _get(data, "game_uid", str, "analysis", optional=True),
+        _get(data, "turn_number", int, "analysis"), _get(data, "to_move", int, "analysis"),
+        _get(data, "position", str, "analysis"), _get(data, "phase", str, "analysis"),
+        tuple(float(p) for p in win), tuple(checked), suggested,
+        _get(data, "hidden", bool, "analysis"),
+        float(_get(data, "seconds", (int, float), "analysis")))
 
 
 # ---------------------------------------------------------------------- positions
@@ -304,6 +527,13 @@ def _position_text(state: GameState) -> str:
     from homeworlds.store.records import cooked_position, position_to_json
 
     return cooked_position(position_to_json(state)) or ""
+
+
+def _systems_of(state: GameState) -> tuple[dict[str, Any], ...]:
+    """The feed's ``systems``: the position by system, every seat's ships."""
+    from homeworlds.store.records import position_to_json
+
+    return tuple(position_to_json(state)["systems"])
 
 
 def bank_counts(state: GameState) -> dict[str, int]:
@@ -360,7 +590,7 @@ class FeedProducer:
 
     def __init__(self, session, *, table: str, rules_name: str,
                  uid: Callable[[], str | None] | None = None,
-                 wall_clock: Callable[[], float] = time.time,
+                 wall_clock: Callable[[], float] = steady_time,
                  sinks: Sequence[Callable[[FeedEvent], None]] = ()):
         self.session = session
         self.table = table
@@ -422,7 +652,8 @@ class FeedProducer:
         self.guidance = None
         with self._lock:
             event = TurnEvent(self.table, self._next_seq(), marks.uid, number, commit.seat, sdg,
-                              position, _iso(now), elapsed)
+                              position, _iso(now), elapsed,
+                              tuple(sorted(getattr(commit, "revealed", {}).items())))
         self._emit(event)
         self._maybe_result()
 
@@ -450,7 +681,8 @@ class FeedProducer:
             self.guidance = None  # the table shows the restored position again
         shown = self._shown()
         clocks = getattr(session, "clocks", None)
-        key = (len(tracker.record), tracker.state.to_move, tracker.ended_by,
+        key = (len(tracker.record), tracker.state.to_move, tuple(tracker.state.eliminated),
+               tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
                tuple(partial.actions) if partial is not None else None,
@@ -498,19 +730,23 @@ class FeedProducer:
             f" ({view.system_at[s]})" if s in view.system_at else ""),
             status.message or "this slot differs from what the rules allow")
             for s in sorted(view.mistake_slots))
+        rule = getattr(status, "rule", None) if status.message else None
         hints = Hints(lifted, destinations, may_discover, overpopulations(shown),
-                      view.red_alert_seat, mistakes, status.message, self.guidance_json())
+                      view.red_alert_seat, mistakes, status.message, self.guidance_json(),
+                      None if rule is None else rule.to_json())
         clocks_feed = getattr(session, "clocks_feed", None)
         clocks = clocks_feed() if clocks_feed is not None else None
+        revealed = state.revealed_alignments()
         game = GameInfo(marks.uid, self.rules_name, tuple(tracker.players), tracker.first_seat,
                         state.to_move, len(record) + 1, marks.started_at, state.in_setup,
-                        result)
+                        result, tuple(revealed.get(seat) for seat in range(len(tracker.players)))
+                        if state.alignments is not None else ())
         with self._lock:
             snapshot = SnapshotEvent(self.table, self._next_seq(), self._wall(), game,
                                 _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
-                                if partial is not None else ())
+                                if partial is not None else (), _systems_of(shown))
         self.latest = snapshot
         return snapshot
 
@@ -635,6 +871,8 @@ class FeedHub:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.latest: SnapshotEvent | None = None
+        #: The latest analysis (sent after the snapshot to a new or resynced subscriber).
+        self.latest_analysis: AnalysisEvent | None = None
         self._subscribers: set[Subscription] = set()
         self.delivered = 0
         self.resyncs = 0
@@ -648,8 +886,7 @@ class FeedHub:
         self._subscribers.discard(subscription)
 
     def publish_threadsafe(self, event: FeedEvent) -> None:
-        if isinstance(event, SnapshotEvent):
-            self.latest = event
+        self._remember(event)
         loop = self.loop
         if loop is None or loop.is_closed():
             return
@@ -660,9 +897,25 @@ class FeedHub:
 
     def publish(self, event: FeedEvent) -> None:
         """Deliver on the hub's loop thread (tests and in-loop producers)."""
+        self._remember(event)
+        self._deliver(event)
+
+    def _remember(self, event: FeedEvent) -> None:
         if isinstance(event, SnapshotEvent):
             self.latest = event
-        self._deliver(event)
+        elif isinstance(event, AnalysisEvent):
+            self.latest_analysis = event
+
+    def _first_events(self) -> list[FeedEvent]:
+        """What a new or resynced subscriber gets first: the latest snapshot, and the
+        latest analysis when it is of that game."""
+        first: list[FeedEvent] = []
+        if self.latest is not None:
+            first.append(self.latest)
+            analysis = self.latest_analysis
+            if analysis is not None and analysis.game_uid == self.latest.game.uid:
+                first.append(analysis)
+        return first
 
     def _deliver(self, event: FeedEvent) -> None:
         for listener in self.listeners:
@@ -679,8 +932,8 @@ class FeedHub:
             sub.queue.get_nowait()
         sub.resynced += 1
         self.resyncs += 1
-        if self.latest is not None:
-            sub.queue.put_nowait(self.latest)
+        for event in self._first_events():
+            sub.queue.put_nowait(event)
 
     def close_all(self) -> None:
         """On the hub's loop: end every subscription (a server shutting down); each
@@ -693,11 +946,12 @@ class FeedHub:
         self._subscribers.clear()
 
     def subscribe(self, limit: int = QUEUE_LIMIT) -> Subscription:
-        """A new subscriber (on the hub's loop); its first event is the latest snapshot."""
+        """A new subscriber (on the hub's loop); its first event is the latest snapshot
+        (then the latest analysis of that game)."""
         sub = Subscription(self, asyncio.Queue(limit))
         self._subscribers.add(sub)
-        if self.latest is not None:
-            sub.queue.put_nowait(self.latest)
+        for event in self._first_events():
+            sub.queue.put_nowait(event)
         return sub
 
     @property

@@ -110,7 +110,9 @@ class Renderer:
         """A fallen flag: the last LED of the seat's bar steady red, over the bar."""
         mark = scale(self.settings.mistake_color, self.settings.bar)
         for seat in view.flagged_seats:
-            px[self._bars[seat].pixels[-1]] = mark
+            side = view.seat_at_side.index(seat) if view.seat_at_side is not None \
+                and seat in view.seat_at_side else seat
+            px[self._bars[side].pixels[-1]] = mark
 
     def _seat_colors(self, view: HintView) -> tuple[RGB, ...]:
         s = self.settings
@@ -321,7 +323,10 @@ class Renderer:
             for run in bars:
                 run.write(px, solid(run.length, amber))
             return
-        for seat, run in enumerate(bars):
+        sides = view.seat_at_side
+        for side, run in enumerate(bars):
+            # After Brain Transference a side's bar is its new occupant's.
+            seat = sides[side] if sides is not None and side < len(sides) else side
             pattern = self._bar_pattern(seat, run.length, view, now, seat_colors)
             if pattern is not None:
                 run.write(px, pattern)
@@ -344,6 +349,8 @@ class Renderer:
         if view.alignment_shown is not None and seat == view.alignment_shown[0]:
             return self._fixed("solid", length,
                                scale(ALIGNMENT_COLORS[view.alignment_shown[1]], s.bar))
+        if seat in view.acknowledged_seats or seat in dict(view.alignments_revealed):
+            return self._heard_or_revealed(seat, length, view, now, seat_colors)
         if seat == view.refused_handover_seat:
             return self._fixed("solid", length, self._mistake) \
                 if blink_on(now, s.blink_period) else None
@@ -362,6 +369,22 @@ class Renderer:
         if not view.clock_low or blink_on(now, s.clock_period):
             return self._gauge(length, view.clock_fraction, color)
         return None
+
+    def _heard_or_revealed(self, seat: int, length: int, view: HintView, now: float,
+                           seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...] | None:
+        """A seat whose button gesture the table heard (a declaration, Brain Transference):
+        a fast blink in the seat's colour. Else a seat whose alignment an elimination
+        revealed to everyone: the card's colour, blinking so that it is not taken for a
+        player's own secret look at it."""
+        s = self.settings
+        if seat in view.acknowledged_seats:
+            if not blink_on(now, s.blink_period / 2):
+                return None
+            return self._fixed("solid", length, scale(seat_colors[seat], s.bright))
+        if not blink_on(now, s.blink_period):
+            return None
+        return self._fixed("solid", length,
+                           scale(ALIGNMENT_COLORS[dict(view.alignments_revealed)[seat]], s.bar))
 
     def _gauge(self, length: int, fraction: float, color: RGB) -> tuple[RGB, ...]:
         """A clock's bar: the share of the main time left lit from the bar's start (at

@@ -144,6 +144,15 @@ class HintView:
     #: The game store cannot be written: turns are kept in memory only (docs/store.md).
     store_fault: bool = False
     alignment_shown: tuple[int, str] | None = None
+    #: Good/Evil: alignments revealed to everyone at the end of the last turn (an
+    #: elimination), (seat, alignment), each on that seat's bar.
+    alignments_revealed: tuple[tuple[int, str], ...] = ()
+    #: Seats whose button gesture the table heard (a declaration, Brain Transference):
+    #: their bars blink fast in the seat's colour.
+    acknowledged_seats: tuple[int, ...] = ()
+    #: The seat each seat's side of the table (its bar, its pads) now belongs to, when the
+    #: players changed places (Brain Transference: ``(1, 0)``); None: side s is seat s.
+    seat_at_side: tuple[int, ...] | None = None
     clock_fraction: float | None = None
     clock_low: bool = False
     flagged_seats: frozenset[int] = frozenset()
@@ -176,8 +185,7 @@ class HintView:
                                      or not 0.0 <= fraction <= 1.0):
             raise HintViewError(f"HintView.clock_fraction: a share of the main time from 0 "
                                 f"to 1, not {fraction!r}")
-        if self.alignment_shown is not None:
-            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        self._check_alignment_seats(seats)
         if self.guidance is not None:
             self._check_guidance(self.guidance, seats, slots)
         if self.seat_colors is not None:
@@ -187,6 +195,15 @@ class HintView:
             if not isinstance(name, str):
                 raise HintViewError(f"HintView.system_at[{slot}]: a system name is a string, "
                                     f"not {name!r}")
+
+    def _check_alignment_seats(self, seats: int) -> None:
+        layout = self.layout
+        if self.alignment_shown is not None:
+            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        for seat, _ in self.alignments_revealed:
+            _check_index(seat, seats, "seat", "alignments_revealed", layout)
+        for seat in self.acknowledged_seats:
+            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
 
     def _check_lifted(self, lifted: LiftedShip, seats: int, slots: int) -> None:
         if not isinstance(lifted.piece, Piece):

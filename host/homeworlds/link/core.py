@@ -162,7 +162,8 @@ class TableLink:
         if expected_zones is not None and (isinstance(expected_zones, bool)
                                            or not isinstance(expected_zones, int)
                                            or expected_zones < 0):
-            raise ValueError(f"expected_zones: expected a zone count or None, got {expected_zones!r}")
+            raise ValueError(f"expected_zones: expected a zone count or None, got "
+                             f"{expected_zones!r}")
         self._expected_zones = expected_zones
         self._refused_retry = _check_seconds(refused_retry, "refused_retry")
         self._resync_interval = _check_seconds(resync_interval, "resync_interval")

@@ -54,6 +54,7 @@ from homeworlds.rules import (
     Catastrophe,
     Color,
     Discover,
+    Handicaps,
     Homeworld,
     InvalidNotation,
     Move,
@@ -78,11 +79,15 @@ __all__ = [
 ]
 
 #: Seat letters SDG used, in the order it listed them under ``Participants``.
-SEAT_LETTERS = "SWNE"
+#: SDG's four letters keep their order; NE, SE, SW and NW are our extension for games of
+#: five or six players (the six-seat table), which the archive never had.
+SEAT_LETTERS = ("S", "SW", "W", "NW", "N", "NE", "E", "SE")
 #: Seats handed out, in setup order, to games that come without seats.
-_DEFAULT_SEATS = {2: "NS", 3: "NES", 4: "NESW"}
-_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W",
-               "north": "N", "south": "S", "east": "E", "west": "W"}
+_DEFAULT_SEATS = {2: ("N", "S"), 3: ("N", "E", "S"), 4: ("N", "E", "S", "W"),
+                  5: ("N", "NE", "SE", "SW", "NW"), 6: ("N", "NE", "SE", "S", "SW", "NW")}
+_SEAT_WORDS = {"n": "N", "s": "S", "e": "E", "w": "W", "ne": "NE", "se": "SE", "sw": "SW",
+               "nw": "NW", "north": "N", "south": "S", "east": "E", "west": "W",
+               "northeast": "NE", "southeast": "SE", "southwest": "SW", "northwest": "NW"}
 
 _KEYWORDS = ("build", "construct", "move", "discover", "trade", "sacrifice", "attack",
              "catastrophe", "homeworld", "pass", "star", "ship", "brain")
@@ -106,9 +111,11 @@ _COLOR_WORD = {c: c.name.capitalize() for c in Color}
 
 _TITLE = re.compile(r"Homeworlds Online(?: \(SDG# ?(\d+)\))?\s*")
 _HEADER = re.compile(r"([A-Za-z]+):\s?(.*)")
-_PARTICIPANT = re.compile(r"(\S+) \(([NSEW])\)")
+_PARTICIPANT = re.compile(r"(\S+) \((NE|NW|SE|SW|[NSEW])\)")
 _TURN = re.compile(r"(\d+)\) (\S+):(.*)")
-_ATTACKED = re.compile(r"([RYGBrygb][123])([NSEWnsew])")
+#: A stored game's uid in the ``Game:`` header (the store's are 32 hex digits).
+_GAME_UID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ATTACKED = re.compile(r"([RYGBrygb][123])([NnSs][EeWw]|[NSEWnsew])")
 _ALIGNED = re.compile(r"(\S+) \(([A-Za-z]+)\)")
 
 
@@ -146,6 +153,12 @@ class SdgGame:
     rules: str | None = None
     #: ``Alignments:`` header: each player's Good/Evil alignment, in setup order.
     alignments: Alignments | None = None
+    #: ``Game:`` header: the uid of the stored game a table's export holds (our
+    #: extension), so that the export is never taken for another game's.
+    game: str | None = None
+    #: ``Handicaps:`` header: the novice handicaps the game was played with (our
+    #: extension), e.g. ``Handicaps: Bob (junior), brain transference, timewarp 1``.
+    handicaps: Handicaps | None = None
 
     def seat_of(self, name: str) -> int:
         """Setup-order index of a player, matching the name without regard to case."""
@@ -218,33 +231,12 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     than a final ``*``) are an error instead of being ignored as SDG did.
     ``players`` (setup order) lets ``Catastrophe Sys Red by Name`` name its declarer.
     """
-    words = text.split()
-    if not words:
-        raise InvalidNotation("empty action", text)
-    keyword = _keyword(words[0])
-    if keyword is None:
-        raise InvalidNotation(f"unknown action {words[0]!r} in {text!r} (expected Build, Move, "
-                              "Discover, Trade, Sacrifice, Attack, Catastrophe, Homeworld, Pass, "
-                              "Star, Ship or Brain Transference)", text)
-    args = words[1:]
-    arity = _ARITY[keyword]
-    if len(args) < arity:
-        raise InvalidNotation(f"{keyword} needs {arity} words after the keyword, got "
-                              f"{len(args)}: {text!r}", text)
-    used = arity
+    keyword, args = _keyword_and_args(text)
+    used = _ARITY[keyword]
+    action: Action
     if keyword == "attack":
-        owner = None
-        glued = _ATTACKED.fullmatch(args[0])
-        if glued:
-            piece = _piece(glued.group(1), text, "attacked ship")
-            owner = _owner(glued.group(2).upper(), seats, text)
-        else:
-            piece = _piece(args[0], text, "attacked ship", strict)
-            # Old form: the owner's seat as a separate word after the system.
-            if len(args) > 2 and args[2].lower() in _SEAT_WORDS:
-                owner = _owner(_SEAT_WORDS[args[2].lower()], seats, text)
-                used += 1
-        action: Action = Capture(piece, args[1], owner)
+        action, more = _parse_attack(args, seats, text, strict)
+        used += more
     elif keyword in ("build", "construct"):
         action = Build(_piece(args[0], text, "ship", strict), args[1])
     elif keyword == "move":
@@ -258,51 +250,118 @@ def parse_sdg_action(text: str, *, player: str | None = None,
     elif keyword == "sacrifice":
         action = Sacrifice(_piece(args[0], text, "ship", strict), args[1])
     elif keyword == "catastrophe":
-        declarer = None
-        if len(args) > 3 and args[2].lower() == "by":
-            declarer = _declarer(args[3], players, text)
-            if player is not None and players is not None \
-                    and players[declarer].lower() == player.lower():
-                declarer = None  # the mover's own declaration, written with its name
-            used += 2
-        action = Catastrophe(args[0], _color(args[1], text), declarer)
+        action, more = _parse_catastrophe(args, player, players, text)
+        used += more
     elif keyword == "brain":
         if args[0].lower() != "transference":
             raise InvalidNotation(f"expected 'Brain Transference', got {text!r}", text)
         action = BrainTransference()
     elif keyword in ("star", "ship"):
-        # The alternating setup's single picks; the home is named after its player.
-        name = player
-        if name is None:
-            if len(args) < 2:
-                raise InvalidNotation(f"{keyword} pick {text!r} needs the player's name", text)
-            name = args[1]
-            used += 1
-        action = SetupPick(_piece(args[0], text, keyword, strict), keyword, name)
+        action, more = _parse_pick(keyword, args, player, text, strict)
+        used += more
     elif keyword == "homeworld":
-        # "-" stands for the missing star of a single-star (handicap) home.
-        stars = tuple(_piece(word, text, "star", strict) for word in args[:2] if word != "-")
-        if not stars:
-            raise InvalidNotation(f"homeworld without a star: {text!r}", text)
-        name = player
-        named = len(args) > 3 and args[3] != "*"
-        if name is None:
-            if not named:
-                raise InvalidNotation(f"homeworld {text!r} needs the player's name", text)
-            name = args[3]
-        if named and args[3].lower() == name.lower():
-            used += 1  # "H Y3 B2 G3 Dlwillson": the player named their home after themself
-        action = Homeworld(stars, _piece(args[2], text, "ship", strict), name)
+        action, more = _parse_homeworld(args, player, text, strict)
+        used += more
     else:
         action = Pass()
     if strict:
-        extra = args[used:]
-        if extra and extra[-1] == "*":
-            extra = extra[:-1]
-        if extra:
-            raise InvalidNotation(f"unexpected words {' '.join(extra)!r} after {keyword} "
-                                  f"in {text!r}", text)
+        _refuse_extra_words(args[used:], keyword, text)
     return action
+
+
+def _keyword_and_args(text: str) -> tuple[str, list[str]]:
+    """The action's keyword (canonical) and the words after it, at least as many as it
+    needs."""
+    words = text.split()
+    if not words:
+        raise InvalidNotation("empty action", text)
+    keyword = _keyword(words[0])
+    if keyword is None:
+        raise InvalidNotation(f"unknown action {words[0]!r} in {text!r} (expected Build, Move, "
+                              "Discover, Trade, Sacrifice, Attack, Catastrophe, Homeworld, Pass, "
+                              "Star, Ship or Brain Transference)", text)
+    args = words[1:]
+    arity = _ARITY[keyword]
+    if len(args) < arity:
+        raise InvalidNotation(f"{keyword} needs {arity} words after the keyword, got "
+                              f"{len(args)}: {text!r}", text)
+    return keyword, args
+
+
+def _parse_pick(keyword: str, args: list[str], player: str | None, text: str,
+                strict: bool) -> tuple[Action, int]:
+    """The alternating setup's single picks (``Star G3`` / ``Ship B1``); the home is named
+    after its player. With the count of words used beyond the keyword's own."""
+    name = player
+    used = 0
+    if name is None:
+        if len(args) < 2:
+            raise InvalidNotation(f"{keyword} pick {text!r} needs the player's name", text)
+        name = args[1]
+        used = 1
+    return SetupPick(_piece(args[0], text, keyword, strict), keyword, name), used
+
+
+def _parse_attack(args: list[str], seats: Mapping[str, int] | None, text: str,
+                  strict: bool) -> tuple[Action, int]:
+    """``Attack G1N Sys`` (the owner's seat glued on) or the old ``Attack G1 Sys N``;
+    with the count of words used beyond the keyword's own."""
+    owner = None
+    used = 0
+    glued = _ATTACKED.fullmatch(args[0])
+    if glued:
+        piece = _piece(glued.group(1), text, "attacked ship")
+        owner = _owner(glued.group(2).upper(), seats, text)
+    else:
+        piece = _piece(args[0], text, "attacked ship", strict)
+        # Old form: the owner's seat as a separate word after the system.
+        if len(args) > 2 and args[2].lower() in _SEAT_WORDS:
+            owner = _owner(_SEAT_WORDS[args[2].lower()], seats, text)
+            used = 1
+    return Capture(piece, args[1], owner), used
+
+
+def _parse_catastrophe(args: list[str], player: str | None, players: Sequence[str] | None,
+                       text: str) -> tuple[Action, int]:
+    """``Catastrophe Sys Red`` or ``Catastrophe Sys Red by Name``; with the count of words
+    used beyond the keyword's own."""
+    declarer = None
+    used = 0
+    if len(args) > 3 and args[2].lower() == "by":
+        declarer = _declarer(args[3], players, text)
+        if player is not None and players is not None \
+                and players[declarer].lower() == player.lower():
+            declarer = None  # the mover's own declaration, written with its name
+        used = 2
+    return Catastrophe(args[0], _color(args[1], text), declarer), used
+
+
+def _parse_homeworld(args: list[str], player: str | None, text: str,
+                     strict: bool) -> tuple[Action, int]:
+    """``Homeworld Y3 B2 G3 [Name]``; with the count of words used beyond the keyword's."""
+    # "-" stands for the missing star of a single-star (handicap) home.
+    stars = tuple(_piece(word, text, "star", strict) for word in args[:2] if word != "-")
+    if not stars:
+        raise InvalidNotation(f"homeworld without a star: {text!r}", text)
+    name = player
+    named = len(args) > 3 and args[3] != "*"
+    if name is None:
+        if not named:
+            raise InvalidNotation(f"homeworld {text!r} needs the player's name", text)
+        name = args[3]
+    used = 0
+    if named and args[3].lower() == name.lower():
+        used = 1  # "H Y3 B2 G3 Dlwillson": the player named their home after themself
+    return Homeworld(stars, _piece(args[2], text, "ship", strict), name), used
+
+
+def _refuse_extra_words(extra: list[str], keyword: str, text: str) -> None:
+    """Strict reading: no words after the action's own but a final ``*``."""
+    if extra and extra[-1] == "*":
+        extra = extra[:-1]
+    if extra:
+        raise InvalidNotation(f"unexpected words {' '.join(extra)!r} after {keyword} "
+                              f"in {text!r}", text)
 
 
 def _declarer(name: str, players: Sequence[str] | None, text: str) -> int:
@@ -338,10 +397,7 @@ def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None 
 
     match action:
         case Homeworld(stars=stars, ship=ship):
-            if len(stars) not in (1, 2):
-                raise InvalidNotation(f"a homeworld has one or two stars, not {len(stars)}")
-            shown = [p(s) for s in stars] + (["-"] if len(stars) == 1 else [])
-            return f"Homeworld {shown[0]} {shown[1]} {p(ship)}"
+            return _homeworld_text(stars, ship)
         case Build(piece=piece, system=system):
             return f"Build {p(piece)} {name(system)}"
         case Move(piece=piece, origin=origin, destination=destination):
@@ -351,21 +407,11 @@ def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None 
         case Trade(old=old, new=new, system=system):
             return f"Trade {p(old)} {p(new)} {name(system)}"
         case Capture(piece=piece, system=system, owner=owner):
-            letter = ""
-            if owner is not None and seat_letters is not None:
-                if owner not in seat_letters:
-                    raise InvalidNotation(f"capture from seat {owner}, which has no seat letter")
-                letter = seat_letters[owner]
-            return f"Attack {p(piece)}{letter} {name(system)}"
+            return f"Attack {p(piece)}{_owner_letter(owner, seat_letters)} {name(system)}"
         case Sacrifice(piece=piece, system=system):
             return f"Sacrifice {p(piece)} {name(system)}"
         case Catastrophe(system=system, color=color, declarer=declarer):
-            by = ""
-            if declarer is not None:
-                if players is None or not 0 <= declarer < len(players):
-                    raise InvalidNotation(f"catastrophe declared by seat {declarer}, who has "
-                                          "no name to write")
-                by = f" by {players[declarer]}"
+            by = f" by {_declarer_name(declarer, players)}" if declarer is not None else ""
             return f"Catastrophe {name(system)} {_COLOR_WORD[color]}{by}"
         case SetupPick(piece=piece, role=role):
             if role not in ("star", "ship"):
@@ -376,6 +422,30 @@ def format_sdg_action(action: Action, *, seat_letters: Mapping[int, str] | None 
         case BrainTransference():
             return "Brain Transference"
     raise TypeError(f"not an action: {action!r}")
+
+
+def _homeworld_text(stars: tuple[Piece, ...], ship: Piece) -> str:
+    """``Homeworld Y3 B2 G3``; ``-`` for the missing star of a single-star home."""
+    if len(stars) not in (1, 2):
+        raise InvalidNotation(f"a homeworld has one or two stars, not {len(stars)}")
+    shown = [s.to_text().upper() for s in stars] + (["-"] if len(stars) == 1 else [])
+    return f"Homeworld {shown[0]} {shown[1]} {ship.to_text().upper()}"
+
+
+def _owner_letter(owner: int | None, seat_letters: Mapping[int, str] | None) -> str:
+    """The seat letter a capture names its victim by ("" when it names none)."""
+    if owner is None or seat_letters is None:
+        return ""
+    if owner not in seat_letters:
+        raise InvalidNotation(f"capture from seat {owner}, which has no seat letter")
+    return seat_letters[owner]
+
+
+def _declarer_name(declarer: int, players: Sequence[str] | None) -> str:
+    if players is None or not 0 <= declarer < len(players):
+        raise InvalidNotation(f"catastrophe declared by seat {declarer}, who has "
+                              "no name to write")
+    return players[declarer]
 
 
 # --------------------------------------------------------------------------- reading
@@ -430,7 +500,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
             raise _fail(f"malformed header line {line!r} (expected 'Key: value')", line,
                         index + 1, source)
         key = match.group(1).lower()
-        if key not in ("variants", "started", "participants", "winner", "rules", "alignments"):
+        if key not in ("variants", "started", "participants", "winner", "rules", "alignments",
+                       "game", "handicaps"):
             raise _fail(f"unknown header {match.group(1)!r}", line, index + 1, source)
         if key in headers:
             raise _fail(f"header {match.group(1)!r} given twice", line, index + 1, source)
@@ -450,6 +521,8 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
     seats = {letter: seat_of[name.lower()] for name, letter in participants}
     rules = _read_rules(headers, source)
     alignments = _read_alignments(headers, players, source)
+    game_uid = _read_game(headers, source)
+    handicaps = _read_handicaps(headers, players, source)
 
     turns = []
     for raw in raw_turns:
@@ -471,7 +544,65 @@ def read_sdg(text: str, source: str | None = None, *, strict: bool = False) -> S
         turns.append(SdgTurn(raw.number, raw.player, seat, tuple(actions), tuple(texts),
                              raw.line, comments))
     return SdgGame(number, variants, participants, winner, players, tuple(turns), source,
-                   started, rules, alignments)
+                   started, rules, alignments, game_uid, handicaps)
+
+
+_JUNIOR = re.compile(r"(\S+) \(junior\)")
+_TIMEWARP = re.compile(r"timewarp (\d{1,2})")
+
+
+def _read_handicaps(headers: dict[str, tuple[str, int]], players: tuple[str, ...],
+                    source: str | None) -> Handicaps | None:
+    """``Handicaps: Bob (junior), brain transference, timewarp 1, red alert``: the novice
+    handicaps (000, NOVICE VS. EXPERT) of a two-player game; the junior is named."""
+    if "handicaps" not in headers:
+        return None
+    value, line = headers["handicaps"]
+    options: dict[str, object] = {}
+    for part in (p.strip().lower() for p in value.split(",")):
+        junior = _JUNIOR.fullmatch(part)
+        timewarp = _TIMEWARP.fullmatch(part)
+        if junior is not None:
+            names = [p.lower() for p in players]
+            if junior.group(1) not in names:
+                raise _fail(f"the junior {junior.group(1)!r} is not a player", value, line,
+                            source)
+            options["junior_seat"] = names.index(junior.group(1))
+        elif timewarp is not None:
+            options["timewarp_turns"] = int(timewarp.group(1))
+        elif part in ("brain transference", "red alert"):
+            options[part.replace(" ", "_")] = True
+        else:
+            raise _fail(f"unknown handicap {part!r} (handicaps: NAME (junior), brain "
+                        "transference, red alert, timewarp N)", value, line, source)
+    return Handicaps(**options)  # type: ignore[arg-type]
+
+
+def handicaps_text(handicaps: Handicaps, players: Sequence[str]) -> str | None:
+    """The ``Handicaps:`` header's value (None: no handicap)."""
+    parts = []
+    if handicaps.brain_transference:
+        parts.append("brain transference")
+    if handicaps.timewarp_turns:
+        parts.append(f"timewarp {handicaps.timewarp_turns}")
+    if handicaps.red_alert:
+        parts.append("red alert")
+    if not parts:
+        return None
+    if not 0 <= handicaps.junior_seat < len(players):
+        raise InvalidNotation(f"handicaps: no junior seat {handicaps.junior_seat} among "
+                              f"{len(players)} players")
+    return ", ".join([f"{players[handicaps.junior_seat]} (junior)", *parts])
+
+
+def _read_game(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
+    if "game" not in headers:
+        return None
+    value, line = headers["game"]
+    if not _GAME_UID.fullmatch(value):
+        raise _fail(f"malformed game uid {value!r} (expected 1 to 64 letters, digits, '-' "
+                    "or '_')", value, line, source)
+    return value
 
 
 def _read_rules(headers: dict[str, tuple[str, int]], source: str | None) -> str | None:
@@ -619,7 +750,7 @@ def _check_player(name: str) -> str:
 
 def _default_participants(players: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     if len(players) not in _DEFAULT_SEATS:
-        raise InvalidNotation(f"SDG notation seats 2 to 4 players, not {len(players)}")
+        raise InvalidNotation(f"SDG notation seats 2 to 6 players, not {len(players)}")
     seats = dict(zip(players, _DEFAULT_SEATS[len(players)], strict=True))
     return tuple(sorted(seats.items(), key=lambda item: SEAT_LETTERS.index(item[1])))
 
@@ -635,31 +766,24 @@ def write_sdg(game: SdgGame) -> str:
     if len({p.lower() for p in players}) != len(players):
         raise InvalidNotation(f"two players share a name: {players}")
     participants = game.participants or _default_participants(players)
-    for name, letter in participants:
-        _check_player(name)
-        if letter not in SEAT_LETTERS:
-            raise InvalidNotation(f"seat {letter!r} of {name} is not N, S, E or W")
-    if {n.lower() for n, _ in participants} != {p.lower() for p in players}:
-        raise InvalidNotation("participants and players are not the same people: "
-                              f"{[n for n, _ in participants]} vs {list(players)}")
-    letter_of_seat = None
-    if len(players) > 2:
-        seat_index = {p.lower(): i for i, p in enumerate(players)}
-        letter_of_seat = {seat_index[n.lower()]: letter for n, letter in participants}
-
-    for variant in game.variants:
-        if not variant.strip() or any(ch in variant for ch in ',"\n\r'):
-            raise InvalidNotation(f"variant {variant!r} cannot be written in the SDG header")
-    for what, value in (("winner", game.winner), ("start date", game.started)):
-        if value is not None and ("\n" in value or "\r" in value):
-            raise InvalidNotation(f"{what} {value!r} cannot be written in the SDG header")
+    letter_of_seat = _seat_letters(participants, players)
+    _check_header_values(game)
     out = ["Homeworlds Online" + (f" (SDG# {game.number})" if game.number is not None else "")]
     if game.variants:
         out.append('Variants: "' + ", ".join(game.variants) + '"')
     if game.rules:
         out.append(f"Rules: {_check_word(game.rules, 'rules preset')}")
+    if game.handicaps is not None:
+        text = handicaps_text(game.handicaps, players)
+        if text is not None:
+            out.append(f"Handicaps: {text}")
     if game.started:
         out.append(f"Started: {game.started}")
+    if game.game is not None:
+        if not _GAME_UID.fullmatch(game.game):
+            raise InvalidNotation(f"game uid {game.game!r} cannot be written in the SDG "
+                                  "header")
+        out.append(f"Game: {game.game}")
     out.append("Participants: " + ", ".join(f"{n} ({s})" for n, s in participants))
     if game.alignments is not None:
         try:
@@ -671,25 +795,59 @@ def write_sdg(game: SdgGame) -> str:
     if game.winner:
         out.append(f"Winner: {game.winner}")
     for position, turn in enumerate(game.turns, start=1):
-        if not turn.actions:
-            raise InvalidNotation(f"turn {position} has no action")
-        if not 0 <= turn.seat < len(players):
-            raise InvalidNotation(f"turn {position} is by seat {turn.seat}, but there are "
-                                  f"{len(players)} players")
-        player = players[turn.seat]
-        lines = []
-        for action in turn.actions:
-            if isinstance(action, (Homeworld, SetupPick)) \
-                    and action.name.lower() != player.lower():
-                raise InvalidNotation(f"SDG names a home after its player: home {action.name!r} "
-                                      f"of {player!r} cannot be written")
-            lines.append(format_sdg_action(action, seat_letters=letter_of_seat, players=players))
         out.append("")
-        out.append(f"{position}) {player}: {lines[0]}")
-        out.extend(lines[1:])
-        for comment in turn.comments:
-            out.extend(_comment_lines(comment, position))
+        out.extend(_turn_lines(position, turn, players, letter_of_seat))
     return "\n".join(out) + "\n"
+
+
+def _seat_letters(participants: Sequence[tuple[str, str]], players: tuple[str, ...]
+                  ) -> dict[int, str] | None:
+    """Seat index -> SDG seat letter, for captures to name their victim (three or more
+    players only); the participants checked against the players."""
+    for name, letter in participants:
+        _check_player(name)
+        if letter not in SEAT_LETTERS:
+            raise InvalidNotation(f"seat {letter!r} of {name} is not one of "
+                                  f"{', '.join(SEAT_LETTERS)}")
+    if {n.lower() for n, _ in participants} != {p.lower() for p in players}:
+        raise InvalidNotation("participants and players are not the same people: "
+                              f"{[n for n, _ in participants]} vs {list(players)}")
+    if len(players) <= 2:
+        return None
+    seat_index = {p.lower(): i for i, p in enumerate(players)}
+    return {seat_index[n.lower()]: letter for n, letter in participants}
+
+
+def _check_header_values(game: SdgGame) -> None:
+    """Variants, winner and start date must fit on their header line."""
+    for variant in game.variants:
+        if not variant.strip() or any(ch in variant for ch in ',"\n\r'):
+            raise InvalidNotation(f"variant {variant!r} cannot be written in the SDG header")
+    for what, value in (("winner", game.winner), ("start date", game.started)):
+        if value is not None and ("\n" in value or "\r" in value):
+            raise InvalidNotation(f"{what} {value!r} cannot be written in the SDG header")
+
+
+def _turn_lines(position: int, turn: SdgTurn, players: tuple[str, ...],
+                letter_of_seat: dict[int, str] | None) -> list[str]:
+    """``N) Player: first action``, the turn's other actions, its comments."""
+    if not turn.actions:
+        raise InvalidNotation(f"turn {position} has no action")
+    if not 0 <= turn.seat < len(players):
+        raise InvalidNotation(f"turn {position} is by seat {turn.seat}, but there are "
+                              f"{len(players)} players")
+    player = players[turn.seat]
+    lines = []
+    for action in turn.actions:
+        if isinstance(action, (Homeworld, SetupPick)) \
+                and action.name.lower() != player.lower():
+            raise InvalidNotation(f"SDG names a home after its player: home {action.name!r} "
+                                  f"of {player!r} cannot be written")
+        lines.append(format_sdg_action(action, seat_letters=letter_of_seat, players=players))
+    out = [f"{position}) {player}: {lines[0]}", *lines[1:]]
+    for comment in turn.comments:
+        out.extend(_comment_lines(comment, position))
+    return out
 
 
 def _comment_lines(comment: str, turn: int) -> list[str]:
@@ -706,11 +864,15 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
              seats: Iterable[int] | None = None, number: int | None = None,
              winner: str | None = None, variants: Iterable[str] = (),
              started: str | None = None, rules: str | None = None,
-             alignments: Iterable[str] | None = None) -> SdgGame:
+             alignments: Iterable[str] | None = None, game: str | None = None,
+             comments: Mapping[int, str] | None = None,
+             handicaps: Handicaps | None = None) -> SdgGame:
     """An SdgGame from players (setup order) and whole turns, for writing a game the
     table recorded. ``seats`` gives the seat of each turn; by default players take
     turns in setup order. Seat letters are the ones SDG gave (first to set up: N).
-    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers."""
+    ``rules`` and ``alignments`` (setup order) become the Rules and Alignments headers,
+    ``game`` (a stored game's uid) the Game header, ``handicaps`` the Handicaps header;
+    ``comments`` (turn number, 1 = the first, to text) become comment lines after a turn."""
     players = tuple(players)
     participants = _default_participants(players)
     turn_list = [tuple(t) for t in turns]
@@ -725,9 +887,11 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
     for position, (seat, actions) in enumerate(zip(seat_list, turn_list, strict=True)):
         if not 0 <= seat < len(players):
             raise ValueError(f"turn {position + 1}: no seat {seat} among {len(players)} players")
+        comment = (comments or {}).get(position + 1)
         built.append(SdgTurn(position + 1, players[seat], seat, actions,
                              tuple(format_sdg_action(a, seat_letters=letters, players=players)
-                                   for a in actions)))
+                                   for a in actions),
+                             comments=(comment,) if comment else ()))
     dealt = None
     if alignments is not None:
         try:
@@ -735,4 +899,4 @@ def sdg_game(players: Iterable[str], turns: Iterable[Sequence[Action]], *,
         except AlignmentError as error:
             raise ValueError(f"alignments: {error}") from None
     return SdgGame(number, tuple(variants), participants, winner, players, tuple(built), None,
-                   started, rules, dealt)
+                   started, rules, dealt, game, handicaps)

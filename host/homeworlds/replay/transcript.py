@@ -7,7 +7,7 @@ turn (with the action as written and the reason) or how the game ended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from homeworlds.notation import CookedGame, SdgGame, format_cooked_turn
 from homeworlds.rules import (
@@ -90,15 +90,21 @@ def rules_for_game(game: SdgGame, requested: Rules | None, *, explicit: bool = F
                                    f"this game has {players}")
         return requested
     if game.rules is not None:
-        return preset(game.rules)
+        return _with_handicaps(preset(game.rules), game)
     if len(game.players) <= 2:
-        return requested or preset("sdg")
+        return _with_handicaps(requested or preset("sdg"), game)
     variants = {v.strip().lower() for v in game.variants}
     if "sinister" in variants:
         return preset("sinister")
     if "left man down" in variants:
         return preset("left-man-down")
     return preset("last-standing")
+
+
+def _with_handicaps(rules: Rules, game: SdgGame) -> Rules:
+    """The rules with the transcript's ``Handicaps:`` header applied (a game the table
+    recorded with Brain Transference replays only with it)."""
+    return rules if game.handicaps is None else replace(rules, handicaps=game.handicaps)
 
 
 def setup_relative_numbering(game: SdgGame):

@@ -111,7 +111,8 @@ __all__ = [
     "SignatureLayout", "layout_for",
     # derived from the authority
     "fresh_system_name", "legal_actions",
-    "FIRST_KINDS", "SearchInterrupted", "Successor", "count_successors", "each_successor", "successor_keys", "successors",
+    "FIRST_KINDS", "SearchInterrupted", "Successor", "count_successors", "each_successor",
+    "successor_keys", "successors",
     "find_home_star_turn", "find_material_turn", "find_winning_turn", "has_winning_turn",
     "red_alert",
     "InferenceResult", "ObservedSystem", "PartialResult", "SystemDifference",

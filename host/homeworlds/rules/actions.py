@@ -131,7 +131,8 @@ class Pass:
         return "pass"
 
 
-Action = Homeworld | SetupPick | BrainTransference | Build | Move | Discover | Trade | Capture | Sacrifice | Catastrophe | Pass
+Action = (Homeworld | SetupPick | BrainTransference | Build | Move | Discover | Trade | Capture
+          | Sacrifice | Catastrophe | Pass)
 Turn = tuple[Action, ...]
 
 #: Which colour's power an action uses (None: no power, e.g. a catastrophe).

@@ -299,14 +299,9 @@ class _InferenceSearch:
             # follow it, so trying it first costs a node or a few.
             yield BrainTransference()
         wants, unmatched, maybe = self.target.wants_for(st, self.start_names)
-        rules = st.rules
         # Catastrophes where the target holds fewer pieces of that colour.
-        if not (rules.catastrophe_timing == "after" and not tip.free_action_used):
-            for s in st.systems:
-                counts = self._counts_now[s.key] = s.color_counts()
-                for c in range(4):
-                    if counts[c] >= OVERPOPULATION and self._color_drop(s, wants[s.key], c):
-                        yield Catastrophe(s.name, Color(c))
+        if not (st.rules.catastrophe_timing == "after" and not tip.free_action_used):
+            yield from self._catastrophes(st, wants)
         if tip.passed or tip.closed_by_catastrophe:
             return
         if self._hopeless(tip, wants, unmatched, maybe):
@@ -319,23 +314,51 @@ class _InferenceSearch:
                 for c in range(4):
                     if s.has_access(seat, c):
                         yield from self._power(tip, s, c, wants, remaining=0)
-            likely: list[Sacrifice] = []
-            others: list[Sacrifice] = []
-            for s in st.systems:
-                fleet = s.ships[seat]
-                want = wants[s.key]
-                for i in range(12):
-                    if fleet[i]:
-                        gone = (_keep(want, seat, i) < fleet[i]
-                                or self._color_drop(s, want, i // 3))
-                        (likely if gone else others).append(Sacrifice(PIECES[i], s.name))
-            yield from likely
-            yield from others
+            yield from self._sacrifices(st, seat, wants)
         elif tip.sacrifice_left > 0:
             for s in st.systems:
                 # sacrifice_color is set whenever sacrifice_left is.
                 yield from self._power(tip, s, cast(int, tip.sacrifice_color), wants,
                                        remaining=tip.sacrifice_left - 1)
+
+    def _catastrophes(self, st: GameState, wants) -> Iterator[Action]:
+        """Catastrophes where the target holds fewer pieces of that colour."""
+        for s in st.systems:
+            counts = self._counts_now[s.key] = s.color_counts()
+            for c in range(4):
+                if counts[c] >= OVERPOPULATION and self._color_drop(s, wants[s.key], c):
+                    yield Catastrophe(s.name, Color(c))
+
+    def _sacrifices(self, st: GameState, seat: int, wants) -> Iterator[Action]:
+        """Every ship of the mover may be sacrificed; those the target no longer has (or
+        whose colour drops where they are) come first."""
+        likely: list[Sacrifice] = []
+        others: list[Sacrifice] = []
+        for s in st.systems:
+            fleet = s.ships[seat]
+            want = wants[s.key]
+            for i in range(12):
+                if fleet[i]:
+                    gone = (_keep(want, seat, i) < fleet[i]
+                            or self._color_drop(s, want, i // 3))
+                    (likely if gone else others).append(Sacrifice(PIECES[i], s.name))
+        yield from likely
+        yield from others
+
+    def _captures(self, st: GameState, seat: int, s: System, want) -> Iterator[Action]:
+        """Captures that bring the board nearer the target: a ship the mover needs there,
+        or one the owner no longer has where its colour drops."""
+        fleet = s.ships[seat]
+        largest = max((i % 3 + 1 for i in range(12) if fleet[i]), default=0)
+        for owner in range(st.players):
+            if owner == seat:
+                continue
+            for i in range(12):
+                if s.ships[owner][i] and i % 3 + 1 <= largest and (
+                        _need(want, seat, i) > fleet[i]
+                        or _keep(want, owner, i) < s.ships[owner][i]
+                        and self._color_drop(s, want, i // 3)):
+                    yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
 
     def _power(self, tip: TurnInProgress, s: System, c: int, wants,
                remaining: int) -> Iterator[Action]:
@@ -344,16 +367,7 @@ class _InferenceSearch:
         fleet = s.ships[seat]
         want = wants[s.key]
         if c == 0:
-            largest = max((i % 3 + 1 for i in range(12) if fleet[i]), default=0)
-            for owner in range(st.players):
-                if owner == seat:
-                    continue
-                for i in range(12):
-                    if s.ships[owner][i] and i % 3 + 1 <= largest and (
-                            _need(want, seat, i) > fleet[i]
-                            or _keep(want, owner, i) < s.ships[owner][i]
-                            and self._color_drop(s, want, i // 3)):
-                        yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
+            yield from self._captures(st, seat, s, want)
         elif c == 1:
             yield from self._yellow(st, s, want, wants, remaining)
         elif c == 2:
@@ -437,7 +451,9 @@ class _InferenceSearch:
 
     # ---- the bound ----
 
-    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want],
+    # The inference's bound, run at every search node: one frame on purpose (speed);
+    # split it only with benchmarks/inference_bench.py (docs/code-overview.md).
+    def _hopeless(self, tip: TurnInProgress, wants, unmatched: list[_Want],  # noqa: C901
                   maybe: list[_Want]) -> bool:
         """Whether the actions left cannot turn this board into the table's.
 
@@ -625,6 +641,27 @@ class _InferenceSearch:
         return (board, tip.free_action_used, tip.sacrifice_color, tip.sacrifice_left,
                 tip.passed, tip.closed_by_catastrophe)
 
+    def _reached(self, tip: TurnInProgress, key: tuple) -> Turn | None:
+        """The actions so far when they leave the board as the table shows it (the start
+        of a turn, or a whole turn once ended); the nearest board is kept either way."""
+        d = self._distance_key(key)
+        if self.prefix:
+            if key == self.target.key and self.target.matches(tip.state, self.start_names):
+                self.matched = tip
+                return tuple(tip.actions)
+        elif d <= 2:
+            # Ending the turn only removes eliminated players' empty homes, so the board
+            # can match only if it nearly does already: finish just those candidates.
+            try:
+                done = _finish_copy(tip)
+            except (IllegalAction, AmbiguousAction):
+                done = None
+            if done is not None and self.target.matches(done, self.start_names):
+                return tuple(tip.actions)
+        if self.best is None or d < self.best[0]:
+            self.best = (d, tip.state)
+        return None
+
     def run(self, tip: TurnInProgress) -> Turn | None:
         self.nodes += 1
         if self.nodes > self.max_nodes:
@@ -635,26 +672,10 @@ class _InferenceSearch:
             return None
         self.seen.add(mark)
         key = tuple(sorted(sig for _, sig in mark[0]))
-        if self.prefix:
-            if key == self.target.key and self.target.matches(tip.state, self.start_names):
-                self.matched = tip
-                return tuple(tip.actions)
-            d = self._distance_key(key)
-            if self.best is None or d < self.best[0]:
-                self.best = (d, tip.state)
-        elif tip.actions:
-            # Ending the turn only removes eliminated players' empty homes, so the board
-            # can match only if it nearly does already: finish just those candidates.
-            d = self._distance_key(key)
-            if d <= 2:
-                try:
-                    done = _finish_copy(tip)
-                except (IllegalAction, AmbiguousAction):
-                    done = None
-                if done is not None and self.target.matches(done, self.start_names):
-                    return tuple(tip.actions)
-            if self.best is None or d < self.best[0]:
-                self.best = (d, tip.state)
+        if self.prefix or tip.actions:
+            found = self._reached(tip, key)
+            if found is not None:
+                return found
         actions = list(self.candidates(tip))
         if self._hops:
             actions.sort(key=lambda a: a in self._hops)

@@ -66,27 +66,15 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
             and st.brain_transference_open():
         yield BrainTransference()
 
-    # Catastrophes: allowed unless the timing forbids one before the turn's action.
-    cat_ok = not (rules.catastrophe_timing == "after" and not tip.free_action_used)
-    if wanted(Catastrophe) and cat_ok:
-        for s in systems:
-            for c in s.overpopulated_colors():
-                if (color is None or c == color) and not _catastrophe_empties_own_home(tip, s, c):
-                    yield Catastrophe(s.name, Color(c))
-    if wanted(Catastrophe) and rules.catastrophe_by_any_player:
-        yield from _declared_by_others(tip, systems, color)
+    if wanted(Catastrophe):
+        yield from _catastrophes(tip, systems, color)
 
     if tip.passed or tip.closed_by_catastrophe:
         return
 
     if not tip.free_action_used:
         if wanted(Sacrifice):
-            for s in systems:
-                fleet = s.ships[seat]
-                for i in range(12):
-                    if fleet[i] and (color is None or i // 3 == color) \
-                            and not _empties_own_home(tip, s):
-                        yield Sacrifice(PIECES[i], s.name)
+            yield from _sacrifices(tip, systems, color)
         for s in systems:
             for c in range(4):
                 if (color is None or c == color) and s.has_access(seat, c):
@@ -98,32 +86,36 @@ def legal_actions(tip: TurnInProgress, *, kinds: tuple[type, ...] | None = None,
                 yield from _power_actions(tip, s, sacrificed, wanted)
 
 
+def _catastrophes(tip: TurnInProgress, systems, color: Color | None) -> Iterator[Action]:
+    """Catastrophes the mover may declare (unless the timing forbids one before the turn's
+    action), and those other players may declare where the rules let them."""
+    rules = tip.state.rules
+    if not (rules.catastrophe_timing == "after" and not tip.free_action_used):
+        for s in systems:
+            for c in s.overpopulated_colors():
+                if (color is None or c == color) and not _catastrophe_empties_own_home(tip, s, c):
+                    yield Catastrophe(s.name, Color(c))
+    if rules.catastrophe_by_any_player:
+        yield from _declared_by_others(tip, systems, color)
+
+
+def _sacrifices(tip: TurnInProgress, systems, color: Color | None) -> Iterator[Action]:
+    """Sacrifices of the mover's ships (of ``color``), not emptying their own home."""
+    seat = tip.seat
+    for s in systems:
+        fleet = s.ships[seat]
+        for i in range(12):
+            if fleet[i] and (color is None or i // 3 == color) and not _empties_own_home(tip, s):
+                yield Sacrifice(PIECES[i], s.name)
+
+
 def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:
     st = tip.state
-    seat = tip.seat
-    fleet = s.ships[seat]
+    fleet = s.ships[tip.seat]
     if c == 0 and wanted(Capture):
-        largest = max((i % 3 + 1 for i in range(12) if fleet[i]), default=0)
-        for owner in range(st.players):
-            if owner == seat:
-                continue
-            for i in range(12):
-                if s.ships[owner][i] and i % 3 + 1 <= largest:
-                    yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
+        yield from _captures(tip, s)
     elif c == 1:
-        sizes = s.star_sizes()
-        mine = [] if _empties_own_home(tip, s) else [i for i in range(12) if fleet[i]]
-        if wanted(Move):
-            for dest in st.systems:
-                if dest is not s and not (sizes & dest.star_sizes()):
-                    for i in mine:
-                        yield Move(PIECES[i], s.name, dest.name)
-        if wanted(Discover) and mine:
-            name = fresh_system_name(st)
-            for star in range(12):
-                if st.bank[star] and star % 3 not in sizes:
-                    for i in mine:
-                        yield Discover(PIECES[i], s.name, PIECES[star], name)
+        yield from _moves_and_discoveries(tip, s, wanted)
     elif c == 2 and wanted(Build):
         for col in range(4):
             lo = col * 3
@@ -137,6 +129,40 @@ def _power_actions(tip: TurnInProgress, s, c: int, wanted) -> Iterator[Action]:
                 for j in range(i % 3, 12, 3):
                     if j // 3 != i // 3 and st.bank[j]:
                         yield Trade(PIECES[i], PIECES[j], s.name)
+
+
+def _captures(tip: TurnInProgress, s) -> Iterator[Action]:
+    """Red: another player's ship at ``s`` no larger than the mover's largest there."""
+    st = tip.state
+    seat = tip.seat
+    fleet = s.ships[seat]
+    largest = max((i % 3 + 1 for i in range(12) if fleet[i]), default=0)
+    for owner in range(st.players):
+        if owner == seat:
+            continue
+        for i in range(12):
+            if s.ships[owner][i] and i % 3 + 1 <= largest:
+                yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
+
+
+def _moves_and_discoveries(tip: TurnInProgress, s, wanted) -> Iterator[Action]:
+    """Yellow: the mover's ships at ``s`` to each connected system, or to a new one made of
+    a bank piece (not from their own home when that would empty it)."""
+    st = tip.state
+    fleet = s.ships[tip.seat]
+    sizes = s.star_sizes()
+    mine = [] if _empties_own_home(tip, s) else [i for i in range(12) if fleet[i]]
+    if wanted(Move):
+        for dest in st.systems:
+            if dest is not s and not (sizes & dest.star_sizes()):
+                for i in mine:
+                    yield Move(PIECES[i], s.name, dest.name)
+    if wanted(Discover) and mine:
+        name = fresh_system_name(st)
+        for star in range(12):
+            if st.bank[star] and star % 3 not in sizes:
+                for i in mine:
+                    yield Discover(PIECES[i], s.name, PIECES[star], name)
 
 
 def _empties_own_home(tip: TurnInProgress, s) -> bool:

@@ -298,35 +298,47 @@ def _candidates(tip: TurnInProgress, pattern: ActionPattern):
             for c in s.overpopulated_colors():
                 yield Catastrophe(s.name, Color(c))
             continue
-        mine = [i for i in range(12) if s.ships[seat][i]]
-        if k == "sacrifice":
-            for i in mine:
-                yield Sacrifice(PIECES[i], s.name)
-        elif k == "capture":
-            for owner in range(st.players):
-                if owner != seat:
-                    for i in range(12):
-                        if s.ships[owner][i]:
-                            yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
-        elif k == "build":
-            for i in range(12):
-                yield Build(PIECES[i], s.name)
-        elif k == "convert":
-            for i in mine:
-                for j in range(i % 3, 12, 3):
-                    if j != i:
-                        yield Trade(PIECES[i], PIECES[j], s.name)
-        elif k == "move":
-            for i in mine:
-                if pattern.discovers:
-                    name = pattern.whither or fresh_system_name(st)
-                    for star in range(12):
-                        if st.bank[star]:
-                            yield Discover(PIECES[i], s.name, PIECES[star], name)
-                else:
-                    for d in st.systems:
-                        if d is not s:
-                            yield Move(PIECES[i], s.name, d.name)
+        yield from _candidates_at(st, seat, s, pattern)
+
+
+def _candidates_at(st: GameState, seat: int, s, pattern: ActionPattern):
+    """The pattern's candidate actions at system ``s`` (a power action or a sacrifice)."""
+    k = pattern.kind
+    mine = [i for i in range(12) if s.ships[seat][i]]
+    if k == "sacrifice":
+        for i in mine:
+            yield Sacrifice(PIECES[i], s.name)
+    elif k == "capture":
+        for owner in range(st.players):
+            if owner != seat:
+                for i in range(12):
+                    if s.ships[owner][i]:
+                        yield Capture(PIECES[i], s.name, owner if st.players > 2 else None)
+    elif k == "build":
+        for i in range(12):
+            yield Build(PIECES[i], s.name)
+    elif k == "convert":
+        for i in mine:
+            for j in range(i % 3, 12, 3):
+                if j != i:
+                    yield Trade(PIECES[i], PIECES[j], s.name)
+    elif k == "move":
+        yield from _moves(st, s, mine, pattern)
+
+
+def _moves(st: GameState, s, mine: list[int], pattern: ActionPattern):
+    """Moves of the mover's ships at ``s``: to a new system when the pattern discovers,
+    else to each other system (connection is checked when the move is applied)."""
+    for i in mine:
+        if pattern.discovers:
+            name = pattern.whither or fresh_system_name(st)
+            for star in range(12):
+                if st.bank[star]:
+                    yield Discover(PIECES[i], s.name, PIECES[star], name)
+        else:
+            for d in st.systems:
+                if d is not s:
+                    yield Move(PIECES[i], s.name, d.name)
 
 
 def match_partial_turn(state: GameState, text: str) -> Turn:

@@ -37,7 +37,8 @@ class Color(IntEnum):
         for color in cls:
             if key in (color.letter, color.name.lower()):
                 return color
-        raise InvalidNotation(f"unknown colour {text!r} (expected r, y, g, b or a colour name)", text)
+        raise InvalidNotation(f"unknown colour {text!r} (expected r, y, g, b or a colour name)",
+                              text)
 
 
 class Size(IntEnum):
@@ -74,7 +75,8 @@ class Piece(NamedTuple):
                 return PIECES["rygb".index(a) * 3 + int(b) - 1]
             if b in "rygb" and a in "123":
                 return PIECES["rygb".index(b) * 3 + int(a) - 1]
-        raise InvalidNotation(f"not a piece: {text!r} (expected a colour letter and a size 1-3, e.g. g3)", text)
+        raise InvalidNotation(f"not a piece: {text!r} (expected a colour letter and a size 1-3, "
+                              "e.g. g3)", text)
 
     def __str__(self) -> str:
         return self.to_text()

@@ -524,7 +524,9 @@ def _catastrophes_in_order(path: list, start: int, order: int, slot: int) -> boo
 # ---- bookkeeping: changing the position and undoing it ---------------------------
 
 
-def _bookkeeping(c: _Context) -> None:
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _bookkeeping(c: _Context) -> None:  # noqa: C901
     sigs, homes, bank = c.sigs, c.homes, c.bank
     info = c.info
     ship_count = c.layout.ship_count
@@ -636,7 +638,9 @@ def _bookkeeping(c: _Context) -> None:
 # ---- ending a turn -----------------------------------------------------------------
 
 
-def _endings(c: _Context) -> None:
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _endings(c: _Context) -> None:  # noqa: C901
     """``c.final``: the current position as the end of a turn — recorded if new and legal,
     or (win mode) the search stopped if the turn wins."""
     sigs, homes, path = c.sigs, c.homes, c.path
@@ -726,7 +730,9 @@ def _endings(c: _Context) -> None:
 # ---- win mode: the bound that prunes -----------------------------------------------
 
 
-def _win_bound(c: _Context) -> None:
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _win_bound(c: _Context) -> None:  # noqa: C901
     sigs, bank = c.sigs, c.bank
     info, ship_count = c.info, c.layout.ship_count
     me, home_slot, targets, cats_close = c.me, c.home_slot, c.targets, c.cats_close
@@ -758,7 +764,9 @@ def _win_bound(c: _Context) -> None:
                     return True
         return False
 
-    def can_win(color, left, exact=False):
+    # Search kernel: closures sharing one frame, inlined on purpose (speed); split
+    # only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+    def can_win(color, left, exact=False):  # noqa: C901
         """Could ``left`` more actions of ``color`` (-1: none) and catastrophes still
         eliminate a target? An optimistic bound, so pruning with it loses no win: every
         action adds at most one piece of one colour to a system, captures need red, and
@@ -841,7 +849,9 @@ def _win_bound(c: _Context) -> None:
             return 99
         return d + max(0, d - near)
 
-    def can_take(color, left, exact=False):
+    # Search kernel: closures sharing one frame, inlined on purpose (speed); split
+    # only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+    def can_take(color, left, exact=False):  # noqa: C901
         """The material goal's bound: could ``left`` more actions of ``color`` (-1: none)
         and catastrophes still take ``min_pips`` of a target's ships? Optimistic: every
         capture and catastrophe open to the turn is counted as if all could be had at
@@ -1053,7 +1063,9 @@ def _trades(c: _Context):
     return blue
 
 
-def _moves(c: _Context):
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _moves(c: _Context):  # noqa: C901
     """Moves and discoveries. Two of them commute unless one's destination is the
     other's origin, one creates the system the other enters, or one may return to the
     bank (by fading its origin) a star kind the other discovers."""
@@ -1148,7 +1160,9 @@ def _moves(c: _Context):
             c.key = k0
             c.nover = nv0
 
-    def discoveries(i, p, sig, inf, new, ni, fades, run, sac_left, seq_start):
+    # Search kernel: closures sharing one frame, inlined on purpose (speed); split
+    # only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+    def discoveries(i, p, sig, inf, new, ni, fades, run, sac_left, seq_start):  # noqa: C901
         """Ship ``p`` from system i to a new system, for each star kind in the bank that
         connects to i (``run``: see ``_yellow_run``)."""
         ui = uids[i]
@@ -1220,7 +1234,9 @@ def _moves(c: _Context):
 # ---- catastrophes and sacrifices ---------------------------------------------------
 
 
-def _catastrophes(c: _Context):
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _catastrophes(c: _Context):  # noqa: C901
     """``catastrophes(...)``: every catastrophe now, each followed by the rest of the
     turn; ``post_cats()``: every subset of the catastrophes left once only catastrophes
     may follow (each position's subsets enumerated once)."""
@@ -1341,7 +1357,9 @@ def _sacrifice(c: _Context):
 # ---- the tree of partial turns -----------------------------------------------------
 
 
-def _turn_tree(c: _Context):
+# Search kernel: closures sharing one frame, inlined on purpose (speed); split
+# only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+def _turn_tree(c: _Context):  # noqa: C901
     sigs, path = c.sigs, c.path
     info, final, can_win, need_home, game_ended = (c.info, c.final, c.can_win, c.need_home,
                                                    c.game_ended)
@@ -1409,7 +1427,9 @@ def _turn_tree(c: _Context):
                 return  # only a yellow action could still bring a ship home
             power(sac_color, -1, sac_left, seq_start, 3)
 
-    def first_action(first):
+    # Search kernel: closures sharing one frame, inlined on purpose (speed); split
+    # only with benchmarks/successors_bench.py (docs/code-overview.md, Complexity).
+    def first_action(first):  # noqa: C901
         """The turn's action: a whole-turn pass, a free action, or a sacrifice."""
         if not path and whole_pass and (first is None or PAS in first.codes
                                         or CAT in first.codes and timing == "after"):

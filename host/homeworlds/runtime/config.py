@@ -6,7 +6,9 @@ error naming the file and the key. See docs/configuration.md for every key.
 
 from __future__ import annotations
 
+import functools
 import math
+import socket
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,7 +114,8 @@ class TableConfig:
     hints: HintSettings = field(default_factory=HintSettings)
     #: the game store (SQLite), relative paths from the configuration's directory
     store_path: Path | None = None
-    #: this table's name in the store (default: the layout's name)
+    #: this table's name in the store as configured (``[store] table``; None: the default,
+    #: ``table_name``)
     store_table: str | None = None
     scanner: dict[str, int] = field(default_factory=dict)
     #: Good/Evil: seed of the alignment deal (None: a fresh random deal per game).
@@ -135,6 +138,33 @@ class TableConfig:
     time_limits: dict = field(default_factory=dict)
     #: The level whose suggestion a long press shows (``[computer] hint_level``).
     hint_level: int = 1
+
+    @property
+    def table_name(self) -> str:
+        """This table's name in the game store: ``[store] table``, else the layout's name
+        and this machine's (``default_table_name``), so that two machines' tables sharing
+        a store never take the same name."""
+        return self.store_table or default_table_name(self.layout.name)
+
+
+def default_table_name(layout_name: str) -> str:
+    """``LAYOUT@MACHINE``: the layout's name and the first 8 characters of this machine's
+    id (systemd's /etc/machine-id, else the host name)."""
+    return f"{layout_name}@{machine_name()}"
+
+
+@functools.cache
+def machine_name() -> str:
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            text = Path(path).read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            continue
+        ident = "".join(ch for ch in text if ch in "0123456789abcdef")
+        if len(ident) >= 8:
+            return ident[:8]
+    host = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in socket.gethostname())
+    return host[:32] or "host"
 
 
 def load_config(path: str | Path) -> TableConfig:
@@ -180,17 +210,18 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
     _check_shape(data, source)
     table = data.get("table", {})
     layout = _layout(table.get("layout", "standard-2p"), base, source)
-    seats = len(layout.seats)
-    rules = _rules(table.get("rules", "looney"), layout, source)
+    players = _players_in_play(table, layout, source)
+    seats = len(players)  # the seats in play: a table may seat fewer than it has
+    rules = _rules(table.get("rules", "looney"), layout, seats, source)
     registry, registry_path = _registry(table, base, rules, seats, source)
     handicaps = data.get("handicaps", {})
     if handicaps:
         _check_handicaps(handicaps, seats, source)
         rules = rules.with_handicaps(**handicaps)
-    players = tuple(table.get("players", [s.name for s in layout.seats]))
-    if len(players) != seats:
-        raise ConfigError(source, "table.players", f"name one player per seat of the layout "
-                          f"({seats} seats), got {len(players)}")
+    try:
+        layout.check_bank_fits(rules, seats)
+    except LayoutError as exc:
+        raise ConfigError(source, "table.layout", exc.reason) from None
     _check_players(players, source)
     port, baudrate, heartbeat_timeout = _serial(data.get("serial", {}), source)
     try:
@@ -271,9 +302,22 @@ def _layout(layout_name: str, base: Path, source: str) -> Layout:
                           "too deeply") from None
 
 
-def _rules(rules_name: str, layout: Layout, source: str) -> Rules:
-    """``table.rules``: a preset for as many players as the layout seats."""
-    seats = len(layout.seats)
+def _players_in_play(table: dict[str, Any], layout: Layout, source: str
+                     ) -> tuple[str, ...]:
+    """``table.players``: they sit at the layout's first seats, 2 up to all of them (three
+    at the four-seat table leave its last seat empty); default: one per seat, named
+    after it."""
+    players = tuple(table.get("players", [s.name for s in layout.seats]))
+    if not 2 <= len(players) <= len(layout.seats):
+        raise ConfigError(source, "table.players", f"name one player per seat in play: 2 to "
+                          f"{len(layout.seats)} for the layout {layout.name!r} (its seats in "
+                          f"order: {', '.join(s.name for s in layout.seats)}), got "
+                          f"{len(players)}")
+    return players
+
+
+def _rules(rules_name: str, layout: Layout, seats: int, source: str) -> Rules:
+    """``table.rules``: a preset for as many players as the table seats."""
     if rules_name not in PRESETS:
         raise ConfigError(source, "table.rules", f"unknown preset {rules_name!r} (presets: "
                           f"{', '.join(PRESETS)})")
@@ -281,9 +325,9 @@ def _rules(rules_name: str, layout: Layout, source: str) -> Rules:
     if not rules.min_players <= seats <= rules.max_players:
         fitting = [name for name, r in PRESETS.items() if r.min_players <= seats <= r.max_players]
         raise ConfigError(source, "table.rules", f"the {rules_name} rules are for "
-                          f"{_player_range(rules)} players, and the layout "
-                          f"{layout.name!r} seats {seats}: choose a layout with "
-                          f"{_player_range(rules)} seats or one of: {', '.join(fitting)}")
+                          f"{_player_range(rules)} players, and the table seats {seats} "
+                          f"(layout {layout.name!r}): name {_player_range(rules)} players, "
+                          f"or choose one of: {', '.join(fitting)}")
     return rules
 
 

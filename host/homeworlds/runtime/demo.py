@@ -18,15 +18,18 @@ from homeworlds.clock import ClockSpec
 from homeworlds.display.clock_text import clocks_text
 from homeworlds.display.printable import printable
 from homeworlds.notation import SdgGame
+from homeworlds.replay import infer_departures
 from homeworlds.rules import IllegalAction, preset
 from homeworlds.runtime.loop import SettleTimeout, TableLoop
 from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.session import ControlError
 
 
 def run_recorded_game(game: SdgGame, *, rules: str, speed: float, miss_rate: float,
                       color: bool, clock_spec: ClockSpec | None,
                       listen: tuple[str, int] | None) -> int:
-    """The simulated table plays ``game`` (two players) live in the terminal, ``speed``
+    """The simulated table plays ``game`` (two to six players, on the built-in layout for
+    that many: ``layout_for_players``) live in the terminal, ``speed``
     turns a second (0: as fast as it can); ``listen``: also serve the web display there
     (it stays up after the game until SIGINT or SIGTERM). 0, or 1 when the table refused
     a turn or did not keep up; 2 when the display cannot start."""
@@ -71,7 +74,16 @@ def _play(game, sim, screen, delay: float, players, display) -> int:
     try:
         with screen, sim:
             screen.draw("the table is ready")
-            for turn in game.turns:
+            for index, turn in enumerate(game.turns):
+                position = sim.driver.state
+                if len(players) > 2 and turn.seat != position.to_move \
+                        and not position.is_over:
+                    # Seats the record passes over left the game or missed the turn: the
+                    # admin tells the table so, as in table-replay.
+                    infer_departures(position, game, index, turn.seat)
+                    for said in sim.take_departures(turn.seat):
+                        screen.log(said)
+                        screen.draw(said)
                 sim.driver.begin_turn()
                 try:
                     for action in turn.actions:
@@ -86,7 +98,8 @@ def _play(game, sim, screen, delay: float, players, display) -> int:
                     failure = f"turn {turn.number}: the record has an illegal turn: {exc}"
                     break
                 sim.settle()
-                following = after.to_move if not after.is_over else 1 - turn.seat
+                following = after.to_move if not after.is_over \
+                    else (turn.seat + 1) % len(players)
                 committed = sim.hand_over_and_wait(following)
                 status = sim.session.status
                 screen.draw(status.message or f"{turn.player} hands over the turn token")
@@ -99,6 +112,8 @@ def _play(game, sim, screen, delay: float, players, display) -> int:
                     break
     except SettleTimeout as exc:
         failure = str(exc)
+    except ControlError as exc:
+        failure = f"the table refused a departure: {exc}"
     if failure is not None:
         print(printable(f"homeworlds demo: {failure}"), file=sys.stderr)
         return 1
@@ -140,6 +155,10 @@ class DemoScreen:
     @property
     def live(self) -> bool:
         return self.terminal.live
+
+    def log(self, text: str) -> None:
+        """A line for the view's log (printed again when it closes)."""
+        self.terminal.log(text)
 
     def add_status(self, source) -> None:
         """A status line (game clocks, the computer thinking...): see TerminalScreen."""

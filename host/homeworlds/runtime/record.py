@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
         point = None  # a finished game does not hold the table for other players
     if point is not None:
         return _continue_stored_game(session, recorder, record_path, config, exporter, point)
-    record = _resume_from_export(tracker, record_path, config, exporter)
+    record = _resume_from_export(tracker, recorder, record_path, config, exporter)
     session.update_clocks()
     recorder.start_game(config.rules, config.players, tracker.first_seat,
                         alignments=tracker.alignments, clock=clock_dict(session))
@@ -52,8 +53,8 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
         for number, (seat, turn) in enumerate(record, start=1):
             replay.push(turn)
             recorder.turn(number, seat, turn, replay.copy(), config.players, {})
-        print(f"resuming the game in {record_path} after {len(record)} turns (copied into "
-              f"the store {recorder.path})", flush=True)
+        print(f"resuming the game in {record_path} after {len(record)} turns "
+              f"({_copied(recorder)})", flush=True)
     return None
 
 
@@ -103,9 +104,11 @@ def _continue_stored_game(session, recorder, record_path: Path, config: TableCon
     return point.pending_handover
 
 
-def _resume_from_export(tracker, record_path: Path, config: TableConfig, exporter):
+def _resume_from_export(tracker, recorder, record_path: Path, config: TableConfig, exporter):
     """The turns of the unfinished game in the SDG export at ``record_path`` (resumed on
-    ``tracker``), or None: no export, or its game is over (archived; a new one begins)."""
+    ``tracker``), or None: no export, its game is over (archived; a new one begins), or it
+    names a game the store holds (finished, or another table's: kept aside under that
+    game's number, never copied into a new game)."""
     from homeworlds.notation import read_sdg_file
     from homeworlds.rules import HomeworldsError
 
@@ -124,11 +127,28 @@ def _resume_from_export(tracker, record_path: Path, config: TableConfig, exporte
     except (OSError, HomeworldsError, ValueError) as exc:
         raise ResumeError(f"cannot resume the game in {record_path}: {exc} (move the "
                            "file away to start a new game)") from None
+    held = recorder.stored_game(sdg.game) if sdg.game is not None else None
+    if held is not None:
+        print(f"the export {record_path} holds game {held.id} of the store "
+              f"({held.status}, table {held.table!r}); a new game begins", flush=True)
+        exporter.archive(held.id)
+        tracker.new_game()
+        tracker.set_alignments(deal_alignments_for(config))
+        return None
     if tracker.state.is_over:
         exporter.archive(None)
         tracker.new_game()
         return None
     return record
+
+
+def _copied(recorder) -> str:
+    """Where turns copied from the export are, said as it is: in the store, or waiting in
+    memory while the store has a fault."""
+    if recorder.fault is None:
+        return f"copied into the store {recorder.path}"
+    return (f"NOT yet in the store {recorder.path} ({recorder.fault}): kept in memory and "
+            "in the export until it can be written")
 
 
 def clock_dict(session) -> dict | None:
@@ -185,6 +205,14 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
     if not _same_players(sdg.players, config.players) or len(exported) <= len(stored) \
             or exported[:len(stored)] != stored:
         return
+    if sdg.game != point.game.uid and (sdg.game is not None or not stored):
+        # Another game's export (it names another game, or an export of old that names
+        # none beside a game with no turn yet): its turns are not this game's.
+        print(f"homeworlds play: the export {record_path} holds "
+              + (f"game {sdg.game}" if sdg.game else "a game that it does not name")
+              + f", not game {point.game.id} ({point.game.uid}) that the store resumes: its "
+              "turns are not copied", file=sys.stderr, flush=True)
+        return
     try:
         tracker.resume(exported, point.star_tags)
     except (HomeworldsError, ValueError) as exc:
@@ -202,7 +230,7 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
         if number > len(stored):
             recorder.turn(number, seat, turn, state.copy(), config.players, {})
     print(f"the export {record_path} had turns {len(stored) + 1}-{len(exported)}, which the "
-          "store lacked: copied into the store", flush=True)
+          f"store lacked: {_copied(recorder)}", flush=True)
 
 
 def replay_journal(session, observation) -> None:
@@ -221,27 +249,70 @@ def replay_journal(session, observation) -> None:
 
 
 class GameExport:
-    """The SDG export of the current game, rewritten after every turn."""
+    """The SDG export of the current game, rewritten after every turn. It names its game
+    (the ``Game:`` header: the store's uid of the game, ``uid()``), so a restart copies its
+    turns into that game only, never into another."""
 
-    def __init__(self, path: Path, players, rules: str, tracker):
+    def __init__(self, path: Path, players, rules: str, tracker,
+                 uid: Callable[[], str | None] = lambda: None,
+                 store_fault: Callable[[], str | None] = lambda: None,
+                 writer: Callable[[Path, str], None] | None = None):
         self.path = path
         self.players = players
         self.rules = rules
         self.tracker = tracker  # for the Good/Evil deal, written with the game
+        self.uid = uid
+        #: why the game store cannot be written now (None: it holds every turn); the
+        #: messages say where the game is kept, so they ask
+        self.store_fault = store_fault
+        #: the file write (``export.write_atomically``): the seam tests inject faults at
+        self.writer = writer
         self.warned: str | None = None
+        #: whether the export holds every turn of the current game now
+        self.current = True
+
+    def _write_file(self, text: str) -> None:
+        from homeworlds.store.export import write_atomically
+
+        (self.writer or write_atomically)(self.path, text)
+
+    def kept_where(self) -> str:
+        """Where the current game's turns are kept, as true now as the store and the export
+        know it (for the messages when one of them fails)."""
+        if self.store_fault() is None:
+            return "the store keeps the game"
+        if self.current:
+            return f"the export {self.path} holds every turn; the store does not yet"
+        return ("NEITHER the store nor the export holds the latest turns: they are kept in "
+                "memory only, and stopping the host prints the whole game in SDG")
+
+    def sdg_text(self) -> str | None:
+        """The whole current game in SDG (None when it cannot be written so)."""
+        from homeworlds.notation.sdg import InvalidNotation
+        from homeworlds.store.export import ExportError, record_sdg
+
+        try:
+            return record_sdg(self.players, self.tracker.record, rules=self.rules,
+                              alignments=self.tracker.alignments, game=self.uid())
+        except (ExportError, InvalidNotation):
+            return None
 
     def write(self, record) -> None:
         from homeworlds.notation.sdg import InvalidNotation
-        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+        from homeworlds.store.export import ExportError, record_sdg
 
         if not record:
             return
         try:
-            write_atomically(self.path, record_sdg(self.players, record, rules=self.rules,
-                                                   alignments=self.tracker.alignments))
+            self._write_file(record_sdg(self.players, record, rules=self.rules,
+                                        alignments=self.tracker.alignments, game=self.uid(),
+                                        reveals=self.tracker.reveals(),
+                                        handicaps=self.tracker.rules.handicaps))
             self.warned = None
+            self.current = True
         except (OSError, ExportError, InvalidNotation) as exc:
-            text = f"the export {self.path} was not written: {exc} (the store keeps the game)"
+            self.current = False
+            text = f"the export {self.path} was not written: {exc} ({self.kept_where()})"
             if text != self.warned:
                 print(f"homeworlds play: {text}", file=sys.stderr, flush=True)
             self.warned = text
@@ -252,14 +323,16 @@ class GameExport:
         if record:
             self.write(record)
             return
-        from homeworlds.store.export import ExportError, record_sdg, write_atomically
+        from homeworlds.store.export import ExportError, record_sdg
 
         try:
-            write_atomically(self.path, record_sdg(self.players, [], rules=self.rules,
-                                                   alignments=self.tracker.alignments))
+            self._write_file(record_sdg(self.players, [], rules=self.rules,
+                                        alignments=self.tracker.alignments, game=self.uid()))
+            self.current = True
         except (OSError, ExportError) as exc:
-            print(f"homeworlds play: the export {self.path} was not written: {exc}",
-                  file=sys.stderr, flush=True)
+            self.current = False
+            print(f"homeworlds play: the export {self.path} was not written: {exc} "
+                  f"({self.kept_where()})", file=sys.stderr, flush=True)
 
     def archive(self, game_id: int | None) -> None:
         """Keep a finished game's export under its own name before a new game begins."""

@@ -46,7 +46,16 @@ from homeworlds.runtime.terminal import (
     turn_time_text,
 )
 from homeworlds.session import Stage, TableSession, new_session
-from homeworlds.store import GameRecorder, StoreRefused
+from homeworlds.store import (
+    GameRecorder,
+    HolderLock,
+    LockHeld,
+    LockUnavailable,
+    StoreRefused,
+    TableLock,
+    holder_text,
+    port_lock,
+)
 from homeworlds.table.tracker import Commit
 
 
@@ -116,11 +125,38 @@ class RunningTable:
     record_path: Path
     display: Any = None  # web.live.LiveDisplay
     publisher: Any = None  # event.publisher.EventPublisher
+    #: the table's claims on its store name and serial port (``claim_table``)
+    locks: list[HolderLock] = field(default_factory=list)
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
         """The table loop until ``stop`` is set."""
         self.loop.run(stop)
+
+    def _say_where_the_game_is(self, recorder: GameRecorder) -> None:
+        """On stop with writes the store never took: the export holds the game when its
+        last write succeeded; else the whole game is printed in SDG, so that nothing shown
+        on the table is lost."""
+        print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
+              f"{self.store_path}: {recorder.fault}", file=sys.stderr, flush=True)
+        if self.export.current:
+            print(f"homeworlds play: the export {self.record_path} holds the game "
+                  f"({len(self.session.tracker.record)} turns)", file=sys.stderr, flush=True)
+            return
+        text = self.export.sdg_text()
+        if text is None:
+            print("homeworlds play: NEITHER the store nor the export could be written, and "
+                  "the game cannot be written in SDG; its turns were:", file=sys.stderr,
+                  flush=True)
+            for number, (seat, turn) in enumerate(self.session.tracker.record, start=1):
+                print(f"{number}) {self.config.players[seat]}: "
+                      + "; ".join(str(a) for a in turn), flush=True)
+            return
+        print(f"homeworlds play: NEITHER the store {self.store_path} nor the export "
+              f"{self.record_path} could be written: the whole game follows in SDG "
+              f"({len(self.session.tracker.record)} turns); save it, e.g. as "
+              "game-saved.raw, and `homeworlds replay` it", file=sys.stderr, flush=True)
+        print(text, end="", flush=True)
 
     def close(self) -> None:
         """Stop the display, the link and the publisher; write what the store still owes
@@ -138,10 +174,10 @@ class RunningTable:
         if self.publisher is not None:
             self.publisher.stop()
         if recorder.unsaved:
-            print(f"homeworlds play: {recorder.unsaved} writes could not be saved to "
-                  f"{self.store_path}: {recorder.fault}; the export {self.record_path} holds "
-                  "the game", file=sys.stderr, flush=True)
+            self._say_where_the_game_is(recorder)
         recorder.close()
+        for lock in self.locks:
+            lock.release()
         if self.output is not None:
             self.output.close()
 
@@ -149,36 +185,39 @@ class RunningTable:
 def build_table(config: TableConfig, output: PixelOutput | None, record_path: Path, *,
                 store_path: Path | None = None, commands: queue.Queue | None = None,
                 store_opener=None, view=None, listen: tuple[str, int] | None = None,
-                source: EventSource | None = None) -> RunningTable:
+                source: EventSource | None = None, export_writer=None) -> RunningTable:
     """The table of ``config`` (validated by ``load_config``), ready to run; the LEDs go to
     ``output``. ``record_path``: the SDG export; ``store_path``: the game store (default
     games.sqlite beside the export); ``commands``: lines typed on the host's terminal;
-    ``store_opener`` (path -> GameStore): the store's seam for tests that inject faults;
+    ``store_opener`` (path -> GameStore) and ``export_writer`` ((path, text) -> None): the
+    store's and the export's seams for tests that inject faults;
     ``view.tick(session)`` (the live terminal view) is called on every pass; ``listen``
     (address, port) serves the web display; ``source``: the table's events (default: the
     serial link of the configuration). TableStartError says why the table cannot start;
     whatever was opened by then is closed again."""
     from homeworlds.store.export import remove_stale_temporaries
 
+    store_path = store_path or record_path.with_name("games.sqlite")
+    locks: list[HolderLock] = []
     try:
+        locks = claim_table(config, store_path, serial=source is None)
         session = session_from_config(config, output)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
-        store_path = store_path or record_path.with_name("games.sqlite")
         recorder = _open_store(config, store_path, store_opener)
     except BaseException:
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise
     remove_stale_temporaries(record_path)
-    export = GameExport(record_path, config.players, config.rules.name, session.tracker)
+    export = GameExport(record_path, config.players, config.rules.name, session.tracker,
+                        uid=lambda: recorder.uid, store_fault=lambda: recorder.fault,
+                        writer=export_writer)
     try:
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
         recorder.close()
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise TableStartError(str(exc)) from None
     event_clock = _event_clock_follower(config, session)
     publisher = start_publisher(config, store_path, recorder.table, event_clock)
@@ -192,21 +231,58 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
             if publisher is not None:
                 publisher.stop()
             recorder.close()
-            if output is not None:
-                output.close()
+            _release(locks, output)
             raise TableStartError(display)
     if publisher is not None:
         _feed_publisher(publisher, display, session, config, recorder)
     table = attract_table(config, session, display, recorder.path)
     if source is None:
         source = _serial_link(config)
-    upkeep = _Upkeep(session, recorder, publisher, commands, config)
+    upkeep = _Upkeep(session, recorder, publisher, commands, config, export)
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
     return RunningTable(config, session, recorder, export, loop, source, output, store_path,
-                        record_path, display, publisher)
+                        record_path, display, publisher, locks)
+
+
+def _release(locks: list[HolderLock], output: PixelOutput | None) -> None:
+    """Undo a start that failed: the table's claims, then its LEDs."""
+    for lock in locks:
+        lock.release()
+    if output is not None:
+        output.close()
+
+
+def claim_table(config: TableConfig, store_path: Path, *, serial: bool) -> list[HolderLock]:
+    """The table's claims, taken before anything else starts: its name in the store (one
+    `play` per table, so two tables never share a game) and, for a table on its serial
+    link, the port. A claim held by another program is a TableStartError naming both; the
+    kernel drops a claim when its holder dies, so the next start resumes its game."""
+    me = holder_text(f"configuration {config.source}")
+    wanted: list[HolderLock] = [TableLock(store_path, config.table_name)]
+    if serial and config.port:
+        try:
+            wanted.insert(0, port_lock(config.port))
+        except LockUnavailable as exc:
+            raise TableStartError(str(exc)) from None
+    taken: list[HolderLock] = []
+    for lock in wanted:
+        try:
+            lock.acquire(me)
+        except (LockHeld, LockUnavailable) as exc:
+            for other in taken:
+                other.release()
+            advice = ""
+            if isinstance(exc, LockHeld):
+                advice = (": stop it first (this one then resumes its unfinished game)"
+                          + (", or give this table a name of its own ([store] table) or a "
+                             "store of its own ([store] path)"
+                             if isinstance(lock, TableLock) else ""))
+            raise TableStartError(f"{exc}{advice}") from None
+        taken.append(lock)
+    return taken
 
 
 def _serial_link(config: TableConfig) -> TableLink:
@@ -223,13 +299,19 @@ def _serial_link(config: TableConfig) -> TableLink:
 
 
 def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameRecorder:
-    recorder = GameRecorder(store_path, table=config.store_table or config.layout.name,
+    recorder = GameRecorder(store_path, table=config.table_name,
                             layout=config.layout.name,
                             **({"opener": store_opener} if store_opener else {}))
     try:
         recorder.open()
     except StoreRefused as exc:
         raise TableStartError(str(exc)) from None
+    if recorder.store is not None:
+        try:
+            _check_table_name(config, recorder.store)
+        except TableStartError:
+            recorder.close()
+            raise
     if recorder.store is None and holds_data(store_path):
         # It may hold this table's unfinished game: starting another one beside it would
         # hide that game on the next start (the latest game is resumed).
@@ -237,6 +319,33 @@ def _open_store(config: TableConfig, store_path: Path, store_opener) -> GameReco
                               "so no new game is started: fix it (another program holding "
                               "it? permissions?) and start again")
     return recorder
+
+
+def _check_table_name(config: TableConfig, store) -> None:
+    """The store's table of this name is this table: the same layout (a configuration that
+    would write another table's games is refused). Without ``[store] table``, an
+    unfinished game stored under the layout's bare name (what tables were called before
+    the machine's name was added) is pointed out."""
+    from homeworlds.store import StoreError
+
+    name = config.table_name
+    try:
+        layout = store.table_layout(name)
+        legacy = None if config.store_table else store.latest_game(config.layout.name)
+    except StoreError:
+        return  # an unreadable store is the recorder's fault to report
+    if layout is not None and layout != config.layout.name:
+        raise TableStartError(
+            f"{config.source}: the game store {store.path} holds table {name!r} with layout "
+            f"{layout!r}, this configuration's layout is {config.layout.name!r}: they would "
+            "write the same games. Give this table a name of its own ([store] table) or a "
+            "store of its own ([store] path)")
+    if legacy is not None and not legacy.finished and store.latest_game(name) is None:
+        print(f"homeworlds play: the game store {store.path} holds unfinished game "
+              f"{legacy.id} ({', '.join(legacy.players)}) of table {config.layout.name!r}; "
+              f"this table is now called {name!r}. If that game is this table's, set "
+              f"[store] table = \"{config.layout.name}\" to resume it", file=sys.stderr,
+              flush=True)
 
 
 def _listen_for_the_record(session: TableSession, config: TableConfig,
@@ -259,10 +368,16 @@ def _listen_for_the_record(session: TableSession, config: TableConfig,
         print(f"turn {number}: {config.players[commit.seat]}: "
               + "; ".join(str(a) for a in commit.turn)
               + turn_time_text(session.last_turn_time), flush=True)
-        if commit.state.is_over and recorder.fault is None:
-            print(f"game over; the game is in the store {store_path}", flush=True)
+        if commit.state.is_over:
+            print(f"game over; {where_kept()}", flush=True)
         if commit.state.is_over and tracker.alignments is not None:
             print(reveal_alignments(config.players, tracker.alignments), flush=True)
+
+    def where_kept() -> str:
+        # Said as it is at this moment: the store, else the export, else memory only.
+        if recorder.fault is None:
+            return f"the game is in the store {store_path}"
+        return export.kept_where()
 
     journalled: list[object] = [None]
 
@@ -293,7 +408,7 @@ def _listen_for_the_record(session: TableSession, config: TableConfig,
         name = config.players[seat]
         if tracker.ended_by == "flag":
             # The status line ("game over: NAME's flag fell") is printed by the loop.
-            print(f"{name} is out of time; the game is in the store {store_path}", flush=True)
+            print(f"{name} is out of time; {where_kept()}", flush=True)
         else:
             print(f"{name}'s flag fell (out of time); casual play: the game goes on",
                   flush=True)
@@ -315,7 +430,8 @@ class _Upkeep:
     LEDs, the event's view of the table, terminal commands, and the lines to print."""
 
     def __init__(self, session: TableSession, recorder: GameRecorder, publisher,
-                 commands: queue.Queue | None, config: TableConfig):
+                 commands: queue.Queue | None, config: TableConfig, export: GameExport):
+        self.export = export
         self.session = session
         self.recorder = recorder
         self.publisher = publisher
@@ -331,7 +447,7 @@ class _Upkeep:
         if self.commands is not None:
             run_commands(self.commands, session, recorder, self.config)
         if recorder.fault != self.last_fault:
-            report_fault(recorder, self.last_fault)
+            report_fault(recorder, self.last_fault, self.export)
             self.last_fault = recorder.fault
             if publisher is not None:
                 publisher.table_status(link_up=session.link_up, store_fault=recorder.fault)
@@ -347,6 +463,9 @@ class _Upkeep:
         message = session.status.message
         if message and message != self.last_message:
             print(message, flush=True)
+            rule = session.status.rule
+            if rule is not None:  # the rulebook's own sentence (docs/rules.md)
+                print(f"  Rule: {rule.text()}", flush=True)
         self.last_message = message
 
 
@@ -465,7 +584,7 @@ def _feed_publisher(publisher, display, session, config: TableConfig, recorder) 
         return
     from homeworlds.web.live import attach_feed
 
-    attach_feed(session, table=config.store_table or config.layout.name,
+    attach_feed(session, table=config.table_name,
                 rules_name=config.rules.name, uid=lambda: recorder.uid, sinks=[offer])
 
 
@@ -491,12 +610,12 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
     brightness = session.output.correction.brightness if session.output is not None else 1.0
     try:
         display = attach_display(
-            session, table=config.store_table or config.layout.name,
+            session, table=config.table_name,
             rules_name=config.rules.name, host=listen[0], port=listen[1],
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
             max_brightness=brightness, store_path=recorder.path,
-            attract_after_s=config.attract_after_s)
+            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

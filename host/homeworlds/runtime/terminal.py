@@ -57,6 +57,8 @@ class LiveView:
         message = session.status.message or ""
         if log and message == log[-1]:
             message = ""  # printed already: the log shows it
+        elif message and session.status.rule is not None:
+            message += f" Rule: {session.status.rule.text()}"
         picture = picture_of_session(session, self.config.layout, self.config.players,
                                      title=self.title, message=message)
         self.screen.show(replace(picture, record=log, prompt=prompt))
@@ -71,12 +73,19 @@ def turn_time_text(timed) -> str:
     return f" (think {format_clock(timed.elapsed_ms)}, clock {format_clock(timed.clock_ms)})"
 
 
-def report_fault(recorder, previous: str | None) -> None:
+def report_fault(recorder, previous: str | None, export=None) -> None:
+    """The store's fault as it begins or changes, and when it clears. ``export`` (the
+    ``GameExport``): whether it holds the game is said as it is now, never assumed."""
     if recorder.fault is not None:
         print(f"homeworlds play: NOT SAVED: {recorder.fault}. The game goes on; "
               f"{recorder.unsaved} writes wait in memory and are retried every "
               f"{recorder.retry_s:g} s (an amber LED blinks at the start of every bar).",
               file=sys.stderr, flush=True)
+        if export is not None and not export.current:
+            print(f"homeworlds play: the export {export.path} cannot be written either: "
+                  f"{export.kept_where()}", file=sys.stderr, flush=True)
+        elif export is not None:
+            print(f"homeworlds play: {export.kept_where()}", file=sys.stderr, flush=True)
         print("game store fault: turns are kept in memory until it is fixed", flush=True)
     elif previous is not None:
         print("game store: saved again, nothing was lost", flush=True)
@@ -85,8 +94,11 @@ def report_fault(recorder, previous: str | None) -> None:
 # ---------------------------------------------------------------------- terminal commands
 
 
-COMMAND_HELP = ("resign NAME (that player resigns), draw (draw by agreement), abandon "
-                "(the game is abandoned), help")
+COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others play "
+                "on), skip (the player to move misses the turn; three or more players), "
+                "brain-transference (the junior player's handicap: the players change "
+                "places), "
+                "draw (draw by agreement), abandon (the game is abandoned), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -126,8 +138,21 @@ def run_command(line: str, session, recorder, players) -> str:
     verb, rest = words[0].lower(), words[1:]
     if verb == "help":
         return "commands: " + COMMAND_HELP
-    if verb not in ("resign", "draw", "abandon"):
+    if verb not in ("resign", "skip", "brain-transference", "draw", "abandon"):
         return f"unknown command {words[0]!r}; commands: {COMMAND_HELP}"
+    if verb == "brain-transference":
+        try:
+            session.brain_transference()
+        except IllegalAction as exc:
+            return f"cannot use Brain Transference: {exc}"
+        return tracker.status.message
+    if verb == "skip":
+        try:
+            skipped = session.skip_turn()
+        except IllegalAction as exc:
+            return f"cannot skip: {exc}"
+        return (f"{players[skipped]} misses the turn; pass the turn token to "
+                f"{players[tracker.state.to_move]}")
     seat = None
     if verb == "resign":
         names = [p.casefold() for p in players]
@@ -136,7 +161,12 @@ def run_command(line: str, session, recorder, players) -> str:
         seat = names.index(rest[0].casefold())
     kind = {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb]
     try:
-        session.end_game(kind, seat)
+        if seat is not None:
+            if not session.resign(seat):
+                return tracker.status.message or (
+                    f"{players[seat]} resigned and leaves the game")
+        else:
+            session.end_game(kind, seat)
     except IllegalAction as exc:
         return f"cannot {verb}: {exc}"
     result = tracker.state.result

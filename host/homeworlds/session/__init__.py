@@ -27,7 +27,13 @@ from homeworlds.session.control import (
     TableControl,
 )
 from homeworlds.session.events import Channel, Signal, Stage, TableEvents
-from homeworlds.session.lights import ALIGNMENT_SHOWN_S, HINT_LEVELS, TableLights
+from homeworlds.session.lights import (
+    ACKNOWLEDGED_S,
+    ALIGNMENT_SHOWN_S,
+    HINT_LEVELS,
+    REVEAL_SHOWN_S,
+    TableLights,
+)
 from homeworlds.session.table_session import (
     SESSION_LOG_LIMIT,
     SessionLog,
@@ -37,7 +43,9 @@ from homeworlds.session.table_session import (
 from homeworlds.session.watch import SeatButtons, TableWatch
 
 __all__ = [
+    "ACKNOWLEDGED_S",
     "ALIGNMENT_SHOWN_S",
+    "REVEAL_SHOWN_S",
     "DEFAULT_TIME_LIMITS",
     "HINT_LEVELS",
     "MIN_BRIGHTNESS",

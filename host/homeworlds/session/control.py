@@ -20,7 +20,7 @@ from homeworlds.session.lights import HINT_LEVELS
 from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
 #: The admin verbs.
-VERBS = ("new-game", "resign", "draw", "undo", "settings")
+VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings")
 
 #: Lowest LED brightness the admin page may set (0 would look like a dead table).
 MIN_BRIGHTNESS = 0.02
@@ -127,10 +127,40 @@ class TableControl:
             self.producer.guidance = None
 
     def _resign(self, command: AdminCommand) -> str:
-        players = self.session.tracker.players
+        tracker = self.session.tracker
+        players = tracker.players
         if command.seat is None or not 0 <= command.seat < len(players):
             raise ControlError(f"resign: name the seat that resigns (0 to {len(players) - 1})")
-        return self._end("resigned", command.seat)
+        try:
+            ended = self.session.resign(command.seat)
+        except IllegalAction as exc:
+            raise ControlError(str(exc)) from None
+        if ended:
+            result = tracker.state.result
+            winners = tuple(result.winners) if result is not None else ()
+            if self.recorder is not None:
+                self.recorder.finish("resigned", winners, command.seat, len(tracker.record))
+            self._cancel_guide_back()
+            return tracker.status.message
+        return (f"{players[command.seat]} resigned and leaves the game; "
+                f"{players[tracker.state.to_move]} is to move")
+
+    def _brain_transference(self, command: AdminCommand) -> str:
+        """The junior player uses Brain Transference (as when both seat buttons are held)."""
+        try:
+            self.session.brain_transference()
+        except IllegalAction as exc:
+            raise ControlError(f"brain-transference: {exc}") from None
+        return self.session.tracker.status.message
+
+    def _skip(self, command: AdminCommand) -> str:
+        tracker = self.session.tracker
+        try:
+            seat = self.session.skip_turn()
+        except IllegalAction as exc:
+            raise ControlError(f"skip: {exc}") from None
+        return (f"{tracker.players[seat]} misses the turn; "
+                f"{tracker.players[tracker.state.to_move]} is to move")
 
     def _draw(self, command: AdminCommand) -> str:
         return self._end("agreed-draw", None)

@@ -24,6 +24,12 @@ HINT_LEVELS = ("full", "warnings", "minimal")
 
 #: Seconds a seat's bar shows its Good/Evil alignment after the button press.
 ALIGNMENT_SHOWN_S = 3.0
+#: Seconds a seat's bar blinks to say that the table heard a gesture of that seat's button
+#: (a declaration, Brain Transference).
+ACKNOWLEDGED_S = 2.0
+#: Seconds the bars of the players whose alignments an elimination revealed show them to
+#: everyone (then the revealed alignments stay on the terminal and the displays).
+REVEAL_SHOWN_S = 10.0
 
 
 class TableLights:
@@ -44,6 +50,40 @@ class TableLights:
         self.store_fault = False
         #: Good/Evil: the seat whose alignment its bar shows, and until when.
         self._alignment_shown: tuple[int, float] | None = None
+        #: Good/Evil: alignments an elimination revealed (seat, alignment), and until when
+        #: their bars show them.
+        self._revealed_shown: tuple[tuple[tuple[int, str], ...], float] | None = None
+        #: Seats whose button gesture the bars acknowledge, and until when.
+        self._acknowledged: tuple[tuple[int, ...], float] | None = None
+
+    def acknowledge(self, *seats: int) -> None:
+        """The bars of ``seats`` blink fast in the seat's colour for ``ACKNOWLEDGED_S``: the
+        table heard their button's gesture (a declaration, Brain Transference)."""
+        self._acknowledged = (tuple(sorted(seats)), self.clock() + ACKNOWLEDGED_S)
+
+    def _acknowledged_now(self) -> tuple[int, ...]:
+        if self._acknowledged is None:
+            return ()
+        seats, until = self._acknowledged
+        if self.clock() < until:
+            return seats
+        self._acknowledged = None
+        return ()
+
+    def show_revealed(self, revealed: dict[int, str]) -> None:
+        """Good/Evil: the bars of the players whose alignments were revealed at the end of
+        a turn show them to everyone for ``REVEAL_SHOWN_S``."""
+        self._revealed_shown = (tuple(sorted(revealed.items())),
+                                self.clock() + REVEAL_SHOWN_S)
+
+    def _revealed(self) -> tuple[tuple[int, str], ...]:
+        if self._revealed_shown is None:
+            return ()
+        shown, until = self._revealed_shown
+        if self.clock() < until:
+            return shown
+        self._revealed_shown = None
+        return ()
 
     def show_alignment(self, seat: int) -> None:
         """Good/Evil: ``seat``'s bar alone shows its alignment for ``ALIGNMENT_SHOWN_S``."""
@@ -73,6 +113,8 @@ class TableLights:
                 seat = state.to_move
                 for piece in obs.in_hand:
                     kind, slot, owner = piece.origin
+                    if kind == "ships" and owner is not None:
+                        owner = tracker.seat_at_side(owner)
                     if kind == "ships" and owner == seat and slot in system_at:
                         lifted = LiftedShip(seat, piece.piece, slot)
                         break
@@ -101,6 +143,9 @@ class TableLights:
             red_alert_seat=None if self.hint_level == "minimal" else red_alert_seat,
             store_fault=self.store_fault,
             alignment_shown=shown,
+            alignments_revealed=self._revealed(),
+            acknowledged_seats=self._acknowledged_now(),
+            seat_at_side=(1, 0) if tracker.sides_swapped else None,
             clock_fraction=clock_fraction,
             clock_low=clock_low,
             flagged_seats=flagged,

@@ -24,7 +24,7 @@ from homeworlds.clock import ClockSpec, GameClocks, TurnTime
 from homeworlds.hints import GuidanceShown, HintSettings, HintView
 from homeworlds.link import LinkDown, LinkUp, ReaderFault
 from homeworlds.pixels import PixelOutput
-from homeworlds.rules import GameState, Rules, Turn
+from homeworlds.rules import GameState, IllegalAction, Rules, Turn
 from homeworlds.session.advisor import ComputerSeat, make_player
 from homeworlds.session.clocks import SessionClocks, TableConditions
 from homeworlds.session.computer import ComputerAtTable, SeatSettings
@@ -191,9 +191,11 @@ class TableSession:
         gesture = self.buttons.handle(event)
         if gesture is None:
             return
-        kind, seat = gesture
+        kind, side = gesture
         if kind == "press":
-            self._press(seat)
+            self._press(self.tracker.seat_at_side(side))
+        elif kind == "together":
+            self._held_together()
         else:
             self.watch.changed()  # a long press: judged (and answered) with the table
 
@@ -201,6 +203,31 @@ class TableSession:
         if self._shows_alignment(seat):
             return
         self._handover_seat = seat
+        self.watch.changed()
+
+    def _held_together(self) -> None:
+        """Both seat buttons held together: the junior player's Brain Transference (000,
+        NOVICE VS. EXPERT), or a notice why it cannot be now."""
+        if self.buttons.take_together() is None:
+            return
+        try:
+            self.brain_transference()
+        except IllegalAction as exc:
+            self.notices.append(f"both buttons held: {exc}")
+
+    def brain_transference(self) -> None:
+        """The junior player uses Brain Transference (``TurnTracker.brain_transference``;
+        IllegalAction when it cannot be now): the turn is committed, both bars blink to
+        confirm it, and the players are told to change places — the pieces stay."""
+        seat = self.tracker.state.to_move
+        self.tracker.brain_transference()
+        self.status = self.tracker.status
+        self.red_alert_seat = None
+        self.lights.acknowledge(0, 1)
+        self.notices.append(
+            f"turn {len(self.tracker.record)}: {self.players[seat]} uses Brain Transference: "
+            f"{self.players[seat]} and {self.players[1 - seat]} change places, the pieces "
+            "stay where they are")
         self.watch.changed()
 
     def _computer_hands_over(self, seat: int) -> None:
@@ -237,7 +264,9 @@ class TableSession:
             self.log.note("refusals", self.status)
         held = self.buttons.take_held()
         if held is not None:
-            self.computer.long_press(held)
+            held = self.tracker.seat_at_side(held)
+            if not self._declares(held):
+                self.computer.long_press(held)
         self.computer.advise(self.observation)
         if self.computer.guidance is not None and self.status.phase == "playing" \
                 and self.status.differences:
@@ -247,8 +276,31 @@ class TableSession:
                                   differences=())
         return True
 
+    def _declares(self, seat: int) -> bool:
+        """003 (Overpopulation): either player may declare an overpopulation at any time.
+        A long press of the button of a seat not to move, while the table shows one (its
+        ring marks it), declares it for that player: the catastrophe the turn then shows
+        is recorded as theirs (``by Name``); their bar blinks to say it was heard. False:
+        nothing to declare (the press is a hint request, as for every long press)."""
+        declared = self.tracker.declare_overpopulations(seat)
+        if not declared:
+            return False
+        self.lights.acknowledge(seat)
+        what = ", ".join(f"{name} ({color.name.lower()})" for name, color in declared)
+        text = (f"{self.players[seat]} declares the overpopulation of {what}: clear it; "
+                f"the record says by {self.players[seat]}")
+        self.notices.append(text)
+        self.status = replace(self.status, message=text)
+        return True
+
     def _committed(self, commit: Commit) -> None:
         self.log.commits.append(commit)
+        if commit.revealed:
+            # 002 (Elimination and Winning): the eliminating and eliminated players reveal
+            # their alignments at the end of the turn: the bars show them to everyone.
+            self.lights.show_revealed(commit.revealed)
+            self.notices.append(revealed_text(len(self.tracker.record), self.players,
+                                              commit.revealed))
         self.timekeeper.committed(commit, self._judged_since, self.watch.view.known)
         self.red_alert_seat = None
         if self._red_alert is not None and not commit.state.is_over \
@@ -265,6 +317,25 @@ class TableSession:
         ``abandoned``); IllegalAction when it cannot end so."""
         self.tracker.end_game(kind, seat)
         self.status = self.tracker.status
+
+    def resign(self, seat: int) -> bool:
+        """``seat`` resigns: the game ends (True) or, with three or more players who play
+        on, the player leaves it (False; ``TurnTracker.leave``). IllegalAction when it
+        cannot be done."""
+        ended = self.tracker.leave(seat)
+        self.status = self.tracker.status
+        self.red_alert_seat = None
+        self.watch.changed()  # judged again: the turn may have passed on
+        return ended
+
+    def skip_turn(self) -> int:
+        """The player to move misses the turn (three or more players:
+        ``TurnTracker.skip_turn``); returns their seat."""
+        seat = self.tracker.skip_turn()
+        self.status = self.tracker.status
+        self.red_alert_seat = None
+        self.watch.changed()
+        return seat
 
     def new_game(self, prepare: Callable[[], None] | None = None) -> None:
         """Start the next game now (the last one ended or is abandoned); ``prepare`` runs
@@ -375,7 +446,9 @@ class TableSession:
         (the displays), which read the same view (``tick_view``)."""
         due = self.buttons.due()
         if due is not None:
-            self._press(due)  # released before it became a long press
+            self._press(self.tracker.seat_at_side(due))  # released before a long press
+        if self.buttons.hold_due():
+            self.watch.changed()  # a long press alone, no other seat's with it
         if not self.evaluate() and self.computer.answer_ready():
             self.computer.advise(self.observation)
         self.events.tick.emit(before=Stage.FEED)
@@ -387,6 +460,17 @@ class TableSession:
             self.events.tick.emit(since=Stage.FEED)
         finally:
             self._in_tick, self._tick_view = False, None
+
+
+#: Seconds within which the two seat buttons' long presses count as held together
+#: (Brain Transference); a long press alone waits this long before it is acted on.
+TOGETHER_S = 1.0
+
+
+def revealed_text(number: int, players: tuple[str, ...], revealed: dict[int, str]) -> str:
+    """``turn 12: alignments revealed: Ann Evil, Bob Good`` (Good/Evil, an elimination)."""
+    return f"turn {number}: alignments revealed: " + ", ".join(
+        f"{players[seat]} {alignment.capitalize()}" for seat, alignment in sorted(revealed.items()))
 
 
 def new_session(layout: Layout, registry: Registry, rules: Rules, players: tuple[str, ...],
@@ -407,7 +491,9 @@ def new_session(layout: Layout, registry: Registry, rules: Rules, players: tuple
                           alignments=alignments)
     watch = TableWatch(layout, registry, clock, settle_s=settle_s)
     buttons = SeatButtons(layout, clock, long_press_s=long_press_s,
-                          waits=hint_settings.suggestions)
+                          waits=hint_settings.suggestions,
+                          together_s=TOGETHER_S if rules.handicaps.brain_transference
+                          and len(players) == 2 else None)
     timekeeper = SessionClocks(tracker, clock, clock_spec)
     lights = TableLights(layout, output, hint_settings, clock)
     seats = SeatSettings(dict(computer_seats or {}), dict(time_limits or {}),

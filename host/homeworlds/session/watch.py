@@ -96,13 +96,19 @@ class SeatButtons:
     says whether to wait at all (only when hints are allowed)."""
 
     def __init__(self, layout: Layout, clock: Callable[[], float], *,
-                 long_press_s: float | None = None, waits: bool = True):
+                 long_press_s: float | None = None, waits: bool = True,
+                 together_s: float | None = None):
         self.layout = layout
         self.clock = clock
         self.long_press_s = long_press_s
         self.waits = waits and long_press_s is not None
+        #: Two seats' long presses this close together are one gesture, "together" (Brain
+        #: Transference); a long press alone is then acted on only this long after it.
+        #: None: every long press is acted on at once.
+        self.together_s = together_s
         self._pending: tuple[int, float] | None = None
-        self._held: int | None = None
+        self._holds: list[tuple[int, float]] = []
+        self._together: tuple[int, int] | None = None
 
     def seat_of(self, button: int) -> int | None:
         return next((s.index for s in self.layout.seats if s.button == button), None)
@@ -126,7 +132,18 @@ class SeatButtons:
                 return None
             if self._pending is not None and self._pending[0] == seat:
                 self._pending = None
-            self._held = seat
+            now = self.clock()
+            if self.together_s is None:
+                self._holds = [(seat, now)]
+                return ("hold", seat)
+            other = next((h for h in self._holds
+                          if h[0] != seat and now - h[1] <= self.together_s), None)
+            if other is not None:
+                self._holds.remove(other)
+                first, second = sorted((other[0], seat))
+                self._together = (first, second)
+                return ("together", seat)
+            self._holds.append((seat, now))
             return ("hold", seat)
         return None
 
@@ -140,6 +157,24 @@ class SeatButtons:
         return seat
 
     def take_held(self) -> int | None:
-        """The seat whose button was held since the last judgement (a hint request)."""
-        held, self._held = self._held, None
-        return held
+        """The seat whose button was held alone since the last judgement (a hint request,
+        a declaration); with ``together_s``, once that long has passed without another
+        seat's long press."""
+        now = self.clock()
+        for k, (seat, at) in enumerate(self._holds):
+            if self.together_s is None or now - at > self.together_s:
+                del self._holds[k]
+                return seat
+        return None
+
+    def hold_due(self) -> bool:
+        """A long press alone has waited ``together_s``: it is to be acted on now."""
+        if self.together_s is None:
+            return False
+        now = self.clock()
+        return any(now - at > self.together_s for _, at in self._holds)
+
+    def take_together(self) -> tuple[int, int] | None:
+        """The two seats whose buttons were held together (Brain Transference), once."""
+        together, self._together = self._together, None
+        return together

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from homeworlds.sim.pn5180_chip import Pn5180Chip
 from homeworlds.table.board import Board, Relay
@@ -57,6 +58,12 @@ class PulledNet:
         self.value = level
 
 
+class MicrosecondClock(Protocol):
+    """A virtual clock read in microseconds (``SimClock``)."""
+
+    now_us: int
+
+
 @dataclass
 class _Coil:
     on_at: float | None = None  # energised since
@@ -71,7 +78,7 @@ class RelayMux:
     select: Sequence[Line]
     enable: Line | PulledNet
     relay: Relay
-    clock: object
+    clock: MicrosecondClock
     coils: dict[int, _Coil] = field(default_factory=dict)
     energised: int | None = None
     switches: int = 0

@@ -174,7 +174,8 @@ class EmulatedTable:
         if settle_us is None:
             settle_us = switch.settle_us
         self.settle_us = settle_us
-        self.fields_at_once = fields_at_once if fields_at_once is not None else self.board.fields_at_once
+        self.fields_at_once = (fields_at_once if fields_at_once is not None
+                               else self.board.fields_at_once)
         channels = max(reader.channels for reader in layout.readers)
         lines = max(1, (channels - 1).bit_length())
         self.muxes: list[RelayMux] = []

@@ -334,30 +334,41 @@ class Pn5180Chip:
             self.rf_config = (frame[1], frame[2])
             regs[TX_CONFIG] = TX_FRAME_BITS | 0x0F  # full frames again
         elif code == RF_ON:
-            avoid = len(frame) < 2 or not frame[1] & 0x01
-            if not self.rf and avoid and self.external_field is not None and self.external_field(self):
-                regs[IRQ_STATUS] |= IRQ_RF_ACTIVE_ERROR
-                self.rf_refused += 1
-                return
-            regs[IRQ_STATUS] |= IRQ_TX_RFON
-            if not self.rf:
-                self.rf = True
-                self._field_since = now
-                if self.on_field is not None:
-                    self.on_field(self)
+            self._rf_on(frame, now)
         elif code == RF_OFF:
-            was_on = self.rf
-            self.rf = False
-            regs[IRQ_STATUS] |= IRQ_TX_RFOFF
-            self._round = None  # tags lose power
-            if self._state in (TRANSMITTING, WAIT_RECEIVE, RECEIVING):
-                self._events.clear()
-            if was_on and self.on_field is not None:
-                self.on_field(self)
+            self._rf_off()
         elif code == SEND_DATA:
             self._send(frame[2:], now)
         else:
             self.violations.append(f"unknown command {code:02X}")
+
+    def _rf_on(self, frame: bytes, now: float) -> None:
+        """RF_ON: refused (RF active error) when another field is on and collision
+        avoidance was asked for; else the field comes on."""
+        regs = self.regs
+        avoid = len(frame) < 2 or not frame[1] & 0x01
+        if not self.rf and avoid and self.external_field is not None \
+                and self.external_field(self):
+            regs[IRQ_STATUS] |= IRQ_RF_ACTIVE_ERROR
+            self.rf_refused += 1
+            return
+        regs[IRQ_STATUS] |= IRQ_TX_RFON
+        if not self.rf:
+            self.rf = True
+            self._field_since = now
+            if self.on_field is not None:
+                self.on_field(self)
+
+    def _rf_off(self) -> None:
+        """RF_OFF: the field goes, and with it the tags' power and any exchange."""
+        was_on = self.rf
+        self.rf = False
+        self.regs[IRQ_STATUS] |= IRQ_TX_RFOFF
+        self._round = None  # tags lose power
+        if self._state in (TRANSMITTING, WAIT_RECEIVE, RECEIVING):
+            self._events.clear()
+        if was_on and self.on_field is not None:
+            self.on_field(self)
 
     def _write_register(self, code: int, frame: bytes, now: float) -> None:
         """WRITE_REGISTER (IRQ_CLEAR clears status bits), or its OR/AND mask forms."""

@@ -113,7 +113,8 @@ class TableListener(Protocol):
     def set_scan_time(self, ms: int) -> None: ...
 
 
-def make_registry(layout: Layout | None = None, players: int = 2) -> Registry:
+def make_registry(layout: Layout | None = None, players: int = 2, *,
+                  copies: int | None = None) -> Registry:
     """A deterministic tag set for simulation: every piece copy of a ``players``-player
     bank (12 colour-sizes x 3 copies for two players) plus the turn token.
 
@@ -122,7 +123,8 @@ def make_registry(layout: Layout | None = None, players: int = 2) -> Registry:
     as enrollment assigns them, so enrolling a simulated bank tray gives this registry
     back. The token is ``E00401500000FF00``.
     """
-    copies = copies_for_players(players)
+    if copies is None:  # the preset's bank may differ (``Rules.bank_copies``: Good/Evil)
+        copies = copies_for_players(players)
     tags: dict[str, TagInfo] = {}
     for piece in PIECES:
         for copy in range(copies):

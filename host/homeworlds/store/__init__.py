@@ -15,7 +15,17 @@ from homeworlds.store.database import (
     StoreRefused,
     StoreUnavailable,
 )
+from homeworlds.store.lock import (
+    HolderLock,
+    LockHeld,
+    LockUnavailable,
+    TableLock,
+    holder_text,
+    port_lock,
+)
 from homeworlds.store.recorder import GameRecorder, ResumePoint
 
-__all__ = ["GameRecorder", "GameStore", "ResumePoint", "StoreError", "StoreRefused",
-           "StoreUnavailable", "StoredGame", "StoredObservation", "StoredResult", "StoredTurn"]
+__all__ = ["GameRecorder", "GameStore", "HolderLock", "LockHeld", "LockUnavailable",
+           "ResumePoint", "StoreError", "StoreRefused", "StoreUnavailable", "StoredGame",
+           "StoredObservation", "StoredResult", "StoredTurn", "TableLock", "holder_text",
+           "port_lock"]

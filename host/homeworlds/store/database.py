@@ -12,7 +12,9 @@ clear; the recorder keeps the game in memory and retries).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +63,10 @@ def describe_sqlite_error(exc: BaseException) -> tuple[bool, str]:
         return False, f"the store cannot be written: it is read-only ({text})"
     if name in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in low or "busy" in low:
         return False, f"the store is locked by another program ({text})"
+    if name.startswith("SQLITE_IOERR") or "disk i/o error" in low or \
+            getattr(exc, "errno", None) == errno.EIO:
+        return False, (f"the store's disk cannot be read or written (card removed? failing?) "
+                       f"({text})")
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in low:
         return False, f"the store cannot be opened ({text})"
     return False, text or type(exc).__name__
@@ -135,6 +141,8 @@ class GameStore:
     def __init__(self, path: str | Path, connection: sqlite3.Connection):
         self.path = str(path)
         self._conn = connection
+        #: the file opened (device, inode): a write checks the path still leads to it
+        self._identity = _identity(self.path)
 
     # ------------------------------------------------------------------ opening
 
@@ -247,6 +255,12 @@ class GameStore:
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one transaction, committed durably before returning."""
         conn = self._conn
+        if self._identity is not None and _identity(self.path) != self._identity:
+            # Written through a file no longer there (its card removed, the file deleted
+            # or replaced), a turn would be "saved" nowhere anyone finds it.
+            raise StoreUnavailable(self.path, "the store file was removed or replaced while "
+                                   "the table was playing (card removed?): nothing more is "
+                                   "written to it")
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -445,6 +459,11 @@ class GameStore:
                           (table,))
         return self._game(rows[0]) if rows else None
 
+    def table_layout(self, table: str) -> str | None:
+        """The layout table ``table`` was first stored with, None for a table not stored."""
+        rows = self._read("SELECT layout FROM tables WHERE name = ?", (table,))
+        return rows[0][0] if rows else None
+
     _TURN_SQL = ("SELECT number, seat, sdg, position, star_tags, committed, elapsed_ms, "
                  "clock_ms FROM turns WHERE game_id = ? ")
 
@@ -485,6 +504,14 @@ class GameStore:
         return [StoredObservation(r[0], r[1], r[2],
                                   {int(z): u for z, u in json.loads(r[3]).items()})
                 for r in rows]
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _refusal(where: str, reason: str) -> StoreRefused:

@@ -13,11 +13,18 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homeworlds.notation import CookedGame, sdg_game, write_cooked, write_sdg
-from homeworlds.rules import GameState, Homeworld, SetupPick, preset
+from homeworlds.rules import (
+    GameState,
+    Handicaps,
+    Homeworld,
+    HomeworldsError,
+    SetupPick,
+    preset,
+)
 from homeworlds.store.database import GameStore, StoredGame, StoredResult
 from homeworlds.store.records import cooked_systems, position_to_json, turn_from_sdg
 
@@ -101,26 +108,79 @@ def game_turns(store: GameStore, game: StoredGame) -> list[tuple[int, tuple]]:
 
 def record_sdg(players, record, *, number: int | None = None, winner: str | None = None,
                started: str | None = None, rules: str | None = None,
-               alignments: Sequence[str | None] | None = None) -> str:
+               alignments: Sequence[str | None] | None = None, game: str | None = None,
+               reveals: Mapping[int, Mapping[int, str]] | None = None,
+               handicaps: Handicaps | None = None) -> str:
     """SDG text of a record (seat, turn) with the table's players in seat order; the
-    ``Rules:`` and Good/Evil ``Alignments:`` header lines when given (docs/notation.md)."""
+    ``Rules:``, ``Handicaps:``, Good/Evil ``Alignments:`` and ``Game:`` (the stored game's
+    uid) header lines when given (docs/notation.md). ``reveals`` (turn number to {seat:
+    alignment}, Good/Evil) become a comment after the turn at whose end an elimination
+    revealed them (``Alignments revealed: Ann Evil``)."""
     # Alignments go in whole or not at all: a seat without one drops the line.
     known = None if alignments is None or None in alignments else \
         [a for a in alignments if a is not None]
+    comments = {turn_number: revealed_comment(players, revealed)
+                for turn_number, revealed in (reveals or {}).items()}
     try:
-        game = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
-                        number=number, winner=winner, started=started, rules=rules,
-                        alignments=known)
-        return write_sdg(game)
+        sdg = sdg_game(players, [turn for _, turn in record], seats=[s for s, _ in record],
+                       number=number, winner=winner, started=started, rules=rules,
+                       alignments=known, game=game, comments=comments, handicaps=handicaps)
+        return write_sdg(sdg)
     except TypeError as exc:  # an action SDG has no words for (an alternating-setup pick)
         raise ExportError(f"the game cannot be written in SDG notation: {exc}") from None
 
 
+def revealed_comment(players, revealed: Mapping[int, str]) -> str:
+    """The SDG comment of alignments revealed at the end of a turn (Good/Evil)."""
+    return "Alignments revealed: " + ", ".join(
+        f"{players[seat]} {alignment.capitalize()}" for seat, alignment in sorted(revealed.items()))
+
+
+def replayed_reveals(rules: str | None, players, record, alignments
+                     ) -> dict[int, dict[int, str]]:
+    """Good/Evil: the alignments the record's eliminations revealed, by turn number (as
+    ``TurnTracker.reveals``), found by replaying it; empty when there is no deal or the
+    record does not replay (the turns in the store are what counts)."""
+    if rules is None or alignments is None or any(a is None for a in alignments):
+        return {}
+    try:
+        first = record[0][0] if record else 0
+        state = GameState(preset(rules), len(players), first_to_move=first,
+                          alignments=alignments)
+        for seat, turn in record:
+            if seat != state.to_move and len(players) > 2:
+                state.to_move = seat  # seats passed over (docs/replay.md)
+            state.apply_turn(turn)
+    except (HomeworldsError, ValueError):
+        return {}
+    out: dict[int, dict[int, str]] = {}
+    alignments = state.alignments
+    if alignments is None:
+        return out  # no deal: nothing to reveal
+    for seat, index in enumerate(state.revealed):
+        if index is not None:
+            out.setdefault(index + 1, {})[seat] = alignments[seat]
+    return out
+
+
 def export_sdg(store: GameStore, game: StoredGame) -> str:
     result = store.result(game.id)
-    return record_sdg(game.players, game_turns(store, game), number=game.id,
+    record = game_turns(store, game)
+    return record_sdg(game.players, record, number=game.id,
                       winner=_winner_names(game, result), started=game.started,
-                      rules=game.rules, alignments=game.alignments)
+                      rules=game.rules, alignments=game.alignments,
+                      reveals=replayed_reveals(game.rules, game.players, record,
+                                               game.alignments),
+                      handicaps=stored_handicaps(game))
+
+
+def stored_handicaps(game: StoredGame) -> Handicaps | None:
+    """The novice handicaps a stored game was played with (None: none, or a record the
+    store wrote with keys this version does not know)."""
+    try:
+        return Handicaps(**game.handicaps) if game.handicaps else None
+    except TypeError:
+        return None
 
 
 def _winner_names(game: StoredGame, result: StoredResult | None) -> str | None:

@@ -80,6 +80,20 @@ class GameRecorder:
         self.uid: str | None = None
         self.game_id: int | None = None
         self._unwritten_game: Callable[[GameStore], None] | None = None
+        #: the latest time stamped on a write: stamps never go back (``_now``)
+        self._last_stamp = ""
+        #: whether the store was ever opened: a file gone since is not created anew
+        self._opened = False
+
+    def _now(self) -> str:
+        """The wall time to store, never before the last one stamped: a step of the wall
+        clock back (NTP, ``date -s``) leaves the stored times in order. A step forward is
+        taken as it is (a table without a real-time clock corrects its time so)."""
+        stamp = self._wall()
+        if stamp < self._last_stamp:
+            stamp = self._last_stamp
+        self._last_stamp = stamp
+        return stamp
 
     # ------------------------------------------------------------------ opening
 
@@ -89,6 +103,7 @@ class GameRecorder:
         self._last_try = self._clock()
         try:
             self.store = self._opener(self.path)
+            self._opened = True
         except StoreRefused:
             raise
         except StoreError as exc:
@@ -119,6 +134,8 @@ class GameRecorder:
             if t.clock_ms is not None and 0 <= t.seat < len(clock_ms):
                 clock_ms[t.seat] = t.clock_ms
         withdrawn = self.store.withdrawn_turns(game.id)
+        if turns and turns[-1].committed > self._last_stamp:
+            self._last_stamp = turns[-1].committed  # a resumed game's times stay in order
         return ResumePoint(game, record, turns[-1].position if turns else None,
                            turns[-1].star_tags if turns else {},
                            None if pending == [] or game.finished else pending[-1],
@@ -126,6 +143,16 @@ class GameRecorder:
                            clock_ms=tuple(clock_ms),
                            withdrawn_next=bool(withdrawn)
                            and withdrawn[-1][0].number == len(turns) + 1 and not pending)
+
+    def stored_game(self, uid: str) -> StoredGame | None:
+        """The store's game ``uid`` (of any table), None when it has none or cannot be
+        read now."""
+        if self.store is None:
+            return None
+        try:
+            return self.store.game_by_uid(uid)
+        except StoreError:
+            return None
 
     # ------------------------------------------------------------------ games
 
@@ -138,7 +165,7 @@ class GameRecorder:
         uid = uuid.uuid4().hex
         self.uid, self.game_id = uid, None
         handicaps = asdict(rules.handicaps)
-        started = self._wall()
+        started = self._now()
         players = tuple(players)
         alignments = tuple(alignments) if alignments else None
         time_control = dict(clock) if clock is not None else None
@@ -167,7 +194,7 @@ class GameRecorder:
         sdg = turn_to_sdg(turn, players)
         position = position_to_json(state)
         tags = {name: sorted(t) for name, t in star_tags.items()}
-        committed = self._wall()
+        committed = self._now()
         result = None
         if state.result is not None:
             result = StoredResult(state.result.kind, tuple(state.result.winners), None,
@@ -178,7 +205,7 @@ class GameRecorder:
 
     def handover(self, after_turn: int, zones: Mapping[int, Iterable[str]]) -> None:
         uid = self._need_game()
-        seen = self._wall()
+        seen = self._now()
         snapshot = {int(z): sorted(u) for z, u in zones.items() if u}
         self._queue(f"the table at the hand-over after turn {after_turn}",
                     lambda s: s.journal_observation(uid, after_turn, seen, snapshot))
@@ -187,14 +214,14 @@ class GameRecorder:
         """Undo: turn ``number``, the last committed, is withdrawn (kept in the store as
         withdrawn, never deleted)."""
         uid = self._need_game()
-        at = self._wall()
+        at = self._now()
         self._queue(f"the withdrawal of turn {number}",
                     lambda s: s.withdraw_turn(uid, number, at))
 
     def finish(self, kind: str, winners: Sequence[int], by_seat: int | None,
                after_turn: int) -> None:
         uid = self._need_game()
-        result = StoredResult(kind, tuple(winners), by_seat, self._wall(), after_turn)
+        result = StoredResult(kind, tuple(winners), by_seat, self._now(), after_turn)
         self._queue(f"the end of the game ({kind})", lambda s: s.finish_game(uid, result))
 
     def _need_game(self) -> str:
@@ -215,11 +242,20 @@ class GameRecorder:
         """Write what waits, in order; True when nothing waits any more."""
         self._last_try = self._clock()
         if self.store is None:
+            if self._opened and not self.path.exists():
+                # The file this game was written to is gone (its card removed, deleted): a
+                # store made anew would hold only the rest of the game.
+                waiting = f" — not saved yet: {self._pending[0][0]}" if self._pending else ""
+                self.fault = (f"game store {self.path}: the store file is gone (card removed? "
+                              "deleted?); it is not made anew, so that the game is not split "
+                              f"over two stores{waiting}")
+                return False
             try:
                 self.store = self._opener(self.path)
             except StoreError as exc:
                 self.fault = str(exc)
                 return False
+            self._opened = True
         while self._pending:
             what, write = self._pending[0]
             try:

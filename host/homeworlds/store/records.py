@@ -37,7 +37,8 @@ def _letters(players: Sequence[str]) -> dict[int, str] | None:
 def turn_to_sdg(turn: Turn, players: Sequence[str]) -> str:
     letters = _letters(players)
     return "\n".join(f"Setup {a.role} {a.piece.to_text().upper()}" if isinstance(a, SetupPick)
-                     else format_sdg_action(a, seat_letters=letters) for a in turn)
+                     else format_sdg_action(a, seat_letters=letters, players=players)
+                     for a in turn)
 
 
 def turn_from_sdg(text: str, seat: int, players: Sequence[str]) -> Turn:
@@ -51,7 +52,8 @@ def turn_from_sdg(text: str, seat: int, players: Sequence[str]) -> Turn:
         if words[0] == "Setup" and len(words) == 3 and words[1] in ("star", "ship"):
             out.append(SetupPick(Piece.from_text(words[2].lower()), words[1], players[seat]))
         else:
-            out.append(parse_sdg_action(line, player=players[seat], seats=seats))
+            out.append(parse_sdg_action(line, player=players[seat], seats=seats,
+                                        players=players))
     return tuple(out)
 
 

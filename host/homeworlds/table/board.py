@@ -257,9 +257,9 @@ def describe(layout: Layout, parts_file: Path = PARTS_FILE,
     if layout.power is not None:
         number = layout.power.supply
         if number not in parts or parts[number].get("kind") != "supply":
+            known = sorted(k for k, v in parts.items() if v.get("kind") == "supply")
             raise BoardError(f"layout {layout.name!r}: power.supply: {number!r} is not a supply "
-                             f"in {parts_file} (known: "
-                             f"{', '.join(sorted(k for k, v in parts.items() if v.get('kind') == 'supply'))})")
+                             f"in {parts_file} (known: {', '.join(known)})")
         supply = Supply(number, _figure(parts, number, "amps", parts_file), parts[number]["source"])
         scanner_amps = layout.power.scanner_amps
     return Board(layout, mux, reader, power_up, supply, scanner_amps)

@@ -278,7 +278,8 @@ class _Enroller:
                     self.drops[uid] = info
                     self.notes.append(f"{info} ({uid}) is no longer registered: the full {piece} "
                                       "compartment does not hold it")
-            kept = [(uid, info) for uid, info in registered if uid in same or uid in self.seen]
+            kept = tuple((uid, info) for uid, info in registered
+                         if uid in same or uid in self.seen)
         used = {info.copy for _, info in kept}
         free = [letter for letter in COPY_LETTERS[:self.copies] if letter not in used]
         for uid in new:  # sorted: copy letters follow UID order

@@ -95,15 +95,16 @@ class GuideStep:
         """The step in words, for the terminal and the display."""
         if self.kind == "token":
             return f"Hand the turn token to {_seat_name(layout, players, self.target.seat)}"
-        what = f"the {piece_words(self.piece)} {'star' if self.source.kind == 'star' else 'ship'}" \
+        words = piece_words(self.piece) if self.piece is not None else "unknown"
+        what = f"the {words} {'star' if self.source.kind == 'star' else 'ship'}" \
             if self.piece is not None else "the piece"
         if self.kind == "from-bank":
             kind = "star" if self.target.kind == "star" else "ship"
-            what = f"a {piece_words(self.piece)} {kind}"
+            what = f"a {words} {kind}"
             text = f"Take {what} from the bank and put it on " \
                    f"{_place_words(layout, players, names, self.target, self.new_system)}"
         elif self.kind == "to-bank" and self.source.kind == "hand":
-            text = f"Put the {piece_words(self.piece)} piece back in the bank"
+            text = f"Put the {words} piece back in the bank"
         elif self.kind == "to-bank":
             text = (f"Lift {what} from {_place_words(layout, players, names, self.source)} "
                     "and return it to the bank")
@@ -312,9 +313,9 @@ def plan_turn(layout: Layout, state: GameState, slot_of: Mapping[str, int], turn
                 used.add(slot)
                 new_slots.add(slot)
         if isinstance(action, Catastrophe):
-            slot = keyed.get(action.system.casefold())
-            if slot is not None:
-                catastrophes.add((slot, int(action.color)))
+            struck = keyed.get(action.system.casefold())
+            if struck is not None:
+                catastrophes.add((struck, int(action.color)))
         present = {s.key for s in after_state.systems}
         after = _position_places(layout, after_state, {k: v for k, v in keyed.items()
                                                        if k in present})
@@ -367,7 +368,7 @@ def observed_places(observation: Observation) -> dict[Place, Counter]:
 
 
 def _hand_places(observation: Observation) -> list[tuple[Piece, Place | None]]:
-    out = []
+    out: list[tuple[Piece, Place | None]] = []
     for held in observation.in_hand:
         kind, slot, seat = held.origin
         if kind == "ships":
@@ -377,6 +378,25 @@ def _hand_places(observation: Observation) -> list[tuple[Piece, Place | None]]:
         else:
             out.append((held.piece, None))  # from the bank, or nobody knows
     return out
+
+
+def _balance(plan: TablePlan, piece: Piece, places: set[Place],
+             current: dict[Place, Counter[Piece]]) -> tuple[list[Place], list[Place], Counter]:
+    """Where ``piece`` lies once too often (surplus, a place per unit) and where it is
+    missing (deficit), in the places' order; and of the surplus, the units that were put
+    there (beyond what the place held at the start)."""
+    wanted = plan.wanted
+    surplus: list[Place] = []
+    deficit: list[Place] = []
+    placed: Counter = Counter()
+    for place in sorted(places, key=_place_order):
+        have = current.get(place, Counter())[piece]
+        want = wanted.get(place, Counter())[piece]
+        n = have - want
+        (surplus if n > 0 else deficit).extend([place] * abs(n))
+        if n > 0 and plan.start_known:
+            placed[place] = max(0, have - max(want, plan.start.get(place, Counter())[piece]))
+    return surplus, deficit, placed
 
 
 def guide(plan: TablePlan, observation: Observation) -> Guidance:
@@ -390,17 +410,7 @@ def guide(plan: TablePlan, observation: Observation) -> Guidance:
     pieces = {p for c in current.values() for p in c} | {p for c in wanted.values() for p in c}
     pieces |= {p for p, _ in hand}
     for piece in sorted(pieces):
-        surplus: list[Place] = []
-        deficit: list[Place] = []
-        #: surplus units that were put there (beyond what the place held at the start)
-        placed: Counter = Counter()
-        for place in sorted(places, key=_place_order):
-            have = current.get(place, Counter())[piece]
-            want = wanted.get(place, Counter())[piece]
-            n = have - want
-            (surplus if n > 0 else deficit).extend([place] * abs(n))
-            if n > 0 and plan.start_known:
-                placed[place] = max(0, have - max(want, plan.start.get(place, Counter())[piece]))
+        surplus, deficit, placed = _balance(plan, piece, places, current)
         held = [origin for p, origin in hand if p == piece]
         # 1. A lifted piece whose pad wants it back belongs to no step: put it back.
         for origin in list(held):

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from itertools import permutations
 from pathlib import Path
+from typing import Any, cast
 
-from homeworlds.rules import PIECES, InvalidNotation, Piece
+from homeworlds.rules import PIECES, InvalidNotation, Piece, Rules
 from homeworlds.table import wiring as _wiring
 from homeworlds.table.wiring import McuPins, ReaderPins, WiringError
 
@@ -176,6 +177,20 @@ class ZoneRole:
             return f"turn token of seat {self.seat}"
         return f"bank compartment {self.piece}"
 
+    @property
+    def slot_index(self) -> int:
+        """``slot`` of a star or ship zone (ValueError for a zone of no slot)."""
+        if self.slot is None:
+            raise ValueError(f"zone {self.zone} ({self.to_text()}) is in no slot")
+        return self.slot
+
+    @property
+    def seat_index(self) -> int:
+        """``seat`` of a ship or token zone (ValueError for a zone of no seat)."""
+        if self.seat is None:
+            raise ValueError(f"zone {self.zone} ({self.to_text()}) belongs to no seat")
+        return self.seat
+
 
 @dataclass(frozen=True, slots=True)
 class ZoneWiring:
@@ -226,6 +241,10 @@ class Layout:
     table is wired, and no firmware configuration can be generated from it."""
     power: Power | None = None
     """The shared 5 V supply and the scanner's budget of it (``[power]``)."""
+    bank_capacity: int = 0
+    """Pieces each bank compartment holds (``[bank] capacity``; 0 without a bank tray):
+    a preset whose bank has more copies of a colour-size than this cannot be played on
+    the table (``check_bank_fits``)."""
     _roles: dict[int, ZoneRole] = field(init=False, repr=False, compare=False)
     _wiring: dict[int, ZoneWiring] = field(init=False, repr=False, compare=False)
     _bank_by_piece: dict[Piece, int] = field(init=False, repr=False, compare=False)
@@ -237,8 +256,8 @@ class Layout:
             roles[slot.star_zone] = ZoneRole(ZoneKind.STAR, slot.star_zone, slot=slot.index)
             for seat, zone in enumerate(slot.ship_zones):
                 roles[zone] = ZoneRole(ZoneKind.SHIPS, zone, slot=slot.index, seat=seat)
-        for seat in self.seats:
-            roles[seat.token_zone] = ZoneRole(ZoneKind.TOKEN, seat.token_zone, seat=seat.index)
+        for place in self.seats:
+            roles[place.token_zone] = ZoneRole(ZoneKind.TOKEN, place.token_zone, seat=place.index)
         for compartment in self.bank:
             roles[compartment.zone] = ZoneRole(ZoneKind.BANK, compartment.zone,
                                                piece=compartment.piece)
@@ -275,11 +294,13 @@ class Layout:
         """Human wording with seat names and slot labels, for messages."""
         role = self.zone_role(zone)
         if role.kind is ZoneKind.STAR:
-            text = f"star of {self.slots[role.slot].title}"
+            text = f"star of {self.slots[role.slot_index].title}"
         elif role.kind is ZoneKind.SHIPS:
-            text = f"ships of seat {role.seat} ({self.seats[role.seat].name}) in {self.slots[role.slot].title}"
+            seat = role.seat_index
+            text = (f"ships of seat {seat} ({self.seats[seat].name}) in "
+                    f"{self.slots[role.slot_index].title}")
         elif role.kind is ZoneKind.TOKEN:
-            text = f"turn token of seat {role.seat} ({self.seats[role.seat].name})"
+            text = f"turn token of seat {role.seat} ({self.seats[role.seat_index].name})"
         else:
             text = role.to_text()
         return f"zone {zone} ({text})"
@@ -304,6 +325,21 @@ class Layout:
     def bank_zone(self, piece: Piece) -> int | None:
         """The compartment zone for ``piece``'s colour-size, None without a bank tray."""
         return self._bank_by_piece.get(piece)
+
+    def check_bank_fits(self, rules: Rules, players: int) -> None:
+        """Refuse (LayoutError naming the tray, the preset and the counts) a game whose
+        bank the tray cannot hold: ``rules.bank_copies(players)`` pieces of each
+        colour-size in one compartment. A table without a tray keeps the bank beside it
+        and fits any."""
+        copies = rules.bank_copies(players)
+        if not self.bank or copies <= self.bank_capacity:
+            return
+        raise LayoutError(
+            f"layout {self.name!r}: the bank tray holds {self.bank_capacity} pieces of each "
+            f"colour-size, but the {rules.name} rules with {players} players start with a "
+            f"bank of {copies} of each ({rules.bank_pieces(players)} pieces): choose a layout "
+            f"whose tray holds {copies}, or rules with a smaller bank (docs/rules.md, "
+            "The bank)", key="bank.capacity")
 
     # -- LEDs
 
@@ -385,8 +421,9 @@ def builtin_layout_names() -> tuple[str, ...]:
 def builtin_layout(name: str) -> Layout:
     """A bundled layout by name (``standard-2p``, ``four-seat``)."""
     if not BUILTIN_LAYOUTS_DIR.is_dir():
-        raise LayoutError(f"the bundled layouts are not installed (looked in {BUILTIN_LAYOUTS_DIR}; "
-                          "they ship with a source checkout): pass a layout file path instead")
+        raise LayoutError(f"the bundled layouts are not installed (looked in "
+                          f"{BUILTIN_LAYOUTS_DIR}; they ship with a source checkout): pass a "
+                          "layout file path instead")
     path = BUILTIN_LAYOUTS_DIR / f"{name}.toml"
     if "/" in name or "\\" in name or not path.is_file():
         known = ", ".join(builtin_layout_names()) or "none"
@@ -419,7 +456,8 @@ class _Table:
         return f"{self.path}.{name}" if self.path else name
 
     def get(self, name: str, kind: type | tuple[type, ...], *, required: bool = True,
-            default: object = None) -> object:
+            default: object = None) -> Any:
+        """The value of ``name``, checked to be of ``kind`` (so typed as the caller asks)."""
         if name not in self.data:
             if required:
                 raise LayoutError("missing (required)", key=self.key(name))
@@ -428,8 +466,13 @@ class _Table:
         _expect(value, kind, self.key(name))
         return value
 
-    def integer(self, name: str, low: int, high: int, *, required: bool = True) -> int | None:
-        value = self.get(name, int, required=required)
+    def integer(self, name: str, low: int, high: int) -> int:
+        value: int = self.get(name, int)
+        _check_range(value, low, high, self.key(name))
+        return value
+
+    def optional_integer(self, name: str, low: int, high: int) -> int | None:
+        value: int | None = self.get(name, int, required=False)
         if value is not None:
             _check_range(value, low, high, self.key(name))
         return value
@@ -461,14 +504,15 @@ def _check_range(value: int, low: int, high: int, key: str) -> None:
 
 def _zone(value: object, key: str) -> int:
     _expect(value, int, key)
-    _check_range(value, 0, MAX_ZONE, key)
-    return value
+    zone = cast(int, value)  # checked just above
+    _check_range(zone, 0, MAX_ZONE, key)
+    return zone
 
 
 def _pixels(value: object, key: str) -> tuple[int, ...]:
     """A ring or bar: an array of pixel indices or ``{ first, count, reverse }``."""
     if isinstance(value, list):
-        pixels = []
+        pixels: list[int] = []
         for i, item in enumerate(value):
             _expect(item, int, f"{key}[{i}]")
             pixels.append(item)
@@ -482,8 +526,8 @@ def _pixels(value: object, key: str) -> tuple[int, ...]:
     first = table.integer("first", 0, MAX_PIXELS)
     count = table.integer("count", 1, MAX_PIXELS)
     reverse = table.get("reverse", bool, required=False, default=False)
-    pixels = tuple(range(first, first + count))
-    return pixels[::-1] if reverse else pixels
+    run = tuple(range(first, first + count))
+    return run[::-1] if reverse else run
 
 
 def _optional_label(table: _Table) -> str | None:
@@ -519,7 +563,7 @@ def _parse(data: dict) -> Layout:
 
     seats = _parse_seats(top.get("seats", list))
     slots = _parse_slots(top.get("slots", list), seats)
-    bank = _parse_bank(top.get("bank", dict, required=False))
+    bank, bank_capacity = _parse_bank(top.get("bank", dict, required=False))
     readers = _parse_readers(top.get("readers", list))
     mcu_table = top.get("mcu", dict, required=False)
     mcu = None
@@ -544,17 +588,19 @@ def _parse(data: dict) -> Layout:
                               key="power.supply")
         amps = table.get("scanner_amps", (int, float))
         if isinstance(amps, bool) or not 0 < amps <= 100:
-            raise LayoutError(f"expected amperes, more than 0, got {amps!r}", key="power.scanner_amps")
+            raise LayoutError(f"expected amperes, more than 0, got {amps!r}",
+                              key="power.scanner_amps")
         power = Power(supply, float(amps))
     return Layout(name=name, seats=seats, slots=slots, bank=bank, strip=strip,
-                  readers=readers, description=description, mcu=mcu, power=power)
+                  readers=readers, description=description, mcu=mcu, power=power,
+                  bank_capacity=bank_capacity)
 
 
 def _parse_seats(items: list) -> tuple[Seat, ...]:
     if not MIN_SEATS <= len(items) <= MAX_SEATS:
-        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has {len(items)}",
-                          key="seats")
-    seats = []
+        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has "
+                          f"{len(items)}", key="seats")
+    seats: list[Seat] = []
     for index, item in enumerate(items):
         table = _Table(item, f"seats[{index}]",
                        ["name", "token_zone", "bar", "button", "home_slot"])
@@ -567,8 +613,8 @@ def _parse_seats(items: list) -> tuple[Seat, ...]:
                 raise LayoutError(f"seat name {name!r} is already used by seats[{other.index}]",
                                   key=table.key("name"))
         token_zone = _zone(table.get("token_zone", int), table.key("token_zone"))
-        button = table.integer("button", 0, MAX_BUTTON, required=False)
-        home_slot = table.integer("home_slot", 0, MAX_ZONE, required=False)
+        button = table.optional_integer("button", 0, MAX_BUTTON)
+        home_slot = table.optional_integer("home_slot", 0, MAX_ZONE)
         bar = _pixels(table.get("bar", (list, dict)), table.key("bar"))
         seats.append(Seat(index, name, token_zone, bar, button, home_slot))
     return tuple(seats)
@@ -608,9 +654,22 @@ def _parse_ship_zones(value: list | dict, key: str, seats: tuple[Seat, ...]) -> 
     return tuple(zones[i] for i in range(len(seats)))
 
 
-def _parse_bank(value: dict | None) -> tuple[BankCompartment, ...]:
+#: What a bank compartment holds when ``[bank]`` does not say: the two-player bank.
+DEFAULT_BANK_CAPACITY = 3
+#: The most pieces a compartment may claim to hold (a bank of six players, seven of each,
+#: is the largest any preset asks for).
+MAX_BANK_CAPACITY = 15
+
+
+def _parse_bank(value: dict | None) -> tuple[tuple[BankCompartment, ...], int]:
     if value is None:
-        return ()
+        return (), 0
+    value = dict(value)
+    capacity = value.pop("capacity", DEFAULT_BANK_CAPACITY)
+    if isinstance(capacity, bool) or not isinstance(capacity, int):
+        raise LayoutError(f"expected an integer (pieces each compartment holds), got "
+                          f"{_type_name(capacity)}", key="bank.capacity")
+    _check_range(capacity, 1, MAX_BANK_CAPACITY, "bank.capacity")
     compartments: dict[Piece, tuple[str, int]] = {}
     for text, zone in value.items():
         key = f"bank.{text}"
@@ -625,7 +684,7 @@ def _parse_bank(value: dict | None) -> tuple[BankCompartment, ...]:
     if missing:
         raise LayoutError(f"no compartment for {', '.join(missing)} (a bank tray has all 12 "
                           "colour-sizes; leave [bank] out for a table without one)", key="bank")
-    return tuple(BankCompartment(compartments[p][1], p) for p in PIECES)
+    return tuple(BankCompartment(compartments[p][1], p) for p in PIECES), capacity
 
 
 def _parse_readers(items: list) -> tuple[Reader, ...]:
@@ -664,11 +723,28 @@ def _parse_readers(items: list) -> tuple[Reader, ...]:
 
 
 def _validate(layout: Layout) -> None:
-    """Cross-checks; key paths follow the file's structure."""
+    """Cross-checks, in this order (the first problem is the one reported); key paths
+    follow the file's structure."""
+    _check_numbering(layout)
+    _check_seats(layout)
+    owners = _zone_owners(layout)
+    wired = _check_reader_zones(layout, owners)
+    _check_pn532_pads(layout, wired)
+    # The pins add up (checked only where the layout says how the table is wired).
+    if layout.mcu is not None:
+        try:
+            _wiring.check(layout.mcu, layout.readers, layout.seats)
+        except WiringError as error:
+            raise LayoutError(error.reason, key=error.key) from None
+    _check_pixels(layout)
+
+
+def _check_numbering(layout: Layout) -> None:
+    """Seat and slot counts, and each listed at its own index."""
     seats, slots = layout.seats, layout.slots
     if not MIN_SEATS <= len(seats) <= MAX_SEATS:
-        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has {len(seats)}",
-                          key="seats")
+        raise LayoutError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, this one has "
+                          f"{len(seats)}", key="seats")
     if len(slots) < len(seats):
         raise LayoutError(f"{len(slots)} slots cannot hold a home system for each of the "
                           f"{len(seats)} seats", key="slots")
@@ -679,10 +755,14 @@ def _validate(layout: Layout) -> None:
         if slot.index != i:
             raise LayoutError(f"slot index {slot.index} listed at position {i}", key=f"slots[{i}]")
 
+
+def _check_seats(layout: Layout) -> None:
+    """Seat names, buttons and home slots: each used by one seat at most."""
+    slots = layout.slots
     names: dict[str, int] = {}
     buttons: dict[int, int] = {}
     homes: dict[int, int] = {}
-    for seat in seats:
+    for seat in layout.seats:
         key = f"seats[{seat.index}]"
         folded = seat.name.casefold()
         if folded in names:
@@ -703,7 +783,11 @@ def _validate(layout: Layout) -> None:
                                   f"seats[{homes[seat.home_slot]}]", key=f"{key}.home_slot")
             homes[seat.home_slot] = seat.index
 
-    # Every zone has exactly one role.
+
+def _zone_owners(layout: Layout) -> dict[int, str]:
+    """Every zone has exactly one role, and the zones are numbered without gaps: each
+    zone's key path (slot star or ships, seat token, bank compartment)."""
+    seats, slots = layout.seats, layout.slots
     owners: dict[int, str] = {}
 
     def claim(zone: int, key: str) -> None:
@@ -719,11 +803,12 @@ def _validate(layout: Layout) -> None:
         if len(slot.ship_zones) != len(seats):
             raise LayoutError(f"{len(slot.ship_zones)} zones given but the layout has "
                               f"{len(seats)} seats", key=f"{key}.ship_zones")
-        for seat, zone in enumerate(slot.ship_zones):
-            claim(zone, f"{key}.ship_zones[{seat}] ({seats[seat].name})")
+        for index, zone in enumerate(slot.ship_zones):
+            claim(zone, f"{key}.ship_zones[{index}] ({seats[index].name})")
     for seat in seats:
         claim(seat.token_zone, f"seats[{seat.index}].token_zone")
     if layout.bank:
+        _check_range(layout.bank_capacity, 1, MAX_BANK_CAPACITY, "bank.capacity")
         pieces = [c.piece for c in layout.bank]
         if sorted(pieces) != list(PIECES):
             raise LayoutError("a bank tray needs exactly one compartment per colour-size",
@@ -739,8 +824,12 @@ def _validate(layout: Layout) -> None:
         raise LayoutError(f"zones must be numbered 0-{len(owners) - 1} without gaps: "
                           f"{_ranges(missing)} unused while zone {highest} is used by "
                           f"{owners[highest]}", key=owners[highest])
+    return owners
 
-    # Every zone is wired to exactly one reader channel, and nothing else is.
+
+def _check_reader_zones(layout: Layout, owners: dict[int, str]) -> dict[int, str]:
+    """Every zone is wired to exactly one reader channel, and nothing else is: each
+    zone's channel key path."""
     wired: dict[int, str] = {}
     for reader in layout.readers:
         key = f"readers[{reader.index}]"
@@ -763,16 +852,12 @@ def _validate(layout: Layout) -> None:
         if zone not in wired:
             raise LayoutError(f"zone {zone} is not wired to any reader channel (add it to a "
                               "readers[].zones list)", key=key)
-    _check_pn532_pads(layout, wired)
+    return wired
 
-    # The pins add up (checked only where the layout says how the table is wired).
-    if layout.mcu is not None:
-        try:
-            _wiring.check(layout.mcu, layout.readers, layout.seats)
-        except WiringError as error:
-            raise LayoutError(error.reason, key=error.key) from None
 
-    # Every pixel lies on the strip and lights one thing only.
+def _check_pixels(layout: Layout) -> None:
+    """Every pixel lies on the strip and lights one thing only; a known pixel order."""
+    seats, slots = layout.seats, layout.slots
     lit: dict[int, str] = {}
     segments = [(f"seats[{s.index}].bar", s.bar) for s in seats]
     segments += [(f"slots[{s.index}].ring", s.ring) for s in slots]
@@ -807,7 +892,7 @@ def _check_pn532_pads(layout: Layout, wired: dict[int, str]) -> None:
             continue
         for zone in reader.zones:
             if zone in bank:
-                copies = len(layout.seats) + 1  # the bank has players + 1 copies of each
+                copies = layout.bank_capacity
                 raise LayoutError(
                     f"zone {zone} is bank compartment {bank[zone]}, which holds up to {copies} "
                     f"pieces, but reader {reader.index} is a PN532, which reads at most "
@@ -889,7 +974,7 @@ def _write(layout: Layout) -> str:
         lines += [f"star_zone = {slot.star_zone}", f"ship_zones = {{ {ships} }}",
                   f"ring = {_pixels_text(slot.ring)}"]
     if layout.bank:
-        lines += ["", "[bank]"]
+        lines += ["", "[bank]", f"capacity = {layout.bank_capacity}"]
         lines += [f"{c.piece} = {c.zone}" for c in layout.bank]
     return "\n".join(lines) + "\n"
 

@@ -126,6 +126,13 @@ class TagInfo:
         return self.kind is TagKind.PIECE
 
     @property
+    def as_piece(self) -> Piece:
+        """The piece of a piece tag (ValueError for the token or a card)."""
+        if self.piece is None:
+            raise ValueError(f"the {self.to_text()} is not a piece")
+        return self.piece
+
+    @property
     def is_token(self) -> bool:
         return self.kind is TagKind.TOKEN
 
@@ -154,12 +161,12 @@ class TagInfo:
             return f"{self.piece}{self.copy}"
         if self.kind is TagKind.TOKEN:
             return TOKEN_TEXT
-        return self.alignment
+        return str(self.alignment)  # a card: checked at construction
 
     def sort_key(self) -> tuple:
         """Pieces in bank order (r1a .. b3c), then the token, then cards."""
         if self.kind is TagKind.PIECE:
-            return (0, self.piece.index, self.copy)
+            return (0, self.as_piece.index, self.copy)
         if self.kind is TagKind.TOKEN:
             return (1, 0, "")
         return (2, ALIGNMENTS.index(self.alignment), "")
@@ -221,7 +228,7 @@ class Registry:
         """Registered copies of one colour-size, by copy letter: ``((uid, info), ...)``."""
         found = [(uid, info) for uid, info in self._tags.items()
                  if info.is_piece and info.piece == piece]
-        return tuple(sorted(found, key=lambda item: item[1].copy))
+        return tuple(sorted(found, key=lambda item: item[1].copy or ""))
 
     def missing_copies(self, copies_per_kind: int) -> tuple[TagInfo, ...]:
         """Piece copies a..(copies_per_kind) with no tag, in bank order."""

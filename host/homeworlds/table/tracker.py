@@ -19,12 +19,16 @@ from dataclasses import dataclass, field, fields, replace
 
 from homeworlds.rules import (
     AmbiguousAction,
+    BrainTransference,
+    Catastrophe,
+    Color,
     Discover,
     GameResult,
     GameState,
     Homeworld,
     IllegalAction,
     ObservedSystem,
+    PartialResult,
     Pass,
     Piece,
     Rules,
@@ -36,6 +40,8 @@ from homeworlds.rules import (
     explain_partial,
     infer_turn,
 )
+from homeworlds.rules.citations import Citation, citation_for, cite
+from homeworlds.rules.diagnosis import diagnose
 from homeworlds.rules.inference import observed_key
 from homeworlds.table.layout import Layout
 from homeworlds.table.view import Anomaly, Observation, SlotContents
@@ -70,6 +76,9 @@ class Status:
     #: the partial turn that explains the board (for hints): actions so far and progress
     partial: TurnInProgress | None = None
     refused_seat: int | None = None
+    #: The rule the mistake breaks, with its sentence from the preset's rulebook
+    #: (``rules.citations``; docs/rules.md, "The rule behind a mistake"); None: none known.
+    rule: Citation | None = None
 
 
 @dataclass
@@ -79,6 +88,9 @@ class Commit:
     seat: int
     turn: Turn
     state: GameState
+    #: Good/Evil: the alignments revealed at the end of this turn, by seat (an elimination:
+    #: the eliminating player and those eliminated; ``GameState.revealed``).
+    revealed: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -110,9 +122,15 @@ class TurnTracker:
     #: commits this turn when the table shows its outcome and nothing else (a different
     #: legal turn is refused: the players are guided to the computer's turn instead).
     expected: tuple[int, Turn] | None = field(init=False, default=None)
+    #: Off-board changes of the turn order in a game of three or more, in order:
+    #: (turns recorded when it happened, "resigned" or "skipped", seat). A resigned player
+    #: has left the game, which goes on; a skipped one missed that turn (SDG's players who
+    #: ran out of time did). The SDG record holds neither as a line: the seat's turns stop,
+    #: or one is missing, which is how the archive's transcripts show them too.
+    departures: list[tuple[int, str, int]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        self._partial_cache = None
+        self._partial_cache: tuple[tuple, PartialResult] | None = None
         #: (record length, turn in progress) of the last partial explanation found
         self._progress: tuple[int, TurnInProgress | None] | None = None
         self._resumed = False
@@ -132,8 +150,11 @@ class TurnTracker:
         self._names_used = 0
         self._resumed = False
         self._token_must_return = False
+        self._token_note: str | None = None
         self.ended_by = None
         self.expected = None
+        self.departures = []
+        self._declared: dict[tuple[str, Color], int] = {}
         self.status = Status("setup", self.state.to_move, "set up your homeworld")
 
     def set_alignments(self, alignments: tuple[str, ...] | None) -> None:
@@ -145,12 +166,25 @@ class TurnTracker:
                                alignments=alignments)
 
     def resume(self, record: Sequence[tuple[int, Turn]],
-               star_tags: Mapping[str, Iterable[str]] | None = None) -> None:
+               star_tags: Mapping[str, Iterable[str]] | None = None,
+               departures: Sequence[tuple[int, str, int]] = ()) -> None:
         """Continue a game from its committed turns (after a restart or power cut). Which
         slot holds which system is learnt from the first observation of the table, by the
-        star tags journalled with the last turn (``star_tags``) when there are any."""
+        star tags journalled with the last turn (``star_tags``) when there are any.
+        ``departures`` (as ``self.departures``) are applied where they happened; in a game of
+        three or more, a turn of a seat that was not to move without one means that the
+        seats between missed their turns (the record alone cannot tell a player who left
+        from one who missed a turn until the game ends: a player who left is resigned again
+        at their next turn)."""
         self.new_game()
+        pending = sorted(departures, key=lambda d: d[0])
         for seat, turn in record:
+            while pending and pending[0][0] <= len(self.record):
+                self._depart(*pending.pop(0)[1:])
+            if self.state.to_move != seat and len(self.players) > 2 \
+                    and not self.state.eliminated[seat]:
+                while self.state.to_move != seat:
+                    self._depart("skipped", self.state.to_move)
             if self.state.to_move != seat:
                 raise ValueError(f"turn {len(self.record) + 1} of the record is seat {seat}'s, "
                                  f"but seat {self.state.to_move} was to move")
@@ -159,6 +193,10 @@ class TurnTracker:
             for action in turn:
                 if isinstance(action, Discover):
                     self._names_used = max(self._names_used, _star_name_index(action.name) + 1)
+        # Only a departure after the last turn leaves the token with a seat not to move.
+        self._token_must_return, self._token_note = False, None
+        for _, kind, seat in pending:
+            self._depart(kind, seat)
         if star_tags:
             names = {s.key: s.name for s in self.state.systems}
             self.star_tags = {names[n.casefold()]: frozenset(t) for n, t in star_tags.items()
@@ -211,10 +249,12 @@ class TurnTracker:
             trial = self.state.copy()
             trial.resign(seat)
             if not trial.is_over:
-                what = "resignation" if kind == "resigned" else "flag fall"
-                raise IllegalAction(f"with three or more players a {what} does not end "
-                                    "the game, and the record cannot hold it yet: play on, "
-                                    "or abandon the game")
+                if kind == "flag":
+                    raise IllegalAction("with three or more players a flag fall does not "
+                                        "end the game: the player misses the turn (skip) "
+                                        "or resigns and leaves it")
+                raise IllegalAction("with three or more players a resignation does not end "
+                                    "the game: the player leaves it and the others play on")
             self.state.resign(seat)
             if kind == "flag":
                 # The same elimination as a resignation; the result says why.
@@ -234,6 +274,160 @@ class TurnTracker:
             "agreed-draw": "game over: draw by agreement",
             "abandoned": "game abandoned"}[kind] + "; clear the table for a new game")
 
+    def leave(self, seat: int) -> bool:
+        """A player resigns. With two players (or when one player would be left) the game
+        ends (``end_game("resigned", seat)``; True). In a game of three or more that goes
+        on, the player leaves it: their seat is out (its ships stay on the board, 002:
+        "An eliminated player's ships are not automatically removed from the board"), the
+        turn passes over it, and when it was theirs the token must be passed to the next
+        seat in the game (False). IllegalAction when it cannot be done."""
+        if self.is_over:
+            raise IllegalAction("the game is already over")
+        if not 0 <= seat < len(self.players):
+            raise IllegalAction(f"no seat {seat} to resign")
+        if self.state.eliminated[seat]:
+            raise IllegalAction(f"{self.players[seat]} is out of the game already")
+        trial = self.state.copy()
+        trial.resign(seat)
+        if trial.is_over or len(self.players) <= 2:
+            self.end_game("resigned", seat)
+            return True
+        self._depart("resigned", seat)
+        self.status = self._departed_status()
+        return False
+
+    def _departed_status(self) -> Status:
+        return Status("setup" if self.state.in_setup else "playing", self.state.to_move,
+                      self._token_note or "")
+
+    def skip_turn(self) -> int:
+        """The player to move misses the turn (a game of three or more: SDG's players who
+        ran out of time did); the next seat in the game is to move, and the token must be
+        passed to it. Returns the seat that missed it. IllegalAction with two players (the
+        record cannot show a missed turn: pass instead) or after the game."""
+        if self.is_over:
+            raise IllegalAction("the game is over")
+        if len(self.players) <= 2:
+            raise IllegalAction("with two players a turn cannot be missed: pass instead")
+        seat = self.state.to_move
+        self._depart("skipped", seat)
+        self.status = self._departed_status()
+        return seat
+
+    # ---- Brain Transference: the players change places, the pieces stay
+
+    @property
+    def sides_swapped(self) -> bool:
+        """After Brain Transference (000, NOVICE VS. EXPERT) the two players have changed
+        places: each now plays from the other's side of the table, the pieces where they
+        lie. Side s of the table (its ship pads, token pad, button, bar) is then seat
+        ``1 - s``'s."""
+        return self.state.brain_transference_used and len(self.players) == 2
+
+    def seat_at_side(self, side: int) -> int:
+        """The seat that plays from ``side`` of the table now."""
+        return 1 - side if self.sides_swapped and side in (0, 1) else side
+
+    def _seated(self, obs: Observation) -> Observation:
+        """The observation by seat rather than by side of the table."""
+        if not self.sides_swapped:
+            return obs
+        slots = tuple(replace(c, ships=(c.ships[1], c.ships[0], *c.ships[2:]))
+                      for c in obs.slots)
+        in_hand = tuple(replace(h, origin=(h.origin[0], h.origin[1],
+                                           self.seat_at_side(h.origin[2])))
+                        if h.origin[0] == "ships" else h for h in obs.in_hand)
+        token = None if obs.token_seat is None else self.seat_at_side(obs.token_seat)
+        return replace(obs, slots=slots, in_hand=in_hand, token_seat=token)
+
+    def brain_transference(self) -> None:
+        """The junior player uses Brain Transference instead of a turn: ``(BrainTransference(),)``
+        is committed, nothing on the table moves, and from now on the two players play
+        from each other's side (``sides_swapped``). IllegalAction when it is not open now
+        (not enabled, not the junior's turn, used already) or the table shows a turn in
+        progress."""
+        state = self.state
+        if self.is_over:
+            raise IllegalAction("the game is over")
+        if not state.brain_transference_open():
+            junior = state.rules.handicaps.junior_seat
+            raise IllegalAction(
+                "Brain Transference is not enabled for this game"
+                if not state.rules.handicaps.brain_transference or len(self.players) != 2
+                else "Brain Transference was already used in this game"
+                if state.brain_transference_used
+                else f"only {self.players[junior]} (the junior officer) may use Brain "
+                     f"Transference, on their turn after setup")
+        partial = self.status.partial
+        if partial is not None and partial.actions:
+            raise IllegalAction("the table shows a turn in progress: put the pieces back as "
+                                "they were, then ask again")
+        seat, turn = state.to_move, (BrainTransference(),)
+        state.push(turn)
+        self.record.append((seat, turn))
+        self.expected = None
+        self._declared = {}
+        self._progress = None
+        self._partial_cache = None
+        # The pieces stay; the seats of the ships seen at the turn's start change.
+        self.turn_start_ships = frozenset((uid, self.seat_at_side(s))
+                                          for uid, s in self.turn_start_ships)
+        self.status = Status("playing", self.state.to_move,
+                             f"Brain Transference: {self.players[seat]} and "
+                             f"{self.players[1 - seat]} change places (the pieces stay)")
+        if self.on_commit is not None:
+            self.on_commit(Commit(seat, turn, self.state.copy()))
+
+    def declare_overpopulations(self, seat: int) -> tuple[tuple[str, Color], ...]:
+        """``seat``, not to move, declares the overpopulations the table shows now (003:
+        either player may, where ``catastrophe_by_any_player``): the catastrophes of
+        those systems and colours that the turn being played holds are then recorded as
+        declared by ``seat`` (``Catastrophe Sys Green by Name``). Returns what was declared
+        (empty: nothing overpopulated, or the rules or the moment do not allow it)."""
+        state = self.state
+        if not self.rules.catastrophe_by_any_player or self.is_over or state.in_setup \
+                or seat == state.to_move or not 0 <= seat < len(self.players) \
+                or state.eliminated[seat]:
+            return ()
+        partial = self.status.partial
+        shown = partial.state if partial is not None else state
+        found = tuple((system.name, Color(color)) for system in shown.systems
+                      for color in system.overpopulated_colors())
+        for name, color in found:
+            self._declared[(name.casefold(), color)] = seat
+        return found
+
+    def _with_declarers(self, turn: Turn) -> Turn:
+        """The turn with its catastrophes declared by the players who declared them (a
+        reading the engine refuses keeps the mover as declarer)."""
+        if not self._declared:
+            return turn
+        out = tuple(replace(a, declarer=self._declared[(a.system.casefold(), a.color)])
+                    if isinstance(a, Catastrophe) and a.declarer is None
+                    and (a.system.casefold(), a.color) in self._declared else a for a in turn)
+        if out == turn:
+            return turn
+        try:
+            self.state.copy().apply_turn(out)
+        except (IllegalAction, AmbiguousAction):
+            return turn
+        return out
+
+    def _depart(self, kind: str, seat: int) -> None:
+        """Apply a departure (``leave``, ``skip_turn``, a resumed one) to the position."""
+        mover = self.state.to_move
+        if kind == "resigned":
+            self.state.resign(seat)
+        if mover == seat:
+            self.state.to_move = self.state.next_seat(seat)
+            what = "misses the turn" if kind == "skipped" else "has left the game"
+            self.expect_token_return(
+                f"{self.players[seat]} {what}: pass the turn token to "
+                f"{self.players[self.state.to_move]}")
+        self._progress = None
+        self._partial_cache = None
+        self.departures.append((len(self.record), kind, seat))
+
     def withdraw_last_turn(self) -> tuple[int, Turn]:
         """Undo the last committed turn (an admin action): the committed position goes back
         one turn and the players put the pieces back — until the table shows that position
@@ -247,23 +441,30 @@ class TurnTracker:
                                 "game instead)")
         withdrawn = self.record[-1]
         tags = dict(self.star_tags)
-        self.resume(self.record[:-1], tags)
+        kept = len(self.record) - 1
+        self.resume(self.record[:-1], tags, [d for d in self.departures if d[0] <= kept])
         self.expect_token_return()
         self.status = Status("resume", self.state.to_move, self._withdrawn_message())
         return withdrawn
 
-    def expect_token_return(self) -> None:
+    def expect_token_return(self, note: str | None = None) -> None:
         """After an undo (also one found in the store at a restart): the turn token still
         lies where the withdrawn turn's hand-over put it, and that must not hand the turn
-        over again — committing the same turn — before it has come back to the mover."""
+        over again — committing the same turn — before it has come back to the mover. After
+        a departure (``note`` says which) it lies with a seat that is no longer to move."""
         self._token_must_return = True
+        self._token_note = note
 
     def _withdrawn_message(self) -> str:
+        if self._token_note is not None:
+            return self._token_note
         return (f"turn {len(self.record) + 1} withdrawn: put the pieces back as they stood "
                 f"before it, and the turn token back to {self.players[self.state.to_move]}")
 
     def update(self, observation: Observation, *, button_seat: int | None = None) -> Status:
-        """Re-evaluate after a settled change of the table (or a button press)."""
+        """Re-evaluate after a settled change of the table (or a button press of
+        ``button_seat``, a seat: ``seat_at_side`` of the button's side)."""
+        observation = self._seated(observation)
         state = self.state
         if self.is_over:
             if all(c.empty for c in observation.slots):
@@ -280,6 +481,7 @@ class TurnTracker:
                 holding = True
             else:
                 self._token_must_return = holding = False
+                self._token_note = None
         else:
             holding = False
         handover = self.wants_handover(observation, button_seat)
@@ -349,14 +551,14 @@ class TurnTracker:
         if self._partial_cache is not None and self._partial_cache[0] == key:
             result = self._partial_cache[1]  # lifting a piece changes nothing to judge
         else:
-            result = None
+            continued: PartialResult | None = None
             earlier = self._last_progress()
             if earlier is not None:
                 # Most changes continue what the table saw last: try that first (it is
                 # also how a turn too intricate to read at once is read in steps).
-                result = explain_partial(self.state, observed, progress=earlier)
-            if result is None or not result.ok:
-                result = explain_partial(self.state, observed)
+                continued = explain_partial(self.state, observed, progress=earlier)
+            result = continued if continued is not None and continued.ok \
+                else explain_partial(self.state, observed)
             self._partial_cache = (key, result)
             if result.ok:
                 self._progress = (len(self.record), result.progress)
@@ -366,8 +568,12 @@ class TurnTracker:
         if result.exhausted:
             # Too intricate to judge at once: no mistake is claimed (the hand-over says more).
             return Status(phase, seat, "", anomalies=tuple(obs.anomalies))
-        return Status(phase, seat, "no legal turn leads here", self._slots_for(
-            result.differences, obs), tuple(obs.anomalies), result.differences)
+        earlier = self._last_progress()
+        message, rule = self._explained("no legal turn leads here", earlier.copy()
+                                        if earlier is not None else self.state.begin_turn(),
+                                        observed, finished=False)
+        return Status(phase, seat, message, self._slots_for(
+            result.differences, obs), tuple(obs.anomalies), result.differences, rule=rule)
 
     def _try_handover(self, obs: Observation) -> Status:
         seat = self.state.to_move
@@ -383,14 +589,18 @@ class TurnTracker:
                 obs, rename=expected is None)
             if expected is not None:
                 turn = self._as_expected(turn, expected)
+            if not self.state.in_setup:
+                turn = self._with_declarers(turn)
         except _Refusal as refusal:
             return Status("handover-refused", seat, refusal.message, refusal.slots,
-                          tuple(obs.anomalies), refusal.differences, refused_seat=seat)
+                          tuple(obs.anomalies), refusal.differences, refused_seat=seat,
+                          rule=refusal.rule)
         self._commit(turn, obs)
-        if self.state.is_over:
-            winners = ", ".join(self.players[s] for s in self.state.result.winners) or "nobody"
+        result = self.state.result
+        if result is not None:
+            winners = ", ".join(self.players[s] for s in result.winners) or "nobody"
             return Status("over", self.state.to_move, f"game over: {winners} wins"
-                          if self.state.result.winners else "game over: draw")
+                          if result.winners else "game over: draw")
         phase = "setup" if self.state.in_setup else "playing"
         return Status(phase, self.state.to_move, "")
 
@@ -405,13 +615,28 @@ class TurnTracker:
             # saw mid-turn instead.
             result = infer_turn(self.state, observed, progress=earlier)
         if result.found:
-            if result.turn == (Pass(),):
+            turn = result.turn
+            assert turn is not None  # found
+            if turn == (Pass(),):
                 self._refuse_swaps(obs)
-            return self._rename_discoveries(result.turn) if rename else result.turn
+            return self._rename_discoveries(turn) if rename else turn
         if result.exhausted:
             raise _Refusal(TOO_INTRICATE, frozenset())
-        raise _Refusal("no legal turn leads to this table", self._slots_for(
-            result.differences, obs), result.differences)
+        tip = earlier.copy() if earlier is not None else self.state.begin_turn()
+        message, rule = self._explained("no legal turn leads to this table", tip, observed,
+                                        finished=True)
+        raise _Refusal(message, self._slots_for(result.differences, obs),
+                       result.differences, rule)
+
+    def _explained(self, message: str, tip: TurnInProgress, observed,
+                   finished: bool) -> tuple[str, Citation | None]:
+        """The mistake's message with the rules' reason when the table shows one action
+        beyond ``tip`` that they refuse (``rules.diagnosis``), and that rule's sentence
+        from the preset's rulebook (``rules.citations``)."""
+        refusal = diagnose(tip, observed, finished=finished)
+        if refusal is None:
+            return message, None
+        return f"{message}: {refusal.reason}", cite(refusal, self.rules)
 
     def _as_expected(self, read: Turn, expected: Turn) -> Turn:
         """The computer's turn when the table shows its outcome (the turn read from the
@@ -450,7 +675,8 @@ class TurnTracker:
                    for uid, _ in fleet if uid in changed}
         if changed:
             raise _Refusal("a ship was exchanged for another of the same colour and size: a "
-                           "trade must change colour", frozenset(swapped))
+                           "trade must change colour", frozenset(swapped),
+                           rule=citation_for("trade", self.rules))
 
     def _observed_systems(self, obs: Observation, restore_in_hand: bool
                           ) -> list[ObservedSystem]:
@@ -492,7 +718,7 @@ class TurnTracker:
 
     def _rename_discoveries(self, turn: Turn) -> Turn:
         """Give discovered systems real star names instead of the search's placeholders."""
-        renamed = {}
+        renamed: dict[str, str] = {}
         out = []
         taken = {s.key for s in self.state.systems}
         for action in turn:
@@ -525,13 +751,14 @@ class TurnTracker:
             return (Pass(),)  # the preset lets a player pass instead of setting up
         if len(fresh) != 1:
             raise _Refusal("set up exactly one homeworld: two stars and a ship on one slot "
-                           f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh))
+                           f"({len(fresh)} new star slots found)", frozenset(c.slot for c in fresh),
+                           rule=citation_for("setup", self.rules))
         home = fresh[0]
         ships = home.ships[seat]
         others = [s for k, s in enumerate(home.ships) if k != seat and s]
         if len(ships) != 1 or others:
             raise _Refusal("a homeworld starts with exactly one ship, on your side of the slot",
-                           frozenset({home.slot}))
+                           frozenset({home.slot}), rule=citation_for("setup", self.rules))
         return (Homeworld(tuple(p for _, p in home.stars), ships[0][1], self.players[seat]),)
 
     def _setup_pick(self, obs: Observation, fresh: list[SlotContents]) -> Turn:
@@ -541,7 +768,8 @@ class TurnTracker:
         if home is None:
             if len(fresh) != 1 or len(fresh[0].stars) != 1 or any(fresh[0].ships):
                 raise _Refusal("pick one star for your homeworld on an empty slot",
-                               frozenset(c.slot for c in fresh))
+                               frozenset(c.slot for c in fresh),
+                               rule=citation_for("setup", self.rules))
             return (SetupPick(fresh[0].stars[0][1], "star", name),)
         slot = next((c for c in obs.slots if self._system_name(c) == home.name), None)
         if slot is None:
@@ -552,7 +780,7 @@ class TurnTracker:
         if len(slot.ships[seat]) == 1 and len(home.stars) == 2:
             return (SetupPick(slot.ships[seat][0][1], "ship", name),)
         raise _Refusal("add one piece to your homeworld: a second star, then your ship",
-                       frozenset({slot.slot}))
+                       frozenset({slot.slot}), rule=citation_for("setup", self.rules))
 
     # ---- commit ----
 
@@ -564,10 +792,24 @@ class TurnTracker:
             raise RuntimeError(f"inferred turn was refused by the engine: {exc}") from exc
         self.record.append((seat, turn))
         self.expected = None
+        self._declared = {}
         self._update_star_tags(obs)
         self.turn_start_ships = _ship_tags(obs)
         if self.on_commit is not None:
-            self.on_commit(Commit(seat, turn, self.state.copy()))
+            revealed = self.reveals().get(len(self.record), {})
+            self.on_commit(Commit(seat, turn, self.state.copy(), revealed))
+
+    def reveals(self) -> dict[int, dict[int, str]]:
+        """Good/Evil: the alignments revealed so far, by the number of the turn (1 = the
+        record's first) at whose end they were revealed, then by seat."""
+        out: dict[int, dict[int, str]] = {}
+        alignments = self.state.alignments
+        if alignments is None:
+            return out
+        for seat, index in enumerate(self.state.revealed):
+            if index is not None:
+                out.setdefault(index + 1, {})[seat] = alignments[seat]
+        return out
 
     def _update_star_tags(self, obs: Observation) -> None:
         """Name each occupied slot's system after the committed position."""
@@ -586,7 +828,9 @@ class TurnTracker:
                 pending.append(contents)
         for contents in pending:
             stars = sorted(p.index for _, p in contents.stars)
-            ships = [sorted(p.index for _, p in fleet) for fleet in contents.ships]
+            # The seats in play only: a table may have more seats than players.
+            ships = [sorted(p.index for _, p in fleet)
+                     for fleet in contents.ships[:len(self.players)]]
             match = None
             for system in unclaimed.values():
                 if sorted(system.stars) == stars and [
@@ -634,11 +878,13 @@ def _ship_tags(obs: Observation) -> frozenset:
 
 class _Refusal(Exception):
     def __init__(self, message: str, slots: frozenset[int],
-                 differences: tuple[SystemDifference, ...] = ()):
+                 differences: tuple[SystemDifference, ...] = (),
+                 rule: Citation | None = None):
         super().__init__(message)
         self.message = message
         self.slots = slots
         self.differences = differences
+        self.rule = rule
 
 
 def _rename_in(action, renamed: dict[str, str]):

@@ -97,7 +97,7 @@ class TableView:
         return [z for z, tags in self.zones.items() if uid in tags]
 
     def observe(self) -> Observation:
-        layout, registry = self.layout, self.registry
+        layout = self.layout
         anomalies: list[Anomaly] = []
         seen_in: dict[str, list[int]] = {}
         for z, tags in self.zones.items():
@@ -109,8 +109,6 @@ class TableView:
                                          f"{', '.join(map(str, sorted(zones)))} at once",
                                          self._slots_of(zones), tuple(sorted(zones)), uid))
         slots = []
-        token_seat = None
-        bank: list[tuple[str, Piece]] = []
         for slot in layout.slots:
             stars = self._pieces(slot.star_zone, anomalies, slot.index, "star")
             fleets = tuple(self._pieces(z, anomalies, slot.index, "ships")
@@ -123,29 +121,9 @@ class TableView:
                 anomalies.append(Anomaly("ships-without-star", f"slot {slot.index} has ships "
                                          "but no star", (slot.index,), (slot.star_zone,)))
             slots.append(SlotContents(slot.index, stars, fleets))
-        for seat in layout.seats:
-            for uid in self.zones.get(seat.token_zone, ()):
-                info = registry.lookup(uid)
-                if info is not None and info.kind is TagKind.TOKEN:
-                    token_seat = seat.index
-                elif info is not None and info.kind is TagKind.PIECE:
-                    anomalies.append(Anomaly("piece-on-token-zone", f"a piece ({info.to_text()}) "
-                                             f"lies on seat {seat.index}'s token pad",
-                                             (), (seat.token_zone,), uid))
-        for comp in layout.bank:
-            for uid in self.zones.get(comp.zone, ()):
-                info = registry.lookup(uid)
-                if info is None:
-                    anomalies.append(Anomaly("unknown-tag", f"unknown tag {uid} in the bank "
-                                             "tray", (), (comp.zone,), uid))
-                elif info.kind is TagKind.PIECE:
-                    bank.append((uid, info.piece))
-                    if info.piece != comp.piece:
-                        anomalies.append(Anomaly("wrong-compartment",
-                                                 f"{info.to_text()} lies in the "
-                                                 f"{comp.piece.to_text()} compartment", (),
-                                                 (comp.zone,), uid))
-        token_uid = registry.token_uid
+        token_seat = self._token_seat(anomalies)
+        bank = self._bank(anomalies)
+        token_uid = self.registry.token_uid
         if token_uid is not None and token_seat is None:
             where = self.where_is(token_uid)
             if where:
@@ -160,6 +138,40 @@ class TableView:
         return Observation(tuple(slots), token_seat, tuple(bank), tuple(in_hand),
                            tuple(anomalies))
 
+    def _token_seat(self, anomalies: list[Anomaly]) -> int | None:
+        """The seat whose token pad holds the turn token (None: on none); pieces lying on
+        a token pad are anomalies."""
+        token_seat = None
+        for seat in self.layout.seats:
+            for uid in self.zones.get(seat.token_zone, ()):
+                info = self.registry.lookup(uid)
+                if info is not None and info.kind is TagKind.TOKEN:
+                    token_seat = seat.index
+                elif info is not None and info.kind is TagKind.PIECE:
+                    anomalies.append(Anomaly("piece-on-token-zone", f"a piece ({info.to_text()}) "
+                                             f"lies on seat {seat.index}'s token pad",
+                                             (), (seat.token_zone,), uid))
+        return token_seat
+
+    def _bank(self, anomalies: list[Anomaly]) -> list[tuple[str, Piece]]:
+        """The pieces in the bank tray's compartments; unknown tags and pieces in another
+        colour-size's compartment are anomalies."""
+        bank: list[tuple[str, Piece]] = []
+        for comp in self.layout.bank:
+            for uid in self.zones.get(comp.zone, ()):
+                info = self.registry.lookup(uid)
+                if info is None:
+                    anomalies.append(Anomaly("unknown-tag", f"unknown tag {uid} in the bank "
+                                             "tray", (), (comp.zone,), uid))
+                elif info.kind is TagKind.PIECE:
+                    bank.append((uid, info.as_piece))
+                    if info.piece != comp.piece:
+                        anomalies.append(Anomaly("wrong-compartment",
+                                                 f"{info.to_text()} lies in the "
+                                                 f"{comp.piece.to_text()} compartment", (),
+                                                 (comp.zone,), uid))
+        return bank
+
     def _pieces(self, zone: int, anomalies: list[Anomaly], slot: int, role: str
                 ) -> tuple[tuple[str, Piece], ...]:
         out = []
@@ -172,7 +184,7 @@ class TableView:
                 anomalies.append(Anomaly("not-a-piece", f"the {info.to_text()} lies on slot "
                                          f"{slot}'s {role} pad", (slot,), (zone,), uid))
             else:
-                out.append((uid, info.piece))
+                out.append((uid, info.as_piece))
         return tuple(out)
 
     def _slots_of(self, zones: Iterable[int]) -> tuple[int, ...]:
@@ -199,5 +211,5 @@ class TableView:
                     origin = ("star", role.slot, None)
                 elif role.kind is ZoneKind.BANK:
                     origin = ("bank", None, None)
-            out.append(InHand(uid, info.piece, origin))
+            out.append(InHand(uid, info.as_piece, origin))
         return tuple(out)

@@ -20,30 +20,43 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 PIN_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
 
 # Pins on the header of boards we know, by CircuitPython board id (boot_out.txt).
 # The Pico's GP23-GP25 drive the regulator, sense VBUS and light the LED.
 _PICO_HEADER = tuple(f"GP{n}" for n in (*range(23), 26, 27, 28))
+# The PGA2350 (RP2350B) brings out GP0-GP46; GP47 is its PSRAM's chip select. It is the
+# scanner of the six-seat table, whose 13 readers and 6 buttons need 34 pins.
+_PGA2350_PINS = tuple(f"GP{n}" for n in range(47))
 BOARD_PINS: dict[str, tuple[str, ...]] = {
     "raspberry_pi_pico": _PICO_HEADER,
     "raspberry_pi_pico_w": _PICO_HEADER,
     "raspberry_pi_pico2": _PICO_HEADER,
     "raspberry_pi_pico2_w": _PICO_HEADER,
+    "pimoroni_pga2350": _PGA2350_PINS,
 }
 
-# RP2040/RP2350 pin functions (datasheet, GPIO function table): which GPIOs can
-# carry each signal of the two SPI peripherals.
-_RP2_SPI = {
-    "SPI0": {"sck": (2, 6, 18, 22), "mosi": (3, 7, 19), "miso": (0, 4, 16, 20)},
-    "SPI1": {"sck": (10, 14, 26), "mosi": (11, 15, 27), "miso": (8, 12, 28)},
-}
-BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
-    board: {bus: {signal: tuple(f"GP{n}" for n in numbers) for signal, numbers in pins.items()}
-            for bus, pins in _RP2_SPI.items()}
-    for board in BOARD_PINS
-}
+
+def _rp2_spi(gpio: int) -> tuple[str, str] | None:
+    """RP2040/RP2350 pin functions (datasheet, GPIO function table, F1): GPIOs 0-7 of
+    every sixteen carry SPI0 and 8-15 SPI1; within four, RX (MISO), CSn, SCK, TX (MOSI)."""
+    signal = ("miso", None, "sck", "mosi")[gpio % 4]
+    if signal is None:
+        return None
+    return ("SPI0" if gpio % 16 < 8 else "SPI1"), signal
+
+
+BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+for _board, _header in BOARD_PINS.items():
+    _buses: dict[str, dict[str, list[str]]] = {}
+    for _gpio in _header:
+        _function = _rp2_spi(int(_gpio[2:]))
+        if _function is not None:
+            _buses.setdefault(_function[0], {}).setdefault(_function[1], []).append(_gpio)
+    BOARD_SPI[_board] = {bus: {signal: tuple(pins) for signal, pins in sorted(signals.items())}
+                         for bus, signals in sorted(_buses.items())}
 
 MAX_SELECT_LINES = 6
 MAX_DECODER_LINES = 4
@@ -77,6 +90,20 @@ class ChipSelectDecoder:
     @property
     def outputs(self) -> int:
         return 1 << len(self.address)
+
+    @property
+    def part(self) -> str:
+        """The decoder chip for this many address lines (one active-low output each)."""
+        return {1: "74HC139", 2: "74HC139", 3: "74HC138"}.get(len(self.address), "74HC154")
+
+    @property
+    def enable_wiring(self) -> str:
+        """Where ``enable`` goes on ``part``, and what the other enable inputs are tied to."""
+        if self.part == "74HC138":
+            return "G2A (active low) of the 74HC138; G1 to 3.3 V, G2B to GND"
+        if self.part == "74HC154":
+            return "G1 (active low) of the 74HC154; G2 to GND"
+        return "G (active low) of one half of the 74HC139"
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +213,7 @@ def parse_mcu(value: object) -> McuPins:
 
 def parse_reader_pins(data: dict, key: str) -> ReaderPins:
     """The pin keys of one ``[[readers]]`` table (other keys are the layout's)."""
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name in ("nss", "busy", "reset", "tx", "rx"):
         if name in data:
             values[name] = _pin(data[name], f"{key}.{name}")
@@ -218,20 +245,23 @@ class _Use:
         return f"{self.key} (an MCU input)"
 
 
-def check(mcu: McuPins, readers: Sequence, seats: Sequence) -> None:
-    """Refuse wiring that cannot work; ``readers`` are layout Readers (with
-    ``chip``, ``channels``, ``zones``, ``pins``), ``seats`` layout Seats."""
-    known = BOARD_PINS.get(mcu.board or "")
-    uses: dict[str, _Use] = {}
-    shared_groups: dict[tuple[str, ...], str] = {}
+class _PinClaims:
+    """Who uses each MCU pin: a pin used twice is refused (with why it cannot work)."""
 
-    def claim(pin: str, key: str, role: str, *, shareable: str | None = None) -> None:
+    def __init__(self, mcu: McuPins):
+        self.board = mcu.board
+        self.known = BOARD_PINS.get(mcu.board or "")
+        self.uses: dict[str, _Use] = {}
+        self.shared_groups: dict[tuple[str, ...], str] = {}
+
+    def claim(self, pin: str, key: str, role: str, *, shareable: str | None = None) -> None:
+        known = self.known
         if known is not None and pin not in known:
-            raise WiringError(f"{mcu.board} has no pin {pin} on its header (pins: "
+            raise WiringError(f"{self.board} has no pin {pin} on its header (pins: "
                               f"{_pin_ranges(known)})", key)
-        before = uses.get(pin)
+        before = self.uses.get(pin)
         if before is None:
-            uses[pin] = _Use(key, role)
+            self.uses[pin] = _Use(key, role)
             return
         if shareable is not None and before.role == role and shareable in before.key:
             return  # the same shared line named again (a reader's own reset = the shared one)
@@ -241,71 +271,87 @@ def check(mcu: McuPins, readers: Sequence, seats: Sequence) -> None:
                               "the PN5180 would drive the same wire against each other", key)
         raise WiringError(f"pin {pin} is already used by {before.key}", key)
 
-    def claim_group(pins: tuple[str, ...], key: str) -> None:
+    def claim_group(self, pins: tuple[str, ...], key: str) -> None:
         # Select lines may be shared by several multiplexers as a whole group.
-        if pins in shared_groups:
+        if pins in self.shared_groups:
             return
         for i, pin in enumerate(pins):
-            claim(pin, f"{key}[{i}]", "output")
-        shared_groups[pins] = key
+            self.claim(pin, f"{key}[{i}]", "output")
+        self.shared_groups[pins] = key
 
-    pn5180 = [r for r in readers if r.chip == "pn5180"]
-    if mcu.spi is not None:
-        claim(mcu.spi.sck, "mcu.spi.sck", "output")
-        claim(mcu.spi.mosi, "mcu.spi.mosi", "output")
-        claim(mcu.spi.miso, "mcu.spi.miso", "input")
-        _check_spi_peripheral(mcu)
-    elif pn5180:
-        raise WiringError("PN5180 readers need the SPI bus: add spi = { sck = ..., mosi = ..., "
-                          "miso = ... }", "mcu.spi")
-    if mcu.reset is not None:
-        claim(mcu.reset, "mcu.reset", "output", shareable="reset")
-    if mcu.mux_select:
-        claim_group(mcu.mux_select, "mcu.mux_select")
-    if mcu.mux_enable is not None:
-        claim(mcu.mux_enable, "mcu.mux_enable", "output")
-    if mcu.nss_decoder is not None:
-        for i, pin in enumerate(mcu.nss_decoder.address):
-            claim(pin, f"mcu.nss_decoder.address[{i}]", "output")
-        claim(mcu.nss_decoder.enable, "mcu.nss_decoder.enable", "output")
 
+def check(mcu: McuPins, readers: Sequence, seats: Sequence) -> None:
+    """Refuse wiring that cannot work; ``readers`` are layout Readers (with
+    ``chip``, ``channels``, ``zones``, ``pins``), ``seats`` layout Seats."""
+    claims = _PinClaims(mcu)
+    _claim_shared_lines(claims, mcu, any(r.chip == "pn5180" for r in readers))
     decoder_outputs: dict[int, str] = {}
     for reader in readers:
-        key = f"readers[{reader.index}]"
-        pins = reader.pins or ReaderPins()
-        if reader.chip == "pn5180":
-            _check_pn5180(reader, pins, mcu, key, decoder_outputs)
-            if pins.nss is not None:
-                claim(pins.nss, f"{key}.nss", "output")
-            claim(pins.busy, f"{key}.busy", "busy")
-            if pins.reset is not None:
-                claim(pins.reset, f"{key}.reset", "output", shareable="reset")
-        else:
-            for name in ("nss", "nss_output", "busy", "reset"):
-                if getattr(pins, name) is not None:
-                    raise WiringError("a PN532 reader is wired by its UART: give tx and rx",
-                                      f"{key}.{name}")
-            for name in ("tx", "rx"):
-                if getattr(pins, name) is None:
-                    raise WiringError("missing (required for a PN532 reader: its UART pins)",
-                                      f"{key}.{name}")
-            claim(pins.tx, f"{key}.tx", "output")
-            claim(pins.rx, f"{key}.rx", "input")
-        select = pins.mux_select if pins.mux_select is not None else mcu.mux_select
-        select_key = f"{key}.mux_select" if pins.mux_select is not None else "mcu.mux_select"
-        if pins.mux_select is not None:
-            claim_group(pins.mux_select, f"{key}.mux_select")
-        _check_channels(reader, select, select_key, key)
-
+        _claim_reader(claims, reader, mcu, decoder_outputs)
     for seat in seats:
         if seat.button is not None and seat.button >= len(mcu.buttons):
             raise WiringError(f"button {seat.button} has no pin: mcu.buttons lists "
                               f"{len(mcu.buttons)} (button n is mcu.buttons[n])",
                               f"seats[{seat.index}].button")
     for i, pin in enumerate(mcu.buttons):
-        claim(pin, f"mcu.buttons[{i}]", "input")
+        claims.claim(pin, f"mcu.buttons[{i}]", "input")
     if mcu.dev_jumper is not None:
-        claim(mcu.dev_jumper, "mcu.dev_jumper", "input")
+        claims.claim(mcu.dev_jumper, "mcu.dev_jumper", "input")
+
+
+def _claim_shared_lines(claims: _PinClaims, mcu: McuPins, any_pn5180: bool) -> None:
+    """The lines the readers share: SPI, reset, multiplexer select, NSS decoder."""
+    if mcu.spi is not None:
+        claims.claim(mcu.spi.sck, "mcu.spi.sck", "output")
+        claims.claim(mcu.spi.mosi, "mcu.spi.mosi", "output")
+        claims.claim(mcu.spi.miso, "mcu.spi.miso", "input")
+        _check_spi_peripheral(mcu)
+    elif any_pn5180:
+        raise WiringError("PN5180 readers need the SPI bus: add spi = { sck = ..., mosi = ..., "
+                          "miso = ... }", "mcu.spi")
+    if mcu.reset is not None:
+        claims.claim(mcu.reset, "mcu.reset", "output", shareable="reset")
+    if mcu.mux_select:
+        claims.claim_group(mcu.mux_select, "mcu.mux_select")
+    if mcu.mux_enable is not None:
+        claims.claim(mcu.mux_enable, "mcu.mux_enable", "output")
+    if mcu.nss_decoder is not None:
+        for i, pin in enumerate(mcu.nss_decoder.address):
+            claims.claim(pin, f"mcu.nss_decoder.address[{i}]", "output")
+        claims.claim(mcu.nss_decoder.enable, "mcu.nss_decoder.enable", "output")
+
+
+def _claim_reader(claims: _PinClaims, reader, mcu: McuPins,
+                  decoder_outputs: dict[int, str]) -> None:
+    """One reader's own pins (SPI select and BUSY of a PN5180, UART of a PN532) and its
+    multiplexer's select lines."""
+    key = f"readers[{reader.index}]"
+    pins = reader.pins or ReaderPins()
+    if reader.chip == "pn5180":
+        _check_pn5180(reader, pins, mcu, key, decoder_outputs)
+        if pins.nss is not None:
+            claims.claim(pins.nss, f"{key}.nss", "output")
+        assert pins.busy is not None  # _check_pn5180 refused a reader without it
+        claims.claim(pins.busy, f"{key}.busy", "busy")
+        if pins.reset is not None:
+            claims.claim(pins.reset, f"{key}.reset", "output", shareable="reset")
+    else:
+        for name in ("nss", "nss_output", "busy", "reset"):
+            if getattr(pins, name) is not None:
+                raise WiringError("a PN532 reader is wired by its UART: give tx and rx",
+                                  f"{key}.{name}")
+        for name in ("tx", "rx"):
+            if getattr(pins, name) is None:
+                raise WiringError("missing (required for a PN532 reader: its UART pins)",
+                                  f"{key}.{name}")
+        assert pins.tx is not None and pins.rx is not None  # checked just above
+        claims.claim(pins.tx, f"{key}.tx", "output")
+        claims.claim(pins.rx, f"{key}.rx", "input")
+    select = pins.mux_select if pins.mux_select is not None else mcu.mux_select
+    select_key = f"{key}.mux_select" if pins.mux_select is not None else "mcu.mux_select"
+    if pins.mux_select is not None:
+        claims.claim_group(pins.mux_select, f"{key}.mux_select")
+    _check_channels(reader, select, select_key, key)
 
 
 def _check_pn5180(reader, pins: ReaderPins, mcu: McuPins, key: str,
@@ -372,7 +418,7 @@ def _check_spi_peripheral(mcu: McuPins) -> None:
 
 def _pin_ranges(pins: Iterable[str]) -> str:
     numbers = sorted(int(p[2:]) for p in pins if p.startswith("GP") and p[2:].isdigit())
-    parts: list[str] = []
+    parts: list[list[int]] = []
     for n in numbers:
         if parts and parts[-1][1] == n - 1:
             parts[-1][1] = n

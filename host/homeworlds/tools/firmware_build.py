@@ -55,8 +55,9 @@ class Board:
         try:
             return MPY_VERSIONS[self.major]
         except KeyError:
-            raise FlashError(f"CircuitPython {self.circuitpython}: this tool knows the .mpy format of "
-                             f"CircuitPython {min(MPY_VERSIONS)} to {max(MPY_VERSIONS)} only") from None
+            raise FlashError(f"CircuitPython {self.circuitpython}: this tool knows the .mpy format "
+                             f"of CircuitPython {min(MPY_VERSIONS)} to {max(MPY_VERSIONS)} "
+                             "only") from None
 
 
 def board_on(drive: Path) -> Board:
@@ -65,8 +66,8 @@ def board_on(drive: Path) -> Board:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        raise FlashError(f"{path}: not found; is {drive} a CircuitPython board's drive? (CircuitPython "
-                         "writes boot_out.txt at every start)") from None
+        raise FlashError(f"{path}: not found; is {drive} a CircuitPython board's drive? "
+                         "(CircuitPython writes boot_out.txt at every start)") from None
     found = re.search(r"CircuitPython (\d+\.\d+\.\d+\S*)", text)
     if found is None:
         first = text.splitlines()[0] if text else ""
@@ -76,7 +77,8 @@ def board_on(drive: Path) -> Board:
 
 
 def download_name(version: str, system: str | None = None, machine: str | None = None) -> str:
-    """Adafruit's file of mpy-cross ``version`` for this platform: "linux-amd64/mpy-cross-...static"."""
+    """Adafruit's file of mpy-cross ``version`` for this platform, e.g.
+    "linux-amd64/mpy-cross-...static"."""
     system = (system or platform.system()).lower()
     machine = (machine or platform.machine()).lower()
     if system == "linux" and machine in ("x86_64", "amd64"):
@@ -90,7 +92,8 @@ def download_name(version: str, system: str | None = None, machine: str | None =
     if system == "windows" and machine in ("x86_64", "amd64"):
         return f"windows/mpy-cross-windows-{version}.static.exe"
     raise FlashError(f"Adafruit publishes no mpy-cross for {system} {machine}; build CircuitPython "
-                     f"{version}'s (its mpy-cross folder) and give it with MPY_CROSS=/path/to/mpy-cross")
+                     f"{version}'s (its mpy-cross folder) and give it with "
+                     "MPY_CROSS=/path/to/mpy-cross")
 
 
 def cache_dir() -> Path:
@@ -105,7 +108,8 @@ def fetch_compiler(board: Board, cache: Path | None = None, base_url: str | None
     target = cache / name.split("/")[-1]
     if target.is_file():
         return target
-    url = f"{(base_url or os.environ.get('HOMEWORLDS_MPY_CROSS_URL') or DOWNLOADS).rstrip('/')}/{name}"
+    base = base_url or os.environ.get('HOMEWORLDS_MPY_CROSS_URL') or DOWNLOADS
+    url = f"{base.rstrip('/')}/{name}"
     cache.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     try:
@@ -113,8 +117,9 @@ def fetch_compiler(board: Board, cache: Path | None = None, base_url: str | None
             shutil.copyfileobj(answer, out)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise FlashError(f"cannot download CircuitPython {board.circuitpython}'s mpy-cross from {url} "
-                         f"({exc}); download it yourself and run make flash MPY_CROSS=/path/to/it") from None
+        raise FlashError(f"cannot download CircuitPython {board.circuitpython}'s mpy-cross from "
+                         f"{url} ({exc}); download it yourself and run make flash "
+                         "MPY_CROSS=/path/to/it") from None
     partial.chmod(0o755)
     partial.replace(target)
     return target
@@ -123,18 +128,22 @@ def fetch_compiler(board: Board, cache: Path | None = None, base_url: str | None
 def check_compiler(compiler: Path, board: Board) -> str:
     """``compiler --version`` if it is CircuitPython's, for ``board``'s major; else FlashError."""
     try:
-        done = subprocess.run([str(compiler), "--version"], capture_output=True, text=True, timeout=30)
+        done = subprocess.run([str(compiler), "--version"], capture_output=True, text=True,
+                              timeout=30)
     except OSError as exc:
         raise FlashError(f"{compiler}: cannot run it ({exc})") from None
-    version = (done.stdout or done.stderr).strip().splitlines()[0] if (done.stdout or done.stderr) else ""
+    said = (done.stdout or done.stderr).strip()
+    version = said.splitlines()[0] if said else ""
     found = re.match(r"CircuitPython (\d+)\.", version)
     if found is None:
-        raise FlashError(f"{compiler} is not CircuitPython's mpy-cross ({version or 'it says nothing'}): "
-                         "CircuitPython refuses .mpy files of any other compiler; leave MPY_CROSS unset "
-                         f"to fetch CircuitPython {board.circuitpython}'s")
+        raise FlashError(f"{compiler} is not CircuitPython's mpy-cross "
+                         f"({version or 'it says nothing'}): CircuitPython refuses .mpy files of "
+                         f"any other compiler; leave MPY_CROSS unset to fetch CircuitPython "
+                         f"{board.circuitpython}'s")
     if int(found.group(1)) != board.major:
-        raise FlashError(f"{compiler} is CircuitPython {found.group(1)}'s mpy-cross but the board runs "
-                         f"CircuitPython {board.circuitpython}: use the compiler of the board's version")
+        raise FlashError(f"{compiler} is CircuitPython {found.group(1)}'s mpy-cross but the board "
+                         f"runs CircuitPython {board.circuitpython}: use the compiler of the "
+                         "board's version")
     return version
 
 
@@ -146,19 +155,23 @@ def compile_package(package: Path, out: Path, compiler: Path, board: Board) -> l
         relative = source.relative_to(package.parent)
         target = out / relative.with_suffix(".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([str(compiler), "-o", str(target), "-s", relative.as_posix(), str(source)],
+        done = subprocess.run([str(compiler), "-o", str(target), "-s", relative.as_posix(),
+                               str(source)],
                               capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
-            raise FlashError(f"mpy-cross failed on {relative}: {done.stderr.strip() or done.stdout.strip()}")
+            raise FlashError(f"mpy-cross failed on {relative}: "
+                             f"{done.stderr.strip() or done.stdout.strip()}")
         header = target.read_bytes()[:2]
         if len(header) < 2 or header[0] != CIRCUITPYTHON_MAGIC or header[1] != board.mpy_version:
             raise FlashError(f"{target}: header {header!r} is not CircuitPython's .mpy version "
-                             f"{board.mpy_version}, which CircuitPython {board.circuitpython} loads")
+                             f"{board.mpy_version}, which CircuitPython "
+                             f"{board.circuitpython} loads")
         written.append(target)
     return written
 
 
-def build(firmware: Path, table_config: Path, out: Path, board: Board, compiler: Path) -> list[Path]:
+def build(firmware: Path, table_config: Path, out: Path, board: Board,
+          compiler: Path) -> list[Path]:
     """The board's files in ``out``: tablefw/*.mpy, code.py, boot.py, table_config.py."""
     if out.exists():
         shutil.rmtree(out)

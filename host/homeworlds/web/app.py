@@ -25,7 +25,6 @@ import contextlib
 import hmac
 import json
 import secrets
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,9 +43,11 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
+from homeworlds.clock import steady_time
 from homeworlds.feed import FeedEvent, FeedHub, SnapshotEvent, Subscription
 from homeworlds.session import AdminCommand, ControlError, ControlQueue
 from homeworlds.web import kit, page
+from homeworlds.web.analysis_view import ANALYSIS_SCRIPT
 
 #: Seconds between keep-alive comments on an idle event stream (proxies drop silent ones).
 KEEPALIVE_S = 15.0
@@ -79,8 +80,8 @@ class DisplayState:
     debug_errors: list | None = None
     #: more routes served beside the live view (the archive viewer of the table's store)
     extra_routes: list = field(default_factory=list)
-    #: more scripts of the live page (the attract mode's switch)
-    live_scripts: tuple[str, ...] = ()
+    #: more scripts of the live page (the analysis panel; the attract mode's switch)
+    live_scripts: tuple[str, ...] = (ANALYSIS_SCRIPT.path,)
 
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
@@ -170,7 +171,8 @@ def create_app(state: DisplayState) -> Starlette:
 
     routes = [
         Route("/", live),
-        *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET]),
+        *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET,
+                           ANALYSIS_SCRIPT]),
         Route("/api/snapshot", snapshot_json),
         Route("/events", live_events),
         Route("/feed", feed_events),
@@ -258,9 +260,10 @@ def coalesce(batch: list) -> list:
 
 
 def _clock() -> str:
-    """The host's wall clock now: the page counts the turn's time from the snapshot's
-    ``turn_started_at`` against it, whatever the spectator's own clock says."""
-    return f"event: clock\ndata: {time.time():.3f}\n\n"
+    """The host's steady time now (``clock.steady_time``, the clock of the feed's moments):
+    the page counts the turn's time from the snapshot's ``turn_started_at`` against it,
+    whatever the spectator's own clock or a step of the host's wall clock says."""
+    return f"event: clock\ndata: {steady_time():.3f}\n\n"
 
 
 def _sse(event: FeedEvent, state: DisplayState | None) -> str:

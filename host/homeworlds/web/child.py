@@ -27,6 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attract-after", type=float, default=0.0,
                         help="seconds without a game before the display replays the archive "
                         "(0: no attract mode)")
+    parser.add_argument("--analysis", action="store_true",
+                        help="analyse every committed position for spectators "
+                        "(web.analysis: win probability, threats, suggested turn)")
+    parser.add_argument("--no-suggestions", action="store_true",
+                        help="tournament mode: no suggested turn in the analysis")
     args = parser.parse_args(argv)
     # Ctrl-C on the terminal reaches the whole process group: the host decides, and stops
     # this process by closing its stdin.
@@ -57,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         server = WebDisplay(hub, control, host=args.host, port=args.port,
                             admin_token=os.environ.get(TOKEN_VARIABLE) or None,
                             table_name=args.table, store_path=args.store,
-                            attract=mode).start()
+                            attract=mode, analysis=args.analysis,
+                            suggestions=not args.no_suggestions).start()
     except WebUnavailable as exc:
         print(json.dumps({"error": str(exc)}), file=out, flush=True)
         return 2

@@ -14,13 +14,13 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import time
 from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
 
-from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError
+from homeworlds.clock import MODES, ON_FLAG, ClockSpec, ClockSpecError, steady_time
 from homeworlds.display.svg import esc, render_svg
 from homeworlds.event.event_clock import describe
 from homeworlds.event.hub import HubIngest
@@ -109,6 +109,10 @@ class HubPages:
             out.append('<p class="problem">The table\'s sensors are not connected</p>')
         if row.get("store_fault"):
             out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
+        if row.get("refused"):
+            out.append(f'<p class="problem refused">{row["refused"]} messages on this '
+                       "table's topics refused (not signed by it, replayed or malformed; "
+                       "the hub's log names each)</p>")
         if game is None:
             out.append('<p class="none">No game yet.</p></div>')
             return "".join(out)
@@ -160,9 +164,11 @@ class HubPages:
             if latest is None:
                 return None
             stored, state = latest
-            data = snapshot_message(table, 0, stored, state, self.ingest.store.turns(stored.id),
+            turns = self.ingest.store.turns(stored.id)
+            data = snapshot_message(table, 0, stored, state, turns,
                                     self.ingest.store.result(stored.id))
-            data["at"] = 0.0  # the same snapshot until the store changes
+            # The same snapshot until the store changes: it is as of the last stored turn.
+            data["at"] = stored_moment(turns[-1].committed if turns else stored.started)
         data["hints"] = data.get("hints") or dict(NO_HINTS)
         # An offline table's sensors are not known to be connected.
         data["link_up"] = data.get("link_up") is True and (
@@ -237,6 +243,17 @@ class HubPages:
     def authorised(self, given: str | None) -> bool:
         return given is not None and given != "" and \
             hmac.compare_digest(given.encode(), self.admin_token.encode())
+
+
+def stored_moment(text: str) -> float:
+    """A stored time (ISO 8601) as seconds since the epoch, for a snapshot's ``at``."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return steady_time()
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 #: The clock form's choice that clears the event's time control.
@@ -436,7 +453,7 @@ async def _live_stream(pages: HubPages, name: str, request) -> AsyncIterator[str
         loop.call_soon_threadsafe(changed.set)
 
     def clock() -> str:
-        return f"event: clock\ndata: {time.time():.3f}\n\n"
+        return f"event: clock\ndata: {steady_time():.3f}\n\n"  # never steps
 
     def current() -> tuple[str, str] | None:
         snapshot = pages.locked(pages.live_snapshot, name)

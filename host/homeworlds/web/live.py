@@ -88,12 +88,16 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
                    on_undo: Callable[[int], None] | None = None,
                    max_brightness: float = 1.0, in_process: bool = False,
                    store_path=None, control_options: dict | None = None,
-                   attract_after_s: float = 0.0) -> LiveDisplay:
+                   attract_after_s: float = 0.0, suggestions: bool = True,
+                   analysis: bool = True) -> LiveDisplay:
     """Feed + admin commands + the web server, by default in a process of its own
     (``web.process``: the server's work never takes the table loop's interpreter lock).
     WebUnavailable (missing extra, port in use) propagates before anything is hooked to
     the session. ``attract_after_s`` > 0: the display process runs attract mode (its
-    ``server.activity()`` stops the replays when a piece is placed)."""
+    ``server.activity()`` stops the replays when a piece is placed). The display process
+    runs the live analysis (``web.analysis``; ``analysis`` False: not; never in process,
+    where it would share the table loop's interpreter); ``suggestions`` False (tournament
+    mode) hides the computer's suggested turn there."""
     from homeworlds.web import require_web
     from homeworlds.web.app import new_admin_token
 
@@ -114,7 +118,8 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
 
         server = DisplayProcess(commands, host=host, port=port, admin_token=token,
                                 table_name=table, store_path=store_path,
-                                attract_after_s=attract_after_s)
+                                attract_after_s=attract_after_s, analysis=analysis,
+                                suggestions=suggestions)
         sinks = [server.publish]
     server.start()
     try:

@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from homeworlds.clock import LOW_TIME_S, PAUSE_TEXT
+from homeworlds.feed.events import MAX_CLOCK_MS
 from homeworlds.web import kit
 
 
@@ -122,7 +123,11 @@ LIVE_JS = r"""
 (function () {
   const $ = (id) => document.getElementById(id);
   let snapshot = null;
-  let clockOffset = 0;  // host wall clock minus ours (seconds), from the 'clock' events
+  // The host's steady time minus this page's monotonic time (seconds), from the 'clock'
+  // events: performance.now() never steps, so neither a step of the spectator's wall clock
+  // nor of the host's (the host sends its steady time) moves a clock or the turn timer.
+  let clockOffset = null;
+  function hostNow() { return performance.now() / 1000 + clockOffset; }
   window.hwApplied = [];  // [seq, feed time, applied time] for the latency benchmark
 
   function text(el, value) { el.textContent = value; }
@@ -143,12 +148,16 @@ LIVE_JS = r"""
 
   const PAUSE_TEXT = __PAUSE_TEXT__;
   const LOW_MS = __LOW_MS__;
+  // Beyond these a value is not a clock (a broken or hostile feed): shown as '–'.
+  const MAX_CLOCK_MS = __MAX_CLOCK_MS__;
+  const MAX_TIMER_S = 24 * 3600;
 
   function pad(n) { return String(n).padStart(2, '0'); }
 
   // As the host's terminal shows a clock (clock.format_clock): h:mm:ss, m:ss, s.t.
   function clockText(ms) {
-    ms = Math.max(0, Math.floor(ms));
+    if (!Number.isFinite(ms)) return '–';
+    ms = Math.min(MAX_CLOCK_MS, Math.max(0, Math.floor(ms)));
     if (ms < 10000) return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100);
     const s = Math.floor(ms / 1000);
     const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
@@ -163,7 +172,7 @@ LIVE_JS = r"""
     if (!c) { box.hidden = true; box.replaceChildren(); return; }
     box.hidden = false;
     const players = snapshot.game.players;
-    const ran = Math.max(0, (Date.now() / 1000 + clockOffset - snapshot.at) * 1000);
+    const ran = clockOffset === null ? 0 : Math.max(0, (hostNow() - snapshot.at) * 1000);
     if (box.children.length !== c.seats.length + 1) {
       box.replaceChildren();
       c.seats.forEach((_s, seat) => {
@@ -182,7 +191,7 @@ LIVE_JS = r"""
       box.append(paused);
     }
     c.seats.forEach((s, seat) => {
-      let left = s.remaining_ms;
+      let left = Number.isFinite(s.remaining_ms) ? s.remaining_ms : NaN;
       if (s.running) left -= Math.max(0, ran - (s.delay_ms || 0));
       const el = box.children[seat];
       el.className = 'clock seat-' + seat + (s.running ? ' running' : '') +
@@ -241,8 +250,12 @@ LIVE_JS = r"""
   function showTimer() {
     const el = $('turn-timer');
     const g = snapshot && snapshot.game;
-    if (!g || g.turn_started_at === null || g.result) { text(el, '–'); return; }
-    const s = Math.max(0, Math.floor(Date.now() / 1000 + clockOffset - g.turn_started_at));
+    if (!g || !Number.isFinite(g.turn_started_at) || g.result || clockOffset === null) {
+      text(el, '–');
+      return;
+    }
+    const s = Math.max(0, Math.floor(hostNow() - g.turn_started_at));
+    if (s > MAX_TIMER_S) { text(el, '–'); return; }
     const m = Math.floor(s / 60);
     text(el, m + ':' + String(s % 60).padStart(2, '0'));
   }
@@ -293,6 +306,10 @@ LIVE_JS = r"""
     }
     h.mistakes.forEach((m) => hints.append(li('mistake at ' + m.slot + ': ' + m.text,
                                               'mistake')));
+    if (h.rule) {  // the rule the mistake breaks, in the rulebook's words
+      hints.append(li('Rule: “' + h.rule.quote + '” — ' + h.rule.book + ', ' +
+                      h.rule.section, 'rule'));
+    }
     showGuidance(h.guidance, g.players);
     if (snap.turn_in_progress.length) {
       hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
@@ -323,6 +340,7 @@ LIVE_JS = r"""
     showClocks();
     document.body.dataset.seq = snap.seq;
     document.body.dataset.turnNumber = g.turn_number;
+    window.dispatchEvent(new CustomEvent('hw-snapshot', {detail: snap}));  // analysis.js
     window.hwApplied.push([snap.seq, snap.at, Date.now() / 1000]);
     if (window.hwApplied.length > 1000) window.hwApplied.shift();
   }
@@ -337,8 +355,11 @@ LIVE_JS = r"""
       text(link, 'reconnecting to the host…');
     });
     source.addEventListener('snapshot', (e) => apply(JSON.parse(e.data)));
+    source.addEventListener('analysis', (e) => window.dispatchEvent(
+      new CustomEvent('hw-analysis', {detail: JSON.parse(e.data)})));
     source.addEventListener('clock', (e) => {
-      clockOffset = Number(e.data) - Date.now() / 1000;
+      const host = Number(e.data);
+      if (Number.isFinite(host)) clockOffset = host - performance.now() / 1000;
       showTimer();
       showClocks();
     });
@@ -349,7 +370,8 @@ LIVE_JS = r"""
   setInterval(() => { if (snapshot && snapshot.clocks) showClocks(); }, 100);
 })();
 """.replace("__PAUSE_TEXT__", json.dumps(PAUSE_TEXT)).replace(
-    "__LOW_MS__", str(round(LOW_TIME_S * 1000)))
+    "__LOW_MS__", str(round(LOW_TIME_S * 1000))).replace(
+    "__MAX_CLOCK_MS__", str(MAX_CLOCK_MS))
 
 LIVE_STYLE = kit.Asset.css("/static/live.css", LIVE_CSS)
 LIVE_SCRIPT = kit.Asset.js("/static/live.js", LIVE_JS)
@@ -386,14 +408,21 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
                 f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
 
+    players = info.get("players") or ()
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
-                    for k, name in enumerate(info.get("players") or ()))
+                    for k, name in enumerate(players))
+    # A game of three or more: a player may miss a turn. Two players: the junior's Brain
+    # Transference (refused with the reason when the handicap is off).
+    turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
+                  else form("brain-transference", "Brain Transference (the junior player "
+                            "changes places with the senior)") if len(players) == 2 else "")
     return kit.page(title, head + _flash(message, ok) +
                     '<fieldset><legend>Game</legend>' +
                     form("undo", "Undo the last committed turn") +
                     form("draw", "Draw by agreement") +
                     form("resign", "Resign",
                          f'<select name="seat" id="resign-seat">{seats}</select>') +
+                    turn_order +
                     form("new-game", "New game (abandons the current one)") +
                     '</fieldset><fieldset><legend>Settings</legend>' +
                     form("settings", "Apply",

@@ -53,8 +53,13 @@ class DisplayProcess:
     admin commands from the child go to ``commands`` (run by the table loop)."""
 
     def __init__(self, commands: ControlQueue, *, host: str, port: int, admin_token: str,
-                 table_name: str, store_path=None, attract_after_s: float = 0.0):
+                 table_name: str, store_path=None, attract_after_s: float = 0.0,
+                 analysis: bool = False, suggestions: bool = True):
         self.commands = commands
+        #: The child runs the live analysis (``web.analysis``); without ``suggestions``
+        #: (tournament mode) it shows no suggested turn.
+        self.analysis = analysis
+        self.suggestions = suggestions
         self.attract_after_s = attract_after_s
         self.host = host
         self.port = port
@@ -124,7 +129,9 @@ class DisplayProcess:
              str(self.port), "--table", self.table_name,
              *(("--store", str(self.store_path)) if self.store_path is not None else ()),
              *(("--attract-after", repr(float(self.attract_after_s)))
-               if self.attract_after_s > 0 else ())],
+               if self.attract_after_s > 0 else ()),
+             *(("--analysis",) if self.analysis else ()),
+             *(("--no-suggestions",) if not self.suggestions else ())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
         first = _read_line_within(_pipes(self._proc)[1], STARTUP_TIMEOUT_S)
         try:

@@ -20,17 +20,23 @@ from homeworlds.web import WebUnavailable, require_web
 if TYPE_CHECKING:
     import uvicorn
 
+    from homeworlds.web.analysis import AnalysisWorker
+
 #: Seconds ``stop`` waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_S = 1
-#: Open connections served at once (each spectator holds one); more are answered 503, so
-#: a flood of clients cannot exhaust the Pi.
-MAX_CONNECTIONS = 400
+#: Bytes a connection's socket buffers for sending: a spectator who stops reading fills
+#: it soon, and the guard drops it (``ServerLimits.stall_s``) instead of the Pi's memory
+#: filling.
+SEND_BUFFER_BYTES = 64 * 1024
 
 
 class WebDisplay:
     def __init__(self, hub, control, *, host: str = "127.0.0.1", port: int = 8080,
                  admin_token: str | None = None, table_name: str = "table",
-                 render_svg: Callable | None = None, store_path=None, attract=None):
+                 render_svg: Callable | None = None, store_path=None, attract=None,
+                 limits=None, analysis: bool = False, suggestions: bool = True):
+        """``limits``: the server's ``guard.ServerLimits`` (connection cap, the admin's
+        share, per-client limit, timeouts; docs/display.md, "Under load")."""
         require_web()
         from homeworlds.web.app import DisplayState, new_admin_token
 
@@ -53,7 +59,19 @@ class WebDisplay:
 
                 self.state.extra_routes += attract_routes(archive, attract=attract,
                                                           live_url="/")
-                self.state.live_scripts = (SWITCH_SCRIPT,)
+                self.state.live_scripts += (SWITCH_SCRIPT,)
+        self.limits = limits
+        #: the connections' counts (``guard.ConnectionGuard``), once started
+        self.guard = None
+        #: The live analysis worker (``web.analysis``), fed by the hub's listeners: only
+        #: where the display has a process of its own (``web.child``), never beside the
+        #: table loop.
+        self.analysis: AnalysisWorker | None = None
+        if analysis:
+            from homeworlds.web.analysis import AnalysisWorker
+
+            self.analysis = AnalysisWorker(hub.publish_threadsafe, suggestions=suggestions)
+            hub.listeners.append(self.analysis.observe)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -74,10 +92,12 @@ class WebDisplay:
         import uvicorn
 
         from homeworlds.web.app import create_app
+        from homeworlds.web.guard import LISTEN_QUEUE, guarded_config, limits_for_descriptors
 
         family = socket.AF_INET6 if _is_ipv6(self.host) else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)  # inherited
         try:
             sock.bind((self.host, self.port))
         except OSError as exc:
@@ -89,11 +109,10 @@ class WebDisplay:
         sock.listen(128)
         self.port = sock.getsockname()[1]
         self._socket = sock
-        config = uvicorn.Config(create_app(self.state), log_level="warning",
-                                access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-                                limit_concurrency=MAX_CONNECTIONS,
-                                server_header=False)
+        limits = self.limits or limits_for_descriptors()
+        config = guarded_config(create_app(self.state), limits, access_log=False,
+                                lifespan="on", timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+        self.guard = config.guard
         server = self._server = uvicorn.Server(config)
         # The table owns the signals: uvicorn (0.29 on) captures them only when it runs
         # on the main thread, and it runs on its own here.
@@ -114,16 +133,23 @@ class WebDisplay:
             finally:
                 started.set()
 
+        if self.analysis is not None:
+            self.analysis.start()
         self._thread = threading.Thread(target=serve, name="web-display", daemon=True)
         self._thread.start()
         started.wait(10)
         if not server.started:
             self.stop()
             raise WebUnavailable(f"the display did not start on {self.host}:{self.port}")
+        sock.listen(LISTEN_QUEUE)  # asyncio set it to its accept batch (web.guard)
+        if self.analysis is not None and self.state.hub.latest is not None:
+            self.analysis.observe(self.state.hub.latest)  # came before the hub had a loop
         return self
 
     def stop(self) -> None:
         self.state.shutting_down = True
+        if self.analysis is not None:
+            self.analysis.stop(timeout=0.2)
         loop = self.state.hub.loop
         if loop is not None and not loop.is_closed():
             try:  # end the open event streams at once, so the shutdown need not wait

@@ -81,7 +81,8 @@ def phase():
                                stop=lambda: started[0].ready)
         # main()'s loop, from outside: the same run() with the same arguments.
         scanner = kept["scanner"]
-        buttons = ButtonBank([digitalio.claimed[int(name[2:])] for name in button_names], scanner.clock)
+        buttons = ButtonBank([digitalio.claimed[int(name[2:])] for name in button_names],
+                             scanner.clock)
         del config
         kept["loop"] = (scanner.write.link.read, buttons.poll, buttons.holds)
     elif number == 2:
