@@ -65,12 +65,13 @@ def samples() -> dict[str, str]:
         cwd = os.getcwd()
         os.chdir(directory)
         try:
-            with PtyMcu(table, scan_time=1, miss_rate=0.15, seed=3) as mcu:
+            with PtyMcu(table, scan_time=1, seed=3) as mcu:
                 config = _config(directory, mcu.device_path, registry)
                 table.reader_fault(2, scans=None, code="NOCHIP")
                 argv = ["doctor", "--config", config.name, "--root", str(_root(directory)), "--no-leds"]
                 found["doctor"] = "$ homeworlds doctor --config table.toml --no-leds\n" + _run(argv)
                 table.clear_reader_fault(2)
+                mcu.mcu.set_miss_rate(0.15)  # pad-test shows read rates: one read in seven missed
                 argv = ["pad-test", "--config", config.name, "--once", "--settle", "3", "--zones", "44", "--no-leds"]
                 found["pad-test"] = ("$ homeworlds pad-test --config table.toml --once --settle 3 --zones 44 "
                                      "--no-leds\n" + _run(argv))
