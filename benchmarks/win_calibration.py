@@ -33,7 +33,6 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeworlds.ai.analysis import (
@@ -175,15 +174,18 @@ def cpp_features(rating: float, state: GameState) -> list[float]:
     return [scaled, 1.0 if state.to_move == 0 else -1.0]
 
 
-@dataclass
 class CppBaseline:
-    """``rate_position`` as a probability: a logistic per phase on ``cpp_features``."""
+    """``rate_position`` as a probability: a logistic per phase on ``cpp_features``.
 
-    program: Path
-    phases: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    workers: int = 2
-    #: Positions it could not rate: (game, ply, reason); left out of every column.
-    failures: list[tuple[str, int, str]] = field(default_factory=list)
+    (A plain class: the tests load this script by path, where a dataclass cannot be.)"""
+
+    def __init__(self, program: Path, phases: dict[str, tuple[float, ...]] | None = None,
+                 workers: int = 2):
+        self.program = program
+        self.phases = dict(phases or {})
+        self.workers = workers
+        #: Positions it could not rate: (game, ply, reason); left out of every column.
+        self.failures: list[tuple[str, int, str]] = []
 
     def rated(self, shared: Path, names: list[str], labels: dict[str, int]
               ) -> Iterator[tuple[GameState, list[float] | None, int]]:
@@ -210,7 +212,7 @@ class CppBaseline:
             if values is not None:
                 rows[phase_of(state)].append(values)
                 ys[phase_of(state)].append(label)
-        self.phases = {p: tuple(fit_logistic(rows[p], ys[p])) for p, _ in PHASES}
+        self.phases = {p: tuple(fit_logistic(rows[p], ys[p])) for p, _ in PHASES if ys[p]}
 
 
 def fit(shared: Path, names: list[str], labels: dict[str, int], sample: int) -> WinModel:
@@ -248,6 +250,9 @@ def _judged(model: WinModel, shared: Path, names: list[str], labels: dict[str, i
         if rated is None:
             continue
         phase, values = phase_of(state), features(state)
+        if phase not in cpp.phases:
+            raise ValueError(f"rate_position was not fitted in the {phase}: no fitting "
+                             "game reaches it")
         yield phase, [predict(model.phases[phase], [values[f] for f in model.features]),
                       predict(model.baseline[phase],
                               [values[f] for f in model.baseline_features]),
