@@ -318,6 +318,8 @@ def run(shared: Path = SHARED, sample: int = 1) -> dict:
                       f"{f['brier_material']}), log loss {f['log_loss']} (material "
                       f"{f['log_loss_material']})")
     out["beats_material_everywhere"] = not beats_baseline(figures)
+    out["rate_position"] = ("skipped here (one C++ process per position, minutes): "
+                            "python benchmarks/win_calibration.py --cpp-engine PATH")
     return out
 
 
