@@ -4,55 +4,21 @@ refused on both sides; a lost link pauses, and a restarted side resumes with bot
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from homeworlds.event.mqtt import make_client
 from homeworlds.event.settings import parse_broker_url
 from homeworlds.identity import sign
 from homeworlds.notation import read_sdg_file
 from homeworlds.remote.invitation import Invitation
 from homeworlds.remote.messages import TurnMessage, to_payload
-from homeworlds.replay import rules_for_game
-from homeworlds.rules import GameState
-from tests.remote.tables import RemoteTable, follow_remote_turn, play_own_turn, pump
-
-GAME = Path(__file__).parent.parent / "data" / "games" / "sdg" / "3426.raw"
-
-
-def two_tables(tmp_path, broker, game):
-    invitation = Invitation.new()
-    # The guest types the code the host's table showed.
-    joined = Invitation.from_code(invitation.code)
-    rules = rules_for_game(game, None)
-    first = game.turns[0].seat
-    host = RemoteTable(tmp_path, "home", invitation, "host", 0, rules, game.players, first,
-                       broker.url)
-    guest = RemoteTable(tmp_path, "away", joined, "guest", 1, rules, game.players, first,
-                        broker.url)
-    return host, guest
-
-
-def reference_before(game, index):
-    """The transcript's position before turn ``index`` (its own system names)."""
-    state = GameState(rules_for_game(game, None), 2, first_to_move=game.turns[0].seat)
-    for turn in game.turns[:index]:
-        state.apply_turn(turn.actions)
-    return state
-
-
-def play(tables, game, turns, start=0):
-    host, guest = tables
-    by_seat = {0: host, 1: guest}
-    for index in range(start, turns):
-        turn = game.turns[index]
-        mover, follower = by_seat[turn.seat], by_seat[1 - turn.seat]
-        following = game.turns[index + 1].seat if index + 1 < len(game.turns) \
-            else 1 - turn.seat
-        play_own_turn(mover, turn.actions, following, tables, reference_before(game, index))
-        follow_remote_turn(follower, tables)
-        assert host.session.tracker.record == guest.session.tracker.record
-        assert host.stored_turns() == guest.stored_turns()
-        assert len(host.stored_turns()) == index + 1
+from tests.remote.tables import (
+    GAME,
+    follow_remote_turn,
+    play,
+    play_own_turn,
+    pump,
+    reference_before,
+    two_tables,
+)
 
 
 def forge(broker, topic, payload_text, seq=5):
@@ -68,7 +34,7 @@ def forge(broker, topic, payload_text, seq=5):
 
 def test_two_tables_play_an_archive_game_through_the_broker(tmp_path, broker):
     game = read_sdg_file(GAME)
-    tables = two_tables(tmp_path, broker, game)
+    tables = two_tables(tmp_path, broker.url, game)
     host, guest = tables
     try:
         pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
@@ -96,7 +62,7 @@ def test_two_tables_play_an_archive_game_through_the_broker(tmp_path, broker):
 
 def test_a_lost_link_pauses_and_a_restarted_side_resumes_with_both_equal(tmp_path, broker):
     game = read_sdg_file(GAME)
-    tables = two_tables(tmp_path, broker, game)
+    tables = two_tables(tmp_path, broker.url, game)
     host, guest = tables
     try:
         pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
