@@ -532,7 +532,8 @@ class PN5180(Reader):
         unsure = False
         while origin >= 0 and origin >= slot - LATE_PROBES:
             probe = mask | (origin << mask_bits)
-            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, mask_bits + 4, probe))
+            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, mask_bits + 4,
+                                                                   probe))
             origin -= 1
             if status is None:
                 unsure = True  # nobody there, or a tag that did not hear the probe

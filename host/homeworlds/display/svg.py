@@ -175,9 +175,10 @@ def render_snapshot_svg(snapshot: Mapping, *, portrait: bool = False,
 def _with_revealed(players: Sequence[str], revealed: Sequence[str | None]) -> tuple[str, ...]:
     """Good/Evil: the players' names with the alignments an elimination revealed, as the
     map shows them (``Ann (Good)``)."""
-    return tuple(f"{name} ({revealed[k].capitalize()})"
-                 if k < len(revealed) and revealed[k] in ("good", "evil") else name
-                 for k, name in enumerate(players))
+    shown = [revealed[k] if k < len(revealed) else None for k in range(len(players))]
+    return tuple(f"{name} ({alignment.capitalize()})"
+                 if alignment is not None and alignment in ("good", "evil") else name
+                 for name, alignment in zip(players, shown, strict=True))
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,12 +185,7 @@ class HintView:
                                      or not 0.0 <= fraction <= 1.0):
             raise HintViewError(f"HintView.clock_fraction: a share of the main time from 0 "
                                 f"to 1, not {fraction!r}")
-        if self.alignment_shown is not None:
-            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
-        for seat, _ in self.alignments_revealed:
-            _check_index(seat, seats, "seat", "alignments_revealed", layout)
-        for seat in self.acknowledged_seats:
-            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
+        self._check_alignment_seats(seats)
         if self.guidance is not None:
             self._check_guidance(self.guidance, seats, slots)
         if self.seat_colors is not None:
@@ -200,6 +195,15 @@ class HintView:
             if not isinstance(name, str):
                 raise HintViewError(f"HintView.system_at[{slot}]: a system name is a string, "
                                     f"not {name!r}")
+
+    def _check_alignment_seats(self, seats: int) -> None:
+        layout = self.layout
+        if self.alignment_shown is not None:
+            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        for seat, _ in self.alignments_revealed:
+            _check_index(seat, seats, "seat", "alignments_revealed", layout)
+        for seat in self.acknowledged_seats:
+            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
 
     def _check_lifted(self, lifted: LiftedShip, seats: int, slots: int) -> None:
         if not isinstance(lifted.piece, Piece):

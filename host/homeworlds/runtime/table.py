@@ -207,10 +207,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
                   f"{computer.level}", flush=True)
         recorder = _open_store(config, store_path, store_opener)
     except BaseException:
-        for lock in locks:
-            lock.release()
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise
     remove_stale_temporaries(record_path)
     export = GameExport(record_path, config.players, config.rules.name, session.tracker,
@@ -220,10 +217,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
         recorder.close()
-        for lock in locks:
-            lock.release()
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise TableStartError(str(exc)) from None
     event_clock = _event_clock_follower(config, session)
     publisher = start_publisher(config, store_path, recorder.table, event_clock)
@@ -237,10 +231,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
             if publisher is not None:
                 publisher.stop()
             recorder.close()
-            for lock in locks:
-                lock.release()
-            if output is not None:
-                output.close()
+            _release(locks, output)
             raise TableStartError(display)
     if publisher is not None:
         _feed_publisher(publisher, display, session, config, recorder)
@@ -254,6 +245,14 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     loop = TableLoop(source, table, work=work)
     return RunningTable(config, session, recorder, export, loop, source, output, store_path,
                         record_path, display, publisher, locks)
+
+
+def _release(locks: list[HolderLock], output: PixelOutput | None) -> None:
+    """Undo a start that failed: the table's claims, then its LEDs."""
+    for lock in locks:
+        lock.release()
+    if output is not None:
+        output.close()
 
 
 def claim_table(config: TableConfig, store_path: Path, *, serial: bool) -> list[HolderLock]:

@@ -49,12 +49,12 @@ def _rp2_spi(gpio: int) -> tuple[str, str] | None:
 
 
 BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
-for _board, _pins in BOARD_PINS.items():
+for _board, _header in BOARD_PINS.items():
     _buses: dict[str, dict[str, list[str]]] = {}
-    for _pin in _pins:
-        _function = _rp2_spi(int(_pin[2:]))
+    for _gpio in _header:
+        _function = _rp2_spi(int(_gpio[2:]))
         if _function is not None:
-            _buses.setdefault(_function[0], {}).setdefault(_function[1], []).append(_pin)
+            _buses.setdefault(_function[0], {}).setdefault(_function[1], []).append(_gpio)
     BOARD_SPI[_board] = {bus: {signal: tuple(pins) for signal, pins in sorted(signals.items())}
                          for bus, signals in sorted(_buses.items())}
 
