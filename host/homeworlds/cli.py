@@ -27,6 +27,7 @@ COMMANDS = (
     "archive_view",
     "hub",
     "hub_keys",
+    "remote",
     "display",
 )
 

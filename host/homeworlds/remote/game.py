@@ -329,19 +329,33 @@ class RemoteGame:
         self.session.notices.append(f"remote game: {text}")
 
 
+class RemoteSide:
+    """Holds this table's side once it is made: the session (and its computer seat for the
+    other table) is built first, the side when the store and the broker are known."""
+
+    def __init__(self) -> None:
+        self.game: RemoteGame | None = None
+
+    def player_factory(self, level, seed, rules, names) -> RemotePlayer:
+        return RemotePlayer(lambda: self.game)
+
+
 class RemotePlayer:
     """The other table's seat, for ``ComputerAtTable``: its "choice" is the other side's
     turn for this position, as it arrives over the broker. ``side()`` is this table's
-    current side (a side made again after a lost broker account or key file takes over
-    the wait); the wait ends when that side is closed and not replaced."""
+    current side (None: not made yet; a side made again takes over the wait); the wait
+    ends when that side is closed and not replaced."""
 
-    def __init__(self, side: Callable[[], RemoteGame]):
+    def __init__(self, side: Callable[[], RemoteGame | None]):
         self.side = side
 
     def choose_turn(self, state: GameState) -> Turn:
         number = state.ply + 1
         while True:
             game = self.side()
+            if game is None:
+                time.sleep(0.2)
+                continue
             turn = game.wait_for_turn(number, 0.5)
             if turn is not None:
                 return turn
