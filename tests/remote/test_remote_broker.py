@@ -72,6 +72,8 @@ def test_a_lost_link_pauses_and_a_restarted_side_resumes_with_both_equal(tmp_pat
         guest.disconnect()
         pump(tables, lambda: host.game.paused is not None, "the host pauses")
         assert "waiting for the other table" in host.game.paused
+        # The game clocks pause on the host too (a timed game's clocks would not run).
+        assert "remote" in host.session.pause_reasons(0.0)
         # The host's player makes turn 5 meanwhile: it waits on the broker for nobody.
         turn = game.turns[4]
         assert turn.seat == 0
@@ -83,6 +85,7 @@ def test_a_lost_link_pauses_and_a_restarted_side_resumes_with_both_equal(tmp_pat
         guest.connect()
         pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
              "both tables resume")
+        assert "remote" not in host.session.pause_reasons(0.0)
         follow_remote_turn(guest, tables)
         assert host.stored_turns() == guest.stored_turns()
         assert list(host.game.refusals) == [] and list(guest.game.refusals) == []

@@ -109,6 +109,12 @@ class RemoteGame:
         events = self.session.events
         events.committed.listen(Stage.PUBLISH, self.committed)
         events.tick.listen(Stage.CONTROL, self.poll)
+        self.session.pause_sources.append(self.pause_reason)
+
+    def pause_reason(self) -> str | None:
+        """"remote" while the game is paused by the other table or the link: the clocks
+        pause on both tables (docs/clocks.md)."""
+        return "remote" if self.paused is not None else None
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
         """For ``new_session(player_factory=...)``: the other seat's "computer"."""
