@@ -131,9 +131,12 @@ def _content(system) -> tuple:
 
 
 def transcript_slots(table: RemoteTable, reference: GameState) -> dict[str, int]:
+    return slots_by_content(table.session, reference)
+
+
+def slots_by_content(session, reference: GameState) -> dict[str, int]:
     """The transcript's system names -> the slots the table shows them on (the table
     names a discovered system its own way; the same position has the same systems)."""
-    session = table.session
     if session.observation is None:
         return {}
     slots = session.tracker.slot_of_system(session.observation)
