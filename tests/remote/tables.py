@@ -72,6 +72,7 @@ class RemoteTable:
             events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
             events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
             self.session.pause_sources.append(lambda: self.game.pause_reason())
+            game.guard_seat()
         self.holder[:] = [game]
         self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
         self.connection.start()

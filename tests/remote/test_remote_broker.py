@@ -10,6 +10,7 @@ from homeworlds.identity import sign
 from homeworlds.notation import read_sdg_file
 from homeworlds.remote.invitation import Invitation
 from homeworlds.remote.messages import TurnMessage, to_payload
+from homeworlds.sim import TableDriver
 from tests.remote.tables import (
     GAME,
     follow_remote_turn,
@@ -90,6 +91,33 @@ def test_a_lost_link_pauses_and_a_restarted_side_resumes_with_both_equal(tmp_pat
         assert host.stored_turns() == guest.stored_turns()
         assert list(host.game.refusals) == [] and list(guest.game.refusals) == []
         play(tables, game, 9, start=5)
+    finally:
+        for table in tables:
+            table.close()
+
+
+def test_the_other_seats_turn_made_by_hand_before_it_arrived_is_refused(tmp_path, broker):
+    """Only the other table plays its seat: a person here who lays out that seat's turn
+    before it arrived and hands over is refused, and nothing is committed or sent."""
+    game = read_sdg_file(GAME)
+    tables = two_tables(tmp_path, broker.url, game)
+    host, guest = tables
+    try:
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        turn = game.turns[0]
+        assert turn.seat == 0  # the host's player moves first; the guest's person plays it
+        session = guest.session
+        guest.sim.driver = TableDriver(guest.sim.table, reference_before(game, 0), {})
+        guest.sim.driver.play_turn(turn.actions, hand_over=False)
+        pump(tables, guest.in_step, "the guest sees the pieces")
+        guest.sim.driver.hand_over(1)
+        pump(tables, lambda: guest.in_step() and session.status.phase == "handover-refused",
+             "the hand-over refused")
+        assert "jeep's turn is played at the other table" in session.status.message
+        pump(tables, lambda: True, "one more pass")
+        assert session.tracker.record == [] and host.session.tracker.record == []
+        assert guest.stored_turns() == [] and host.game.ready_turn(1) is None
     finally:
         for table in tables:
             table.close()

@@ -110,6 +110,12 @@ class RemoteGame:
         events.committed.listen(Stage.PUBLISH, self.committed)
         events.tick.listen(Stage.CONTROL, self.poll)
         self.session.pause_sources.append(self.pause_reason)
+        self.guard_seat()
+
+    def guard_seat(self) -> None:
+        """The other seat's turns are committed only as they arrived from the other table
+        (a person handling that seat's pieces before is refused at the hand-over)."""
+        self.tracker.elsewhere_seats = frozenset({self.peer_seat})
 
     def pause_reason(self) -> str | None:
         """"remote" while the game is paused by the other table or the link: the clocks
