@@ -41,6 +41,9 @@ def test_two_tables_play_an_archive_game_through_the_broker(tmp_path, broker):
         pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
              "the two tables meet")
         play(tables, game, 6)
+        notes = list(guest.session.notices) + list(host.session.notices)
+        assert any("jeep: waiting for the turn from the other table" in n for n in notes)
+        assert not any("the computer (level" in n for n in notes), notes
         # A rogue on the broker sends the host's turn 7 without the invitation.
         fake = TurnMessage(host.game_id if hasattr(host, "game_id") else host.game.game_id,
                            7, 0, "Build G1 jeep")

@@ -387,6 +387,9 @@ class RemotePlayer:
     current side (None: not made yet; a side made again takes over the wait); the wait
     ends when that side is closed and not replaced."""
 
+    #: What the table notes while it waits (``ComputerAtTable``).
+    waiting_text = "waiting for the turn from the other table…"
+
     def __init__(self, side: Callable[[], RemoteGame | None]):
         self.side = side
 
