@@ -124,3 +124,55 @@ def test_the_other_seats_turn_made_by_hand_before_it_arrived_is_refused(tmp_path
     finally:
         for table in tables:
             table.close()
+
+
+def test_a_broker_killed_mid_game_loses_nothing_and_a_replayed_turn_is_refused(tmp_path,
+                                                                              broker):
+    """The broker is killed (SIGKILL, nothing persisted) between turns: both tables pause;
+    the host's player moves while it is down; once it is back the turn reaches the guest.
+    A rogue who recorded a genuine turn from the broker replays it later: refused on both
+    sides."""
+    import threading
+
+    game = read_sdg_file(GAME)
+    tables = two_tables(tmp_path, broker.url, game)
+    host, guest = tables
+    recorded: list[bytes] = []
+    subscribed = threading.Event()
+    rogue = make_client(parse_broker_url(broker.url), "recorder")
+    rogue.on_connect = lambda c, *a, **k: c.subscribe(host.game.topic, qos=1)
+    rogue.on_subscribe = lambda *a, **k: subscribed.set()
+    rogue.on_message = lambda c, u, m: recorded.append(bytes(m.payload))
+    rogue.connect("127.0.0.1", broker.port)
+    rogue.loop_start()
+    try:
+        assert subscribed.wait(10)
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        play(tables, game, 4)
+        turn_message = next(m for m in recorded if b'"type": "turn"' in m)
+        broker.kill()
+        pump(tables, lambda: host.game.paused is not None and guest.game.paused is not None,
+             "both tables pause")
+        assert "link to the broker is lost" in host.game.paused
+        assert "remote" in guest.session.pause_reasons(0.0)
+        play_own_turn(host, game.turns[4].actions, game.turns[5].seat, tables,
+                      reference_before(game, 4))
+        broker.start()
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "both tables resume", timeout=60)
+        follow_remote_turn(guest, tables)
+        assert host.stored_turns() == guest.stored_turns()
+        assert len(guest.stored_turns()) == 5
+        # The rogue replays the host's genuine first turn (its signature is valid).
+        rogue.reconnect()
+        rogue.publish(host.game.topic, turn_message, qos=1).wait_for_publish(10)
+        pump(tables, lambda: any("replay" in r.reason or "was used before" in r.reason
+                                 for r in host.game.refusals if r.side == "there"),
+             "the replay refused on both sides")
+        play(tables, game, 8, start=5)
+    finally:
+        rogue.loop_stop()
+        rogue.disconnect()
+        for table in tables:
+            table.close()
