@@ -42,6 +42,10 @@ def test_a_message_of_another_game_or_malformed_is_refused_with_the_field_named(
     with pytest.raises(MessageError, match="number"):
         read_payload(b'{"type": "turn", "game": "' + b"1" * 16 + b'", "number": -1, '
                      b'"seat": 0, "sdg": "x"}', "1" * 16)
+    with pytest.raises(MessageError, match="players"):
+        read_payload(b'{"type": "hello", "game": "' + b"1" * 16 + b'", "seat": 0, '
+                     b'"players": ["Ann", "\\u001b[2JBob"], "rules": "sdg", "turns": 0}',
+                     "1" * 16)
     with pytest.raises(MessageError, match="not JSON"):
         read_payload(b"\xff", "1" * 16)
 
