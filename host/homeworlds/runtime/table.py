@@ -195,20 +195,36 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     (address, port) serves the web display; ``source``: the table's events (default: the
     serial link of the configuration). TableStartError says why the table cannot start;
     whatever was opened by then is closed again."""
-    from homeworlds.store.export import remove_stale_temporaries
-
     store_path = store_path or record_path.with_name("games.sqlite")
-    locks: list[HolderLock] = []
     try:
         locks = claim_table(config, store_path, serial=source is None)
+    except BaseException:
+        if output is not None:
+            output.close()
+        raise
+    try:
+        return _assemble_table(config, output, record_path, store_path, locks,
+                               commands=commands, store_opener=store_opener, view=view,
+                               listen=listen, source=source, export_writer=export_writer)
+    except BaseException:
+        for lock in locks:  # whatever else was opened is closed by now
+            lock.release()
+        raise
+
+
+def _assemble_table(config: TableConfig, output: PixelOutput | None, record_path: Path,
+                    store_path: Path, locks: list[HolderLock], *, commands, store_opener,
+                    view, listen, source, export_writer) -> RunningTable:
+    """``build_table`` once the table's claims are held (see there)."""
+    from homeworlds.store.export import remove_stale_temporaries
+
+    try:
         session = session_from_config(config, output)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
         recorder = _open_store(config, store_path, store_opener)
     except BaseException:
-        for lock in locks:
-            lock.release()
         if output is not None:
             output.close()
         raise
@@ -220,8 +236,6 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
         recorder.close()
-        for lock in locks:
-            lock.release()
         if output is not None:
             output.close()
         raise TableStartError(str(exc)) from None
@@ -237,8 +251,6 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
             if publisher is not None:
                 publisher.stop()
             recorder.close()
-            for lock in locks:
-                lock.release()
             if output is not None:
                 output.close()
             raise TableStartError(display)
