@@ -26,7 +26,8 @@ RATES = (0.01, 0.02)
 BASES = (0x10, 0x18)
 
 
-def measure(rate: float, base: int, scans: int, recovery: bool, seed: int = 1) -> tuple[float, float]:
+def measure(rate: float, base: int, scans: int, recovery: bool,
+            seed: int = 1) -> tuple[float, float]:
     """(share of complete scans, mean scan time in ms)."""
     uids = [f"E0040150000000{base + i:02X}" for i in range(8)]
     chip = Pn5180Chip({0: uids}, model=replace(PERFECT, eof_miss=rate), rng=random.Random(seed))

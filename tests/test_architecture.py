@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("hints", "link", "sim", "feed", "bringup"),
     ("display",),
     ("session",),
-    ("web", "event"),
+    ("web", "event", "remote"),
     ("runtime",),
     ("commands",),
     ("cli", "__main__"),

@@ -22,6 +22,7 @@ COMMANDS = (
     "games",
     "doctor",
     "pad_test",
+    "bringup_timing",
     "firmware_config",
     "firmware_build",
     "archive_view",

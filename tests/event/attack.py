@@ -70,7 +70,8 @@ class Figures:
             f"{self.tables} tables, {self.table_turns} turns committed at the tables, "
             f"{self.stored_turns} stored at the hub (equal turn by turn), {self.results} "
             "results",
-            f"rogue messages tried: {tried} ({', '.join(f'{k} {v}' for k, v in sorted(self.tried.items()))})",
+            f"rogue messages tried: {tried} "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(self.tried.items()))})",
             f"outsider connections refused by the broker: {self.connections_refused}",
             f"refused by the hub (logged with table, topic, reason): {refused} "
             f"({', '.join(f'{k} {v}' for k, v in self.refused.most_common())})",

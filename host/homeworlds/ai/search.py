@@ -408,21 +408,26 @@ class SearchPlayer:
         self.last_stats["nodes"] = float(budget.nodes)
         return turn
 
+    def _static_scores(self, root: list[Successor], evaluator, me: int, penalty: float,
+                       budget: Budget) -> tuple[list[Successor], dict[tuple, float]]:
+        """Each root turn's static score for ``me`` (a tiny random tie-break; a turn that
+        repeats an earlier position costs ``penalty``), and the turns scored before time
+        ran out (the free turns come first, the rest go)."""
+        static: dict[tuple, float] = {}
+        for n, succ in enumerate(root):
+            if n and n % 64 == 0 and budget.expired():
+                root = root[:n]
+                break
+            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
+            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        return root, static
+
     def _search(self, state: GameState, budget: Budget,
                 progress: Callable[[SearchProgress], None] | None) -> Turn:
         self.last_stats = {}
-        try:
-            win = immediate_win(state, budget.expired)
-        except SearchInterrupted:
-            budget.interrupted += 1
-            win = None  # out of time already: the static best is played
+        win = self._win_in_one(state, budget, progress)
         if win is not None:
-            self.last_stats["win_in_one"] = 1.0
-            if progress is not None:
-                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
             return win
-        me = state.to_move
-        evaluator = self.evaluator(state)
         root = self._expand(state, budget, self.settings.root_estimate, at_root=True)
         if not root:
             raise ValueError("no legal turn in this position")
@@ -432,15 +437,29 @@ class SearchPlayer:
             if progress is not None:
                 progress(SearchProgress(2, budget.nodes, forced, WIN - 2, budget.elapsed()))
             return forced
+        return self._deepen(state, root, budget, progress)
+
+    def _win_in_one(self, state: GameState, budget: Budget,
+                    progress: Callable[[SearchProgress], None] | None) -> Turn | None:
+        try:
+            win = immediate_win(state, budget.expired)
+        except SearchInterrupted:
+            budget.interrupted += 1
+            return None  # out of time already: the static best is played
+        if win is not None:
+            self.last_stats["win_in_one"] = 1.0
+            if progress is not None:
+                progress(SearchProgress(1, 1, win, WIN, budget.elapsed()))
+        return win
+
+    def _deepen(self, state: GameState, root: list[Successor], budget: Budget,
+                progress: Callable[[SearchProgress], None] | None) -> Turn:
+        """Iterative deepening over the root's turns (the module doc, steps 2-5)."""
+        me = state.to_move
+        evaluator = self.evaluator(state)
         here = evaluator.score_key(canonical_key(state), me, me)
         penalty = self._repeat_penalty(here)
-        static = {}
-        for n, succ in enumerate(root):
-            if n and n % 64 == 0 and budget.expired():
-                root = root[:n]  # out of time: the free turns come first, the rest go
-                break
-            score = evaluator.score_key(succ.key, me, 1 - me) + self.rng.random() * 1e-3
-            static[succ.key] = score - (penalty if self._repeats(succ, me) else 0.0)
+        root, static = self._static_scores(root, evaluator, me, penalty, budget)
         order = sorted(root, key=lambda s: -static[s.key])
         order = self._safe_first(state, order, static, budget)
         best, best_score, depth_done = order[0], static[order[0].key], 1

@@ -41,19 +41,46 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _bad_names(args: argparse.Namespace, name_pattern) -> str | None:
+    """What is wrong with the event and table names given (None: nothing)."""
+    if not name_pattern.fullmatch(args.event):
+        return f"--event {args.event!r}: use letters, digits, '-', '_' or '.'"
+    for table in args.tables:
+        if not name_pattern.fullmatch(table) or table == args.hub_user:
+            return (f"table {table!r}: use letters, digits, '-', '_' or '.' (and not "
+                    f"the hub's account name {args.hub_user!r})")
+    if args.action in ("issue", "rotate", "revoke") and not args.tables:
+        return f"{args.action}: name the table(s)"
+    return None
+
+
+def _issue(args: argparse.Namespace, store, files, issue_key) -> None:
+    """``issue`` (a first key and a broker account) or ``rotate`` (a new key; the old one
+    stays valid until the table first uses the new one)."""
+    made = files.ensure_hub()
+    if made is not None:
+        print(f"the hub's broker account {args.hub_user}: password in {made}")
+    for table in args.tables:
+        key = issue_key(store, table)
+        path = files.write_key(key)
+        line = f"table {table}: key {key.key_id} in {path}"
+        if args.action == "issue":
+            line += f", broker password in {files.add_account(table)}"
+        else:
+            line += " (the old key stays valid until the table first uses this one)"
+        print(line)
+    print(f"broker files: {files.passwd}, {files.acl} (copy them to the broker, "
+          "then reload mosquitto)")
+
+
 def run(args: argparse.Namespace) -> int:
     from homeworlds.event.identity import BrokerFiles, issue_key, key_list, revoke_keys
     from homeworlds.event.settings import NAME_PATTERN
     from homeworlds.store import GameStore, StoreError
 
-    if not NAME_PATTERN.fullmatch(args.event):
-        return _fail(f"--event {args.event!r}: use letters, digits, '-', '_' or '.'")
-    for table in args.tables:
-        if not NAME_PATTERN.fullmatch(table) or table == args.hub_user:
-            return _fail(f"table {table!r}: use letters, digits, '-', '_' or '.' (and not "
-                         f"the hub's account name {args.hub_user!r})")
-    if args.action in ("issue", "rotate", "revoke") and not args.tables:
-        return _fail(f"{args.action}: name the table(s)")
+    problem = _bad_names(args, NAME_PATTERN)
+    if problem is not None:
+        return _fail(problem)
     try:
         store = GameStore.open(args.store)
     except StoreError as exc:
@@ -71,20 +98,7 @@ def run(args: argparse.Namespace) -> int:
             if missing:
                 return _fail(f"table {', '.join(missing)} has no valid key: `issue` one")
         if args.action in ("issue", "rotate"):
-            made = files.ensure_hub()
-            if made is not None:
-                print(f"the hub's broker account {args.hub_user}: password in {made}")
-            for table in args.tables:
-                key = issue_key(store, table)
-                path = files.write_key(key)
-                line = f"table {table}: key {key.key_id} in {path}"
-                if args.action == "issue":
-                    line += f", broker password in {files.add_account(table)}"
-                else:
-                    line += " (the old key stays valid until the table first uses this one)"
-                print(line)
-            print(f"broker files: {files.passwd}, {files.acl} (copy them to the broker, "
-                  "then reload mosquitto)")
+            _issue(args, store, files, issue_key)
         elif args.action == "revoke":
             for table in args.tables:
                 ids = revoke_keys(store, table)

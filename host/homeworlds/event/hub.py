@@ -75,6 +75,24 @@ class _Game:
     finished: bool = False
 
 
+def _checked_payload(kind: str, table: str, payload: bytes) -> dict:
+    """The decoded message of topic ``kind``, checked field by field (PayloadError)."""
+    data = decode(payload)
+    if kind == "online":
+        check_online(data)
+    elif kind == "state":
+        check_snapshot(data)
+    elif kind == "turns":
+        check_turn(data)
+    elif kind == "result":
+        check_result(data)
+    else:
+        check_event(data)
+    if data.get("table", table) != table:
+        raise PayloadError(f"table: {str(data['table'])[:40]!r} is not the topic's table")
+    return data
+
+
 class HubIngest:
     def __init__(self, store: GameStore, event: str, *,
                  request: Callable[[str, str, int], None] = lambda table, uid, first: None,
@@ -137,20 +155,7 @@ class HubIngest:
                               "(it is asked for again)")
                 return
             try:
-                data = decode(verified.payload)
-                if kind == "online":
-                    check_online(data)
-                elif kind == "state":
-                    check_snapshot(data)
-                elif kind == "turns":
-                    check_turn(data)
-                elif kind == "result":
-                    check_result(data)
-                else:
-                    check_event(data)
-                if data.get("table", table) != table:
-                    raise PayloadError(f"table: {str(data['table'])[:40]!r} is not the "
-                                       "topic's table")
+                data = _checked_payload(kind, table, verified.payload)
             except PayloadError as exc:
                 self._refuse(table, topic, f"malformed: {exc}")
                 return

@@ -76,6 +76,32 @@ def parse_broker_url(url: str) -> BrokerAddress:
                          parts.username or None, parts.password)
 
 
+def _ca_file(ca_file: Path, broker: BrokerAddress,
+             fail: Callable[[str, str], Exception]) -> Path:
+    """The certificate authority of an mqtts:// broker (a file that exists)."""
+    if not broker.tls:
+        raise fail("ca_file", "a CA file is for TLS: use an mqtts:// broker URL")
+    if not ca_file.is_file():
+        raise fail("ca_file", f"{ca_file}: no such file")
+    return ca_file
+
+
+def _read_table_key(key_path: Path, table: str,
+                    fail: Callable[[str, str], Exception]) -> TableKey:
+    """The signing key in ``key_file``, which must be this table's."""
+    try:
+        table_key = TableKey.from_text(key_path.read_text(encoding="utf-8"),
+                                       source=str(key_path))
+    except OSError as exc:
+        raise fail("key_file", f"{key_path}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise fail("key_file", str(exc)) from None
+    if table_key.table != table:
+        raise fail("key_file", f"{key_path} is table {table_key.table}'s key, not table "
+                   f"{table}'s")
+    return table_key
+
+
 def _read_password_file(path: Path, fail: Callable[[str, str], Exception]) -> str:
     """The password a ``password_file`` holds (its text, stripped)."""
     try:
@@ -140,13 +166,7 @@ class EventSettings:
             raise fail("username", "a password needs a username")
         if username is not None and not username.strip():
             raise fail("username", "must not be empty")
-        ca_file = None
-        if "ca_file" in data:
-            if not broker.tls:
-                raise fail("ca_file", "a CA file is for TLS: use an mqtts:// broker URL")
-            ca_file = base / data["ca_file"]
-            if not ca_file.is_file():
-                raise fail("ca_file", f"{ca_file}: no such file")
+        ca_file = _ca_file(base / data["ca_file"], broker, fail) if "ca_file" in data else None
         keepalive = data.get("keepalive", 30)
         if not KEEPALIVE_RANGE[0] <= keepalive <= KEEPALIVE_RANGE[1]:
             raise fail("keepalive", f"{keepalive} is out of range: give {KEEPALIVE_RANGE[0]} "
@@ -154,16 +174,6 @@ class EventSettings:
         if "key_file" not in data:
             raise fail("key_file", "missing: the hub signs up each table with a key file "
                        f"(`homeworlds hub-keys issue {names['table']}` on the hub's machine)")
-        key_path = base / data["key_file"]
-        try:
-            table_key = TableKey.from_text(key_path.read_text(encoding="utf-8"),
-                                     source=str(key_path))
-        except OSError as exc:
-            raise fail("key_file", f"{key_path}: {exc.strerror or exc}") from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise fail("key_file", str(exc)) from None
-        if table_key.table != names["table"]:
-            raise fail("key_file", f"{key_path} is table {table_key.table}'s key, not table "
-                       f"{names['table']}'s")
+        table_key = _read_table_key(base / data["key_file"], names["table"], fail)
         return cls(broker, names["event"], names["table"], username, password, ca_file,
                    keepalive, table_key)

@@ -1,9 +1,10 @@
 """The table feed (docs/display.md, "The table feed"): what a display needs of the table.
 
-- ``events``: the feed's immutable events (``SnapshotEvent``, ``TurnEvent``, ``ResultEvent``, ``AnalysisEvent``)
-  with their JSON and a strict reader (:func:`event_from_json`); ``FeedProducer``, which
-  makes them from a running table on the table's own thread; ``FeedHub``, which fans them
-  out to asyncio subscribers through bounded queues.
+- ``events``: the feed's immutable events (``SnapshotEvent``, ``TurnEvent``,
+  ``ResultEvent``, ``AnalysisEvent``) with their JSON and a strict reader
+  (:func:`event_from_json`); ``FeedProducer``, which makes them from a running table on
+  the table's own thread; ``FeedHub``, which fans them out to asyncio subscribers through
+  bounded queues.
 - ``client``: :func:`follow_feed` reads another host's ``/feed`` stream, reconnecting by
   itself.
 

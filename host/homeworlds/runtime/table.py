@@ -195,38 +195,19 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     (address, port) serves the web display; ``source``: the table's events (default: the
     serial link of the configuration). TableStartError says why the table cannot start;
     whatever was opened by then is closed again."""
-    store_path = store_path or record_path.with_name("games.sqlite")
-    try:
-        locks = claim_table(config, store_path, serial=source is None)
-    except BaseException:
-        if output is not None:
-            output.close()
-        raise
-    try:
-        return _assemble_table(config, output, record_path, store_path, locks,
-                               commands=commands, store_opener=store_opener, view=view,
-                               listen=listen, source=source, export_writer=export_writer)
-    except BaseException:
-        for lock in locks:  # whatever else was opened is closed by now
-            lock.release()
-        raise
-
-
-def _assemble_table(config: TableConfig, output: PixelOutput | None, record_path: Path,
-                    store_path: Path, locks: list[HolderLock], *, commands, store_opener,
-                    view, listen, source, export_writer) -> RunningTable:
-    """``build_table`` once the table's claims are held (see there)."""
     from homeworlds.store.export import remove_stale_temporaries
 
+    store_path = store_path or record_path.with_name("games.sqlite")
+    locks: list[HolderLock] = []
     try:
+        locks = claim_table(config, store_path, serial=source is None)
         session = session_from_config(config, output)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
         recorder = _open_store(config, store_path, store_opener)
     except BaseException:
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise
     remove_stale_temporaries(record_path)
     export = GameExport(record_path, config.players, config.rules.name, session.tracker,
@@ -236,8 +217,7 @@ def _assemble_table(config: TableConfig, output: PixelOutput | None, record_path
         pending = resume_game(session, recorder, record_path, config, export)
     except ResumeError as exc:
         recorder.close()
-        if output is not None:
-            output.close()
+        _release(locks, output)
         raise TableStartError(str(exc)) from None
     event_clock = _event_clock_follower(config, session)
     publisher = start_publisher(config, store_path, recorder.table, event_clock)
@@ -251,8 +231,7 @@ def _assemble_table(config: TableConfig, output: PixelOutput | None, record_path
             if publisher is not None:
                 publisher.stop()
             recorder.close()
-            if output is not None:
-                output.close()
+            _release(locks, output)
             raise TableStartError(display)
     if publisher is not None:
         _feed_publisher(publisher, display, session, config, recorder)
@@ -266,6 +245,14 @@ def _assemble_table(config: TableConfig, output: PixelOutput | None, record_path
     loop = TableLoop(source, table, work=work)
     return RunningTable(config, session, recorder, export, loop, source, output, store_path,
                         record_path, display, publisher, locks)
+
+
+def _release(locks: list[HolderLock], output: PixelOutput | None) -> None:
+    """Undo a start that failed: the table's claims, then its LEDs."""
+    for lock in locks:
+        lock.release()
+    if output is not None:
+        output.close()
 
 
 def claim_table(config: TableConfig, store_path: Path, *, serial: bool) -> list[HolderLock]:

@@ -155,8 +155,9 @@ def replayed_reveals(rules: str | None, players, record, alignments
         return {}
     out: dict[int, dict[int, str]] = {}
     for seat, index in enumerate(state.revealed):
-        if index is not None:
-            out.setdefault(index + 1, {})[seat] = state.alignments[seat]
+        card = alignments[seat]
+        if index is not None and card is not None:
+            out.setdefault(index + 1, {})[seat] = card
     return out
 
 

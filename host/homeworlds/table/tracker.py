@@ -171,11 +171,11 @@ class TurnTracker:
         """Continue a game from its committed turns (after a restart or power cut). Which
         slot holds which system is learnt from the first observation of the table, by the
         star tags journalled with the last turn (``star_tags``) when there are any.
-        ``departures`` (as ``self.departures``) are applied where they happened; in a game of
-        three or more, a turn of a seat that was not to move without one means that the
-        seats between missed their turns (the record alone cannot tell a player who left
-        from one who missed a turn until the game ends: a player who left is resigned again
-        at their next turn)."""
+        ``departures`` (as ``self.departures``; the store keeps them) are applied where they
+        happened; in a game of three or more, a turn of a seat that was not to move without
+        one (a record from an SDG export) means that the seats between missed their turns:
+        the turns alone cannot tell a player who left from one who missed a turn until the
+        game ends."""
         self.new_game()
         pending = sorted(departures, key=lambda d: d[0])
         for seat, turn in record:

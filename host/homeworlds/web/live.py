@@ -96,8 +96,8 @@ def attach_display(session, *, table: str, rules_name: str, host: str = "127.0.0
     the session. ``attract_after_s`` > 0: the display process runs attract mode (its
     ``server.activity()`` stops the replays when a piece is placed). The display process
     runs the live analysis (``web.analysis``; ``analysis`` False: not; never in process,
-    where it would share the table loop's interpreter); ``suggestions`` False (tournament mode) hides the
-    computer's suggested turn there."""
+    where it would share the table loop's interpreter); ``suggestions`` False (tournament
+    mode) hides the computer's suggested turn there."""
     from homeworlds.web import require_web
     from homeworlds.web.app import new_admin_token
 

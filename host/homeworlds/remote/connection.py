@@ -1,0 +1,60 @@
+"""A remote game's link to the broker (paho-mqtt through ``event.mqtt``): it subscribes to
+the other side's topic, publishes this side's signed messages (QoS 1), leaves a signed last
+will (``offline``) and reconnects by itself. It only moves bytes: ``RemoteGame`` judges
+them on the table loop's thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from homeworlds.event.mqtt import make_client
+from homeworlds.event.settings import BrokerAddress
+from homeworlds.remote.game import RemoteGame
+from homeworlds.remote.messages import Offline, to_payload
+
+
+class RemoteConnection:
+    def __init__(self, game: RemoteGame, broker: BrokerAddress, *,
+                 username: str | None = None, password: str | None = None,
+                 ca_file: Path | None = None):
+        self.game = game
+        self.broker = broker
+        self.client: Any = make_client(
+            broker, f"hw-remote-{game.game_id}-{game.role}", username=username,
+            password=password, ca_file=ca_file, will=game.will())
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+        game.send = self._send
+
+    def start(self) -> None:
+        self.client.connect_async(self.broker.host, self.broker.port)
+        self.client.loop_start()
+
+    def close(self) -> None:
+        """Leave cleanly: the other side is told (a clean disconnect sends no will). The
+        side itself is its owner's to close (``RemoteGame.close``)."""
+        game = self.game
+        if self.client.is_connected():
+            info = self.client.publish(game.topic, game.signer.sign(
+                game.topic, to_payload(Offline(game.game_id))), qos=1)
+            info.wait_for_publish(2.0)
+        self.client.disconnect()
+        self.client.loop_stop()
+        game.send = None
+
+    def _send(self, topic: str, data: bytes, retain: bool) -> None:
+        self.client.publish(topic, data, qos=1, retain=retain)
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        if getattr(reason_code, "is_failure", False):
+            return
+        client.subscribe(self.game.peer_topic, qos=1)
+        self.game.connected(True)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
+        self.game.connected(False)
+
+    def _on_message(self, client, userdata, message) -> None:
+        self.game.received(message.topic, message.payload)

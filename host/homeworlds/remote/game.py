@@ -1,0 +1,349 @@
+"""One table's side of a remote game: its player's turns go out, the other side's come in.
+
+The other side's seat is played like a computer seat (``session.computer``): its "player"
+(``RemotePlayer``) waits in the advisor's worker thread for the other table's turn instead
+of thinking, and the session lays that turn out on this table by the same LED guidance and
+commits it only when the table shows it (a wrong piece is corrected as for the computer).
+This table's own turns are sensed as always; once committed they are signed and published.
+
+Everything that reaches the game runs on the table loop's thread (``poll``, a tick
+listener): the MQTT thread only queues what arrives. A message of the other side is
+accepted only when it is signed with the other side's key of this game (derived from the
+invitation), its sequence number is new (``ReplayWindow``, its highest persisted), it is a
+well-formed message of this game, and, for a turn, it is the next turn, of the other seat,
+and legal. Anything else is refused; the reason is shown here and told to the other side.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
+from homeworlds.remote.invitation import Invitation, other_role
+from homeworlds.remote.messages import (
+    Hello,
+    Message,
+    MessageError,
+    Offline,
+    Refusal,
+    TurnMessage,
+    read_payload,
+    to_payload,
+    topic,
+)
+from homeworlds.rules import GameState, HomeworldsError, Turn
+from homeworlds.session import Stage, TableSession
+from homeworlds.store.records import turn_from_sdg, turn_to_sdg
+from homeworlds.table.tracker import Commit
+
+#: The replay window's channel name in the store (``store.identity``, ``event_seen``).
+CHANNEL = "remote"
+#: At most so many refusals are told to the other side per minute (a flood of forgeries
+#: must not make this table flood the broker).
+TELL_PER_MINUTE = 20
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A refusal, as the log keeps it: ``side`` is "here" (this table refused a message of
+    the other) or "there" (the other table refused one of ours)."""
+
+    side: str
+    number: int | None
+    reason: str
+    at: float
+
+
+class RemoteGame:
+    """This table's side. ``reserve(n)``: the first of ``n`` fresh sequence numbers of this
+    side's key, persisted (``StoredIdentity.reserve``); ``seen``: the highest sequence
+    number of the other side accepted before (persisted by ``record_seen``)."""
+
+    def __init__(self, session: TableSession, invitation: Invitation, role: str,
+                 local_seat: int, *, reserve: Callable[[int], int], seen: int = 0,
+                 record_seen: Callable[[int], None] = lambda highest: None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.session = session
+        self.tracker = session.tracker
+        self.game_id = invitation.game_id
+        self.role = role
+        self.local_seat = local_seat
+        players = len(self.tracker.players)
+        if players != 2:
+            raise ValueError(f"remote play is for two tables of two players, not {players}")
+        self.peer_seat = 1 - local_seat
+        self.key = invitation.key(role)
+        self.peer_key = invitation.key(other_role(role))
+        self.topic = topic(self.game_id, role)
+        self.peer_topic = topic(self.game_id, other_role(role))
+        self.signer = Signer(self.key, reserve)
+        self.window = ReplayWindow(seen)
+        self._record_seen = record_seen
+        self.clock = clock
+        #: Where messages go (the MQTT connection sets it): (topic, data, retain).
+        self.send: Callable[[str, bytes, bool], None] | None = None
+        self._inbox: queue.SimpleQueue[tuple[str, bytes | bool]] = queue.SimpleQueue()
+        self._ready: dict[int, Turn] = {}
+        self._ready_changed = threading.Condition()
+        self.closed = False
+        self.link_up = False
+        self.peer: Hello | None = None
+        self.peer_online = False
+        #: The other table refused our turn (number, reason) until it holds it.
+        self.refused_there: tuple[int | None, str] | None = None
+        self.refusals: deque[Refused] = deque(maxlen=100)
+        self._told: deque[float] = deque()
+        #: When each turn of the other side arrived and was accepted (the benchmark).
+        self.accepted_at: dict[int, float] = {}
+        self._last_pause: str | None = None
+
+    # ------------------------------------------------------------------ wiring
+
+    def attach(self) -> None:
+        """Listen to the session: publish our commits, run ``poll`` at every tick."""
+        events = self.session.events
+        events.committed.listen(Stage.PUBLISH, self.committed)
+        events.tick.listen(Stage.CONTROL, self.poll)
+
+    def player_factory(self, level, seed, rules, names) -> RemotePlayer:
+        """For ``new_session(player_factory=...)``: the other seat's "computer"."""
+        return RemotePlayer(lambda: self)
+
+    def will(self) -> tuple[str, bytes]:
+        """The last will the broker publishes when this side's link is lost (signed now)."""
+        return self.topic, self.signer.sign(self.topic, to_payload(Offline(self.game_id)))
+
+    def received(self, message_topic: str, data: bytes) -> None:
+        """From the MQTT thread: a message arrived (handled by ``poll``)."""
+        self._inbox.put((message_topic, bytes(data)))
+
+    def connected(self, up: bool) -> None:
+        """From the MQTT thread: the link to the broker is up or lost."""
+        self._inbox.put(("", up))
+
+    def close(self) -> None:
+        self.closed = True
+        with self._ready_changed:
+            self._ready_changed.notify_all()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def paused(self) -> str | None:
+        """Why the game cannot go on now (None: it can)."""
+        if not self.link_up:
+            return "paused: the link to the broker is lost (reconnecting)"
+        if self.refused_there is not None:
+            number, reason = self.refused_there
+            return f"paused: the other table refused turn {number}: {reason}"
+        if not self.peer_online:
+            return "paused: waiting for the other table"
+        return None
+
+    def ready_turn(self, number: int) -> Turn | None:
+        with self._ready_changed:
+            return self._ready.get(number)
+
+    def wait_for_turn(self, number: int, timeout: float) -> Turn | None:
+        """The other side's turn ``number`` once accepted, None after ``timeout`` seconds or
+        once closed (the advisor's thread waits)."""
+        with self._ready_changed:
+            if number not in self._ready and not self.closed:
+                self._ready_changed.wait(timeout)
+            return self._ready.get(number)
+
+    # ------------------------------------------------------------------ the loop's work
+
+    def poll(self) -> None:
+        """Handle what arrived (on the table loop's thread)."""
+        while True:
+            try:
+                where, data = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(data, bool):
+                self._link_changed(data)
+            elif where == self.peer_topic:
+                self._handle(data)
+        pause = self.paused
+        if pause != self._last_pause:
+            self._note(pause or "the other table is here: the game goes on")
+            self._last_pause = pause
+
+    def _link_changed(self, up: bool) -> None:
+        self.link_up = up
+        if up:
+            self._say(self._hello())
+        else:
+            self.peer_online = False
+
+    def _handle(self, data: bytes) -> None:
+        try:
+            signed = open_signed(data)
+            payload = signed.verify(self.peer_key, self.peer_topic)
+            self.window.check(signed.seq)
+            message = read_payload(payload, self.game_id)
+        except (SignatureError, ReplayError, MessageError) as exc:
+            self._refuse(None, f"a message refused: {exc}")
+            return
+        self.window.accept(signed.seq)
+        self._record_seen(self.window.highest)
+        self._dispatch(message)
+
+    def _dispatch(self, message: Message) -> None:
+        if isinstance(message, Hello):
+            self._hello_received(message)
+        elif isinstance(message, TurnMessage):
+            self._turn_received(message)
+        elif isinstance(message, Refusal):
+            self.refusals.append(Refused("there", message.number, message.reason,
+                                         self.clock()))
+            self._note("the other table refused "
+                       + (f"turn {message.number}" if message.number else "a message")
+                       + f": {message.reason}")
+            if message.number is not None:
+                self.refused_there = (message.number, message.reason)
+        elif isinstance(message, Offline):
+            self.peer_online = False
+
+    def _hello_received(self, hello: Hello) -> None:
+        mismatch = self._setup_mismatch(hello)
+        if mismatch is not None:
+            self._refuse(None, mismatch)
+            return
+        first = not self.peer_online
+        self.peer, self.peer_online = hello, True
+        count = len(self.tracker.record)
+        if self.refused_there is not None and hello.turns >= (self.refused_there[0] or 0):
+            self.refused_there = None
+        if first:
+            self._say(self._hello())
+        # Turns of ours the other side missed (lost while its link or host was down).
+        for number in range(hello.turns + 1, count + 1):
+            seat, turn = self.tracker.record[number - 1]
+            if seat == self.local_seat:
+                self._publish_turn(number, seat, turn)
+
+    def _setup_mismatch(self, hello: Hello) -> str | None:
+        players = tuple(self.tracker.players)
+        if hello.players != players:
+            return (f"the other table plays {' v '.join(hello.players)}, this table "
+                    f"{' v '.join(players)}")
+        if hello.rules != self.tracker.rules.name:
+            return f"the other table plays {hello.rules} rules, this table " \
+                   f"{self.tracker.rules.name}"
+        if hello.seat != self.peer_seat:
+            return f"both tables play seat {hello.seat} ({players[hello.seat]})"
+        return None
+
+    def _turn_received(self, message: TurnMessage) -> None:
+        try:
+            turn = self._check_turn(message)
+        except MessageError as exc:
+            self._refuse(message.number, str(exc))
+            return
+        if turn is None:
+            return  # a turn this table holds already (sent again after a reconnect)
+        with self._ready_changed:
+            self._ready[message.number] = turn
+            self._ready_changed.notify_all()
+        self.accepted_at[message.number] = self.clock()
+        self._note(f"turn {message.number} from the other table: "
+                   + "; ".join(map(str, turn)) + ": follow the lights")
+
+    def _check_turn(self, message: TurnMessage) -> Turn | None:
+        """The turn to lay out; None for a repeat of a turn held; MessageError: why not."""
+        players = self.tracker.players
+        number, count = message.number, len(self.tracker.record)
+        if message.seat != self.peer_seat:
+            raise MessageError(f"turn {number} is for seat {message.seat}; the other "
+                               f"table plays {players[self.peer_seat]}")
+        try:
+            turn = turn_from_sdg(message.sdg, message.seat, players)
+        except (HomeworldsError, ValueError) as exc:
+            raise MessageError(f"turn {number} is not a turn: {exc}") from None
+        held = self.tracker.record[number - 1] if number <= count else \
+            (message.seat, self._ready[number]) if number in self._ready else None
+        if held is not None:
+            if held == (message.seat, turn):
+                return None
+            raise MessageError(f"turn {number} differs from the turn {number} this table "
+                               f"holds ({turn_to_sdg(held[1], players)})")
+        if number != count + 1:
+            raise MessageError(f"out of order: turn {number} arrived, this table holds "
+                               f"{count} turns and expects turn {count + 1}")
+        state = self.tracker.state
+        if state.is_over or state.to_move != self.peer_seat:
+            raise MessageError(f"turn {number}: it is not {players[self.peer_seat]}'s turn")
+        return self._legal(state, number, turn)
+
+    @staticmethod
+    def _legal(state: GameState, number: int, turn: Turn) -> Turn:
+        after = state.copy()
+        try:
+            after.apply_turn(turn)
+        except HomeworldsError as exc:
+            raise MessageError(f"turn {number} is illegal: {exc}") from None
+        return turn
+
+    def committed(self, commit: Commit) -> None:
+        """A turn was committed here: ours goes out; either way the other side hears how
+        many turns this table holds."""
+        number = len(self.tracker.record)
+        with self._ready_changed:
+            self._ready.pop(number, None)
+        if commit.seat == self.local_seat:
+            self._publish_turn(number, commit.seat, commit.turn)
+        self._say(self._hello())
+
+    # ------------------------------------------------------------------ sending
+
+    def _hello(self) -> Hello:
+        return Hello(self.game_id, self.local_seat, tuple(self.tracker.players),
+                     self.tracker.rules.name, len(self.tracker.record))
+
+    def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
+        self._say(TurnMessage(self.game_id, number, seat,
+                              turn_to_sdg(turn, self.tracker.players)))
+
+    def _say(self, message: Message) -> None:
+        if self.send is not None:
+            self.send(self.topic, self.signer.sign(self.topic, to_payload(message)), False)
+
+    def _refuse(self, number: int | None, reason: str) -> None:
+        self.refusals.append(Refused("here", number, reason, self.clock()))
+        self._note("refused from the other table: " + reason)
+        now = self.clock()
+        while self._told and now - self._told[0] > 60.0:
+            self._told.popleft()
+        if len(self._told) < TELL_PER_MINUTE:
+            self._told.append(now)
+            self._say(Refusal(self.game_id, number, reason[:500]))
+
+    def _note(self, text: str) -> None:
+        self.session.notices.append(f"remote game: {text}")
+
+
+class RemotePlayer:
+    """The other table's seat, for ``ComputerAtTable``: its "choice" is the other side's
+    turn for this position, as it arrives over the broker. ``side()`` is this table's
+    current side (a side made again after a lost broker account or key file takes over
+    the wait); the wait ends when that side is closed and not replaced."""
+
+    def __init__(self, side: Callable[[], RemoteGame]):
+        self.side = side
+
+    def choose_turn(self, state: GameState) -> Turn:
+        number = state.ply + 1
+        while True:
+            game = self.side()
+            turn = game.wait_for_turn(number, 0.5)
+            if turn is not None:
+                return turn
+            if game.closed and self.side() is game:
+                raise RuntimeError("the remote game was closed")

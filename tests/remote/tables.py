@@ -1,0 +1,169 @@
+"""Two simulated tables of one remote game, each with its own store and its own link to a
+real mosquitto (tests/event/broker.py): one plays its player's turns from an archive game
+with its hands (``TableDriver``), the other's lights lay them out and its simulated person
+follows them (``carry_out``)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from homeworlds.event.settings import parse_broker_url
+from homeworlds.remote.connection import RemoteConnection
+from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
+from homeworlds.remote.invitation import Invitation
+from homeworlds.rules import GameState, Rules
+from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.session import ComputerSeat, Stage
+from homeworlds.sim import TableDriver, carry_out
+from homeworlds.store import GameRecorder, GameStore
+from homeworlds.store.identity import StoredIdentity
+
+
+class RemoteTable:
+    """One table of the remote game: simulated table, session, store, remote side."""
+
+    def __init__(self, directory: Path, name: str, invitation: Invitation, role: str,
+                 seat: int, rules: Rules, players: tuple[str, ...], first_seat: int,
+                 broker_url: str):
+        self.name, self.seat, self.role = name, seat, role
+        self.invitation, self.broker_url = invitation, broker_url
+        self.holder: list[RemoteGame] = []
+        self.sim = SimulatedTableGame(
+            rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
+            computer_seats={1 - seat: ComputerSeat()},
+            player_factory=lambda *a: RemotePlayer(lambda: self.holder[0]))
+        self.session = self.sim.session
+        self.recorder = GameRecorder(directory / f"{name}.sqlite", table=name,
+                                     layout="standard-2p")
+        self.recorder.open()
+        self.recorder.start_game(rules, players, first_seat)
+        tracker = self.session.tracker
+        self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
+            len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
+        self.first_guidance: dict[int, float] = {}
+        self.connection: RemoteConnection | None = None
+        self.connect()
+        self.sim.__enter__()  # the simulated microcontroller runs; the host has seen it
+
+    def connect(self) -> None:
+        """A (new) remote side and its broker link: as a restarted host makes them, from
+        the invitation and what the store kept (sequence numbers, the other side's)."""
+        assert self.recorder.store is not None
+        identity = StoredIdentity(self.recorder.store)
+        key = self.invitation.key(self.role)
+        peer = self.invitation.key("guest" if self.role == "host" else "host")
+        game = RemoteGame(self.session, self.invitation, self.role, self.seat,
+                          reserve=lambda n: identity.reserve(key.key_id, n),
+                          seen=identity.seen(peer.key_id).get(CHANNEL, 0),
+                          record_seen=lambda h: identity.record_seen(peer.key_id, CHANNEL, h))
+        if not self.holder:
+            # What ``game.attach()`` does, through the holder: a restarted side takes over.
+            events = self.session.events
+            events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
+            events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
+        self.holder[:] = [game]
+        self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
+        self.connection.start()
+
+    @property
+    def game(self) -> RemoteGame:
+        return self.holder[0]
+
+    def disconnect(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+    def pump_once(self) -> None:
+        sim = self.sim
+        for event in sim.link.poll(0.002):
+            self.session.handle(event)
+        self.session.tick()
+        shown = self.session.guidance_shown()
+        number = len(self.session.tracker.record) + 1
+        if shown is not None and shown.phase == "guiding" and number not in \
+                self.first_guidance and self.game.ready_turn(number) is not None:
+            self.first_guidance[number] = time.monotonic()
+
+    def in_step(self) -> bool:
+        return self.sim.host.in_step() and self.session.judged
+
+    def stored_turns(self) -> list[tuple[int, int, str]]:
+        store = GameStore.open(self.recorder.path)
+        try:
+            game = store.latest_game(self.name)
+            return [] if game is None else [(t.number, t.seat, t.sdg)
+                                            for t in store.turns(game.id)]
+        finally:
+            store.close()
+
+    def close(self) -> None:
+        self.disconnect()
+        self.game.close()
+        self.recorder.close()
+        self.sim.__exit__(None, None, None)
+
+
+def pump(tables, until, what, timeout=30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not until():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; " + "; ".join(
+                f"{t.name}: {t.session.status.message!r} {list(t.session.notices)[-4:]}"
+                for t in tables))
+        for table in tables:
+            table.pump_once()
+
+
+def _content(system) -> tuple:
+    return (tuple(sorted(system.stars)), tuple(map(tuple, system.ships)), system.home_of)
+
+
+def transcript_slots(table: RemoteTable, reference: GameState) -> dict[str, int]:
+    """The transcript's system names -> the slots the table shows them on (the table
+    names a discovered system its own way; the same position has the same systems)."""
+    session = table.session
+    if session.observation is None:
+        return {}
+    slots = session.tracker.slot_of_system(session.observation)
+    by_content: dict[tuple, list[int]] = {}
+    for system in session.tracker.state.systems:
+        by_content.setdefault(_content(system), []).append(slots[system.name])
+    return {system.name: by_content[_content(system)].pop()
+            for system in reference.systems}
+
+
+def play_own_turn(mover: RemoteTable, turn, following: int, tables,
+                  reference: GameState) -> None:
+    """The mover's player makes ``turn`` (the transcript's, ``reference`` the position
+    before it in the transcript's names) with their hands and hands the token on."""
+    session = mover.session
+    committed = len(session.tracker.record)
+    mover.sim.driver = TableDriver(mover.sim.table, reference,
+                                   transcript_slots(mover, reference))
+    mover.sim.driver.play_turn(turn, hand_over=False)
+    pump(tables, mover.in_step, f"{mover.name} sees the turn")
+    mover.sim.driver.hand_over(following)
+    pump(tables, lambda: len(session.tracker.record) > committed
+         or mover.in_step() and session.status.phase == "handover-refused",
+         f"{mover.name} commits")
+    assert len(session.tracker.record) > committed, session.status.message
+
+
+def follow_remote_turn(follower: RemoteTable, tables, max_steps=40) -> list[str]:
+    """The follower's person carries out the other table's turn as its lights show it."""
+    session = follower.session
+    committed = len(session.tracker.record)
+    words = []
+    for _ in range(max_steps):
+        pump(tables, lambda: len(session.tracker.record) > committed or (
+            (g := session.guidance_shown()) is not None and g.phase == "guiding"
+            and not g.suggestion and follower.in_step()), f"{follower.name}: a step")
+        if len(session.tracker.record) > committed:
+            return words
+        shown = session.guidance_shown()
+        words.append(shown.text)
+        carry_out(follower.sim.table, shown.to_json()["current"])
+        pump(tables, follower.in_step, f"{follower.name} sees the step")
+    raise AssertionError(f"{follower.name}: the turn was not committed: {words}")

@@ -1,0 +1,132 @@
+"""A remote game's codes and checks, without a broker: two table sessions whose messages
+are handed from one to the other (and to an attacker) directly."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeworlds.identity import sign
+from homeworlds.remote.game import RemoteGame
+from homeworlds.remote.invitation import Invitation, InvitationError
+from homeworlds.remote.messages import MessageError, TurnMessage, read_payload, to_payload
+from homeworlds.rules import preset
+from homeworlds.session import new_session
+from homeworlds.sim import make_registry
+from homeworlds.store.records import turn_from_sdg
+from homeworlds.table.layout import builtin_layout
+
+PLAYERS = ("Ann", "Bob")
+
+
+def test_an_invitation_code_round_trips_and_a_typo_is_refused():
+    invitation = Invitation.new()
+    code = invitation.code
+    assert code.startswith("hw-") and len(code) == 3 + 5 * 5 + 4
+    again = Invitation.from_code(code.upper().replace("-", " "))
+    assert again.game_id == invitation.game_id and again.secret == invitation.secret
+    assert invitation.secret.hex() not in repr(invitation)
+    assert invitation.key("host").secret != invitation.key("guest").secret
+    wrong = code[:-1] + ("a" if code[-1] != "a" else "b")
+    with pytest.raises(InvitationError, match="mistyped"):
+        Invitation.from_code(wrong)
+    with pytest.raises(InvitationError, match="25 letters"):
+        Invitation.from_code("hw-abc")
+    with pytest.raises(InvitationError, match="'0'"):
+        Invitation.from_code(code[:-2] + "0" + code[-1])
+    assert Invitation.new().game_id != invitation.game_id
+
+
+def test_a_message_of_another_game_or_malformed_is_refused_with_the_field_named():
+    with pytest.raises(MessageError, match="not this game"):
+        read_payload(to_payload(TurnMessage("0" * 16, 1, 0, "x")), "1" * 16)
+    with pytest.raises(MessageError, match="number"):
+        read_payload(b'{"type": "turn", "game": "' + b"1" * 16 + b'", "number": -1, '
+                     b'"seat": 0, "sdg": "x"}', "1" * 16)
+    with pytest.raises(MessageError, match="not JSON"):
+        read_payload(b"\xff", "1" * 16)
+
+
+class Wire:
+    """Two sides joined directly: what one sends, the other receives (when connected)."""
+
+    def __init__(self):
+        self.invitation = Invitation.new()
+        self.sides = {}
+        self.sent: list[tuple[str, bytes]] = []
+        for role, seat in (("host", 0), ("guest", 1)):
+            layout = builtin_layout("standard-2p")
+            rules = preset("sdg")
+            session = new_session(layout, make_registry(layout, 2), rules, PLAYERS)
+            numbers = iter(range(1, 10**6, 256))
+            game = RemoteGame(session, self.invitation, role, seat,
+                              reserve=lambda n, numbers=numbers: next(numbers))
+            game.attach()
+            self.sides[role] = game
+        for role, game in self.sides.items():
+            other = self.sides["guest" if role == "host" else "host"]
+            game.send = lambda t, d, r, other=other: (self.sent.append((t, d)),
+                                                      other.received(t, d))
+        for game in self.sides.values():
+            game.connected(True)
+        self.poll()
+
+    def poll(self):
+        for _ in range(4):
+            for game in self.sides.values():
+                game.poll()
+
+
+def refusals(game, side):
+    return [r.reason for r in game.refusals if r.side == side]
+
+
+def test_the_two_sides_meet_and_a_forged_replayed_illegal_or_early_turn_is_refused_on_both():
+    wire = Wire()
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    assert host.paused is None and guest.paused is None
+    # The host's first turn, as its table commits it, reaches the guest.
+    turn = turn_from_sdg("Homeworld B3 Y1 G3", 0, PLAYERS)
+    topic = host.topic
+    message = TurnMessage(host.game_id, 1, 0, "Homeworld B3 Y1 G3")
+
+    # Forged: signed with a key of our own making (the attacker has no invitation).
+    forged = Invitation.new().key("host")
+    guest.received(topic, sign(forged, topic, 999, to_payload(message)))
+    # Unsigned.
+    guest.received(topic, to_payload(message))
+    wire.poll()
+    assert any("signed with key" in r for r in refusals(guest, "here"))
+    assert any("not signed" in r for r in refusals(guest, "here"))
+    assert any("signed with key" in r for r in refusals(host, "there"))
+    assert guest.ready_turn(1) is None
+
+    # The host's genuine turn 1 is accepted; the same bytes again are a replay.
+    host._publish_turn(1, 0, turn)
+    wire.poll()
+    assert guest.ready_turn(1) == turn
+    genuine = wire.sent[-1][1]
+    guest.received(topic, genuine)
+    wire.poll()
+    assert any("replay" in r for r in refusals(guest, "here"))
+
+    # Out of order (turn 3 before 2) and of the wrong seat.
+    host._say(TurnMessage(host.game_id, 3, 0, "Homeworld B3 Y1 G3"))
+    host._say(TurnMessage(host.game_id, 2, 1, "Homeworld B3 Y1 G3"))
+    wire.poll()
+    here = refusals(guest, "here")
+    assert any("out of order: turn 3 arrived" in r for r in here), here
+    assert any("turn 2 is for seat 1" in r for r in here), here
+    assert any("out of order" in r for r in refusals(host, "there"))
+    assert host.paused is not None and "refused turn" in host.paused
+
+
+def test_an_illegal_turn_is_refused_with_the_rules_reason():
+    wire = Wire()
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    # A build before any homeworld: the rules refuse it.
+    host._say(TurnMessage(host.game_id, 1, 0, "Build G1 Ann"))
+    wire.poll()
+    here = refusals(guest, "here")
+    assert any(r.startswith("turn 1 is") for r in here), here
+    assert refusals(host, "there") == here[-1:]
+    assert guest.ready_turn(1) is None
