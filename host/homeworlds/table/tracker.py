@@ -122,6 +122,9 @@ class TurnTracker:
     #: commits this turn when the table shows its outcome and nothing else (a different
     #: legal turn is refused: the players are guided to the computer's turn instead).
     expected: tuple[int, Turn] | None = field(init=False, default=None)
+    #: Seats whose turns are played elsewhere (a remote game's other table): such a seat's
+    #: turn is committed only as ``expected``; before it has arrived a hand-over is refused.
+    elsewhere_seats: frozenset[int] = field(init=False, default=frozenset())
     #: Off-board changes of the turn order in a game of three or more, in order:
     #: (turns recorded when it happened, "resigned" or "skipped", seat). A resigned player
     #: has left the game, which goes on; a skipped one missed that turn (SDG's players who
@@ -585,6 +588,9 @@ class TurnTracker:
         try:
             expected = self.expected[1] if self.expected is not None \
                 and self.expected[0] == seat else None
+            if expected is None and seat in self.elsewhere_seats:
+                raise _Refusal(f"{self.players[seat]}'s turn is played at the other table: "
+                               "wait for it, then follow the lights", frozenset())
             turn = self._setup_turn(obs) if self.state.in_setup else self._infer(
                 obs, rename=expected is None)
             if expected is not None:
