@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.remote.invitation import Invitation, other_role
@@ -329,13 +330,23 @@ class RemoteGame:
         self.session.notices.append(f"remote game: {text}")
 
 
+class TurnSource(Protocol):
+    """Where a remote seat's turns come from: the other table (``RemoteGame``) or a phone
+    (``remote.phone.PhoneSeat``)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def wait_for_turn(self, number: int, timeout: float) -> Turn | None: ...
+
+
 class RemotePlayer:
     """The other table's seat, for ``ComputerAtTable``: its "choice" is the other side's
     turn for this position, as it arrives over the broker. ``side()`` is this table's
     current side (a side made again after a lost broker account or key file takes over
     the wait); the wait ends when that side is closed and not replaced."""
 
-    def __init__(self, side: Callable[[], RemoteGame]):
+    def __init__(self, side: Callable[[], TurnSource]):
         self.side = side
 
     def choose_turn(self, state: GameState) -> Turn:
