@@ -40,6 +40,10 @@ def test_claiming_locks_after_too_many_wrong_codes(first_seat):
     with pytest.raises(ClaimRefused, match="too many wrong codes") as locked:
         phone.claim("K7MQ2XPD")
     assert locked.value.status == 429 and not phone.claimed
+    fresh = phone.new_code()
+    with pytest.raises(ClaimRefused, match="wrong code"):
+        phone.claim("K7MQ2XPD")  # the old code no longer claims
+    assert phone.holds(phone.claim(fresh))
 
 
 def test_a_new_claim_code_is_eight_unambiguous_letters(tmp_path):

@@ -164,14 +164,23 @@ class PhoneSeat:
             if self._token_hash is not None:
                 raise ClaimRefused("this seat is already played from another phone", 409)
             if self._wrong >= MAX_WRONG_CODES:
-                raise ClaimRefused("too many wrong codes: claiming is locked; restart the "
-                                   "phone seat on the table for a new code", 429)
+                raise ClaimRefused("too many wrong codes: claiming is locked until the "
+                                   "table shows a new code", 429)
             if not hmac.compare_digest(given.encode(), self.code.encode()):
                 self._wrong += 1
                 raise ClaimRefused("wrong code: type the code the table shows", 403)
             token = secrets.token_urlsafe(32)
             self._token_hash = _digest(token)
             return token
+
+    def new_code(self) -> str:
+        """A fresh claim code (the table's player asks for one after too many wrong
+        codes); the old one no longer claims. A claimed seat keeps its phone."""
+        with self._lock:
+            if self._token_hash is not None:
+                raise ClaimRefused("this seat is already played from another phone", 409)
+            self.code, self._wrong = new_claim_code(), 0
+            return self.code
 
     @property
     def claimed(self) -> bool:
