@@ -44,7 +44,7 @@ FIELDS = {"csrf", "code", "action", "number"}
 PHONE_CSS = kit.Asset.css("/static/phone.css", """
 body { padding: .5rem .7rem; max-width: 40rem; margin: 0 auto; }
 h1 { font-size: 1.2rem; margin: .2rem 0; }
-.map svg { width: 100%; height: auto; max-height: 60vh; }
+.map svg { width: 100%; height: auto; max-height: 50vh; }
 #status { font-weight: bold; }
 #draft li { font-family: "DejaVu Sans Mono", monospace; }
 .offered { display: flex; flex-wrap: wrap; gap: .3rem; }
@@ -53,6 +53,9 @@ button, input { font-size: 1rem; padding: .45rem .6rem; }
 input[name=action], input[name=code] { width: 100%; box-sizing: border-box; }
 .row { display: flex; gap: .5rem; margin: .5rem 0; }
 blockquote { margin: .3rem 0 .3rem 1rem; color: #c9d2ee; }
+button { background: #23304f; color: #e8ebf5; border: 1px solid #4a5a85; border-radius: .3rem; }
+#send { background: #2f6b3a; border-color: #4fa35f; font-weight: bold; }
+input { background: #161b29; color: #e8ebf5; border: 1px solid #4a5a85; }
 """)
 
 PHONE_JS = kit.Asset.js("/static/phone.js", """
@@ -135,7 +138,7 @@ def build_phone_app(seat: PhoneSeat, table_name: str = "table") -> Starlette:
         Route("/phone/undo", undo, methods=["POST"]),
         Route("/phone/send", send, methods=["POST"]),
         Route("/phone/state", state),
-        *kit.asset_routes([PHONE_CSS, PHONE_JS]),
+        *kit.asset_routes([kit.KIT_CSS, PHONE_CSS, PHONE_JS]),
     ]
     return Starlette(debug=False, routes=routes, exception_handlers={
         HTTPException: failed, Exception: crashed, 500: crashed},
@@ -243,8 +246,8 @@ def _play(request: Request, seat: PhoneSeat, table_name: str,
     body = (f"<h1>{_esc(view.players[seat.seat])} at {_esc(table_name)}, turn "
             f"{view.number}</h1>"
             f'<p id="status">{_esc(_status(seat, view))}</p>'
-            f"{_mistake(mistake)}{_turn_form(seat, view, csrf)}"
-            f'<div class="map" id="map">{svg}</div>')
+            f"{_mistake(mistake)}<div class=\"map\" id=\"map\">{svg}</div>"
+            f"{_turn_form(seat, view, csrf)}")
     page = kit.page(f"{view.players[seat.seat]}: turn {view.number}", body,
                     styles=[PHONE_CSS], scripts=[PHONE_JS],
                     data={"page": "play", "version": view.version,
