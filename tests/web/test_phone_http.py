@@ -16,7 +16,12 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from homeworlds.web.kit import SECURITY_HEADERS  # noqa: E402
-from homeworlds.web.phone import CSRF_COOKIE, SESSION_COOKIE, build_phone_app  # noqa: E402
+from homeworlds.web.phone import (  # noqa: E402
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    announce,
+    build_phone_app,
+)
 from tests.remote.phone_table import PhoneTable  # noqa: E402
 
 ORIGIN = {"origin": "http://testserver"}
@@ -48,6 +53,7 @@ def claimed(table) -> TestClient:
                     follow_redirects=False)
     assert answer.status_code == 303, answer.text
     cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(SESSION_COOKIE + "=")
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
     return c
 
@@ -132,3 +138,27 @@ def test_a_mistake_comes_back_with_the_rulebooks_sentence_and_the_turn_is_sent(t
     page = c.get("/phone").text
     assert "your turn was sent" in page and 'id="send"' not in page
     assert c.get("/phone/state").json()["sent"] == "true"
+
+
+def test_the_table_shows_the_link_and_the_code(table, capsys):
+    import io
+
+    out = io.StringIO()
+    announce("http://192.168.1.20:8090/", table.phone, out)
+    text = out.getvalue()
+    assert f"phone seat jeep: open http://192.168.1.20:8090/phone?code={CODE}" in text
+    assert f"type the code {CODE}" in text
+    c = client(table)
+    assert f'value="{CODE}"' in c.get(f"/phone?code={CODE}").text
+
+
+def test_the_claim_survives_a_new_connection_with_its_cookie(table):
+    first = claimed(table)
+    token = first.cookies.get(SESSION_COOKIE)
+    again = client(table)  # the phone's browser comes back: same cookie, new connection
+    again.cookies.set(SESSION_COOKIE, token)
+    assert 'id="draft"' in again.get("/phone").text
+    assert again.get("/phone/state").json()["version"] == table.phone.view().version
+    forged = client(table)
+    forged.cookies.set(SESSION_COOKIE, token[:-2] + "AA")
+    assert 'id="claim"' in forged.get("/phone").text

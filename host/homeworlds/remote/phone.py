@@ -23,10 +23,15 @@ from dataclasses import dataclass
 
 from homeworlds.notation import format_sdg_action, parse_sdg_action
 from homeworlds.remote.game import RemotePlayer
-from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Turn
-from homeworlds.rules.actions import Action
+from homeworlds.rules import (
+    Action,
+    GameState,
+    HomeworldsError,
+    IllegalAction,
+    Turn,
+    legal_actions,
+)
 from homeworlds.rules.citations import Citation, cite
-from homeworlds.rules.moves import legal_actions
 from homeworlds.session import Stage, TableSession
 
 #: The claim code's letters: no 0/O, 1/I/L to misread on a screen.

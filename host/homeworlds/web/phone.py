@@ -23,6 +23,8 @@ from __future__ import annotations
 import hmac
 import html
 import secrets
+import sys
+from typing import TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
@@ -143,6 +145,32 @@ def build_phone_app(seat: PhoneSeat, table_name: str = "table") -> Starlette:
     return Starlette(debug=False, routes=routes, exception_handlers={
         HTTPException: failed, Exception: crashed, 500: crashed},
         middleware=[Middleware(kit.SecurityHeaders)])
+
+
+def claim_link(base_url: str, seat: PhoneSeat) -> str:
+    """The link the table shows: the phone page with the code filled in (a GET never
+    claims: the player still presses "Play this seat")."""
+    return f"{base_url.rstrip('/')}/phone?code={seat.code}"
+
+
+def announce(base_url: str, seat: PhoneSeat, out: TextIO | None = None,
+             qr: bool = True) -> None:
+    """Print, on the table's terminal, where the phone plays the seat and its one-time
+    code (with the link's QR code on a terminal, ``qrcode`` of the web extra)."""
+    out = out if out is not None else sys.stdout
+    player = seat.view().players[seat.seat]
+    link = claim_link(base_url, seat)
+    print(f"phone seat {player}: open {link}", file=out, flush=True)
+    print(f"phone seat {player}: or open {base_url.rstrip('/')}/phone and type the code "
+          f"{seat.code}", file=out, flush=True)
+    if qr and out.isatty():
+        try:
+            import qrcode
+        except ImportError:
+            return
+        code = qrcode.QRCode(border=1)
+        code.add_data(link)
+        code.print_ascii(out=out, invert=True)
 
 
 async def _act(request: Request, seat: PhoneSeat, table_name: str, do) -> Response:
@@ -303,4 +331,4 @@ def _turn_form(seat: PhoneSeat, view: PhoneView, csrf: str) -> str:
                if offered else ""))
 
 
-__all__ = ["build_phone_app"]
+__all__ = ["announce", "build_phone_app", "claim_link"]
