@@ -14,7 +14,7 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import expect  # noqa: E402
 
-from homeworlds.web.phone import build_phone_app  # noqa: E402
+from homeworlds.web.phone import PhoneServer  # noqa: E402
 from tests.remote.phone_table import PhoneTable  # noqa: E402
 from tests.web.conftest import PHONE  # noqa: E402
 
@@ -38,10 +38,10 @@ def type_action(page, text):
     page.wait_for_load_state()
 
 
-def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, live_server,
-                                                          screenshot_dir):
+def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, screenshot_dir):
     table = PhoneTable(tmp_path, 1, code=CODE)
-    server = live_server(build_phone_app(table.phone, "club"))
+    # As the table serves it: a port of its own, under the display's connection limits.
+    server = PhoneServer(table.phone, port=0, table_name="club").start()
     phone = browser.new_context(viewport=PHONE, is_mobile=True)
     other = browser.new_context(viewport=PHONE, is_mobile=True)
     phone.set_default_timeout(15_000)
@@ -49,19 +49,19 @@ def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, li
     try:
         page = phone.new_page()
         # A wrong code is refused and claims nothing.
-        page.goto(server.url + "/phone")
+        page.goto(server.url + "phone")
         page.fill("#code", "WRONG234")
         page.click("#claim-button")
         assert "wrong code" in page.locator("#error").inner_text()
         assert not table.phone.claimed
         # The QR code's link fills the code in; the player confirms.
-        page.goto(f"{server.url}/phone?code={CODE}")
+        page.goto(f"{server.url}phone?code={CODE}")
         page.click("#claim-button")
         assert "waiting for jeep's turn" in page.locator("#status").inner_text()
         assert page.locator("svg.hw-map").count() == 1
         # A second phone with the same code cannot take the seat.
         second = other.new_page()
-        second.goto(f"{server.url}/phone?code={CODE}")
+        second.goto(f"{server.url}phone?code={CODE}")
         second.click("#claim-button")
         assert "already played from another phone" in second.locator("#error").inner_text()
 
@@ -121,6 +121,7 @@ def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, li
     finally:
         phone.close()
         other.close()
+        server.stop()
         table.close()
 
 

@@ -20,11 +20,15 @@ Every field is bounded and checked; a mistake is answered with the page and its 
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import html
 import secrets
+import socket
 import sys
-from typing import TextIO
+import threading
+import time
+from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
@@ -35,7 +39,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from homeworlds.remote.phone import ClaimRefused, PhoneMistake, PhoneSeat, PhoneView
-from homeworlds.web import kit
+from homeworlds.web import WebUnavailable, kit
 
 SESSION_COOKIE = "hw_phone"
 CSRF_COOKIE = "hw_phone_csrf"
@@ -145,6 +149,75 @@ def build_phone_app(seat: PhoneSeat, table_name: str = "table") -> Starlette:
     return Starlette(debug=False, routes=routes, exception_handlers={
         HTTPException: failed, Exception: crashed, 500: crashed},
         middleware=[Middleware(kit.SecurityHeaders)])
+
+
+class PhoneServer:
+    """The phone's app served on a thread of the table's process (it needs the
+    ``PhoneSeat``), bound before it starts and under the display's ``ServerLimits``
+    (``web.guard``): a port of its own, apart from the display's process."""
+
+    def __init__(self, seat: PhoneSeat, *, host: str = "127.0.0.1", port: int = 8090,
+                 table_name: str = "table", limits: Any = None):
+        self.seat, self.host, self.port = seat, host, port
+        self.app = build_phone_app(seat, table_name)
+        self.limits = limits
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    @property
+    def url(self) -> str:
+        from homeworlds.web.server import display_url
+
+        return display_url(self.host, self.port)
+
+    def start(self) -> PhoneServer:
+        import uvicorn
+
+        from homeworlds.web.guard import LISTEN_QUEUE, guarded_config, limits_for_descriptors
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            raise WebUnavailable(f"cannot serve the phone seat on {self.host}:{self.port}: "
+                                 f"{exc.strerror or exc} (another program on that port?)"
+                                 ) from None
+        sock.listen(128)
+        self.port, self._socket = sock.getsockname()[1], sock
+        config = guarded_config(self.app, self.limits or limits_for_descriptors(),
+                                access_log=False, lifespan="off")
+        server = self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=lambda: asyncio.run(server.serve(
+            sockets=[sock])), name="phone-seat", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not server.started:
+            self.stop()
+            raise WebUnavailable(f"the phone seat did not start on {self.host}:{self.port}")
+        sock.listen(LISTEN_QUEUE)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
+    def __enter__(self) -> PhoneServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def claim_link(base_url: str, seat: PhoneSeat) -> str:
@@ -331,4 +404,4 @@ def _turn_form(seat: PhoneSeat, view: PhoneView, csrf: str) -> str:
                if offered else ""))
 
 
-__all__ = ["announce", "build_phone_app", "claim_link"]
+__all__ = ["PhoneServer", "announce", "build_phone_app", "claim_link"]
