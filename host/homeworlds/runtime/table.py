@@ -45,7 +45,7 @@ from homeworlds.runtime.terminal import (
     stop_on_signals,
     turn_time_text,
 )
-from homeworlds.session import Stage, TableSession, new_session
+from homeworlds.session import Stage, TableSession, make_player, new_session
 from homeworlds.store import (
     GameRecorder,
     HolderLock,
@@ -94,9 +94,11 @@ def open_table_output(config: TableConfig) -> PixelOutput | None:
         raise TableStartError(str(exc)) from None
 
 
-def session_from_config(config: TableConfig, output: PixelOutput | None) -> TableSession:
+def session_from_config(config: TableConfig, output: PixelOutput | None, *,
+                        player_factory: Callable | None = None) -> TableSession:
     """The table's session as its configuration describes it: layout and tags, rules and
-    players (a fresh Good/Evil deal), hints, time control, computer seats."""
+    players (a fresh Good/Evil deal), hints, time control, computer seats; a phone's seat
+    (``[phone]``) is a computer seat whose player is ``player_factory``'s."""
     if config.registry is None:
         where = config.registry_path or "table.registry"
         raise TableStartError(f"{config.source}: no tag registry at {where}: run "
@@ -105,9 +107,19 @@ def session_from_config(config: TableConfig, output: PixelOutput | None) -> Tabl
     return new_session(config.layout, config.registry, config.rules, config.players,
                        output=output, hint_settings=config.hints, red_alert=red_alert,
                        alignments=deal_alignments_for(config), clock_spec=config.clock,
-                       computer_seats=config.computer_seats, time_limits=config.time_limits,
-                       suggestion_level=config.hint_level,
-                       long_press_s=long_press_seconds(config))
+                       computer_seats=_computer_seats(config),
+                       time_limits=config.time_limits, suggestion_level=config.hint_level,
+                       long_press_s=long_press_seconds(config),
+                       player_factory=player_factory or make_player)
+
+
+def _computer_seats(config: TableConfig) -> dict:
+    """The computer's seats, and the phone's seat, whose "computer" waits for the phone."""
+    if config.phone is None:
+        return config.computer_seats
+    from homeworlds.session import ComputerSeat
+
+    return {**config.computer_seats, config.phone.seat: ComputerSeat()}
 
 
 @dataclass
@@ -127,6 +139,7 @@ class RunningTable:
     publisher: Any = None  # event.publisher.EventPublisher
     #: the table's claims on its store name and serial port (``claim_table``)
     locks: list[HolderLock] = field(default_factory=list)
+    phone: Any = None  # web.phone.PhoneServer of ``[phone]``
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
@@ -166,6 +179,9 @@ class RunningTable:
         self.closed = True
         if self.display is not None:
             self.display.stop()
+        if self.phone is not None:
+            self.phone.stop()
+            self.phone.seat.close()
         close = getattr(self.source, "close", None)
         if close is not None:
             close()
@@ -201,7 +217,10 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     locks: list[HolderLock] = []
     try:
         locks = claim_table(config, store_path, serial=source is None)
-        session = session_from_config(config, output)
+        phones: list = []  # the phone's seat, made once the session is
+        session = session_from_config(config, output, player_factory=(
+            lambda *a: phones[0].player_factory(*a)) if config.phone else None)
+        phones += _phone_seat(config, session)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
@@ -243,8 +262,42 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     if view is not None:
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
-    return RunningTable(config, session, recorder, export, loop, source, output, store_path,
-                        record_path, display, publisher, locks)
+    running = RunningTable(config, session, recorder, export, loop, source, output,
+                           store_path, record_path, display, publisher, locks)
+    if phones:
+        _serve_phone(running, phones[0])
+    return running
+
+
+def _phone_seat(config: TableConfig, session: TableSession) -> list:
+    """The phone's seat of ``[phone]`` (none without it), following the session."""
+    if config.phone is None:
+        return []
+    from homeworlds.remote.phone import PhoneSeat
+
+    seat = PhoneSeat(session, config.phone.seat)
+    seat.attach()
+    return [seat]
+
+
+def _serve_phone(running: RunningTable, seat: Any) -> None:
+    """Serve the phone's pages and show its link and code; a port that cannot be served
+    stops the start (the table closed again)."""
+    assert running.config.phone is not None
+    try:
+        from homeworlds.web import WebUnavailable, require_web
+        from homeworlds.web.phone import PhoneServer, announce
+
+        require_web()
+        phone = running.config.phone
+        server = PhoneServer(seat, host=phone.listen, port=phone.port,
+                             table_name=running.config.table_name).start()
+    except (ImportError, WebUnavailable) as exc:
+        seat.close()
+        running.close()
+        raise TableStartError(f"[phone]: {exc}") from None
+    running.phone = server
+    announce(server.url, seat)
 
 
 def _release(locks: list[HolderLock], output: PixelOutput | None) -> None:
