@@ -1,23 +1,34 @@
-"""Scan speed of the table as a player meets it, on the timing model.
+"""Scan speed of the table as a player meets it, on the timing model, per cost band and
+per design (issue 25, item 5).
 
 The simulated MCU runs the firmware's scan core with the real PN5180 driver over
-emulated chips (``SimulatedMcu(reader_model="pn5180")``): air time from ISO 15693,
-SPI at 7 MHz, CircuitPython overhead per SPI frame as measured on CPython and
-scaled (homeworlds.sim.scan_timing), the read model's misses for ships on their
-side and stacked bank pieces. A mid-game position is laid out (homes, four
-colonies, the rest in the bank tray), then a piece is taken from the bank and put
-on a random system pad at a random moment, trial after trial, and the time until
-the firmware sends the ZONE line that shows it is measured (then it goes back).
+emulated chips on the simulated board (``SimulatedMcu(reader_model="pn5180")``): air
+time from ISO 15693, SPI at 7 MHz, and everything the microcontroller does charged from
+hardware/scan-costs.toml - a command frame, a register read, taking the bus, a clock
+reading, a pin reading, the scan core's bookkeeping per pad, GC pauses, the relay's and
+the field's settle - in its *low*, *likely* and *high* band (or a file that
+``homeworlds bringup-timing`` measured: ``--costs FILE``). A mid-game position is laid
+out (homes, four colonies, the rest in the bank tray), then a piece is taken from the
+bank and put on a random system pad at a random moment, trial after trial, and the time
+until the firmware sends the ZONE line that shows it is measured (then it goes back).
 
-Two tag sets: ``sim`` is the simulator's registry (UIDs numbered colour-size,
-copy: pieces of one copy share their low bits, so two stars of a home collide in
-the first slots - a hard case); ``reel`` is what a builder gets from one reel of
-ICODE tags (consecutive serial numbers, stuck on the pieces in random order).
+Designs:
 
-Figures: round time (every system pad scanned once; a share of the bank tray
-rides along each round), the bank tray's refresh, placement -> ZONE latency p50
-and p95, removal -> ZONE p95, and spurious ZONE lines (a zone reported changed
-although nothing on it moved; read misses that outlasted the debounce).
+* ``batches`` (the design before issue 25): every multiplexer follows the shared select
+  lines, so a batch is one channel on every reader and waits for the slowest pad;
+* ``pipelined`` (the reference design now): each multiplexer board latches its own
+  channel (its 74HCT4514's latch, strobed per board), so every reader walks its own pads
+  and starts the next the moment one is done; each PN5180's IRQ output goes to an MCU
+  input, so an empty slot costs a pin reading instead of a register read.
+
+Tags are what a builder gets from one reel of ICODE tags (consecutive serial numbers,
+stuck on the pieces in random order). Figures: round time (every system pad scanned
+once; a share of the bank tray rides along each round), placement -> ZONE p50 and p95,
+removal -> ZONE p95, spurious ZONE lines (a zone reported changed although nothing on
+it moved). Targets on the likely band: round p95 <= 250 ms, placement p95 <= 300 ms.
+
+    .venv/bin/python benchmarks/scan_bench.py                 # every band and design
+    .venv/bin/python benchmarks/scan_bench.py --costs my.toml --bands likely
 """
 
 from __future__ import annotations
@@ -28,14 +39,18 @@ import sys
 
 from homeworlds.rules import PIECES
 from homeworlds.sim import SimulatedMcu, VirtualTable, make_registry
-from homeworlds.sim.scan_timing import CIRCUITPYTHON_FACTOR, FRAME_OVERHEAD_US
 from homeworlds.table.enroll import copies_for_players
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, TagInfo
+from homeworlds.table.scancosts import BANDS, load_costs
 from tablefw import protocol as p
 
-CASES = (("standard-2p", "sim"), ("standard-2p", "reel"), ("four-seat", "sim"))
+LAYOUTS = ("standard-2p", "four-seat")
+DESIGNS = ("batches", "pipelined")
 TRIALS = 50
+#: Targets on the likely band (issue 25): round p95, placement -> ZONE p95 (ms).
+ROUND_P95_TARGET = 250
+PLACEMENT_P95_TARGET = 300
 GIVE_UP_MS = 5000
 
 
@@ -85,10 +100,10 @@ def _put(table, piece, zone):
 class Run:
     """The simulated MCU, a host-side decoder and the figures collected."""
 
-    def __init__(self, layout, registry, seed):
+    def __init__(self, layout, registry, seed, emulation=None):
         self.layout = layout
         self.table = VirtualTable(layout, registry)
-        self.mcu = SimulatedMcu(self.table, reader_model="pn5180", seed=seed)
+        self.mcu = SimulatedMcu(self.table, reader_model="pn5180", seed=seed, emulation=emulation)
         self.host = p.Decoder(accept=p.FROM_MCU)
         self.rounds: list[int] = []
         self.last_round = 0
@@ -122,17 +137,27 @@ class Run:
         return None
 
 
-def bench(layout_name, tags, seed=7):
+def emulation_for(design, band_costs):
+    """The emulated board's options for ``design`` with one band of costs."""
+    options = {"costs": band_costs}
+    if design == "pipelined":
+        options["latched"] = True
+        options["irq_read_us"] = band_costs["pin_read_us"] if band_costs else 0.0
+    elif design != "batches":
+        raise ValueError(f"no design {design!r}: expected one of {', '.join(DESIGNS)}")
+    return options
+
+
+def bench(layout_name, tags, seed=7, design="batches", band_costs=None, trials=None):
     layout = builtin_layout(layout_name)
     rng = random.Random(seed)
     players = len(layout.seats)
-    registry = make_registry(layout, players) if tags == "sim" else reel_registry(layout, players,
-                                                                                  rng)
-    run = Run(layout, registry, seed)
+    registry = make_registry(layout, players) if tags == "sim" else reel_registry(layout, players, rng)
+    run = Run(layout, registry, seed, emulation_for(design, band_costs))
     run.start(rng)
     pads = [zone for slot in layout.slots for zone in slot.zones]
     placed, removed = [], []
-    for _ in range(TRIALS):
+    for _ in range(trials or TRIALS):
         run.run(rng.randrange(50, 600))
         zone = rng.choice(pads)
         piece = rng.choice([q for q in PIECES if run.table.bank_uids(q)])
@@ -160,16 +185,42 @@ def bench(layout_name, tags, seed=7):
     }
 
 
-def run():
-    results = {"model": f"CircuitPython x{CIRCUITPYTHON_FACTOR}, {FRAME_OVERHEAD_US:.0f} us per "
-                        f"SPI frame, {TRIALS} placements per case"}
-    for layout_name, tags in CASES:
-        for key, value in bench(layout_name, tags).items():
-            results[f"{layout_name} ({tags} tags) {key}"] = value
+def run(costs_path=None, bands=BANDS, layouts=LAYOUTS, designs=DESIGNS, trials=None):
+    costs = load_costs(costs_path)
+    results = {"costs": f"{costs.name} ({costs.path}), {trials or TRIALS} placements per case, "
+                        "tags from one reel"}
+    for band in bands:
+        figures = costs.band(band)
+        for layout_name in layouts:
+            for design in designs:
+                found = bench(layout_name, "reel", design=design, band_costs=figures, trials=trials)
+                label = f"{band} {layout_name} {design}"
+                for key in ("round_ms_p50", "round_ms_p95", "placement_to_zone_ms_p50",
+                            "placement_to_zone_ms_p95", "removal_to_zone_ms_p95", "spurious_zone_lines"):
+                    results[f"{label} {key}"] = found[key]
+                if band == "likely":
+                    met = found["round_ms_p95"] <= ROUND_P95_TARGET \
+                        and found["placement_to_zone_ms_p95"] <= PLACEMENT_P95_TARGET
+                    results[f"{label} targets (round p95 <= {ROUND_P95_TARGET}, placement p95 <= "
+                            f"{PLACEMENT_P95_TARGET} ms)"] = "met" if met else "MISSED"
     return results
 
 
-if __name__ == "__main__":
-    for key, value in run().items():
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--costs", help="costs file (default hardware/scan-costs.toml)")
+    parser.add_argument("--bands", default=",".join(BANDS), help="comma-separated bands")
+    parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    parser.add_argument("--designs", default=",".join(DESIGNS))
+    parser.add_argument("--trials", type=int, default=TRIALS)
+    options = parser.parse_args(argv)
+    for key, value in run(options.costs, options.bands.split(","), options.layouts.split(","),
+                          options.designs.split(","), options.trials).items():
         print(f"{key}: {value}")
-    sys.exit(0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -60,11 +60,15 @@ class ChannelMap:
         self.channels = mux.channels
 
     @property
+    def settle_us(self):
+        return getattr(self.mux, "settle_us", 0)
+
+    @property
     def channel(self):
         return self.mux.channel
 
     def select(self, index):
-        self.mux.select(self.map[index])
+        return self.mux.select(self.map[index])
 
     def release(self):
         self.mux.release()

@@ -75,9 +75,11 @@ if [ -f "$CMDLINE" ] && ! grep -q 'spidev.bufsiz=' "$CMDLINE"; then
     reboot_needed=1
 fi
 
-echo "== groups for $RUN_USER: dialout spi gpio"
-for group in dialout spi gpio; do
-    getent group "$group" >/dev/null && usermod -aG "$group" "$RUN_USER"
+# Only the groups this machine has: systemd will not start a unit naming another one.
+GROUPS_FOUND="$("$HERE/existing-groups.sh" dialout spi gpio)"
+echo "== groups for $RUN_USER: ${GROUPS_FOUND:-none of dialout, spi, gpio exist}"
+for group in $GROUPS_FOUND; do
+    usermod -aG "$group" "$RUN_USER"
 done
 
 if [ "$SERVICE" -eq 1 ]; then
@@ -86,7 +88,7 @@ if [ "$SERVICE" -eq 1 ]; then
     state="$home/.local/share/homeworlds"
     sudo -u "$RUN_USER" mkdir -p "$state"
     sed -e "s|@REPO@|$REPO|g" -e "s|@USER@|$RUN_USER|g" -e "s|@CONFIG@|$CONFIG|g" \
-        -e "s|@STATE_DIR@|$state|g" "$HERE/homeworlds-table.service" \
+        -e "s|@STATE_DIR@|$state|g" -e "s|@GROUPS@|$GROUPS_FOUND|g" "$HERE/homeworlds-table.service" \
         > /etc/systemd/system/homeworlds-table.service
     systemctl daemon-reload
     systemctl enable homeworlds-table.service

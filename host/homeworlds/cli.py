@@ -22,11 +22,13 @@ COMMANDS = (
     "games",
     "doctor",
     "pad_test",
+    "bringup_timing",
     "firmware_config",
     "firmware_build",
     "archive_view",
     "hub",
     "hub_keys",
+    "remote",
     "display",
 )
 

@@ -137,7 +137,7 @@ def test_four_seat_chain_on_a_pi5_warns_with_the_pio_fix(fake_root):
     checks = check_led_platform(PixelSettings(sink="neopixel-spi"), 352, root=fake_root)
     warning = checks[-1]
     assert warning.status is Status.WARN and warning.subject == "LED chain length"
-    assert "339" in warning.detail and 'pixels.sink = "neopixel"' in warning.fix
+    assert "about 175 pixels" in warning.detail and 'pixels.sink = "neopixel"' in warning.fix
 
 
 def test_spi_is_skipped_for_other_sinks(fake_root):

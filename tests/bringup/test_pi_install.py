@@ -7,6 +7,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from homeworlds.bringup.system import STABLE_PORT
 
 PI = Path(__file__).resolve().parents[2] / "hardware" / "pi"
@@ -83,12 +85,40 @@ def test_the_systemd_unit_is_well_formed():
     assert exec_start[0] == "@REPO@/.venv/bin/homeworlds" and exec_start[1] == "play"
     assert exec_start[exec_start.index("--config") + 1] == "@CONFIG@"
     assert service["Restart"] == "on-failure" and service["KillSignal"] == "SIGTERM"
-    assert set(service["SupplementaryGroups"].split()) == {"dialout", "spi", "gpio"}
+    # Only groups that exist: install.sh fills them in (existing-groups.sh).
+    assert service["SupplementaryGroups"] == "@GROUPS@"
     assert parser["Install"]["WantedBy"] == "multi-user.target"
     # Every placeholder is one the installer fills in.
     placeholders = set(re.findall(r"@([A-Z_]+)@", text))
     filled = set(re.findall(r'-e "s\|@([A-Z_]+)@\|', INSTALL.read_text()))
-    assert placeholders == filled == {"REPO", "USER", "CONFIG", "STATE_DIR"}
+    assert placeholders == filled == {"REPO", "USER", "CONFIG", "STATE_DIR", "GROUPS"}
+
+
+def _fake_getent(tmp_path, groups):
+    """A getent that knows only ``groups``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    getent = bin_dir / "getent"
+    names = " ".join(groups)
+    getent.write_text(f'#!/bin/sh\n[ "$1" = group ] || exit 2\nfor g in {names}; do\n'
+                      '  [ "$2" = "$g" ] && { echo "$g:x:20:"; exit 0; }\ndone\nexit 2\n')
+    getent.chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+
+
+@pytest.mark.parametrize("present, expected", [
+    (("dialout", "spi", "gpio", "video"), "dialout spi gpio"),
+    (("dialout", "plugdev"), "dialout"),  # a Debian without the Pi's spi and gpio groups
+    ((), ""),
+])
+def test_the_unit_names_only_groups_that_exist(tmp_path, present, expected):
+    result = subprocess.run([str(PI / "existing-groups.sh"), "dialout", "spi", "gpio"],
+                            capture_output=True, text=True, env=_fake_getent(tmp_path, present),
+                            timeout=30, check=True)
+    assert result.stdout.strip() == expected
+    unit = UNIT.read_text().replace("@GROUPS@", result.stdout.strip())
+    groups = re.search(r"^SupplementaryGroups=(.*)$", unit, re.M).group(1).split()
+    assert set(groups) <= set(present) and len(groups) == len(expected.split())
 
 
 def test_the_installer_is_valid_bash():

@@ -49,12 +49,15 @@ class Reader:
         self.selected = None
 
     def select(self, channel):
-        """Route the RF to antenna ``channel`` (0 .. len(zones)-1)."""
+        """Route the RF to antenna ``channel`` (0 .. len(zones)-1); True if the
+        multiplexer switched (and needs its settle time)."""
         if channel < 0 or channel >= len(self.zones):
             raise ReaderError("MUX", "%s: no channel %d" % (self.name, channel))
+        switched = False
         if self.mux is not None:
-            self.mux.select(channel)
+            switched = bool(self.mux.select(channel))
         self.selected = channel
+        return switched
 
     def inventory(self, channel):
         raise NotImplementedError

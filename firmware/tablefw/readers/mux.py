@@ -34,10 +34,11 @@ class GpioMux:
             enable.value = enable_active_low  # off
 
     def select(self, channel):
+        """Switch to ``channel``; True if the switch moved (and so must settle)."""
         if channel < 0 or channel >= self.channels:
             raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
         if channel == self.channel:
-            return
+            return False
         for bit in range(len(self.pins)):
             self.pins[bit].value = bool((channel >> bit) & 1)
         if self.enable is not None:
@@ -46,6 +47,7 @@ class GpioMux:
         self.switches += 1
         if self.settle is not None:
             self.settle()
+        return True
 
     def release(self):
         """Disable the switch (if it has an enable line)."""

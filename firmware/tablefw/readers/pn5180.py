@@ -13,6 +13,8 @@ code        command                  parameters                      answer
 0x00        WRITE_REGISTER           reg, value (4 bytes LE)         -
 0x01        WRITE_REGISTER_OR_MASK   reg, mask (4 bytes LE)          -
 0x02        WRITE_REGISTER_AND_MASK  reg, mask (4 bytes LE)          -
+0x03        WRITE_REGISTER_MULTIPLE  (reg, 1 set/2 OR/3 AND, value)  -
+                                     per register, in order
 0x04        READ_REGISTER            reg                             4 bytes LE
 0x07        READ_EEPROM              address, length                 length bytes
 0x09        SEND_DATA                valid bits in last byte, data   -
@@ -76,6 +78,7 @@ from tablefw.readers import Reader, ReaderError
 WRITE_REGISTER = 0x00
 WRITE_REGISTER_OR_MASK = 0x01
 WRITE_REGISTER_AND_MASK = 0x02
+WRITE_REGISTER_MULTIPLE = 0x03
 READ_REGISTER = 0x04
 READ_EEPROM = 0x07
 SEND_DATA = 0x09
@@ -85,6 +88,7 @@ RF_ON = 0x16
 RF_OFF = 0x17
 
 SYSTEM_CONFIG = 0x00
+IRQ_ENABLE = 0x01
 IRQ_STATUS = 0x02
 IRQ_CLEAR = 0x03
 RX_STATUS = 0x13
@@ -97,6 +101,8 @@ IRQ_RF_ACTIVE_ERROR = 1 << 10
 IRQ_RX_SOF = 1 << 14
 IRQ_GENERAL_ERROR = 1 << 17
 IRQ_ALL = 0x000FFFFF
+# What the IRQ pin shows, when it is wired: an answer started or ended, or an error.
+IRQ_PIN_EVENTS = IRQ_RX | IRQ_RX_SOF | IRQ_GENERAL_ERROR
 RX_LENGTH_MASK = 0x1FF
 RX_CRC_ERROR = 1 << 16
 RX_PROTOCOL_ERROR = 1 << 17
@@ -160,6 +166,11 @@ def _le32(value):
 _FRAME_IDLE = bytes([WRITE_REGISTER_AND_MASK, SYSTEM_CONFIG]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
 _FRAME_TRANSCEIVE = bytes([WRITE_REGISTER_OR_MASK, SYSTEM_CONFIG]) + _le32(COMMAND_TRANSCEIVE)
 _FRAME_IRQ_CLEAR = bytes([WRITE_REGISTER, IRQ_CLEAR]) + _le32(IRQ_ALL)
+# Idle, Transceive and clear the IRQs in one frame (WRITE_REGISTER_MULTIPLE applies
+# its sets in order): one SPI transfer where three cost the board three calls.
+_FRAME_RESTART = (bytes([WRITE_REGISTER_MULTIPLE, SYSTEM_CONFIG, 3]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
+                  + bytes([SYSTEM_CONFIG, 2]) + _le32(COMMAND_TRANSCEIVE)
+                  + bytes([IRQ_CLEAR, 1]) + _le32(IRQ_ALL))
 _FRAME_SEND_EOF = bytes([SEND_DATA, 0x00])
 _FRAME_READ_IRQ = bytes([READ_REGISTER, IRQ_STATUS])
 _FRAME_RF_ON = bytes([RF_ON, RF_ON_NO_COLLISION_AVOIDANCE])
@@ -208,7 +219,8 @@ class PN5180(Reader):
     is handled as one line). Timeouts in microseconds, counted from the end
     of the transmission: ``sof_timeout_us`` how long an empty slot keeps us
     waiting, ``rx_timeout_us`` the longest answer once it started;
-    ``busy_timeout_ms`` the longest the chip may stay BUSY; ``power_up_us``
+    ``busy_timeout_ms`` the longest the chip may stay BUSY; ``irq`` the chip's IRQ
+    output (an input pin, optional; see ``IRQ_PIN_EVENTS``); ``power_up_us``
     field-on time before the first request. The ``*_ms`` spellings of the
     first three are accepted too (table_config.py ``timing``).
 
@@ -222,13 +234,16 @@ class PN5180(Reader):
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
                  baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
                  power_up_us=None, max_rounds=8, max_repeats=8, clock=None, sleep=None, name=None,
-                 sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None):
+                 sof_timeout_ms=None, rx_timeout_ms=None, power_up_ms=None, irq=None):
         if name is not None:
             self.name = name
         Reader.__init__(self, zones, mux)
         self.spi = spi
         self.cs = cs
         self.busy = busy
+        # The chip's IRQ output (an MCU input), or None: with it, an empty slot is told
+        # by one pin reading instead of an IRQ_STATUS read over SPI.
+        self.irq = irq
         self.reset_line = ResetLine.of(reset) if reset is not None else None
         self.baudrate = baudrate
         self.sof_timeout_us = _micro(sof_timeout_us, sof_timeout_ms, SOF_TIMEOUT_US)
@@ -246,6 +261,7 @@ class PN5180(Reader):
         self.found = None
         self._pulses_seen = None
         self._eof_only = False
+        self._wait_transmit = False
         self._field_ready_at = 0
         self.exchanges = 0  # requests and EOFs sent, for statistics
         self._bus_locked = False
@@ -287,12 +303,29 @@ class PN5180(Reader):
             return bytes(answer)
         return b""
 
+    def burst(self, on):
+        """Hold the bus from one frame to the next (on), as a scan does, or give it
+        back (off)."""
+        self._burst = bool(on)
+        if not on:
+            self._release_bus()
+
     def _lock(self):
-        deadline = self.ticks_us() + self.busy_timeout_us
-        while not self.spi.try_lock():
-            if self.ticks_us() >= deadline:
-                raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
-        self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+        # The PN5180s of a table share one bus and one configuration: while one of them
+        # holds it, another takes it without try_lock and configure (two calls into
+        # busio the board would otherwise make after every wait of every scan).
+        holders = bus_holders(self.spi)
+        if holders[0] == 0 or holders[1] != self.baudrate:
+            if holders[0]:
+                raise ReaderError("BUS", "%s: the SPI bus is held at %d baud, this reader needs %d" % (
+                    self.name, holders[1], self.baudrate))
+            deadline = self.ticks_us() + self.busy_timeout_us
+            while not self.spi.try_lock():
+                if self.ticks_us() >= deadline:
+                    raise ReaderError("BUS", "%s: SPI bus stays locked" % self.name)
+            self.spi.configure(baudrate=self.baudrate, polarity=0, phase=0)
+            holders[1] = self.baudrate
+        holders[0] += 1
         self._bus_locked = True
 
     def _unlock(self):
@@ -301,7 +334,11 @@ class PN5180(Reader):
     def _release_bus(self):
         if self._bus_locked:
             self._bus_locked = False
-            self._unlock()
+            holders = bus_holders(self.spi)
+            holders[0] -= 1
+            if holders[0] <= 0:
+                holders[0] = 0
+                self._unlock()
 
     def _wait_not_busy(self):
         if not self.busy.value:
@@ -377,6 +414,9 @@ class PN5180(Reader):
                 self.name, version[0], version[1]))
         self.firmware_version = "%d.%d" % (version[1], version[0])
         self.load_rf_config()
+        self._wait_transmit = False  # the chip starts Idle after a reset
+        if self.irq is not None:
+            self.write_register(IRQ_ENABLE, IRQ_PIN_EVENTS)
         self._eof_only = False
         self.rf_off()
         self._pulses_seen = self.reset_line.pulses if self.reset_line is not None else None
@@ -414,11 +454,12 @@ class PN5180(Reader):
         self.found = None
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
-            yield
+            yield self._field_ready_at
         yield from self._inventory_steps(channel, several)
 
     def _start(self, channel):
         self.found = None
+        self._wait_transmit = False  # a new scan restarts the transceiver in full
         self.rejected = None
         mux = self.mux
         if mux is not None:
@@ -592,9 +633,11 @@ class PN5180(Reader):
         if payload is not None and self._eof_only:
             self.or_register(TX_CONFIG, TX_FRAME_BITS)
             self._eof_only = False
-        self._transceive(_FRAME_IDLE)  # Idle ends a wait for an answer that never came
-        self._transceive(_FRAME_TRANSCEIVE)  # -> WaitTransmit
-        self._transceive(_FRAME_IRQ_CLEAR)
+        if self._wait_transmit:  # after an answer the transceive loop waits to transmit
+            self._transceive(_FRAME_IRQ_CLEAR)
+        else:  # Idle ends a wait for an answer that never came; Transceive -> WaitTransmit
+            self._transceive(_FRAME_RESTART)
+        self._wait_transmit = False
         if payload is None:
             self._transceive(_FRAME_SEND_EOF)
             air = VCD_EOF_US
@@ -625,45 +668,60 @@ class PN5180(Reader):
 
         The waits whose length the air interface fixes (the request on air,
         the SOF timeout, an answer being received) pass without SPI traffic:
-        the generator only yields, so the other readers of a batch get the
-        bus, and the chip is asked once when the wait is over."""
+        the generator yields the microsecond tick it waits for (0: ask again
+        at once), so the scan core steps the other readers meanwhile and need
+        not resume this one before then; the chip is asked once when the wait
+        is over."""
         sent = self.ticks_us()
-        while self.ticks_us() - sent < air_us:
-            self._release_bus()
-            yield
+        # The air time is fixed and a tag's answer starts t1 after it: the chip is asked
+        # once, when an answer would have started (the TX IRQ confirms the end of the
+        # transmission in the same reading).
+        while self.ticks_us() - sent < air_us + self.sof_timeout_us:
+            yield sent + air_us + self.sof_timeout_us
         deadline = sent + air_us + TX_MARGIN_US
-        tx_end = sent + air_us  # the air time is fixed: confirmed by the TX IRQ below
+        tx_end = sent + air_us
+        if self.irq is not None and not self.irq.value:
+            return None  # no answer started, no error: the pin says so without SPI
         irq = self._read_irq()
         while not irq & (IRQ_TX | IRQ_RX | IRQ_RX_SOF):
             if self.ticks_us() >= deadline:
                 raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
                     self.name, air_us + TX_MARGIN_US))
-            self._release_bus()
-            yield
+            yield 0
             tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
             irq = self._read_irq()
         if not irq & (IRQ_RX | IRQ_RX_SOF):
             deadline = tx_end + self.sof_timeout_us  # from the end of transmission
             while self.ticks_us() < deadline:
-                self._release_bus()
-                yield
+                yield deadline
             irq = self._read_irq()
             if not irq & (IRQ_RX | IRQ_RX_SOF):
                 return None
         if not irq & IRQ_RX:
             started = self.ticks_us()
             while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
-                self._release_bus()
-                yield
+                yield started + ANSWER_US - VICC_SOF_US
             deadline = started + self.rx_timeout_us
             irq = self._read_irq()
             while not irq & IRQ_RX:
                 if self.ticks_us() >= deadline:
                     return RX_PROTOCOL_ERROR
-                self._release_bus()
-                yield
+                yield 0
                 irq = self._read_irq()
+        self._wait_transmit = True  # after an answer the transceive loop waits to transmit
         return self.read_register(RX_STATUS)
+
+
+BUS_HOLDERS: "dict[int, list]" = {}
+
+
+def bus_holders(spi):
+    """[readers holding ``spi`` now, the baud rate it is configured for, ``spi``]."""
+    holders = BUS_HOLDERS.get(id(spi))
+    if holders is None or holders[2] is not spi:
+        holders = [0, 0, spi]  # the bus itself is kept, so its id is not reused
+        BUS_HOLDERS[id(spi)] = holders
+    return holders
 
 
 def _clean(status, data):

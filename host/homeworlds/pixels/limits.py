@@ -6,11 +6,14 @@ Two limits a builder meets only with a long chain:
   (60 mA white) plus about 1 mA dark. :func:`full_white_current_ma` gives the
   worst case; :class:`~homeworlds.pixels.PixelSettings` caps the estimated
   current of every frame at what the configured supply allows.
-* **Chain length on a Raspberry Pi 5 with ``neopixel-spi``.** An open upstream
-  report (adafruit/Adafruit_CircuitPython_NeoPixel_SPI issue #37, "Max 339 LED
-  chain on Pi5") finds chains up to 339 pixels working and longer ones failing
-  on a Pi 5. :func:`chain_advice` warns about a longer chain on a Pi 5 and
-  names the fix: drive it with the Pi 5's PIO backend (the ``neopixel`` sink).
+* **Chain length on a Raspberry Pi 5 with ``neopixel-spi``.** Users report chains driven
+  from the Pi 5's SPI MOSI failing from about 175 pixels: with 256 WS2812Bs "some after
+  #178 are not the expected colour and then some beyond around #200 don't light up at
+  all" (vanshksingh/Pi5Neo issue #2, 2024-09-23, a logic analyser on GPIO 10); the
+  upstream ``neopixel_spi`` report (adafruit/Adafruit_CircuitPython_NeoPixel_SPI issue
+  #37, "Max 339 LED chain on Pi5") saw its limit at 339 with one strip and none with
+  another. :func:`chain_advice` warns from 175 pixels on a Pi 5 and names the fix: drive
+  the chain with the Pi 5's PIO backend (the ``neopixel`` sink).
 
 Both are pure functions of their arguments (the board model is read from
 ``/proc/device-tree/model`` under a root that tests replace).
@@ -20,10 +23,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PI5_NEOPIXEL_SPI_TESTED_PIXELS = 339
-"""Longest chain reported working with ``neopixel_spi`` on a Raspberry Pi 5 (upstream issue #37)."""
+PI5_NEOPIXEL_SPI_FAILING_PIXELS = 175
+"""Chain length from which users report SPI-driven chains failing on a Raspberry Pi 5
+(wrong colours after pixel 178, dark ones after about 200: Pi5Neo issue #2)."""
 
-PI5_CHAIN_ISSUE = "https://github.com/adafruit/Adafruit_CircuitPython_NeoPixel_SPI/issues/37"
+PI5_CHAIN_ISSUE = "https://github.com/vanshksingh/Pi5Neo/issues/2"
+PI5_CHAIN_UPSTREAM = "https://github.com/adafruit/Adafruit_CircuitPython_NeoPixel_SPI/issues/37"
 
 MODEL_FILE = Path("proc/device-tree/model")
 """The board model, relative to the file-system root (``Raspberry Pi 5 Model B Rev 1.0``)."""
@@ -54,11 +59,11 @@ def chain_problem(pixel_count: int, sink_kind: str, model: str | None) -> tuple[
     against it."""
     if sink_kind != "neopixel-spi" or not is_pi5(model):
         return None
-    if pixel_count <= PI5_NEOPIXEL_SPI_TESTED_PIXELS:
+    if pixel_count < PI5_NEOPIXEL_SPI_FAILING_PIXELS:
         return None
-    return (f"{pixel_count} pixels on one neopixel-spi chain of a Raspberry Pi 5: chains longer "
-            f"than {PI5_NEOPIXEL_SPI_TESTED_PIXELS} pixels are reported failing there "
-            f"({PI5_CHAIN_ISSUE})",
+    return (f"{pixel_count} pixels on one neopixel-spi chain of a Raspberry Pi 5: users report "
+            f"such chains failing there from about {PI5_NEOPIXEL_SPI_FAILING_PIXELS} pixels "
+            f"({PI5_CHAIN_ISSUE}, {PI5_CHAIN_UPSTREAM})",
             "drive the chain with the Pi 5's PIO backend "
             "(pixels.sink = \"neopixel\", any GPIO, pip install "
             "Adafruit-Blinka-Raspberry-Pi5-Neopixel, wire the data line to GPIO 18) - see "

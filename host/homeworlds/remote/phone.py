@@ -122,7 +122,9 @@ class PhoneSeat:
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
         """For ``new_session(player_factory=...)``: the phone's seat as a computer seat."""
-        return RemotePlayer(lambda: self)
+        player = RemotePlayer(lambda: self)
+        player.waiting_text = "waiting for the turn from the phone…"
+        return player
 
     def refresh(self) -> None:
         tracker = self.session.tracker

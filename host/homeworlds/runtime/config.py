@@ -18,6 +18,7 @@ from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from homeworlds.hints import HintSettings, HintSettingsError
 from homeworlds.pixels import PixelSettings, PixelSettingsError
+from homeworlds.remote.settings import REMOTE_KEYS, RemoteSettings, RemoteSettingsError
 from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
@@ -43,6 +44,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "clock": {},   # checked by ClockSpec (docs/clocks.md)
     # Publishing to an event's MQTT broker (docs/event.md); absent: no broker at all.
     "event": dict(EVENT_KEYS),
+    # Playing this table's game against another table over a broker (docs/remote-play.md).
+    "remote": dict(REMOTE_KEYS),
     # The web display (docs/display.md): where it listens, its admin token, attract mode.
     "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str,
                 "attract_after_s": (int, float), "attract_leds": bool},
@@ -149,6 +152,8 @@ class TableConfig:
     time_limits: dict = field(default_factory=dict)
     #: The level whose suggestion a long press shows (``[computer] hint_level``).
     hint_level: int = 1
+    #: The other table of a remote game (``[remote]``; None: the game is played here).
+    remote: RemoteSettings | None = None
     #: The seat played from a phone (``[phone]``; None: none).
     phone: PhoneConfig | None = None
 
@@ -279,7 +284,27 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        attract_leds=display_section.get("attract_leds", False), event=event,
                        computer_seats=computer_seats, time_limits=time_limits,
                        hint_level=hint_level,
-                       phone=_phone(data.get("phone"), seats, computer_seats, display, source))
+                       remote=_remote(data, len(players), computer_seats, source, base),
+                       phone=_phone(data.get("phone"), seats, computer_seats, display, source,
+                                    remote="remote" in data))
+
+
+def _remote(data: dict[str, Any], seats: int, computer_seats: dict, source: str,
+            base: Path) -> RemoteSettings | None:
+    """``[remote]``: this table's game is played against another table (two players, the
+    other table's seat is not the computer's)."""
+    if "remote" not in data:
+        return None
+    try:
+        remote = RemoteSettings.from_mapping(data["remote"], base=base)
+    except RemoteSettingsError as exc:
+        raise ConfigError(source, exc.key, exc.reason) from None
+    if seats != 2:
+        raise ConfigError(source, "remote", f"remote play is for two players, not {seats}")
+    if computer_seats:
+        raise ConfigError(source, "remote", "a remote game has no computer seats: remove "
+                          "the [seats.N] computer entries")
+    return remote
 
 
 def _check_shape(data: dict[str, Any], source: str) -> None:
@@ -501,7 +526,7 @@ def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, 
 
 
 def _phone(section: dict[str, Any] | None, seats: int, computer_seats: dict,
-           display: DisplayConfig, source: str) -> PhoneConfig | None:
+           display: DisplayConfig, source: str, remote: bool = False) -> PhoneConfig | None:
     """``[phone]``: one seat of a two-player game, not the computer's, on a port of its
     own (checked like the display's address)."""
     if section is None:
@@ -515,6 +540,9 @@ def _phone(section: dict[str, Any] | None, seats: int, computer_seats: dict,
                           f"only, and the table seats {seats}")
     if not 0 <= seat < seats:
         raise ConfigError(source, "phone.seat", f"no seat {seat}: give 0 or 1")
+    if remote:
+        raise ConfigError(source, "phone", "a remote game ([remote]) has no phone seat "
+                          "(yet): the other table plays the other seat")
     if seat in computer_seats:
         raise ConfigError(source, "phone.seat", f"seat {seat} is the computer's "
                           f"([seats.{seat}] computer = true)")

@@ -17,52 +17,102 @@ n levels up).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from dataclasses import replace
 
 from homeworlds.sim.board import Line, PulledNet, RelayMux, Supply, ether
 from homeworlds.sim.pn5180_chip import Pn5180Chip, ReadModel, SharedResetLine, Tag
 from homeworlds.sim.scan_timing import BUS_LOCK_US, ZONE_OVERHEAD_US, spi_frame_us
-from homeworlds.table.board import describe
+from homeworlds.table.board import Relay, describe
 from homeworlds.table.layout import Layout, ZoneKind
 from tablefw.readers.mux import GpioMux
-from tablefw.readers.pn5180 import PN5180
+from tablefw.readers.pn5180 import PN5180, bus_holders
+
+
+class GcClock:
+    """Garbage collections of the board's heap: a pause of ``pause_us`` every ``every_ms``
+    of scanning, charged when a pad's scan starts (where the firmware allocates)."""
+
+    def __init__(self, clock, pause_us: float, every_ms: float) -> None:
+        self.clock = clock
+        self.pause_us = pause_us
+        self.every_us = every_ms * 1000
+        self.next_at = clock.now_us + self.every_us
+        self.collections = 0
+
+    def tick(self) -> None:
+        if self.clock.now_us >= self.next_at:
+            self.clock.advance_us(self.pause_us)
+            self.collections += 1
+            self.next_at = self.clock.now_us + self.every_us
 
 
 class EmulatedPN5180(PN5180):
     """The real driver with its SPI seam wired to a Pn5180Chip; each frame costs
-    simulated time. ``options`` go to the driver (the clock defaults to the chip's)."""
+    simulated time. ``options`` go to the driver (the clock defaults to the chip's).
+
+    ``call_overhead_us``: the board's work per command frame (default: the timing
+    model's); ``answer_overhead_us``: per answer frame (a register read is a command
+    frame and an answer frame); ``lock_us``: taking the bus; ``zone_overhead_us``: the
+    scan core's bookkeeping per pad; ``gc``: the heap's collections."""
 
     def __init__(self, chip: Pn5180Chip, call_overhead_us: float | None = None,
-                 zone_overhead_us: float = 0.0, **options) -> None:
+                 zone_overhead_us: float = 0.0, answer_overhead_us: float | None = None,
+                 lock_us: float = BUS_LOCK_US, gc: GcClock | None = None, **options) -> None:
         options.setdefault("clock", chip.clock)
         self._bus_locked = False
         self._burst = False
         super().__init__(**options)
         self.chip = chip
         self.call_overhead_us = call_overhead_us
+        self.answer_overhead_us = answer_overhead_us if answer_overhead_us is not None else call_overhead_us
+        self.lock_us = lock_us
         self.zone_overhead_us = zone_overhead_us
+        self.gc = gc
 
     def _transceive(self, frame, read_len=0):
         clock = self.chip.clock
-        if not self._bus_locked:  # try_lock + configure, as the real seam does
+        if not self._bus_locked:  # try_lock + configure unless another reader holds the bus
             self._bus_locked = True
-            clock.advance_us(BUS_LOCK_US)
+            holders = bus_holders(clock)  # the readers of one board share its clock
+            if holders[0] == 0:
+                clock.advance_us(self.lock_us)
+            holders[0] += 1
         clock.advance_us(spi_frame_us(len(frame), self.baudrate, self.call_overhead_us))
         self.chip.execute(bytes(frame))
         answer = b""
         if read_len:
-            clock.advance_us(spi_frame_us(read_len, self.baudrate, self.call_overhead_us))
+            clock.advance_us(spi_frame_us(read_len, self.baudrate, self.answer_overhead_us))
             answer = self.chip.read(read_len)
         if not self._burst:
             self._release_bus()
         return answer
 
     def _release_bus(self):
-        self._bus_locked = False  # nothing to unlock: the chip is wired to the seam directly
+        if self._bus_locked:  # nothing to unlock: the chip is wired to the seam directly
+            self._bus_locked = False
+            holders = bus_holders(self.chip.clock)
+            holders[0] = max(0, holders[0] - 1)
 
     def scan_steps(self, channel, several=False):
         # The scan core's own work for this zone (debounce, reporting), on the board's clock.
+        if self.gc is not None:
+            self.gc.tick()
         self.chip.clock.advance_us(self.zone_overhead_us)
         yield from PN5180.scan_steps(self, channel, several)
+
+
+class IrqLine:
+    """The MCU input a chip's IRQ output goes to; each reading costs ``read_us``."""
+
+    def __init__(self, chip: Pn5180Chip, read_us: float) -> None:
+        self.chip = chip
+        self.read_us = read_us
+
+    @property
+    def value(self) -> bool:
+        self.chip.clock.advance_us(self.read_us)
+        return self.chip.irq_pin
 
 
 class EmulatedTable:
@@ -75,22 +125,54 @@ class EmulatedTable:
     relay settle time, the number of fields on at once. ``settle_us``, ``mux_enable``
     and ``fields_at_once`` override them (a test planting another design).
     ``led_amps``: what the LEDs draw from the shared supply (default: the host's cap).
+    ``latched``: every multiplexer board holds its own channel (its decoder's latch,
+    strobed per board), so each reader walks its own pads (the scan core's pipelined
+    order); otherwise all boards follow the shared select lines. ``irq_read_us``: the
+    chips' IRQ outputs are wired to MCU inputs, each reading costing that much.
+    ``costs``: one band of the board's per-operation costs
+    (``homeworlds.table.scancosts.load_costs().band("likely")``): command and answer frames, bus
+    lock, clock and pin readings, bookkeeping per pad, GC pauses, relay and field
+    settle; None keeps the simulator's defaults. (``settle_us`` and ``irq_read_us``
+    given as well win over it.) ``relay``: another switch part than the netlist's
+    (:class:`homeworlds.table.board.Relay` figures), for a design under study.
     """
 
     def __init__(self, layout: Layout, clock, *, model: ReadModel | None = None, seed: int = 0,
                  settle_us: int | None = None, mux_enable: bool | None = None,
-                 fields_at_once: int | None = None, led_amps: float | None = None):
+                 fields_at_once: int | None = None, led_amps: float | None = None,
+                 latched: bool = False, irq_read_us: float | None = None,
+                 costs: Mapping[str, float] | None = None, relay: Relay | None = None):
         self.layout = layout
         self.clock = clock
         self.model = model if model is not None else ReadModel()
         self.board = describe(layout)
         mux_board = self.board.mux
+        switch = relay if relay is not None else mux_board.relay
+        if costs is not None and relay is None:
+            # The band's relay: its contacts settle when the band says (the operate time
+            # scaled to it, the bounce kept; it releases no later than it settles).
+            settle = int(costs["relay_settle_us"])
+            switch = replace(switch, operate_us=max(0, settle - switch.bounce_us),
+                             release_us=min(switch.release_us, settle))
         # A layout without [mcu] does not say how the board is wired: its multiplexers
         # are taken as enabled by the firmware, as a builder would wire them.
         if mux_enable is None:
             mux_enable = layout.mcu is None or mux_board.can_enable
+        frame_us = answer_us = None
+        lock_us, zone_us, power_up_us = BUS_LOCK_US, ZONE_OVERHEAD_US, None
+        self.gc: GcClock | None = None
+        if costs is not None:
+            frame_us = costs["command_frame_us"]
+            answer_us = max(0.0, costs["register_read_us"] - frame_us)
+            lock_us, zone_us = costs["bus_lock_us"], costs["zone_us"]
+            power_up_us = int(costs["field_settle_us"])
+            if settle_us is None:
+                settle_us = int(costs["relay_settle_us"])
+            clock.read_cost_us = costs["clock_read_us"]
+            self.gc = GcClock(clock, costs["gc_pause_us"], costs["gc_every_ms"])
+        self.pin_read_us = costs["pin_read_us"] if costs is not None else 0.0
         if settle_us is None:
-            settle_us = mux_board.relay.settle_us
+            settle_us = switch.settle_us
         self.settle_us = settle_us
         self.fields_at_once = (fields_at_once if fields_at_once is not None
                                else self.board.fields_at_once)
@@ -109,17 +191,24 @@ class EmulatedTable:
         self.readers: list[EmulatedPN5180] = []
         self.reset_line = SharedResetLine()
         for reader in layout.readers:
-            chip = Pn5180Chip({}, mux_pins=self.select_lines, clock=clock, model=self.model,
+            select = self.select_lines
+            if latched:  # the board's latch outputs: they follow the select lines only when strobed
+                select = [Line(False, self._lines_changed) for _ in range(lines)]
+                mux = GpioMux(select, enable=self.enable_line if mux_enable else None, settle_us=settle_us)
+            chip = Pn5180Chip({}, mux_pins=select, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]
             if len(zones) > 1:
-                relay_mux = RelayMux(self.select_lines, self.enable_line, mux_board.relay, clock)
+                relay_mux = RelayMux(select, self.enable_line, switch, clock)
                 self.muxes.append(relay_mux)
                 chip.route = relay_mux.route
             name = f"reader {reader.index}" + (f" ({reader.label})" if reader.label else "")
-            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None,
-                                    reset=self.reset_line, name=name,
-                                    zone_overhead_us=ZONE_OVERHEAD_US)
+            irq = IrqLine(chip, irq_read_us) if irq_read_us is not None else None
+            timing = {} if power_up_us is None else {"power_up_us": power_up_us}
+            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None, irq=irq,
+                                    reset=self.reset_line, name=name, call_overhead_us=frame_us,
+                                    answer_overhead_us=answer_us, lock_us=lock_us, gc=self.gc,
+                                    zone_overhead_us=zone_us, **timing)
             self.chips.append(chip)
             self.readers.append(driver)
         self.reset_line.chips = list(self.chips)

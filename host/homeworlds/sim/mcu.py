@@ -76,6 +76,9 @@ class SimulatedMcu:
     ``firmware_config``: a board's ``CONFIG`` (table_config.py); the simulated board then
     has the readers, zone count and buttons that config gives the real one (checked by the
     firmware's own config code), instead of those of the layout.
+    ``emulation``: options of the emulated board (reader model ``pn5180``), see
+    :class:`~homeworlds.sim.emulated_readers.EmulatedTable`: ``costs`` (one band of
+    hardware/scan-costs.toml), ``latched``, ``irq_read_us``, ``settle_us``, ...
     """
 
     def __init__(self, table: VirtualTable, *, clock: Callable[[], int] | None = None,
@@ -83,7 +86,8 @@ class SimulatedMcu:
                  scan_time: int = DEFAULT_SCAN_TIME_MS,
                  settings: Mapping[str, int] | None = None, warmup_ms: int = WARMUP_MS,
                  firmware_config: Mapping | None = None,
-                 reader_model: str = "virtual", read_model: ReadModel | None = None):
+                 reader_model: str = "virtual", read_model: ReadModel | None = None,
+                 emulation: Mapping[str, object] | None = None):
         self.table = table
         self.layout = table.layout
         self.clock = clock if clock is not None else SimClock()
@@ -133,7 +137,8 @@ class SimulatedMcu:
                 raise SimError("reader model 'pn5180' needs a virtual clock (one with advance())")
             if not hasattr(self.clock, "ticks_us"):
                 raise SimError("reader model 'pn5180' needs a SimClock (microsecond time)")
-            self.emulated = EmulatedTable(self.layout, self.clock, model=read_model, seed=seed)
+            self.emulated = EmulatedTable(self.layout, self.clock, model=read_model, seed=seed,
+                                          **dict(emulation or {}))  # type: ignore[arg-type]
             self.readers = self.emulated.readers  # type: ignore[assignment]
             # The bank tray changes at most once a turn: scanned at a lower rate.
             self.slow_zones = tuple(c.zone for c in self.layout.bank)

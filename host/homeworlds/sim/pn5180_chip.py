@@ -72,6 +72,7 @@ from homeworlds.sim.sim_clock import SimClock
 WRITE_REGISTER = 0x00
 WRITE_REGISTER_OR_MASK = 0x01
 WRITE_REGISTER_AND_MASK = 0x02
+WRITE_REGISTER_MULTIPLE = 0x03
 READ_REGISTER = 0x04
 READ_EEPROM = 0x07
 SEND_DATA = 0x09
@@ -81,6 +82,7 @@ RF_ON = 0x16
 RF_OFF = 0x17
 
 SYSTEM_CONFIG = 0x00
+IRQ_ENABLE = 0x01
 IRQ_STATUS = 0x02
 IRQ_CLEAR = 0x03
 RX_STATUS = 0x13
@@ -254,7 +256,7 @@ class Pn5180Chip:
             self.on_field(self)
 
     def _reset_state(self) -> None:
-        self.regs = {SYSTEM_CONFIG: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
+        self.regs = {SYSTEM_CONFIG: 0, IRQ_ENABLE: 0, IRQ_STATUS: 0, RX_STATUS: 0, TX_CONFIG: 0}
         self._state = IDLE
         self.rf = False
         self.rf_config: tuple[int, int] | None = None
@@ -265,12 +267,22 @@ class Pn5180Chip:
         self._channel: int | None = None
         self._round: dict | None = None  # tags' view of a running inventory
         self._answering_until = 0.0
+        self._tx_started = 0.0
 
     @property
     def state(self) -> str:
         """The transceiver state now (Idle, WaitTransmit, Transceiving, WaitReceive, Receiving)."""
         self._run_until(self.now)
         return self._state
+
+    @property
+    def irq_pin(self) -> bool:
+        """The IRQ output: high while an IRQ_STATUS bit that IRQ_ENABLE lets through
+        is set (datasheet: IRQ pin, active high after reset)."""
+        if self.dead:
+            return False
+        self._run_until(self.now)
+        return bool(self.regs[IRQ_STATUS] & self.regs[IRQ_ENABLE])
 
     @property
     def now(self) -> float:
@@ -294,6 +306,20 @@ class Pn5180Chip:
         self._watch_channel(now)
         code = frame[0]
         regs = self.regs
+        if code == WRITE_REGISTER_MULTIPLE:
+            # Sets of (register, action 1 write / 2 OR / 3 AND, value LE), applied in order.
+            sets = frame[1:]
+            if not sets or len(sets) % 6:
+                self.violations.append(f"WRITE_REGISTER_MULTIPLE of {len(frame)} bytes: {frame.hex()}")
+                return
+            actions = {1: WRITE_REGISTER, 2: WRITE_REGISTER_OR_MASK, 3: WRITE_REGISTER_AND_MASK}
+            for start in range(0, len(sets), 6):
+                action = actions.get(sets[start + 1])
+                if action is None:
+                    self.violations.append(f"WRITE_REGISTER_MULTIPLE action {sets[start + 1]:02X}")
+                    return
+                self._write_register(action, bytes([action, sets[start]]) + sets[start + 2:start + 6], now)
+            return
         if code in (WRITE_REGISTER, WRITE_REGISTER_OR_MASK, WRITE_REGISTER_AND_MASK):
             self._write_register(code, frame, now)
         elif code == READ_REGISTER:
@@ -409,6 +435,7 @@ class Pn5180Chip:
         if not eof_only and not payload:
             self.violations.append("empty SEND_DATA while TX_CONFIG sends full frames")
         air = VCD_EOF_US if eof_only else request_air_us(len(payload))
+        self._tx_started = now
         self.air_us += air
         self._state = TRANSMITTING
         self._events.append((now + air, "tx_end", (bytes(payload), eof_only)))
@@ -454,7 +481,10 @@ class Pn5180Chip:
         channel, since = self._antenna(at)
         if channel is None:
             return False
-        return at - max(self._field_since, since) >= TAG_POWER_UP_US
+        # A tag takes a request only if it was powered up when the request began (its
+        # SOF): a tag still powering up misses the frame's start (ISO/IEC 15693-3,
+        # VICC power-up: ready to receive within 1 ms of the field's activation).
+        return self._tx_started - max(self._field_since, since) >= TAG_POWER_UP_US
 
     def _responders(self, payload: bytes, eof_only: bool, at: float) -> list[Tag]:
         if not self._tags_listening(at):

@@ -1,5 +1,12 @@
-"""Timing model of the firmware on the board: what one SPI frame, one clock
-reading and one zone's bookkeeping cost on CircuitPython.
+"""The simulator's default costs of the firmware's work: what one SPI frame, one clock
+reading and one zone's bookkeeping cost on CircuitPython when no costs are given.
+
+The timing model whose figures docs/performance.md reports does not use these: it
+charges the per-operation costs of hardware/scan-costs.toml, each with a source and a
+low / likely / high band (``homeworlds.table.scancosts``; ``EmulatedTable(costs=...)``,
+``benchmarks/scan_bench.py``), which ``homeworlds bringup-timing`` measures on a board.
+What follows is the older CPython-times-a-factor estimate, kept as the default of the
+simulated table (demo, tests), where only the order of magnitude matters.
 
 The air interface is timed by the chip model (:mod:`homeworlds.sim.pn5180_chip`,
 ISO 15693 figures). What the microcontroller adds is modelled here and charged
