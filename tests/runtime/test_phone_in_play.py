@@ -68,6 +68,14 @@ def test_the_phone_cannot_play_the_computers_seat(tmp_path):
     data = {**BASE, "seats": {"1": {"computer": True}}, "phone": {"seat": 1}}
     with pytest.raises(ConfigError, match="seat 1 is the computer's"):
         config_from_mapping(data, "table.toml", tmp_path)
+    from homeworlds.remote.invitation import Invitation
+
+    (tmp_path / "remote.code").write_text(Invitation.new().code + "\n")
+    (tmp_path / "remote.code").chmod(0o600)
+    remote = {**BASE, "phone": {"seat": 1}, "remote": {
+        "role": "host", "broker": "mqtt://127.0.0.1:1883", "code_file": "remote.code"}}
+    with pytest.raises(ConfigError, match="a remote game .* has no phone seat"):
+        config_from_mapping(remote, "table.toml", tmp_path)
     config = config_from_mapping({**BASE, "phone": {"seat": 0, "listen": "0.0.0.0"}},
                                  "table.toml", tmp_path)
     assert (config.phone.seat, config.phone.listen, config.phone.port) == (0, "0.0.0.0", 8090)

@@ -72,6 +72,8 @@ def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, sc
                 table.play_table_turn(index)
                 continue
             wait_for_my_turn(table, page, index + 1)
+            assert any("Danner: waiting for the turn from the phone" in note
+                       for note in table.session.notices), list(table.session.notices)[-3:]
             if index == 3:
                 # A mistake: the page gives the table's reason and the rulebook's sentence.
                 type_action(page, "Build B1 Danner")
