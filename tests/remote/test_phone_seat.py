@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from homeworlds.remote.phone import MAX_WRONG_CODES, ClaimRefused, PhoneMistake
+from homeworlds.remote.phone import (
+    MAX_WRONG_CODES,
+    WRONG_CODE_WINDOW_S,
+    ClaimRefused,
+    PhoneMistake,
+    PhoneSeat,
+)
 from tests.remote.phone_table import PhoneTable
 
 
@@ -32,14 +38,27 @@ def test_the_seat_is_claimed_once_with_its_code(first_seat):
     assert phone.holds(token)
 
 
-def test_claiming_locks_after_too_many_wrong_codes(first_seat):
+def test_claiming_waits_after_too_many_wrong_codes(tmp_path):
+    now = [100.0]
+    table = PhoneTable(tmp_path, 0, start=False, code="K7MQ2XPD")
+    try:
+        phone = PhoneSeat(table.session, 0, code="K7MQ2XPD", clock=lambda: now[0])
+        for n in range(MAX_WRONG_CODES):
+            with pytest.raises(ClaimRefused, match="wrong code"):
+                phone.claim(f"WRONG{n:03d}")
+        with pytest.raises(ClaimRefused, match="too many wrong codes") as locked:
+            phone.claim("K7MQ2XPD")
+        assert locked.value.status == 429 and not phone.claimed
+        now[0] += WRONG_CODE_WINDOW_S + 1  # a minute later the right code claims
+        assert phone.holds(phone.claim("K7MQ2XPD"))
+        with pytest.raises(ClaimRefused, match="already played"):
+            phone.new_code()
+    finally:
+        table.close()
+
+
+def test_a_new_code_replaces_the_old_one(first_seat):
     phone = first_seat.phone
-    for n in range(MAX_WRONG_CODES):
-        with pytest.raises(ClaimRefused, match="wrong code"):
-            phone.claim(f"WRONG{n:03d}")
-    with pytest.raises(ClaimRefused, match="too many wrong codes") as locked:
-        phone.claim("K7MQ2XPD")
-    assert locked.value.status == 429 and not phone.claimed
     fresh = phone.new_code()
     with pytest.raises(ClaimRefused, match="wrong code"):
         phone.claim("K7MQ2XPD")  # the old code no longer claims

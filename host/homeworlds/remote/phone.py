@@ -19,6 +19,9 @@ import hashlib
 import hmac
 import secrets
 import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from homeworlds.notation import format_sdg_action, parse_sdg_action
@@ -36,8 +39,10 @@ from homeworlds.session import Stage, TableSession
 
 #: The claim code's letters: no 0/O, 1/I/L to misread on a screen.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-CODE_LENGTH = 8  # 31**8: about 40 bits, and claiming stops after MAX_WRONG_CODES
+CODE_LENGTH = 8  # 31**8: about 40 bits, and at most MAX_WRONG_CODES tries a minute
 MAX_WRONG_CODES = 10
+#: Seconds over which wrong codes are counted (claiming waits while there were too many).
+WRONG_CODE_WINDOW_S = 60.0
 #: An action as typed: longer is no action of the game.
 MAX_ACTION_CHARS = 80
 #: Actions of one turn: a sacrifice of a large ship (3 actions) and catastrophes stay far
@@ -93,7 +98,8 @@ def normal_code(text: str) -> str:
 class PhoneSeat:
     """Seat ``seat`` of ``session`` played from one phone."""
 
-    def __init__(self, session: TableSession, seat: int, *, code: str | None = None):
+    def __init__(self, session: TableSession, seat: int, *, code: str | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         tracker = session.tracker
         if not 0 <= seat < len(tracker.players):
             raise ValueError(f"seat {seat}: the game has seats 0 to {len(tracker.players) - 1}")
@@ -106,7 +112,8 @@ class PhoneSeat:
         self._ready = threading.Condition(self._lock)
         self._turns: dict[int, Turn] = {}
         self._token_hash: bytes | None = None
-        self._wrong = 0
+        self._wrong: deque[float] = deque()
+        self._clock = clock
         self._draft: list[Action] = []
         self._draft_for = -1
         self._closed = False
@@ -170,11 +177,14 @@ class PhoneSeat:
         with self._lock:
             if self._token_hash is not None:
                 raise ClaimRefused("this seat is already played from another phone", 409)
-            if self._wrong >= MAX_WRONG_CODES:
-                raise ClaimRefused("too many wrong codes: claiming is locked until the "
-                                   "table shows a new code", 429)
+            now = self._clock()
+            while self._wrong and now - self._wrong[0] > WRONG_CODE_WINDOW_S:
+                self._wrong.popleft()
+            if len(self._wrong) >= MAX_WRONG_CODES:
+                raise ClaimRefused("too many wrong codes: wait a minute, then type the code "
+                                   "the table shows", 429)
             if not hmac.compare_digest(given.encode(), self.code.encode()):
-                self._wrong += 1
+                self._wrong.append(now)
                 raise ClaimRefused("wrong code: type the code the table shows", 403)
             token = secrets.token_urlsafe(32)
             self._token_hash = _digest(token)
@@ -186,7 +196,8 @@ class PhoneSeat:
         with self._lock:
             if self._token_hash is not None:
                 raise ClaimRefused("this seat is already played from another phone", 409)
-            self.code, self._wrong = new_claim_code(), 0
+            self.code = new_claim_code()
+            self._wrong.clear()
             return self.code
 
     @property
