@@ -121,3 +121,33 @@ def test_the_phone_waits_while_the_table_plays(tmp_path):
         assert phone.offered(phone.view()) == []
     finally:
         table.close()
+
+
+def test_a_turn_sent_before_an_undo_is_never_taken_for_the_new_position(tmp_path):
+    """The admin undoes the table's last turn while the phone's turn waits to be laid out:
+    the phone's turn was for the position before the undo and is dropped."""
+    from types import SimpleNamespace
+
+    table = PhoneTable(tmp_path, 1, start=False)
+    try:
+        game = table.game
+        tracker = SimpleNamespace(players=game.players, rules=table.rules,
+                                  state=table.reference_before(3),
+                                  record=[(t.seat, t.actions) for t in game.turns[:3]])
+        phone = PhoneSeat(SimpleNamespace(tracker=tracker, events=table.session.events), 1)
+        phone.refresh()
+        assert phone.view().number == 4 and phone.my_turn(phone.view()) is None
+        phone.add_action("Build R1 Danner")
+        phone.send(4)
+        assert phone.wait_for_turn(4, 0.01) is not None
+        # Undo of turn 3: the table is back at turn 3 (jeep's), then jeep plays another.
+        tracker.state, tracker.record = table.reference_before(2), tracker.record[:2]
+        phone.refresh()
+        assert phone.wait_for_turn(4, 0.01) is None
+        assert phone.my_turn(phone.view()) == "waiting for jeep's turn at the table"
+        tracker.state = table.reference_before(3)
+        tracker.record = [(t.seat, t.actions) for t in game.turns[:3]]
+        phone.refresh()
+        assert phone.wait_for_turn(4, 0.01) is None and not phone.view().sent
+    finally:
+        table.close()

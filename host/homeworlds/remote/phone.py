@@ -138,10 +138,13 @@ class PhoneSeat:
         seen = (len(tracker.record), tracker.state.result is not None)
         if seen == self._seen:
             return
+        went_back = self._seen is not None and seen[0] < self._seen[0]
         self._seen = seen
         with self._lock:
             version = self._view.version + 1
-            for number in [n for n in self._turns if n <= tracker.state.ply]:
+            # A turn committed is the table's now; after an undo or a new game a turn sent
+            # for the old position must never be taken for the new one.
+            for number in [n for n in self._turns if n <= tracker.state.ply or went_back]:
                 del self._turns[number]
         view = self._take_view(version)
         with self._lock:
