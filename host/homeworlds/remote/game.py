@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
@@ -370,6 +371,16 @@ class RemoteGame:
         self.session.notices.append(f"remote game: {text}")
 
 
+class TurnSource(Protocol):
+    """Where a remote seat's turns come from: the other table (``RemoteGame``) or a phone
+    (``remote.phone.PhoneSeat``)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def wait_for_turn(self, number: int, timeout: float) -> Turn | None: ...
+
+
 class RemoteSide:
     """Holds this table's side once it is made: the session (and its computer seat for the
     other table) is built first, the side when the store and the broker are known."""
@@ -390,7 +401,7 @@ class RemotePlayer:
     #: What the table notes while it waits (``ComputerAtTable``).
     waiting_text = "waiting for the turn from the other table…"
 
-    def __init__(self, side: Callable[[], RemoteGame | None]):
+    def __init__(self, side: Callable[[], TurnSource | None]):
         self.side = side
 
     def choose_turn(self, state: GameState) -> Turn:

@@ -97,10 +97,12 @@ def open_table_output(config: TableConfig) -> PixelOutput | None:
 
 
 def session_from_config(config: TableConfig, output: PixelOutput | None,
-                        remote_side: Any = None) -> TableSession:
+                        remote_side: Any = None, *, phone_seat: Any = None) -> TableSession:
     """The table's session as its configuration describes it: layout and tags, rules and
     players (a fresh Good/Evil deal), hints, time control, computer seats (and the other
-    table's seat of a remote game, played through ``remote_side``: docs/remote-play.md)."""
+    table's seat of a remote game, played through ``remote_side``: docs/remote-play.md;
+    and a phone's seat, ``[phone]``, played through ``phone_seat()``, the ``PhoneSeat``
+    once made)."""
     if config.registry is None:
         where = config.registry_path or "table.registry"
         raise TableStartError(f"{config.source}: no tag registry at {where}: run "
@@ -110,6 +112,9 @@ def session_from_config(config: TableConfig, output: PixelOutput | None,
     if config.remote is not None and remote_side is not None:
         seats[1 - config.remote.seat] = ComputerSeat()
         factory = remote_side.player_factory
+    if config.phone is not None and phone_seat is not None:
+        seats[config.phone.seat] = ComputerSeat()
+        factory = lambda *a: phone_seat().player_factory(*a)  # noqa: E731
     return new_session(config.layout, config.registry, config.rules, config.players,
                        output=output, hint_settings=config.hints, red_alert=red_alert,
                        alignments=deal_alignments_for(config), clock_spec=config.clock,
@@ -137,6 +142,7 @@ class RunningTable:
     locks: list[HolderLock] = field(default_factory=list)
     #: the remote game's side and broker link (``[remote]``), or None
     remote: Any = None
+    phone: Any = None  # web.phone.PhoneServer of ``[phone]``
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
@@ -176,6 +182,9 @@ class RunningTable:
         self.closed = True
         if self.display is not None:
             self.display.stop()
+        if self.phone is not None:
+            self.phone.stop()
+            self.phone.seat.close()
         close = getattr(self.source, "close", None)
         if close is not None:
             close()
@@ -214,7 +223,10 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     try:
         locks = claim_table(config, store_path, serial=source is None)
         remote_side = RemoteSide() if config.remote is not None else None
-        session = session_from_config(config, output, remote_side)
+        phones: list = []  # the phone's seat, made once the session is
+        session = session_from_config(config, output, remote_side,
+                                      phone_seat=lambda: phones[0])
+        phones += _phone_seat(config, session)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
@@ -257,8 +269,42 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     if view is not None:
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
-    return RunningTable(config, session, recorder, export, loop, source, output, store_path,
-                        record_path, display, publisher, locks, remote)
+    running = RunningTable(config, session, recorder, export, loop, source, output,
+                           store_path, record_path, display, publisher, locks, remote)
+    if phones:
+        _serve_phone(running, phones[0])
+    return running
+
+
+def _phone_seat(config: TableConfig, session: TableSession) -> list:
+    """The phone's seat of ``[phone]`` (none without it), following the session."""
+    if config.phone is None:
+        return []
+    from homeworlds.remote.phone import PhoneSeat
+
+    seat = PhoneSeat(session, config.phone.seat)
+    seat.attach()
+    return [seat]
+
+
+def _serve_phone(running: RunningTable, seat: Any) -> None:
+    """Serve the phone's pages and show its link and code; a port that cannot be served
+    stops the start (the table closed again)."""
+    assert running.config.phone is not None
+    try:
+        from homeworlds.web import WebUnavailable, require_web
+        from homeworlds.web.phone import PhoneServer, announce
+
+        require_web()
+        phone = running.config.phone
+        server = PhoneServer(seat, host=phone.listen, port=phone.port,
+                             table_name=running.config.table_name).start()
+    except (ImportError, WebUnavailable) as exc:
+        seat.close()
+        running.close()
+        raise TableStartError(f"[phone]: {exc}") from None
+    running.phone = server
+    announce(server.url, seat)
 
 
 def _start_remote(config: TableConfig, session: TableSession, recorder: GameRecorder,
