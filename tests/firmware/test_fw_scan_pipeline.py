@@ -190,7 +190,7 @@ def test_a_reader_is_reset_only_while_no_other_is_on_air():
 
     def watch(line, level):
         if not level and line.value:
-            aired.append(table.scanner._running[0] is not None)
+            aired.append(table.scanner._pipeline._running[0] is not None)
         pulse(line, level)
 
     SharedResetLine.value = property(SharedResetLine.value.fget, watch)

@@ -163,8 +163,6 @@ def _le32(value):
 
 
 # Frames of the per-slot hot path, built once (allocations are slow on the board).
-_FRAME_IDLE = bytes([WRITE_REGISTER_AND_MASK, SYSTEM_CONFIG]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
-_FRAME_TRANSCEIVE = bytes([WRITE_REGISTER_OR_MASK, SYSTEM_CONFIG]) + _le32(COMMAND_TRANSCEIVE)
 _FRAME_IRQ_CLEAR = bytes([WRITE_REGISTER, IRQ_CLEAR]) + _le32(IRQ_ALL)
 # Idle, Transceive and clear the IRQs in one frame (WRITE_REGISTER_MULTIPLE applies
 # its sets in order): one SPI transfer where three cost the board three calls.
