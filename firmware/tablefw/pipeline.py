@@ -45,8 +45,18 @@ class Pipeline:
             if now < sc._pause_until:
                 return sc._pause_until - now
             sc._pause_until = None
+        waiting = self._start_free(now)
+        for item in self._running:
+            if item is not None:
+                self._step_running()
+                return 0
+        return max(1, waiting) if waiting else 0
+
+    def _start_free(self, now):
+        """Put the free readers on air (within fields_at_once); returns how long the
+        earliest one waiting out a fault still waits (None: none does)."""
         running = self._running
-        count = len(sc.readers)
+        count = len(running)
         waiting = None
         # A reader to be reset goes first: the others start nothing new until it did.
         resetting = -1
@@ -54,16 +64,13 @@ class Pipeline:
             if running[index] is None and self._needs_reset(index, now):
                 resetting = index
                 break
-        on_air = 0
-        for index in range(count):
-            if running[index] is not None:
-                on_air += 1
+        on_air = count - running.count(None)
         # The next reader to start is the one after the last started (round robin), so a
         # supply budget of fewer fields than readers shares the air fairly.
         first = self._pipe_next
         for offset in range(count):
             index = (first + offset) % count
-            if on_air >= sc.fields_at_once:
+            if on_air >= self.scanner.fields_at_once:
                 break
             if running[index] is None and (resetting < 0 or index == resetting):
                 self._pipe_next = (index + 1) % count
@@ -72,19 +79,19 @@ class Pipeline:
                     waiting = delay
                 if running[index] is not None:
                     on_air += 1
-        busy = False
-        for index in range(count):
-            if running[index] is not None:
-                busy = True
-        if not busy:
-            return max(1, waiting) if waiting else 0
-        # A scan waiting for the air yields the microsecond tick it waits for: one clock
-        # reading a pass tells which scans to resume (each reading costs the board).
+        return waiting
+
+    def _step_running(self):
+        """Step the scans on air until one is done. A scan waiting for the air yields the
+        microsecond tick it waits for: one clock reading a pass tells which scans to
+        resume (each reading costs the board)."""
+        sc = self.scanner
+        running = self._running
         ticks = self.ticks_us
         wake = self._wake
         while True:
             now_us = ticks()
-            for index in range(count):
+            for index in range(len(running)):
                 item = running[index]
                 if item is None or wake[index] > now_us:
                     continue
@@ -98,7 +105,7 @@ class Pipeline:
                     running[index] = None
                     self._reader_repeats[index] = 0
                     sc._fault(index, item[1], exc, sc.clock())
-                return 0
+                return
 
     def _needs_reset(self, index, now):
         sc = self.scanner
@@ -134,7 +141,8 @@ class Pipeline:
             prepare = getattr(reader, "prepare", None)
             if prepare is not None:
                 prepare()
-            self._running[index] = (channel, zone, reader.scan_steps(channel, sc.debouncers[zone].several()))
+            steps = reader.scan_steps(channel, sc.debouncers[zone].several())
+            self._running[index] = (channel, zone, steps)
             self._wake[index] = 0
         except Exception as exc:  # any driver failure is a reader fault
             self._cursor[index] = channel
