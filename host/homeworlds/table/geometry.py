@@ -171,7 +171,8 @@ def load_geometry(
                     size,
                 )
             )
-        rings.append(Ring(slot.label, x + ring_offset[0], y + ring_offset[1], radius))
+        name = slot.label or f"slot {slot.index}"
+        rings.append(Ring(name, x + ring_offset[0], y + ring_offset[1], radius))
     tokens = data.get("tokens", {})
     for seat in seats:
         centre = _pair(tokens, seat.name, f"{where}: tokens")
@@ -181,8 +182,8 @@ def load_geometry(
     tray_pitch = _pair(tray, "pitch", f"{where}: tray")
     for compartment in layout.bank:
         text = str(compartment.piece)
-        colour, size = text[0].lower(), int(text[1])
-        x = tray_origin[0] + (size - 1) * tray_pitch[0]
+        colour, piece_size = text[0].lower(), int(text[1])
+        x = tray_origin[0] + (piece_size - 1) * tray_pitch[0]
         y = tray_origin[1] + BANK_ROWS.index(colour) * tray_pitch[1]
         pads.append(_rect(compartment.zone, "bank", f"bank {text}", x, y, sizes["bank"]))
     return Geometry(layout, top, tuple(pads), tuple(rings), pitch, where)
