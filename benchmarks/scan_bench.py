@@ -152,7 +152,10 @@ def bench(layout_name, tags, seed=7, design="batches", band_costs=None, trials=N
     layout = builtin_layout(layout_name)
     rng = random.Random(seed)
     players = len(layout.seats)
-    registry = make_registry(layout, players) if tags == "sim" else reel_registry(layout, players, rng)
+    if tags == "sim":
+        registry = make_registry(layout, players)
+    else:
+        registry = reel_registry(layout, players, rng)
     run = Run(layout, registry, seed, emulation_for(design, band_costs))
     run.start(rng)
     pads = [zone for slot in layout.slots for zone in slot.zones]
@@ -196,7 +199,8 @@ def run(costs_path=None, bands=BANDS, layouts=LAYOUTS, designs=DESIGNS, trials=N
                 found = bench(layout_name, "reel", design=design, band_costs=figures, trials=trials)
                 label = f"{band} {layout_name} {design}"
                 for key in ("round_ms_p50", "round_ms_p95", "placement_to_zone_ms_p50",
-                            "placement_to_zone_ms_p95", "removal_to_zone_ms_p95", "spurious_zone_lines"):
+                            "placement_to_zone_ms_p95", "removal_to_zone_ms_p95",
+                            "spurious_zone_lines"):
                     results[f"{label} {key}"] = found[key]
                 if band == "likely":
                     met = found["round_ms_p95"] <= ROUND_P95_TARGET \

@@ -1,6 +1,7 @@
 """Bring-up timing on the board: copy this file to CIRCUITPY as code.py (with tablefw
 and table_config.py, as make flash leaves them), put one tag on the pad of zone ZONE
-(set ZONE below; reader 0's first pad by default) and open the console; `homeworlds bringup-timing --port` reads
+(set ZONE below; reader 0's first pad by default) and open the console;
+`homeworlds bringup-timing --port` reads
 what it prints. docs/hardware.md, "Bring-up: scan timing". Put the real code.py back
 afterwards (make flash).
 """

@@ -41,7 +41,7 @@ Host lines (SYNC, PING, CFG) are passed to ``feed()`` as raw bytes.
 """
 
 from tablefw import __version__
-from tablefw.clock import monotonic_ms, ticks_us
+from tablefw.clock import monotonic_ms
 from tablefw.debounce import ZoneDebouncer
 from tablefw.settings import Settings
 from tablefw.wire import (
@@ -158,21 +158,11 @@ class Scanner:
         self.pipelined = self.concurrent and len(set(keys)) == len(keys)
         count = len(self.readers)
         self.fields_at_once = count if fields_at_once is None else max(1, fields_at_once)
-        self._running = [None] * count  # (channel, zone, scan generator) on air per reader
-        self._pipe_next = 0  # the reader to start first at the next pipelined step
-        self._wake = [0] * count  # microsecond tick each running scan waits for
-        ticks = getattr(self.clock, "ticks_us", None)
-        self.ticks_us = ticks if ticks is not None else ticks_us
-        self._cursor = [0] * count  # next channel of each reader
-        self._reader_rounds = [0] * count
-        self._fast = []  # per reader: does it serve a zone that is not slow?
-        for reader in self.readers:
-            fast = False
-            for zone in reader.zones:
-                if zone not in self.slow:
-                    fast = True
-            self._fast.append(fast)
-        self._reader_repeats = [0] * count
+        self._pipeline = None
+        if self.pipelined:  # imported only where it runs: the board's heap is small
+            from tablefw.pipeline import Pipeline
+
+            self._pipeline = Pipeline(self, count)
         self._next = 0
         self._priority = None  # batch to repeat at once
         self._repeats = 0
@@ -374,8 +364,8 @@ class Scanner:
         schedule = self._schedule
         if not schedule:
             return MAX_IDLE_MS
-        if self.pipelined:
-            return self._pipeline_step(now)
+        if self._pipeline is not None:
+            return self._pipeline.step(now)
         for _attempt in range(len(schedule) + 1):
             if self._pause_until is not None:
                 if now < self._pause_until:
@@ -450,140 +440,6 @@ class Scanner:
             self._round_start = earliest
         else:
             self._round_start = now
-
-    # ------------------------------------------------------------ pipelined order
-
-    def _pipeline_step(self, now):
-        """Start the next pad of every reader that is free, then step the scans on
-        air until one of them is done (its result recorded). A reset pulse reaches
-        every chip on the line, so a reader to recover waits until none is on air."""
-        if self._pause_until is not None:
-            if now < self._pause_until:
-                return self._pause_until - now
-            self._pause_until = None
-        running = self._running
-        count = len(self.readers)
-        waiting = None
-        # A reader to be reset goes first: the others start nothing new until it did.
-        resetting = -1
-        for index in range(count):
-            if running[index] is None and self._needs_reset(index, now):
-                resetting = index
-                break
-        on_air = 0
-        for index in range(count):
-            if running[index] is not None:
-                on_air += 1
-        # The next reader to start is the one after the last started (round robin), so a
-        # supply budget of fewer fields than readers shares the air fairly.
-        first = self._pipe_next
-        for offset in range(count):
-            index = (first + offset) % count
-            if on_air >= self.fields_at_once:
-                break
-            if running[index] is None and (resetting < 0 or index == resetting):
-                self._pipe_next = (index + 1) % count
-                delay = self._pipeline_start(index, now)
-                if delay and (waiting is None or delay < waiting):
-                    waiting = delay
-                if running[index] is not None:
-                    on_air += 1
-        busy = False
-        for index in range(count):
-            if running[index] is not None:
-                busy = True
-        if not busy:
-            return max(1, waiting) if waiting else 0
-        # A scan waiting for the air yields the microsecond tick it waits for: one clock
-        # reading a pass tells which scans to resume (each reading costs the board).
-        ticks = self.ticks_us
-        wake = self._wake
-        while True:
-            now_us = ticks()
-            for index in range(count):
-                item = running[index]
-                if item is None or wake[index] > now_us:
-                    continue
-                try:
-                    wake[index] = next(item[2]) or 0
-                    continue
-                except StopIteration:
-                    running[index] = None
-                    self._pipeline_done(index, item[0], item[1], self.readers[index].found, self.clock())
-                except Exception as exc:  # any driver failure is a reader fault
-                    running[index] = None
-                    self._reader_repeats[index] = 0
-                    self._fault(index, item[1], exc, self.clock())
-                return 0
-
-    def _needs_reset(self, index, now):
-        if self.faulted[index]:
-            return now >= self._retry_at[index]
-        return not getattr(self.readers[index], "ready", True)
-
-    def _pipeline_start(self, index, now):
-        """Put reader ``index`` on air on its next due pad. Returns 0, or how many ms
-        until it may try again (a fault being waited out)."""
-        reader = self.readers[index]
-        if self.faulted[index] or not getattr(reader, "ready", True):
-            if self.faulted[index] and now < self._retry_at[index]:
-                return self._retry_at[index] - now
-            for other in range(len(self.readers)):
-                if other != index and self._running[other] is not None:
-                    return 0  # recovered once the others are off the air
-        zones = reader.zones
-        channel = self._cursor[index]
-        for _skip in range(len(zones)):
-            zone = zones[channel]
-            if zone not in self.slow or not (self._reader_rounds[index] + channel) % self.slow_every \
-                    or self.debouncers[zone].unsettled():
-                break
-            channel = self._next_channel(index, channel, now)
-        zone = zones[channel]
-        try:
-            if self.faulted[index]:
-                recover = getattr(reader, "recover", None)
-                if recover is not None:
-                    recover()
-            prepare = getattr(reader, "prepare", None)
-            if prepare is not None:
-                prepare()
-            self._running[index] = (channel, zone, reader.scan_steps(channel, self.debouncers[zone].several()))
-            self._wake[index] = 0
-        except Exception as exc:  # any driver failure is a reader fault
-            self._cursor[index] = channel
-            self._fault(index, zone, exc, now)
-            return self.settings.retry_ms
-        self._cursor[index] = channel
-        return 0
-
-    def _next_channel(self, index, channel, now):
-        channel += 1
-        if channel >= len(self.readers[index].zones):
-            channel = 0
-            self._reader_rounds[index] += 1
-            # A round: every reader that serves a pad of the map went through its pads
-            # (a reader of slow zones alone, the bank tray, keeps its own pace).
-            least = None
-            for other in range(len(self.readers)):
-                if self._fast[other] and (least is None or self._reader_rounds[other] < least):
-                    least = self._reader_rounds[other]
-            if least is None:
-                least = self._reader_rounds[index]
-            if least > self.rounds:
-                self._round_done(now)
-        return channel
-
-    def _pipeline_done(self, index, channel, zone, found, now):
-        self._record(index, zone, found, now)
-        # A pad that may be changing is scanned again at once (a piece just put down
-        # is confirmed now instead of a round later), up to PRIORITY_REPEATS times.
-        if self.ready and zone not in self.slow and self._reader_repeats[index] < PRIORITY_REPEATS \
-                and self.debouncers[zone].unsettled() and not self.faulted[index]:
-            self._reader_repeats[index] += 1
-            return
-        self._reader_repeats[index] = 0
-        self._cursor[index] = self._next_channel(index, channel, now)
 
     def _scan(self, index, channel, now):
         reader = self.readers[index]

@@ -33,8 +33,18 @@ The keys are those of hardware/scan-costs.toml:
 
 from tablefw.clock import ticks_us as _ticks_us
 
-KEYS = ("command_frame_us", "register_read_us", "bus_lock_us", "clock_read_us", "pin_read_us",
-        "zone_us", "gc_pause_us", "gc_every_ms", "relay_settle_us", "field_settle_us")
+KEYS = (
+    "command_frame_us",
+    "register_read_us",
+    "bus_lock_us",
+    "clock_read_us",
+    "pin_read_us",
+    "zone_us",
+    "gc_pause_us",
+    "gc_every_ms",
+    "relay_settle_us",
+    "field_settle_us",
+)
 IRQ_CLEAR = 0x03
 IRQ_STATUS = 0x02
 ALL_IRQS = 0x000FFFFF
@@ -48,8 +58,11 @@ def percentiles(samples):
     """(5th, 50th, 95th percentile) of ``samples`` (nearest rank)."""
     ordered = sorted(samples)
     last = len(ordered) - 1
-    return (ordered[(last * 5 + 50) // 100], ordered[(last * 50 + 50) // 100],
-            ordered[(last * 95 + 50) // 100])
+    return (
+        ordered[(last * 5 + 50) // 100],
+        ordered[(last * 50 + 50) // 100],
+        ordered[(last * 95 + 50) // 100],
+    )
 
 
 class Bench:
@@ -144,8 +157,9 @@ class Bench:
     def collections(self):
         gc = self.gc
         if gc is None or not hasattr(gc, "mem_alloc"):
-            self.report("gc_pause_us", self.each(gc.collect, 20) if gc is not None else [],
-                        "no gc module")
+            self.report(
+                "gc_pause_us", self.each(gc.collect, 20) if gc is not None else [], "no gc module"
+            )
             self.report("gc_every_ms", [], "no gc.mem_alloc() on this Python")
             return
         self.report("gc_pause_us", self.each(gc.collect, 20))
@@ -206,8 +220,10 @@ class Bench:
         power-up wait that reads is the field settle; switching channels with no
         power-up wait, the shortest relay wait that reads is relay + field settle."""
         if not self.reads_with(SETTLE_MAX_US, SETTLE_MAX_US, True):
-            why = "the tag on channel %d does not read even with %d us waits: put one tag on the pad" % (
-                self.channel, SETTLE_MAX_US)
+            why = (
+                "the tag on channel %d does not read even with %d us waits: put one tag on the pad"
+                % (self.channel, SETTLE_MAX_US)
+            )
             self.report("relay_settle_us", [], why)
             self.report("field_settle_us", [], why)
             return
@@ -217,7 +233,11 @@ class Bench:
         else:
             both = self.sweep(lambda wait: self.reads_with(wait, 0, True))
             if both is None or field is None:
-                self.report("relay_settle_us", [], "no relay wait up to %d us reads every time" % SETTLE_MAX_US)
+                self.report(
+                    "relay_settle_us",
+                    [],
+                    "no relay wait up to %d us reads every time" % SETTLE_MAX_US,
+                )
             else:
                 self.report("relay_settle_us", [max(SETTLE_STEP_US, both - field)])
         self.report("field_settle_us", [max(SETTLE_STEP_US, field)] if field is not None else [])

@@ -23,7 +23,9 @@ from homeworlds.sim import PtyMcu, VirtualTable, make_registry
 from homeworlds.table.layout import builtin_layout
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "hardware.md"
-BLOCK = re.compile(r"(<!-- sample: (?P<name>[a-z-]+) -->\n```\n)(?P<body>.*?)(```\n<!-- end of sample -->)", re.S)
+BLOCK = re.compile(
+    r"(<!-- sample: (?P<name>[a-z-]+) -->\n```\n)(?P<body>.*?)(```\n<!-- end of sample -->)", re.S
+)
 
 
 def _run(argv: list[str]) -> str:
@@ -37,7 +39,8 @@ def _config(directory: Path, port: str, registry) -> Path:
     registry.save(directory / "registry.toml")
     (directory / "table.toml").write_text(
         '[table]\nlayout = "standard-2p"\nregistry = "registry.toml"\n'
-        f'[serial]\nport = "{port}"\n[pixels]\nsink = "neopixel-spi"\n')
+        f'[serial]\nport = "{port}"\n[pixels]\nsink = "neopixel-spi"\n'
+    )
     return directory / "table.toml"
 
 
@@ -68,16 +71,41 @@ def samples() -> dict[str, str]:
             with PtyMcu(table, scan_time=1, seed=3) as mcu:
                 config = _config(directory, mcu.device_path, registry)
                 table.reader_fault(2, scans=None, code="NOCHIP")
-                argv = ["doctor", "--config", config.name, "--root", str(_root(directory)), "--no-leds"]
+                argv = [
+                    "doctor",
+                    "--config",
+                    config.name,
+                    "--root",
+                    str(_root(directory)),
+                    "--no-leds",
+                ]
                 found["doctor"] = "$ homeworlds doctor --config table.toml --no-leds\n" + _run(argv)
                 table.clear_reader_fault(2)
                 mcu.mcu.set_miss_rate(0.15)  # pad-test shows read rates: one read in seven missed
-                argv = ["pad-test", "--config", config.name, "--once", "--settle", "3", "--zones", "44", "--no-leds"]
-                found["pad-test"] = ("$ homeworlds pad-test --config table.toml --once --settle 3 --zones 44 "
-                                     "--no-leds\n" + _run(argv))
+                argv = [
+                    "pad-test",
+                    "--config",
+                    config.name,
+                    "--once",
+                    "--settle",
+                    "3",
+                    "--zones",
+                    "44",
+                    "--no-leds",
+                ]
+                found["pad-test"] = (
+                    "$ homeworlds pad-test --config table.toml --once --settle 3 --zones 44 "
+                    "--no-leds\n" + _run(argv)
+                )
         finally:
             os.chdir(cwd)
-        argv = ["bringup-timing", "--simulate", "standard-2p", "-o", str(directory / "measured.toml")]
+        argv = [
+            "bringup-timing",
+            "--simulate",
+            "standard-2p",
+            "-o",
+            str(directory / "measured.toml"),
+        ]
         text = _run(argv).replace(str(directory / "measured.toml"), "scan-costs.measured.toml")
         found["bringup-timing"] = "$ homeworlds bringup-timing --simulate standard-2p\n" + text
     return found

@@ -24,7 +24,11 @@ def test_the_bench_measures_the_costs_the_simulated_board_has(lines):
     frame = run.measured["command_frame_us"].likely
     # The frame's overhead plus its 6 bytes at 7 MHz (6.9 us).
     assert likely["command_frame_us"] <= frame <= likely["command_frame_us"] + 10
-    assert likely["register_read_us"] <= run.measured["register_read_us"].likely <= likely["register_read_us"] + 10
+    assert (
+        likely["register_read_us"]
+        <= run.measured["register_read_us"].likely
+        <= likely["register_read_us"] + 10
+    )
     assert run.measured["bus_lock_us"].likely == pytest.approx(likely["bus_lock_us"], abs=2)
     assert run.measured["clock_read_us"].likely == pytest.approx(likely["clock_read_us"], abs=1)
     assert run.measured["pin_read_us"].likely == pytest.approx(likely["pin_read_us"], abs=1)
@@ -52,7 +56,9 @@ def test_the_command_writes_a_costs_file_the_timing_model_reads(tmp_path, capsys
     assert "TIMING END" in printed and "written: " in printed
     costs = load_costs(out)
     reference = load_costs()
-    assert costs.costs["command_frame_us"].source.startswith("measured by homeworlds bringup-timing")
+    assert costs.costs["command_frame_us"].source.startswith(
+        "measured by homeworlds bringup-timing"
+    )
     assert "not measured on this board" in costs.costs["gc_pause_us"].assumed
     assert costs.band("likely")["gc_pause_us"] == reference.band("likely")["gc_pause_us"]
     assert costs.band("likely")["command_frame_us"] != reference.band("likely")["command_frame_us"]
@@ -61,9 +67,13 @@ def test_the_command_writes_a_costs_file_the_timing_model_reads(tmp_path, capsys
 def test_saved_console_output_is_read_and_a_cut_run_refused(tmp_path, capsys, lines):
     saved = tmp_path / "console.txt"
     saved.write_text("Auto-reload is off.\ncode.py output:\n" + "\n".join(lines) + "\n")
-    assert cli.main(["bringup-timing", "--from-file", str(saved), "-o", str(tmp_path / "a.toml")]) == 0
+    assert (
+        cli.main(["bringup-timing", "--from-file", str(saved), "-o", str(tmp_path / "a.toml")]) == 0
+    )
     saved.write_text("\n".join(lines[:5]) + "\n")
-    assert cli.main(["bringup-timing", "--from-file", str(saved), "-o", str(tmp_path / "b.toml")]) == 1
+    assert (
+        cli.main(["bringup-timing", "--from-file", str(saved), "-o", str(tmp_path / "b.toml")]) == 1
+    )
     assert "did not finish" in capsys.readouterr().err
     assert not (tmp_path / "b.toml").exists()
 

@@ -50,8 +50,16 @@ class Table:
             line = ChipIrq(chip) if irq else None
             self.chips.append(chip)
             self.irqs.append(line)
-            self.readers.append(EmulatedPN5180(chip, zones=[4 * index + c for c in range(4)], mux=mux,
-                                               reset=self.reset, irq=line, name=f"pn5180#{index}"))
+            self.readers.append(
+                EmulatedPN5180(
+                    chip,
+                    zones=[4 * index + c for c in range(4)],
+                    mux=mux,
+                    reset=self.reset,
+                    irq=line,
+                    name=f"pn5180#{index}",
+                )
+            )
         self.reset.chips = list(self.chips)
         self.wire = bytearray()
         self.host = p.Decoder(accept=p.FROM_MCU)
@@ -190,7 +198,7 @@ def test_a_reader_is_reset_only_while_no_other_is_on_air():
 
     def watch(line, level):
         if not level and line.value:
-            aired.append(table.scanner._running[0] is not None)
+            aired.append(table.scanner._pipeline._running[0] is not None)
         pulse(line, level)
 
     SharedResetLine.value = property(SharedResetLine.value.fget, watch)

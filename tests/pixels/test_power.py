@@ -105,7 +105,7 @@ def test_both_reference_chains_are_too_long_for_neopixel_spi_on_a_pi5(layout):
 
 
 @pytest.mark.parametrize(("pixels", "sink", "model"), [
-    (174, "neopixel-spi", "Raspberry Pi 5 Model B Rev 1.0"),     # shorter than the reported failures
+    (174, "neopixel-spi", "Raspberry Pi 5 Model B Rev 1.0"),     # short of the reported failures
     (352, "neopixel", "Raspberry Pi 5 Model B Rev 1.0"),         # PIO backend: no such limit
     (352, "neopixel-spi", "Raspberry Pi 4 Model B Rev 1.5"),     # reported on the Pi 5 only
     (352, "neopixel-spi", None),                                 # not a Pi

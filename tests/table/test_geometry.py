@@ -44,14 +44,17 @@ def test_a_ring_too_close_is_named_with_its_distance():
     data = _data("standard-2p")
     data["map"]["ring_offset"] = [62, 0]  # 4.75 mm from the star pad's edge
     problems = check(load_geometry("standard-2p", data=data))
-    assert any("the LED ring of S0 is 4.8 mm from zone 0 (S0 star)" in p for p in problems), problems
+    assert any("the LED ring of S0 is 4.8 mm from zone 0 (S0 star)" in p for p in problems), (
+        problems
+    )
 
 
 @pytest.mark.parametrize("name", ["standard-2p", "four-seat"])
 def test_the_drawing_in_the_docs_is_the_checkers(name):
     drawn = svg(load_geometry(name))
     assert (IMAGES / f"geometry-{name}.svg").read_text(encoding="utf-8") == drawn, (
-        "run python -m homeworlds.table.geometry")
+        "run python -m homeworlds.table.geometry"
+    )
     assert drawn.count("<rect") == load_geometry(name).layout.zone_count + 1  # pads and the top
     assert drawn.count("<circle") == len(load_geometry(name).layout.slots)
 

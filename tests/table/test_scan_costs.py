@@ -49,13 +49,19 @@ def test_the_text_form_reads_back_the_same():
     assert again.costs["gc_pause_us"].assumed == costs.costs["gc_pause_us"].assumed
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d["costs"].pop("clock_read_us"), "costs.clock_read_us is missing"),
-    (lambda d: d["costs"]["command_frame_us"].update(low=200), "not in order of cost"),
-    (lambda d: d["costs"]["pin_read_us"].update(high="fast"), "costs.pin_read_us.high: expected a positive number"),
-    (lambda d: d["costs"]["zone_us"].pop("source"), "costs.zone_us.source"),
-    (lambda d: d["costs"].update(spi_us={}), "unknown cost 'spi_us'"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d["costs"].pop("clock_read_us"), "costs.clock_read_us is missing"),
+        (lambda d: d["costs"]["command_frame_us"].update(low=200), "not in order of cost"),
+        (
+            lambda d: d["costs"]["pin_read_us"].update(high="fast"),
+            "costs.pin_read_us.high: expected a positive number",
+        ),
+        (lambda d: d["costs"]["zone_us"].pop("source"), "costs.zone_us.source"),
+        (lambda d: d["costs"].update(spi_us={}), "unknown cost 'spi_us'"),
+    ],
+)
 def test_a_broken_file_is_refused_naming_the_key(edit, message):
     data = tomllib.loads(COSTS_FILE.read_text(encoding="utf-8"))
     edit(data)

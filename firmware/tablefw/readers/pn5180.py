@@ -163,12 +163,11 @@ def _le32(value):
 
 
 # Frames of the per-slot hot path, built once (allocations are slow on the board).
-_FRAME_IDLE = bytes([WRITE_REGISTER_AND_MASK, SYSTEM_CONFIG]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
-_FRAME_TRANSCEIVE = bytes([WRITE_REGISTER_OR_MASK, SYSTEM_CONFIG]) + _le32(COMMAND_TRANSCEIVE)
 _FRAME_IRQ_CLEAR = bytes([WRITE_REGISTER, IRQ_CLEAR]) + _le32(IRQ_ALL)
 # Idle, Transceive and clear the IRQs in one frame (WRITE_REGISTER_MULTIPLE applies
 # its sets in order): one SPI transfer where three cost the board three calls.
-_FRAME_RESTART = (bytes([WRITE_REGISTER_MULTIPLE, SYSTEM_CONFIG, 3]) + _le32(SYSTEM_CONFIG_IDLE_MASK)
+_FRAME_RESTART = (bytes([WRITE_REGISTER_MULTIPLE, SYSTEM_CONFIG, 3])
+                  + _le32(SYSTEM_CONFIG_IDLE_MASK)
                   + bytes([SYSTEM_CONFIG, 2]) + _le32(COMMAND_TRANSCEIVE)
                   + bytes([IRQ_CLEAR, 1]) + _le32(IRQ_ALL))
 _FRAME_SEND_EOF = bytes([SEND_DATA, 0x00])
@@ -317,8 +316,8 @@ class PN5180(Reader):
         holders = bus_holders(self.spi)
         if holders[0] == 0 or holders[1] != self.baudrate:
             if holders[0]:
-                raise ReaderError("BUS", "%s: the SPI bus is held at %d baud, this reader needs %d" % (
-                    self.name, holders[1], self.baudrate))
+                raise ReaderError("BUS", "%s: the SPI bus is held at %d baud, this reader "
+                                  "needs %d" % (self.name, holders[1], self.baudrate))
             deadline = self.ticks_us() + self.busy_timeout_us
             while not self.spi.try_lock():
                 if self.ticks_us() >= deadline:

@@ -57,7 +57,9 @@ def read_lines(lines: Iterable[str]) -> TimingRun:
         if key not in COST_KEYS:
             raise TimingError(f"line {number}: unknown cost {key!r} in {line!r}")
         if len(words) < 6:
-            raise TimingError(f"line {number}: expected 'TIMING key p5 p50 p95 count', got {line!r}")
+            raise TimingError(
+                f"line {number}: expected 'TIMING key p5 p50 p95 count', got {line!r}"
+            )
         if words[2] == "-":
             run.unmeasured[key] = " ".join(words[6:]) or "not measured"
             continue
@@ -70,8 +72,10 @@ def read_lines(lines: Iterable[str]) -> TimingRun:
             raise TimingError(f"line {number}: p5 <= p50 <= p95 must be positive, got {line!r}")
         run.measured[key] = Measurement(key, low, likely, high, count)
     if not run.complete:
-        raise TimingError("the run did not finish (no 'TIMING END' line): was the board reset, "
-                          "or did the read time out?")
+        raise TimingError(
+            "the run did not finish (no 'TIMING END' line): was the board reset, "
+            "or did the read time out?"
+        )
     return run
 
 
@@ -84,16 +88,27 @@ def measured_costs(run: TimingRun, reference: ScanCosts, when: str) -> ScanCosts
         if found is None:
             old = reference.costs[key]
             why = run.unmeasured.get(key, "not in the run's output")
-            costs[key] = Cost(key, old.low, old.likely, old.high, old.source,
-                              f"not measured on this board ({why}): the reference figures are kept. "
-                              + old.assumed)
+            costs[key] = Cost(
+                key,
+                old.low,
+                old.likely,
+                old.high,
+                old.source,
+                f"not measured on this board ({why}): the reference figures are kept. "
+                + old.assumed,
+            )
             continue
         low, likely, high = found.low, found.likely, found.high
         if key == "gc_every_ms":  # an interval: the long one is the cheap side
             low, high = high, low
-        costs[key] = Cost(key, low, likely, high,
-                          f"measured by homeworlds bringup-timing on {run.board or 'the board'}, "
-                          f"{when}: 5th / 50th / 95th percentile of {found.samples} samples")
+        costs[key] = Cost(
+            key,
+            low,
+            likely,
+            high,
+            f"measured by homeworlds bringup-timing on {run.board or 'the board'}, "
+            f"{when}: 5th / 50th / 95th percentile of {found.samples} samples",
+        )
     return ScanCosts(f"measured: {run.board or 'the board'} ({when})", costs)
 
 
@@ -103,14 +118,21 @@ def summary(run: TimingRun, costs: ScanCosts, reference: ScanCosts) -> list[str]
     for key in COST_KEYS:
         cost = costs.costs[key]
         mark = "" if key in run.measured else "   (not measured: reference kept)"
-        lines.append(f"{key:<18} {cost.low:>8g} {cost.likely:>8g} {cost.high:>8g}   "
-                     f"{reference.costs[key].likely:g}{mark}")
+        lines.append(
+            f"{key:<18} {cost.low:>8g} {cost.likely:>8g} {cost.high:>8g}   "
+            f"{reference.costs[key].likely:g}{mark}"
+        )
     return lines
 
 
-def simulated_lines(layout_name: str = "standard-2p", zone: int | None = None, *,
-                    costs: Mapping[str, float] | None = None, seed: int = 0,
-                    tag: bool = True) -> list[str]:
+def simulated_lines(
+    layout_name: str = "standard-2p",
+    zone: int | None = None,
+    *,
+    costs: Mapping[str, float] | None = None,
+    seed: int = 0,
+    tag: bool = True,
+) -> list[str]:
     """Run the firmware's timing bench on the simulated board of ``layout_name`` with
     one tag on ``zone`` (default: reader 0's first pad) and return what it printed.
     ``costs``: the band the simulated board is built with (default: the likely band of
@@ -127,8 +149,9 @@ def simulated_lines(layout_name: str = "standard-2p", zone: int | None = None, *
     if costs is None:
         costs = load_costs().band("likely")
     clock = SimClock()
-    table = EmulatedTable(layout, clock, model=PERFECT, seed=seed, costs=costs,
-                          irq_read_us=costs["pin_read_us"])
+    table = EmulatedTable(
+        layout, clock, model=PERFECT, seed=seed, costs=costs, irq_read_us=costs["pin_read_us"]
+    )
     if zone is None:
         zone = table.readers[0].zones[0]
     index = layout.wiring(zone).reader

@@ -34,22 +34,49 @@ PORT_TIMEOUT_S = 300.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bringup-timing", help="measure the scanner board's per-operation costs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "bringup-timing",
+        help="measure the scanner board's per-operation costs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--port", metavar="DEVICE",
-                        help="the board's console port (e.g. /dev/ttyACM0) while it runs bringup_timing.py")
-    source.add_argument("--simulate", metavar="LAYOUT",
-                        help="run the firmware's timing bench on the simulated board of this layout")
-    source.add_argument("--from-file", metavar="FILE", help="the board's console output saved to a file")
-    p.add_argument("--zone", type=int, help="with --simulate: the pad with the tag (default: reader 0's first)")
-    p.add_argument("-o", "--output", metavar="FILE", default="scan-costs.measured.toml",
-                   help="costs file to write (default: scan-costs.measured.toml)")
-    p.add_argument("--reference", metavar="FILE",
-                   help="costs whose figures are kept where the board measured nothing "
-                        "(default: hardware/scan-costs.toml)")
-    p.add_argument("--timeout", type=float, default=PORT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"with --port: give up after this long (default {PORT_TIMEOUT_S:g})")
+    source.add_argument(
+        "--port",
+        metavar="DEVICE",
+        help="the board's console port (e.g. /dev/ttyACM0) while it runs bringup_timing.py",
+    )
+    source.add_argument(
+        "--simulate",
+        metavar="LAYOUT",
+        help="run the firmware's timing bench on the simulated board of this layout",
+    )
+    source.add_argument(
+        "--from-file", metavar="FILE", help="the board's console output saved to a file"
+    )
+    p.add_argument(
+        "--zone", type=int, help="with --simulate: the pad with the tag (default: reader 0's first)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="scan-costs.measured.toml",
+        help="costs file to write (default: scan-costs.measured.toml)",
+    )
+    p.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="costs whose figures are kept where the board measured nothing "
+        "(default: hardware/scan-costs.toml)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=PORT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"with --port: give up after this long (default {PORT_TIMEOUT_S:g})",
+    )
     p.set_defaults(func=run)
 
 
@@ -94,13 +121,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     when = datetime.date.today().isoformat()
     costs = measured_costs(result, reference, when)
-    header = (f"Measured by `homeworlds bringup-timing` on {result.board or 'the board'}, {when}.\n"
-              "low / likely / high: 5th / 50th / 95th percentile of the board's samples.\n"
-              "Use it: .venv/bin/python benchmarks/scan_bench.py --costs THIS_FILE")
+    header = (
+        f"Measured by `homeworlds bringup-timing` on {result.board or 'the board'}, {when}.\n"
+        "low / likely / high: 5th / 50th / 95th percentile of the board's samples.\n"
+        "Use it: .venv/bin/python benchmarks/scan_bench.py --costs THIS_FILE"
+    )
     Path(args.output).write_text(costs_text(costs, header), encoding="utf-8")
     print()
     for line in summary(result, costs, reference):
         print(line)
-    print(f"\nwritten: {args.output} ({len(result.measured)} of {len(costs.costs)} costs measured); "
-          f"run: .venv/bin/python benchmarks/scan_bench.py --costs {args.output}")
+    print(
+        f"\nwritten: {args.output} ({len(result.measured)} of {len(costs.costs)} costs measured); "
+        f"run: .venv/bin/python benchmarks/scan_bench.py --costs {args.output}"
+    )
     return 0

@@ -65,7 +65,9 @@ class EmulatedPN5180(PN5180):
         super().__init__(**options)
         self.chip = chip
         self.call_overhead_us = call_overhead_us
-        self.answer_overhead_us = answer_overhead_us if answer_overhead_us is not None else call_overhead_us
+        if answer_overhead_us is None:
+            answer_overhead_us = call_overhead_us
+        self.answer_overhead_us = answer_overhead_us
         self.lock_us = lock_us
         self.zone_overhead_us = zone_overhead_us
         self.gc = gc
@@ -194,7 +196,8 @@ class EmulatedTable:
             select = self.select_lines
             if latched:  # the board's latch outputs: they follow the select lines only when strobed
                 select = [Line(False, self._lines_changed) for _ in range(lines)]
-                mux = GpioMux(select, enable=self.enable_line if mux_enable else None, settle_us=settle_us)
+                mux = GpioMux(select, enable=self.enable_line if mux_enable else None,
+                              settle_us=settle_us)
             chip = Pn5180Chip({}, mux_pins=select, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]

@@ -310,7 +310,8 @@ class Pn5180Chip:
             # Sets of (register, action 1 write / 2 OR / 3 AND, value LE), applied in order.
             sets = frame[1:]
             if not sets or len(sets) % 6:
-                self.violations.append(f"WRITE_REGISTER_MULTIPLE of {len(frame)} bytes: {frame.hex()}")
+                self.violations.append(
+                    f"WRITE_REGISTER_MULTIPLE of {len(frame)} bytes: {frame.hex()}")
                 return
             actions = {1: WRITE_REGISTER, 2: WRITE_REGISTER_OR_MASK, 3: WRITE_REGISTER_AND_MASK}
             for start in range(0, len(sets), 6):
@@ -318,7 +319,8 @@ class Pn5180Chip:
                 if action is None:
                     self.violations.append(f"WRITE_REGISTER_MULTIPLE action {sets[start + 1]:02X}")
                     return
-                self._write_register(action, bytes([action, sets[start]]) + sets[start + 2:start + 6], now)
+                single = bytes([action, sets[start]]) + sets[start + 2:start + 6]
+                self._write_register(action, single, now)
             return
         if code in (WRITE_REGISTER, WRITE_REGISTER_OR_MASK, WRITE_REGISTER_AND_MASK):
             self._write_register(code, frame, now)

@@ -85,8 +85,11 @@ class Geometry:
 
 def _pair(table: dict, key: str, where: str) -> tuple[float, float]:
     value = table.get(key)
-    if not (isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+    if not (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
         raise GeometryError(f"{where}: {key}: expected [x, y] in millimetres, got {value!r}")
     return float(value[0]), float(value[1])
 
@@ -94,16 +97,21 @@ def _pair(table: dict, key: str, where: str) -> tuple[float, float]:
 def _number(table: dict, key: str, where: str) -> float:
     value = table.get(key)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        raise GeometryError(f"{where}: {key}: expected a positive number of millimetres, got {value!r}")
+        raise GeometryError(
+            f"{where}: {key}: expected a positive number of millimetres, got {value!r}"
+        )
     return float(value)
 
 
 def _rect(zone: int, kind: str, label: str, x: float, y: float, size: tuple[float, float]) -> Pad:
-    return Pad(zone, kind, label, x - size[0] / 2, y - size[1] / 2, x + size[0] / 2, y + size[1] / 2)
+    return Pad(
+        zone, kind, label, x - size[0] / 2, y - size[1] / 2, x + size[0] / 2, y + size[1] / 2
+    )
 
 
-def load_geometry(layout: Layout | str, path: Path | str | None = None,
-                  data: dict | None = None) -> Geometry:
+def load_geometry(
+    layout: Layout | str, path: Path | str | None = None, data: dict | None = None
+) -> Geometry:
     """The geometry of ``layout`` (default file: hardware/geometry/NAME.toml); ``data``:
     the file's contents already read (a test planting another design)."""
     if isinstance(layout, str):
@@ -120,9 +128,14 @@ def load_geometry(layout: Layout | str, path: Path | str | None = None,
     if data.get("format") != 1:
         raise GeometryError(f"{where}: format: expected 1, got {data.get('format')!r}")
     if data.get("layout") != layout.name:
-        raise GeometryError(f"{where}: layout: this file is for {data.get('layout')!r}, not {layout.name!r}")
+        raise GeometryError(
+            f"{where}: layout: this file is for {data.get('layout')!r}, not {layout.name!r}"
+        )
     top = _pair(data, "top", where)
-    sizes = {kind: _pair(data.get("pads", {}), kind, f"{where}: pads") for kind in ("star", "ships", "token", "bank")}
+    sizes = {
+        kind: _pair(data.get("pads", {}), kind, f"{where}: pads")
+        for kind in ("star", "ships", "token", "bank")
+    }
     grid = data.get("map", {})
     origin = _pair(grid, "origin", f"{where}: map")
     pitch = _pair(grid, "pitch", f"{where}: map")
@@ -132,8 +145,10 @@ def load_geometry(layout: Layout | str, path: Path | str | None = None,
     seats = layout.seats
     for seat in seats:
         if seat.name not in DIRECTIONS:
-            raise GeometryError(f"{where}: seat {seat.name!r} has no side of the slot (one of "
-                                f"{', '.join(DIRECTIONS)})")
+            raise GeometryError(
+                f"{where}: seat {seat.name!r} has no side of the slot (one of "
+                f"{', '.join(DIRECTIONS)})"
+            )
     columns = math.ceil(len(layout.slots) / 2) if len(seats) == 2 else 5
     pads: list[Pad] = []
     rings: list[Ring] = []
@@ -146,9 +161,18 @@ def load_geometry(layout: Layout | str, path: Path | str | None = None,
         for seat in seats:
             dx, dy = DIRECTIONS[seat.name]
             size = sizes["ships"] if dx == 0 else (sizes["ships"][1], sizes["ships"][0])
-            pads.append(_rect(slot.ship_zone(seat.index), "ships", f"{slot.label} {seat.name} ships",
-                              x + dx * offset, y + dy * offset, size))
-        rings.append(Ring(slot.label, x + ring_offset[0], y + ring_offset[1], radius))
+            pads.append(
+                _rect(
+                    slot.ship_zone(seat.index),
+                    "ships",
+                    f"{slot.label} {seat.name} ships",
+                    x + dx * offset,
+                    y + dy * offset,
+                    size,
+                )
+            )
+        name = slot.label or f"slot {slot.index}"
+        rings.append(Ring(name, x + ring_offset[0], y + ring_offset[1], radius))
     tokens = data.get("tokens", {})
     for seat in seats:
         centre = _pair(tokens, seat.name, f"{where}: tokens")
@@ -158,8 +182,8 @@ def load_geometry(layout: Layout | str, path: Path | str | None = None,
     tray_pitch = _pair(tray, "pitch", f"{where}: tray")
     for compartment in layout.bank:
         text = str(compartment.piece)
-        colour, size = text[0].lower(), int(text[1])
-        x = tray_origin[0] + (size - 1) * tray_pitch[0]
+        colour, piece_size = text[0].lower(), int(text[1])
+        x = tray_origin[0] + (piece_size - 1) * tray_pitch[0]
         y = tray_origin[1] + BANK_ROWS.index(colour) * tray_pitch[1]
         pads.append(_rect(compartment.zone, "bank", f"bank {text}", x, y, sizes["bank"]))
     return Geometry(layout, top, tuple(pads), tuple(rings), pitch, where)
@@ -172,31 +196,44 @@ def check(geometry: Geometry) -> list[str]:
     width, depth = geometry.top
     for pad in geometry.pads:
         if pad.x0 < 0 or pad.y0 < 0 or pad.x1 > width or pad.y1 > depth:
-            problems.append(f"zone {pad.zone} ({pad.label}) reaches beyond the {width:g} x {depth:g} mm top")
+            problems.append(
+                f"zone {pad.zone} ({pad.label}) reaches beyond the {width:g} x {depth:g} mm top"
+            )
     pads = sorted(geometry.pads, key=lambda p: p.x0)
     for index, pad in enumerate(pads):
-        for other in pads[index + 1:]:
+        for other in pads[index + 1 :]:
             if other.x0 - pad.x1 >= PAD_GAP_MM:
                 break
             gap = pad.distance(other)
             if gap < PAD_GAP_MM:
                 what = "overlap" if gap < 0 else f"are {gap:.1f} mm apart"
                 first, second = sorted((pad, other), key=lambda p: p.zone)
-                problems.append(f"zone {first.zone} ({first.label}) and zone {second.zone} ({second.label}) "
-                                f"{what}: at least {PAD_GAP_MM:g} mm between pads (hardware/README.md, "
-                                "section 4, Spacing)")
+                problems.append(
+                    f"zone {first.zone} ({first.label}) and zone {second.zone} ({second.label}) "
+                    f"{what}: at least {PAD_GAP_MM:g} mm between pads (hardware/README.md, "
+                    "section 4, Spacing)"
+                )
     for ring in geometry.rings:
-        if ring.x - ring.radius < 0 or ring.y - ring.radius < 0 or ring.x + ring.radius > width \
-                or ring.y + ring.radius > depth:
+        if (
+            ring.x - ring.radius < 0
+            or ring.y - ring.radius < 0
+            or ring.x + ring.radius > width
+            or ring.y + ring.radius > depth
+        ):
             problems.append(f"the LED ring of {ring.slot} reaches beyond the top")
         for pad in geometry.pads:
             clear = pad.distance_to_point(ring.x, ring.y) - ring.radius
             if clear < RING_CLEARANCE_MM:
-                where = "lies under" if pad.distance_to_point(ring.x, ring.y) < 0 else \
-                    ("overlaps" if clear < 0 else f"is {clear:.1f} mm from")
-                problems.append(f"the LED ring of {ring.slot} {where} zone {pad.zone} ({pad.label}): its "
-                                f"copper must stay {RING_CLEARANCE_MM:g} mm clear of every pad outline "
-                                "(hardware/rf-design.md, section 6)")
+                where = (
+                    "lies under"
+                    if pad.distance_to_point(ring.x, ring.y) < 0
+                    else ("overlaps" if clear < 0 else f"is {clear:.1f} mm from")
+                )
+                problems.append(
+                    f"the LED ring of {ring.slot} {where} zone {pad.zone} ({pad.label}): its "
+                    f"copper must stay {RING_CLEARANCE_MM:g} mm clear of every pad outline "
+                    "(hardware/rf-design.md, section 6)"
+                )
     return problems
 
 
@@ -214,23 +251,35 @@ def svg(geometry: Geometry, scale: float = 0.5) -> str:
     def py(y: float) -> float:
         return round(margin + (depth - y) * scale, 1)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{px(width) + margin:g}" '
-           f'height="{py(0) + margin + 20:g}" font-family="sans-serif" font-size="9">',
-           f'<title>{geometry.layout.name}: pads, LED rings and bank tray (mm)</title>',
-           f'<rect x="{px(0):g}" y="{py(depth):g}" width="{width * scale:g}" height="{depth * scale:g}" '
-           'fill="white" stroke="black"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{px(width) + margin:g}" '
+        f'height="{py(0) + margin + 20:g}" font-family="sans-serif" font-size="9">',
+        f"<title>{geometry.layout.name}: pads, LED rings and bank tray (mm)</title>",
+        f'<rect x="{px(0):g}" y="{py(depth):g}" width="{width * scale:g}" '
+        f'height="{depth * scale:g}" '
+        'fill="white" stroke="black"/>',
+    ]
     for pad in geometry.pads:
-        out.append(f'<rect x="{px(pad.x0):g}" y="{py(pad.y1):g}" width="{(pad.x1 - pad.x0) * scale:g}" '
-                   f'height="{(pad.y1 - pad.y0) * scale:g}" fill="{COLOURS[pad.kind]}" stroke="#555">'
-                   f'<title>zone {pad.zone}: {pad.label}</title></rect>')
-        out.append(f'<text x="{px((pad.x0 + pad.x1) / 2):g}" y="{py((pad.y0 + pad.y1) / 2) + 3:g}" '
-                   f'text-anchor="middle">{pad.zone}</text>')
+        out.append(
+            f'<rect x="{px(pad.x0):g}" y="{py(pad.y1):g}" width="{(pad.x1 - pad.x0) * scale:g}" '
+            f'height="{(pad.y1 - pad.y0) * scale:g}" fill="{COLOURS[pad.kind]}" stroke="#555">'
+            f"<title>zone {pad.zone}: {pad.label}</title></rect>"
+        )
+        out.append(
+            f'<text x="{px((pad.x0 + pad.x1) / 2):g}" y="{py((pad.y0 + pad.y1) / 2) + 3:g}" '
+            f'text-anchor="middle">{pad.zone}</text>'
+        )
     for ring in geometry.rings:
-        out.append(f'<circle cx="{px(ring.x):g}" cy="{py(ring.y):g}" r="{ring.radius * scale:g}" fill="none" '
-                   f'stroke="#d62728" stroke-width="2"><title>LED ring of {ring.slot}</title></circle>')
-    out.append(f'<text x="{px(0):g}" y="{py(0) + 15:g}">top {width:g} x {depth:g} mm; slot pitch '
-               f'{geometry.pitch[0]:g} x {geometry.pitch[1]:g} mm; pads at least {PAD_GAP_MM:g} mm apart, '
-               f'rings (red) {RING_CLEARANCE_MM:g} mm clear of every pad</text>')
+        out.append(
+            f'<circle cx="{px(ring.x):g}" cy="{py(ring.y):g}" r="{ring.radius * scale:g}" '
+            'fill="none" '
+            f'stroke="#d62728" stroke-width="2"><title>LED ring of {ring.slot}</title></circle>'
+        )
+    out.append(
+        f'<text x="{px(0):g}" y="{py(0) + 15:g}">top {width:g} x {depth:g} mm; slot pitch '
+        f"{geometry.pitch[0]:g} x {geometry.pitch[1]:g} mm; pads at least {PAD_GAP_MM:g} mm apart, "
+        f"rings (red) {RING_CLEARANCE_MM:g} mm clear of every pad</text>"
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -250,8 +299,10 @@ def main(argv: list[str] | None = None) -> int:
         failed += bool(problems)
         target = IMAGES / f"geometry-{name}.svg"
         target.write_text(svg(geometry), encoding="utf-8")
-        print(f"{name}: {len(geometry.pads)} pads, {len(geometry.rings)} rings: "
-              f"{'OK' if not problems else f'{len(problems)} problem(s)'}; drawn to {target}")
+        print(
+            f"{name}: {len(geometry.pads)} pads, {len(geometry.rings)} rings: "
+            f"{'OK' if not problems else f'{len(problems)} problem(s)'}; drawn to {target}"
+        )
     return 1 if failed else 0
 
 

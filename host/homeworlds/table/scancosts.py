@@ -22,7 +22,7 @@ BANDS = ("low", "likely", "high")
 
 #: Every key a costs file must give, and what it is.
 COST_KEYS: dict[str, str] = {
-    "command_frame_us": "one PN5180 command frame (BUSY check, CS low, SPI write, CS high), bus held",
+    "command_frame_us": "one PN5180 command frame (BUSY check, CS, SPI write), bus held",
     "register_read_us": "one register read: command frame and answer frame",
     "bus_lock_us": "taking the SPI bus after a wait (try_lock + configure)",
     "clock_read_us": "one ticks_us() reading",
@@ -94,9 +94,15 @@ def parse_costs(data: dict, where: str, path: Path | None = None) -> ScanCosts:
         figures = []
         for band in BANDS:
             value = entry.get(band)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value <= 0:
-                raise CostsError(f"{where}: costs.{key}.{band}: expected a positive number, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise CostsError(
+                    f"{where}: costs.{key}.{band}: expected a positive number, got {value!r}"
+                )
             figures.append(float(value))
         source = entry.get("source")
         if not isinstance(source, str) or not source.strip():
@@ -108,8 +114,10 @@ def parse_costs(data: dict, where: str, path: Path | None = None) -> ScanCosts:
         # gc_every_ms is an interval: more time between collections is the cheap side.
         ordered = low >= likely >= high if key == "gc_every_ms" else low <= likely <= high
         if not ordered:
-            raise CostsError(f"{where}: costs.{key}: low {low:g}, likely {likely:g}, high {high:g} "
-                             "are not in order of cost")
+            raise CostsError(
+                f"{where}: costs.{key}: low {low:g}, likely {likely:g}, high {high:g} "
+                "are not in order of cost"
+            )
         costs[key] = Cost(key, low, likely, high, source.strip(), assumed.strip())
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
