@@ -11,7 +11,7 @@ none is on air (the reset line is shared). docs/firmware.md, section 7.
 """
 
 from tablefw.clock import ticks_us
-from tablefw.scan import PRIORITY_REPEATS
+from tablefw.scan import PRIORITY_REPEATS, ready_reader
 
 
 class Pipeline:
@@ -134,13 +134,7 @@ class Pipeline:
             channel = self._next_channel(index, channel, now)
         zone = zones[channel]
         try:
-            if sc.faulted[index]:
-                recover = getattr(reader, "recover", None)
-                if recover is not None:
-                    recover()
-            prepare = getattr(reader, "prepare", None)
-            if prepare is not None:
-                prepare()
+            ready_reader(reader, sc.faulted[index])
             steps = reader.scan_steps(channel, sc.debouncers[zone].several())
             self._running[index] = (channel, zone, steps)
             self._wake[index] = 0

@@ -102,6 +102,17 @@ def _switch(reader):
     key = tuple([id(pin) for pin in pins]) if pins is not None else id(base)
     return (key, getattr(mux, "map", None))
 
+def ready_reader(reader, faulted):
+    """Before a reader's scan: a faulted one is recovered first (its reset pulse may reach
+    the readers that share the line), then it prepares (e.g. re-arms its field)."""
+    if faulted:
+        recover = getattr(reader, "recover", None)
+        if recover is not None:
+            recover()
+    prepare = getattr(reader, "prepare", None)
+    if prepare is not None:
+        prepare()
+
 
 class Scanner:
     """Scans every zone of every reader and speaks the protocol.
@@ -485,13 +496,7 @@ class Scanner:
         for index, channel in entries:
             reader = self.readers[index]
             try:
-                if self.faulted[index]:
-                    recover = getattr(reader, "recover", None)
-                    if recover is not None:
-                        recover()
-                prepare = getattr(reader, "prepare", None)
-                if prepare is not None:
-                    prepare()
+                ready_reader(reader, self.faulted[index])
                 ready.append((index, channel))
             except Exception as exc:  # any driver failure is a reader fault
                 self._fault(index, reader.zones[channel], exc, now)
