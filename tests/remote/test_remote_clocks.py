@@ -2,13 +2,16 @@
 link's delay. The table that commits a turn sends its clock reading with it; the other table
 adopts it when it commits the laid-out turn, and charges the next seat what its clock ran
 while the turn was laid out. A cut pauses both; after it they agree again. (Through a real
-mosquitto; both tables in one process, so one monotonic clock compares them.)"""
+mosquitto; both tables in one process, so one monotonic clock compares them.) While the
+other table's turn is awaited, the terminal and the web page say so, not "thinking"."""
 
 from __future__ import annotations
 
 import time
 
 from homeworlds.clock import ClockSpec
+from homeworlds.display.guidance_text import guidance_text
+from homeworlds.feed import FeedProducer
 from homeworlds.notation import read_sdg_file
 from tests.remote.tables import (
     GAME,
@@ -51,6 +54,14 @@ def play_timed(tables, game, start: int, end: int) -> list[float]:
         turn = game.turns[index]
         mover, follower = by_seat[turn.seat], by_seat[1 - turn.seat]
         wait_pumping(tables, LAY_OUT_S)
+        if index >= 2:  # the other table's turn to come: the seat waits, it does not think
+            who = game.players[turn.seat]
+            shown = follower.session.guidance_shown()
+            assert guidance_text(shown, game.players) == \
+                f"{who}: waiting for the turn from the other table…"
+            feed = FeedProducer(follower.session, table=follower.name, rules_name="sdg")
+            assert feed.guidance_json()["text"] == \
+                f"{who}: waiting for the turn from the other table…"
         play_own_turn(mover, turn.actions, game.turns[index + 1].seat, tables,
                       reference_before(game, index))
         wait_pumping(tables, LAY_OUT_S)
