@@ -214,3 +214,20 @@ def test_a_stored_clock_beyond_any_clock_is_not_restored_as_given():
     assert clocks.remaining == (SUDDEN.initial_s, 41.0)
     assert GameClocks.restored(SUDDEN, (round(MAX_REMAINING_S * 1000), None)).remaining[0] \
         == MAX_REMAINING_S
+
+
+def test_clocks_adopt_another_tables_reading_and_charge_the_mover_what_ran_since():
+    spec = ClockSpec.parse("300d5")
+    clocks = GameClocks.new(spec, 2).start(0, 100.0)
+    clocks, _ = clocks.hand_over(1, 140.0)
+    clocks = clocks.pause("mistake", 141.0)
+    # The other table read 250 s and 290 s at its commit; seat 1's clock ran 8 s here since.
+    adopted = clocks.adopt((250_000, 290_000), 8.0, 141.0)
+    assert adopted.remaining_ms(0, 141.0) == 250_000
+    assert adopted.remaining_ms(1, 141.0) == 287_000  # the 5 s delay first, then 3 s
+    assert adopted.paused == {"mistake"} and adopted.to_move == 1
+    assert not adopted.in_delay(141.0)
+    resumed = adopted.resume("mistake", 150.0)
+    assert resumed.remaining_ms(1, 152.0) == 285_000
+    with pytest.raises(ValueError, match="3 clocks for 2 seats"):
+        clocks.adopt((1, 2, 3), 0.0, 141.0)

@@ -32,3 +32,10 @@ def test_a_step_is_counted_and_a_hint_and_an_undo_are_marked():
     assert guidance_text(_step(suggestion=True), PLAYERS).startswith("HINT for Hal, step 2 of 4: ")
     assert guidance_text(_step(restore=True), PLAYERS).startswith(
         "undo: back to the earlier position, step 2 of 4: Lift")
+
+
+def test_a_remote_seat_waits_for_the_other_table_instead_of_thinking():
+    waiting = GuidanceShown(1, "thinking", text="waiting for the turn from the other table…")
+    assert guidance_text(waiting, PLAYERS) == "Hal: waiting for the turn from the other table…"
+    assert guidance_text(GuidanceShown(1, "thinking"), PLAYERS) == \
+        "Hal (the computer) is thinking…"

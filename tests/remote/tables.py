@@ -29,13 +29,13 @@ class RemoteTable:
 
     def __init__(self, directory: Path, name: str, invitation: Invitation, role: str,
                  seat: int, rules: Rules, players: tuple[str, ...], first_seat: int,
-                 broker_url: str):
+                 broker_url: str, clock_spec=None):
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
-            computer_seats={1 - seat: ComputerSeat()},
+            computer_seats={1 - seat: ComputerSeat()}, clock_spec=clock_spec,
             player_factory=lambda *a: RemotePlayer(lambda: self.holder[0]))
         self.session = self.sim.session
         self.recorder = GameRecorder(directory / f"{name}.sqlite", table=name,
@@ -72,7 +72,7 @@ class RemoteTable:
             events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
             events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
             self.session.pause_sources.append(lambda: self.game.pause_reason())
-            game.guard_seat()
+        game.guard_seat()  # the new side takes over the other seat and its clock readings
         self.holder[:] = [game]
         self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
         self.connection.start()
@@ -183,16 +183,17 @@ def follow_remote_turn(follower: RemoteTable, tables, max_steps=40) -> list[str]
     raise AssertionError(f"{follower.name}: the turn was not committed: {words}")
 
 
-def two_tables(directory: Path, broker_url: str, game) -> tuple[RemoteTable, RemoteTable]:
+def two_tables(directory: Path, broker_url: str, game, clock_spec=None
+               ) -> tuple[RemoteTable, RemoteTable]:
     """The host table (seat 0) invites; the guest (seat 1) types the code it showed."""
     invitation = Invitation.new()
     joined = Invitation.from_code(invitation.code)
     rules = rules_for_game(game, None)
     first = game.turns[0].seat
     host = RemoteTable(directory, "home", invitation, "host", 0, rules, game.players, first,
-                       broker_url)
+                       broker_url, clock_spec)
     guest = RemoteTable(directory, "away", joined, "guest", 1, rules, game.players, first,
-                        broker_url)
+                        broker_url, clock_spec)
     return host, guest
 
 

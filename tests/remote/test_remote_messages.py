@@ -157,3 +157,17 @@ def test_a_flood_or_an_oversized_message_is_dropped_unread_and_said_once():
     guest.received(host.topic, b"junk")
     wire.poll()
     assert any("more refused since, not shown" in r for r in refusals(host, "there"))
+
+
+def test_a_turns_clock_reading_round_trips_and_a_bad_one_is_refused_with_the_field_named():
+    game_id = Invitation.new().game_id
+    timed = TurnMessage(game_id, 3, 1, "Build G1 jeep", (598_250, 601_000))
+    assert read_payload(to_payload(timed), game_id) == timed
+    untimed = TurnMessage(game_id, 3, 1, "Build G1 jeep")
+    assert b"clocks_ms" not in to_payload(untimed)
+    assert read_payload(to_payload(untimed), game_id) == untimed
+    for bad in ([-1, 5], [5], [True, 5], [1.5, 5], "600000", [10**15, 5], [5] * 7):
+        payload = to_payload(untimed)[:-1] + b', "clocks_ms": ' + \
+            str(bad).replace("'", '"').replace("True", "true").encode() + b"}"
+        with pytest.raises(MessageError, match="clocks_ms: not a list of 2 to 6 clocks"):
+            read_payload(payload, game_id)

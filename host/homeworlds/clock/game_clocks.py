@@ -361,6 +361,22 @@ class GameClocks:
             return settled.stop(now), record
         return settled.start(next_seat, now), record
 
+    def adopt(self, remaining_ms: tuple[int, ...], ran: float, now: float) -> GameClocks:
+        """Another table's reading of these clocks (a remote game, docs/remote-play.md):
+        ``remaining_ms``, each seat's time when that table committed the turn just handed
+        over here, replaces this table's; the seat to move has had ``ran`` seconds of
+        running clock since (the time this table took to lay the turn out), charged now
+        as its turn's own (the delay first)."""
+        if len(remaining_ms) != len(self.remaining):
+            raise ValueError(f"{len(remaining_ms)} clocks for {len(self.remaining)} seats")
+        left = tuple(min(MAX_REMAINING_S, max(0.0, ms / 1000)) for ms in remaining_ms)
+        fresh = replace(self, remaining=left, since=now - max(0.0, ran), used=0.0,
+                        paused=frozenset(),
+                        grace=self.spec.delay_s if self.spec.mode == "delay" else 0.0)
+        if self.to_move is None:
+            return replace(fresh, since=now, grace=0.0, paused=self.paused)
+        return replace(fresh.at(now), paused=self.paused)
+
     def stop(self, now: float) -> GameClocks:
         """The game is over: every clock stops as it stands at ``now``."""
         return replace(self.at(now), to_move=None, grace=0.0, ended=True)

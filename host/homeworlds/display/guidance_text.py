@@ -1,7 +1,8 @@
 """The computer at the table as one line of text, for the terminal's status lines.
 
 ``guidance_text`` says what the lights show of ``TableSession.guidance_shown()``: the
-computer thinking (for its own turn, or a learner's hint), the current step of its turn or
+computer thinking (for its own turn, or a learner's hint) or a remote seat waiting for its
+turn from the other table, the current step of its turn or
 of a hint (counted), or the step back to the position before an undone turn.
 """
 
@@ -22,6 +23,8 @@ def guidance_text(shown: GuidanceShown | None, players: Sequence[str]) -> str | 
         return None
     who = _who(players, shown.seat)
     if shown.phase == "thinking":
+        if shown.text and not shown.suggestion:  # a seat played elsewhere: what it waits for
+            return f"{who}: {shown.text}"
         return (f"hint for {who}: the computer is thinking…" if shown.suggestion
                 else f"{who} (the computer) is thinking…")
     detail = shown.detail or {}

@@ -864,7 +864,8 @@ class FeedProducer:
                 who = players[shown.seat] if 0 <= shown.seat < len(players) else \
                     f"seat {shown.seat}"
                 out["text"] = (f"the computer is thinking of a hint for {who}…"
-                               if shown.suggestion else f"{who} (the computer) is thinking…")
+                               if shown.suggestion else f"{who}: {shown.text}" if shown.text
+                               else f"{who} (the computer) is thinking…")
             if shown.restore:
                 out["phase"] = "restore"
         if undo is not None:

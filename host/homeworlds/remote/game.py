@@ -40,7 +40,7 @@ from homeworlds.remote.messages import (
     topic,
 )
 from homeworlds.rules import GameState, HomeworldsError, Turn
-from homeworlds.session import Stage, TableSession
+from homeworlds.session import ClockReading, Stage, TableSession
 from homeworlds.store.records import turn_from_sdg, turn_to_sdg
 from homeworlds.table.tracker import Commit
 
@@ -96,6 +96,10 @@ class RemoteGame:
         #: Messages dropped unread: too large, or the inbox full (a flood).
         self.dropped = 0
         self._ready: dict[int, Turn] = {}
+        #: The other side's clock reading of each turn ready here (adopted at the commit).
+        self._readings: dict[int, ClockReading] = {}
+        #: Our clock reading of each turn we sent (sent again with the turn).
+        self._sent_clocks: dict[int, tuple[int, ...]] = {}
         self._ready_changed = threading.Condition()
         self.closed = False
         self.link_up = False
@@ -124,8 +128,17 @@ class RemoteGame:
 
     def guard_seat(self) -> None:
         """The other seat's turns are committed only as they arrived from the other table
-        (a person handling that seat's pieces before is refused at the hand-over)."""
+        (a person handling that seat's pieces before is refused at the hand-over), with
+        the clocks as the other table read them (``clock_reading``)."""
         self.tracker.elsewhere_seats = frozenset({self.peer_seat})
+        self.session.timekeeper.reading_for = self.clock_reading
+
+    def clock_reading(self, commit: Commit) -> ClockReading | None:
+        """For the session's clocks, on the loop's thread: the other table's reading of
+        the clocks for the turn committed now, if it is the other side's and came with one."""
+        if commit.seat != self.peer_seat:
+            return None
+        return self._readings.pop(len(self.tracker.record), None)
 
     def pause_reason(self) -> str | None:
         """"remote" while the game is paused by the other table or the link: the clocks
@@ -282,12 +295,24 @@ class RemoteGame:
             return
         if turn is None:
             return  # a turn this table holds already (sent again after a reconnect)
+        if message.clocks_ms is not None:
+            self._note_reading(message.number, message.clocks_ms)
         with self._ready_changed:
             self._ready[message.number] = turn
             self._ready_changed.notify_all()
         self.accepted_at[message.number] = self.clock()
         self._note(f"turn {message.number} from the other table: "
                    + "; ".join(map(str, turn)) + ": follow the lights")
+
+    def _note_reading(self, number: int, clocks_ms: tuple[int, ...]) -> None:
+        """Keep the other side's clocks of turn ``number``, with how long the mover's clock
+        has run here for it so far."""
+        clocks = self.session.clocks
+        if clocks is None:
+            return  # untimed here: nothing to agree on
+        now = self.session.clock()
+        used = clocks.at(now).used if clocks.to_move == self.peer_seat else 0.0
+        self._readings[number] = ClockReading(clocks_ms, used, now)
 
     def _check_turn(self, message: TurnMessage) -> Turn | None:
         """The turn to lay out; None for a repeat of a turn held; MessageError: why not."""
@@ -310,6 +335,9 @@ class RemoteGame:
         if number != count + 1:
             raise MessageError(f"out of order: turn {number} arrived, this table holds "
                                f"{count} turns and expects turn {count + 1}")
+        if message.clocks_ms is not None and len(message.clocks_ms) != len(players):
+            raise MessageError(f"turn {number}: {len(message.clocks_ms)} clocks for "
+                               f"{len(players)} seats")
         state = self.tracker.state
         if state.is_over or state.to_move != self.peer_seat:
             raise MessageError(f"turn {number}: it is not {players[self.peer_seat]}'s turn")
@@ -331,6 +359,11 @@ class RemoteGame:
         with self._ready_changed:
             self._ready.pop(number, None)
         if commit.seat == self.local_seat:
+            clocks = self.session.clocks
+            if clocks is not None and clocks.since is not None:
+                # As they stood at the commit (``since``), the mover's increment included.
+                self._sent_clocks[number] = tuple(clocks.remaining_ms(seat, clocks.since)
+                                                  for seat in range(len(clocks.remaining)))
             self._publish_turn(number, commit.seat, commit.turn)
         self._say(self._hello())
 
@@ -342,7 +375,8 @@ class RemoteGame:
 
     def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
         self._say(TurnMessage(self.game_id, number, seat,
-                              turn_to_sdg(turn, self.tracker.players)))
+                              turn_to_sdg(turn, self.tracker.players),
+                              self._sent_clocks.get(number)))
 
     def _say(self, message: Message) -> None:
         if self.send is not None:

@@ -7,7 +7,9 @@ text is the reason told to both sides.
 
 - ``hello``: who is at this end (its seat, the players, the rules) and how many turns its
   store holds; sent when it connects and after each turn it commits (retained).
-- ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words.
+- ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words;
+  in a timed game ``clocks_ms``, each seat's clock in milliseconds as the sending table read
+  it at its commit (the receiving table adopts it when it commits the turn).
 - ``refused``: this side refused a message of the other (``number``: the turn, if any).
 - ``offline``: the last will: the broker publishes it when the side's link is lost.
 """
@@ -17,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+
+from homeworlds.clock import MAX_REMAINING_S
 
 #: Largest message read (a turn in SDG is well under 1 KiB).
 MAX_BYTES = 16 * 1024
@@ -49,6 +53,8 @@ class TurnMessage:
     number: int
     seat: int
     sdg: str
+    #: each seat's clock (ms) at the sender's commit; None: an untimed game
+    clocks_ms: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,11 @@ def to_payload(message: Message) -> bytes:
             Offline: "offline"}[type(message)]
     if isinstance(message, Hello):
         fields["players"] = list(message.players)
+    if isinstance(message, TurnMessage):
+        if message.clocks_ms is None:
+            del fields["clocks_ms"]
+        else:
+            fields["clocks_ms"] = list(message.clocks_ms)
     return json.dumps({"type": kind, **fields}, sort_keys=True).encode()
 
 
@@ -107,6 +118,19 @@ def _refusal(data: dict, game: str) -> Refusal:
     return Refusal(game, number, _text(data, "reason"))
 
 
+def _clocks(data: dict) -> tuple[int, ...] | None:
+    value = data.get("clocks_ms")
+    if value is None:
+        return None
+    most = int(MAX_REMAINING_S * 1000)
+    if not isinstance(value, list) or not 2 <= len(value) <= 6 or not all(
+            isinstance(ms, int) and not isinstance(ms, bool) and 0 <= ms <= most
+            for ms in value):
+        raise MessageError(f"clocks_ms: not a list of 2 to 6 clocks, each a whole number of "
+                           f"milliseconds from 0 to {most}")
+    return tuple(value)
+
+
 def read_payload(payload: bytes, game_id: str) -> Message:
     """The message in ``payload`` (already verified) for game ``game_id``."""
     if len(payload) > MAX_BYTES:
@@ -125,7 +149,8 @@ def read_payload(payload: bytes, game_id: str) -> Message:
         return _hello(data, game_id)
     if kind == "turn":
         return TurnMessage(game_id, _int(data, "number", 1, MAX_TURNS),
-                           _int(data, "seat", 0, 5), _text(data, "sdg", lines=True))
+                           _int(data, "seat", 0, 5), _text(data, "sdg", lines=True),
+                           _clocks(data))
     if kind == "refused":
         return _refusal(data, game_id)
     if kind == "offline":

@@ -16,7 +16,12 @@ assembles a session with its store, feed and displays and runs its loop.
 """
 
 from homeworlds.session.advisor import DEFAULT_TIME_LIMITS, ComputerSeat, Thinking, make_player
-from homeworlds.session.clocks import READER_FAULT_HOLD_S, SessionClocks, TableConditions
+from homeworlds.session.clocks import (
+    READER_FAULT_HOLD_S,
+    ClockReading,
+    SessionClocks,
+    TableConditions,
+)
 from homeworlds.session.computer import ComputerAtTable, PlannedTurn, SeatSettings
 from homeworlds.session.control import (
     MIN_BRIGHTNESS,
@@ -50,6 +55,7 @@ __all__ = [
     "HINT_LEVELS",
     "MIN_BRIGHTNESS",
     "READER_FAULT_HOLD_S",
+    "ClockReading",
     "SESSION_LOG_LIMIT",
     "VERBS",
     "AdminCommand",

@@ -57,6 +57,10 @@ class Thinking:
         self.error: str | None = None
         #: The latest progress report of the search (whatever it passes), if any.
         self.progress: object = None
+        #: What a seat played elsewhere waits for instead of thinking (a remote game's
+        #: ``RemotePlayer``: "waiting for the turn from the other table…"), or None.
+        waiting = getattr(player, "waiting_text", None) if purpose == "turn" else None
+        self.waiting_text: str | None = waiting if isinstance(waiting, str) else None
         self._clock = clock
         self._done = threading.Event()
         kwargs: dict[str, object] = {}

@@ -10,7 +10,7 @@ pause, hand over and stop.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from homeworlds.clock import ClockSpec, GameClocks, TurnTime
 from homeworlds.rules import IllegalAction
@@ -37,6 +37,19 @@ class TableConditions:
     elsewhere: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True, slots=True)
+class ClockReading:
+    """The clocks as the table that made a turn read them at its commit (a remote game)."""
+
+    #: each seat's milliseconds left, the mover's increment included
+    remaining_ms: tuple[int, ...]
+    #: seconds the mover's clock had run on this table for the turn when it arrived here
+    used_at_arrival: float
+    #: when it arrived (the session's clock): the clocks start from then when this turn
+    #: ends the untimed setup
+    arrived_at: float
+
+
 class SessionClocks:
     """Every seat's clock for the tracker's current game, under the table's time control
     (``spec``; None: untimed). ``clock`` is the session's monotonic time."""
@@ -53,6 +66,9 @@ class SessionClocks:
         self._game: object = None
         #: The time of the turn committed last (set before the commit listeners run).
         self.last_turn_time: TurnTime | None = None
+        #: A remote game's other table's reading of the clocks for a turn committed here
+        #: (``RemoteGame.clock_reading``), or None: this table's own account stands.
+        self.reading_for: Callable[[Commit], ClockReading | None] | None = None
         self.reset()
 
     @property
@@ -98,8 +114,28 @@ class SessionClocks:
         if clocks.started:
             following = None if state.is_over else state.to_move
             self.clocks, self.last_turn_time = clocks.hand_over(following, at)
+            self._adopt(commit, at)
         elif self._start_now() and known:
             self.clocks = clocks.start(state.to_move, at)
+            self._adopt(commit, at)
+
+    def _adopt(self, commit: Commit, at: float) -> None:
+        """A remote game's turn made at the other table: its clocks as that table read them
+        at its commit; the next seat is charged what its clock ran here since the turn
+        arrived (laying it out), so both tables agree within the link's delay."""
+        reading = None if self.reading_for is None else self.reading_for(commit)
+        turn_time, clocks = self.last_turn_time, self.clocks
+        if reading is None or clocks is None \
+                or len(reading.remaining_ms) != len(clocks.remaining):
+            return
+        if turn_time is None:  # the clocks start with this turn: they ran there since
+            ran = at - reading.arrived_at
+        else:
+            ran = turn_time.elapsed_ms / 1000 - reading.used_at_arrival
+        self.clocks = clocks = clocks.adopt(reading.remaining_ms, max(0.0, ran), at)
+        if turn_time is not None:
+            self.last_turn_time = replace(turn_time, clock_ms=clocks.remaining_ms(
+                turn_time.seat, at))
 
     @staticmethod
     def pause_reasons(now: float, table: TableConditions) -> frozenset[str]:

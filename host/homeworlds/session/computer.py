@@ -213,8 +213,8 @@ class ComputerAtTable:
                                  key=self._game_key(), time_limit=limit, clock=self.clock)
         who = self.tracker.players[seat]
         # A seat played elsewhere (a remote game's other table) says what it waits for.
-        waiting = getattr(player, "waiting_text", None) if purpose == "turn" else None
-        self._note(f"{who}: {waiting}" if isinstance(waiting, str) else
+        waiting = self.thinking.waiting_text
+        self._note(f"{who}: {waiting}" if waiting is not None else
                    f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
                    else f"{who} asked for a hint: the computer (level {level}) is thinking…")
 
@@ -345,7 +345,8 @@ class ComputerAtTable:
         thinking = self.thinking
         if thinking is not None and not thinking.done:
             return GuidanceShown(thinking.seat, "thinking",
-                                 suggestion=thinking.purpose == "suggestion")
+                                 suggestion=thinking.purpose == "suggestion",
+                                 text=thinking.waiting_text or "")
         restore = None if self._restore_plan is None else PlannedTurn(
             (), self.tracker.state.to_move, (), self._restore_plan)
         for judged, suggestion, planned, restoring in (

@@ -1,0 +1,112 @@
+"""Issue 30: the clocks of a timed remote game run on both tables and agree within the
+link's delay. The table that commits a turn sends its clock reading with it; the other table
+adopts it when it commits the laid-out turn, and charges the next seat what its clock ran
+while the turn was laid out. A cut pauses both; after it they agree again. (Through a real
+mosquitto; both tables in one process, so one monotonic clock compares them.) While the
+other table's turn is awaited, the terminal and the web page say so, not "thinking"."""
+
+from __future__ import annotations
+
+import time
+
+from homeworlds.clock import ClockSpec
+from homeworlds.display.guidance_text import guidance_text
+from homeworlds.feed import FeedProducer
+from homeworlds.notation import read_sdg_file
+from tests.remote.tables import (
+    GAME,
+    follow_remote_turn,
+    play_own_turn,
+    pump,
+    reference_before,
+    two_tables,
+)
+
+#: Seconds the follower's person waits before laying out the other table's turn, and the
+#: mover thinks: long against the link's delay, so unsynchronised clocks would show it.
+LAY_OUT_S = 0.6
+#: How far apart the two tables' clocks may be: the link's delay and the loop's ticks on a
+#: busy 2-core machine (a local broker delivers in milliseconds).
+AGREE_S = 0.25
+
+
+def clock_gap(tables) -> float:
+    """The largest difference, in seconds, between the two tables' readings of one seat's
+    clock at one moment."""
+    host, guest = tables
+    now = time.monotonic()
+    return max(abs(host.session.clocks.remaining_s(seat, now)
+                   - guest.session.clocks.remaining_s(seat, now)) for seat in (0, 1))
+
+
+def wait_pumping(tables, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    pump(tables, lambda: time.monotonic() >= end, "time to pass")
+
+
+def play_timed(tables, game, start: int, end: int) -> list[float]:
+    """Turns ``start`` to ``end``: the mover thinks, plays and commits; the other table's
+    person waits, then follows the lights. The clock gap after each turn."""
+    host, guest = tables
+    by_seat = {0: host, 1: guest}
+    gaps = []
+    for index in range(start, end):
+        turn = game.turns[index]
+        mover, follower = by_seat[turn.seat], by_seat[1 - turn.seat]
+        wait_pumping(tables, LAY_OUT_S)
+        if index >= 2:  # the other table's turn to come: the seat waits, it does not think
+            who = game.players[turn.seat]
+            shown = follower.session.guidance_shown()
+            assert guidance_text(shown, game.players) == \
+                f"{who}: waiting for the turn from the other table…"
+            feed = FeedProducer(follower.session, table=follower.name, rules_name="sdg")
+            assert feed.guidance_json()["text"] == \
+                f"{who}: waiting for the turn from the other table…"
+        play_own_turn(mover, turn.actions, game.turns[index + 1].seat, tables,
+                      reference_before(game, index))
+        wait_pumping(tables, LAY_OUT_S)
+        follow_remote_turn(follower, tables)
+        assert host.session.tracker.record == guest.session.tracker.record
+        gaps.append(clock_gap(tables))
+    return gaps
+
+
+def test_the_clocks_of_both_tables_agree_after_each_turn_and_across_a_cut(tmp_path, broker):
+    game = read_sdg_file(GAME)
+    tables = two_tables(tmp_path, broker.url, game, ClockSpec.parse("600+0.2"))
+    host, guest = tables
+    try:
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        gaps = play_timed(tables, game, 0, 8)
+        for table in tables:
+            clocks = table.session.clocks
+            assert clocks.started and clocks.running
+            # The clocks ran: each seat has used time (the increment does not make it up).
+            assert all(clocks.remaining_s(s, time.monotonic()) < 600 for s in (0, 1))
+        print("clock gap after each turn (s):", [round(g, 4) for g in gaps])
+        assert max(gaps) < AGREE_S, gaps
+        # A cut: the guest's link is lost; both tables pause and their clocks stand still.
+        guest.disconnect()
+        pump(tables, lambda: host.game.paused is not None and guest.game.paused is not None
+             and not host.session.clocks.running and not guest.session.clocks.running,
+             "both tables pause their clocks")
+        before = [t.session.clocks.remaining_ms(s, time.monotonic())
+                  for t in tables for s in (0, 1)]
+        wait_pumping(tables, 1.0)
+        assert [t.session.clocks.remaining_ms(s, time.monotonic())
+                for t in tables for s in (0, 1)] == before
+        guest.connect()
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None
+             and host.session.clocks.running and guest.session.clocks.running,
+             "both tables resume their clocks")
+        resumed_gap = clock_gap(tables)
+        print("clock gap on resumption (s):", round(resumed_gap, 4))
+        assert resumed_gap < AGREE_S
+        after = play_timed(tables, game, 8, 10)
+        print("clock gap after each turn after the cut (s):", [round(g, 4) for g in after])
+        assert max(after) < AGREE_S, after
+        assert list(host.game.refusals) == [] and list(guest.game.refusals) == []
+    finally:
+        for table in tables:
+            table.close()
