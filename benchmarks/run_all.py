@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 #: environment, and table_bench reports the demo's peak memory, which in this process would
 #: (event_bench and event_attack start brokers, hubs and table processes of their own).
 AS_SCRIPT = {"pixels_output.py", "table_bench.py", "event_bench.py", "display_bench.py",
-             "event_attack.py"}
+             "event_attack.py", "remote_bench.py"}
 #: Not figures of their own: the full archive check (`make corpus`) and the long input fuzz
 #: (`make fuzz`; kill_fuzz has a short form here and its long one there).
 SKIP = {"run_all.py", "corpus_check.py", "input_fuzz.py"}

@@ -300,10 +300,10 @@ def _reader(entry, index, where, zones, mux, shared):
                 raise ConfigError("%s: missing key %r" % (where, key))
         reader_reset = reset
         if entry.get("reset") is not None:
-            name = entry["reset"]
-            if name not in resets:
-                resets[name] = hw.output(name, where + ".reset", value=True)
-            reader_reset = resets[name]
+            pin = entry["reset"]
+            if pin not in resets:
+                resets[pin] = hw.output(pin, where + ".reset", value=True)
+            reader_reset = resets[pin]
         from tablefw.readers.pn5180 import PN5180
 
         cs = _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs)

@@ -28,6 +28,7 @@ COMMANDS = (
     "archive_view",
     "hub",
     "hub_keys",
+    "remote",
     "display",
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from urllib.parse import quote
 
 import pytest
@@ -64,9 +65,15 @@ def test_overview_shows_every_table_with_map_turn_and_material(hub):
     html = client.get("/").text
     assert 'data-table="t1"' in html and 'data-table="t2"' in html
     assert html.count("<svg") == 2
-    assert "Game over" in html
+    # t1 was won on the board: the card says who won and why, in the rulebook's terms.
+    assert "kanzenryu won<span class=\"why\">: Felix&#x27;s homeworld lost both its stars" \
+        "</span> (after" in html
     assert 'data-turn="5"' in html and "to move" in html
-    assert "Material (pips): jeep" in html
+    # Who is ahead: the calibrated chances (never the material count).
+    chances = re.search(r'Chances: jeep (\d+)% · Danner (\d+)%', html)
+    assert chances and int(chances[1]) + int(chances[2]) in (99, 100, 101)
+    assert "Material" not in html
+    assert "Sensors' link unknown" in html  # the state says nothing of the sensors
     assert '<span class="online">online</span>' in html
     tables = {row["table"]: row for row in client.get("/api/tables").json()}
     assert tables["t2"]["game"]["turns"] == 4
@@ -298,6 +305,37 @@ def test_a_tables_card_counts_the_messages_refused_on_its_topics(hub):
     assert "3 messages on this table's topics refused" in page
     assert 'data-table="nobody"' not in page
     assert {r["table"]: r["refused"] for r in client.get("/api/tables").json()} == {"t1": 3}
+
+
+def test_results_show_table_numbers_buchholz_and_a_big_screen_view(hub):
+    client, ingest, book, (t1, _) = hub
+    book.set_players(["Felix", "jeep", "Danner", "kanzenryu"])
+    book.start_round()
+    t1 = played_store(t1.with_name("t1-round1.sqlite"), TWO_PLAYER_GAMES[0], "t1")
+    feed(ingest, t1, "t1")
+    page = client.get("/results").text
+    assert '<th class="num" title="Buchholz' in page
+    assert "<th>Table</th>" in page and '<td class="num">1</td><td>t1</td>' in page
+    assert '<time datetime="' in page  # the round's start, shown in the reader's zone
+    winner = book.boards()[0].winner
+    loser = "Felix" if winner == "kanzenryu" else "kanzenryu"
+    rows = dict((p, (s, t)) for p, s, t in book.standings_with_tiebreak())
+    assert rows[winner] == (1.0, 0.0) and rows[loser] == (0.0, 1.0)
+    screen = client.get("/results/screen")
+    assert screen.status_code == 200 and '<body class="screen"' in screen.text
+    assert 'data-fragment="/fragment/results"' in screen.text
+    assert client.get("/fragment/results").text.startswith("<h2>Standings")
+    assert "script-src 'self'" in screen.headers["content-security-policy"]
+
+
+def test_the_admin_page_has_one_sign_in_for_every_form(hub):
+    client, *_ = hub
+    page = client.get("/admin").text
+    assert page.count('id="admin-token"') == 1
+    assert page.count('type="password"') == 1
+    forms = page.count('<form class="admin"')
+    assert forms >= 3 and page.count('<input type="hidden" name="token" value="">') == forms
+    assert '<script src="/static/hub.js" defer>' in page
 
 
 def test_the_live_view_of_a_table_without_a_retained_state_is_as_of_its_last_turn(hub):

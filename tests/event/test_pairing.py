@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 from homeworlds.event.pairing import (
     Outcome,
     PairingError,
+    buchholz,
     round_robin,
     standings,
+    standings_with_tiebreak,
     swiss,
 )
 
@@ -88,3 +90,17 @@ def test_swiss_rounds_never_repeat_until_round_robin_length(n, seed):
             outcomes.append(Outcome(a, b, a if b is None else rng.choice([a, b, None])))
     byes = [o.a for o in outcomes if o.b is None]
     assert len(byes) == len(set(byes))
+
+
+def test_buchholz_sums_the_opponents_points_and_breaks_ties():
+    # Ann beat Bob, Cid beat Dan, then Ann drew Cid, Bob beat Dan; Eve had a bye twice.
+    outcomes = [Outcome("Ann", "Bob", "Ann"), Outcome("Cid", "Dan", "Cid"),
+                Outcome("Eve", None, "Eve"), Outcome("Ann", "Cid", None),
+                Outcome("Bob", "Dan", "Bob"), Outcome("Eve", None, "Eve")]
+    players = ["Ann", "Bob", "Cid", "Dan", "Eve"]
+    assert buchholz(players, outcomes) == {"Ann": 2.5, "Bob": 1.5, "Cid": 1.5, "Dan": 2.5,
+                                           "Eve": 0.0}
+    # Ann, Cid and Eve: Eve 2, Ann 1.5, Cid 1.5 points; Ann and Cid tie, Ann's opponents
+    # scored more.
+    assert [row[0] for row in standings_with_tiebreak(players, outcomes)] == \
+        ["Eve", "Ann", "Cid", "Bob", "Dan"]

@@ -74,6 +74,9 @@ def test_build_wires_decoder_chip_selects_own_resets_and_channel_maps():
     assert readers[0].reset_line is readers[1].reset_line
     assert readers[0].reset_line.pin is digitalio.registry["GP8"]
     assert readers[2].reset_line.pin is digitalio.registry["GP9"]
+    # A reader with a reset line of its own keeps its name (its ERR lines name the reader,
+    # not the pin).
+    assert [r.name for r in readers] == ["pn5180#0", "pn5180#1", "pn5180#2"]
 
 
 @pytest.mark.parametrize(("change", "message"), [

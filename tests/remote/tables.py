@@ -12,12 +12,16 @@ from homeworlds.event.settings import parse_broker_url
 from homeworlds.remote.connection import RemoteConnection
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
 from homeworlds.remote.invitation import Invitation
+from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState, Rules
 from homeworlds.runtime.table_replay import SimulatedTableGame
 from homeworlds.session import ComputerSeat, Stage
 from homeworlds.sim import TableDriver, carry_out
 from homeworlds.store import GameRecorder, GameStore
 from homeworlds.store.identity import StoredIdentity
+
+GAMES = Path(__file__).parent.parent / "data" / "games" / "sdg"
+GAME = GAMES / "3426.raw"
 
 
 class RemoteTable:
@@ -41,7 +45,12 @@ class RemoteTable:
         tracker = self.session.tracker
         self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
             len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
+        #: When turn n was committed here, and when this table first showed a step of the
+        #: other table's turn n (the latency figure: one clock, one process).
+        self.committed_at: dict[int, float] = {}
         self.first_guidance: dict[int, float] = {}
+        self.session.events.committed.listen(Stage.ANNOUNCE, lambda c: self.committed_at
+                                             .setdefault(len(tracker.record), time.monotonic()))
         self.connection: RemoteConnection | None = None
         self.connect()
         self.sim.__enter__()  # the simulated microcontroller runs; the host has seen it
@@ -62,6 +71,8 @@ class RemoteTable:
             events = self.session.events
             events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
             events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
+            self.session.pause_sources.append(lambda: self.game.pause_reason())
+            game.guard_seat()
         self.holder[:] = [game]
         self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
         self.connection.start()
@@ -121,9 +132,12 @@ def _content(system) -> tuple:
 
 
 def transcript_slots(table: RemoteTable, reference: GameState) -> dict[str, int]:
+    return slots_by_content(table.session, reference)
+
+
+def slots_by_content(session, reference: GameState) -> dict[str, int]:
     """The transcript's system names -> the slots the table shows them on (the table
     names a discovered system its own way; the same position has the same systems)."""
-    session = table.session
     if session.observation is None:
         return {}
     slots = session.tracker.slot_of_system(session.observation)
@@ -167,3 +181,51 @@ def follow_remote_turn(follower: RemoteTable, tables, max_steps=40) -> list[str]
         carry_out(follower.sim.table, shown.to_json()["current"])
         pump(tables, follower.in_step, f"{follower.name} sees the step")
     raise AssertionError(f"{follower.name}: the turn was not committed: {words}")
+
+
+def two_tables(directory: Path, broker_url: str, game) -> tuple[RemoteTable, RemoteTable]:
+    """The host table (seat 0) invites; the guest (seat 1) types the code it showed."""
+    invitation = Invitation.new()
+    joined = Invitation.from_code(invitation.code)
+    rules = rules_for_game(game, None)
+    first = game.turns[0].seat
+    host = RemoteTable(directory, "home", invitation, "host", 0, rules, game.players, first,
+                       broker_url)
+    guest = RemoteTable(directory, "away", joined, "guest", 1, rules, game.players, first,
+                        broker_url)
+    return host, guest
+
+
+def reference_before(game, index: int) -> GameState:
+    """The transcript's position before turn ``index`` (its own system names)."""
+    state = GameState(rules_for_game(game, None), 2, first_to_move=game.turns[0].seat)
+    for turn in game.turns[:index]:
+        state.apply_turn(turn.actions)
+    return state
+
+
+def play(tables, game, turns: int, start: int = 0) -> None:
+    """Turns ``start`` to ``turns`` of ``game``: the mover's hands make each, the other
+    table follows its lights; after each, both records and both stores are equal."""
+    host, guest = tables
+    by_seat = {0: host, 1: guest}
+    for index in range(start, turns):
+        turn = game.turns[index]
+        mover, follower = by_seat[turn.seat], by_seat[1 - turn.seat]
+        following = game.turns[index + 1].seat if index + 1 < len(game.turns) \
+            else 1 - turn.seat
+        play_own_turn(mover, turn.actions, following, tables, reference_before(game, index))
+        follow_remote_turn(follower, tables)
+        assert host.session.tracker.record == guest.session.tracker.record
+        assert host.stored_turns() == guest.stored_turns()
+        assert len(host.stored_turns()) == index + 1
+
+
+def latencies(tables) -> list[float]:
+    """Seconds from a turn's commit at one table to the other table's first step of it."""
+    out = []
+    for mover, follower in (tables, tables[::-1]):
+        for number, shown in follower.first_guidance.items():
+            if number in mover.committed_at:
+                out.append(shown - mover.committed_at[number])
+    return out

@@ -42,6 +42,10 @@ def test_a_message_of_another_game_or_malformed_is_refused_with_the_field_named(
     with pytest.raises(MessageError, match="number"):
         read_payload(b'{"type": "turn", "game": "' + b"1" * 16 + b'", "number": -1, '
                      b'"seat": 0, "sdg": "x"}', "1" * 16)
+    with pytest.raises(MessageError, match="players"):
+        read_payload(b'{"type": "hello", "game": "' + b"1" * 16 + b'", "seat": 0, '
+                     b'"players": ["Ann", "\\u001b[2JBob"], "rules": "sdg", "turns": 0}',
+                     "1" * 16)
     with pytest.raises(MessageError, match="not JSON"):
         read_payload(b"\xff", "1" * 16)
 
@@ -130,3 +134,26 @@ def test_an_illegal_turn_is_refused_with_the_rules_reason():
     assert any(r.startswith("turn 1 is") for r in here), here
     assert refusals(host, "there") == here[-1:]
     assert guest.ready_turn(1) is None
+
+
+def test_a_flood_or_an_oversized_message_is_dropped_unread_and_said_once():
+    from homeworlds.remote.game import INBOX_LIMIT
+
+    wire = Wire()
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    guest.received(host.topic, b"HWS1 " + b"x" * (64 * 1024))
+    for _ in range(INBOX_LIMIT + 50):
+        guest.received(host.topic, b"junk")
+    assert guest.dropped == 51
+    wire.poll()
+    # Each message read is refused once; what is noted and told to the other side is
+    # capped (a flood must not flood the terminal or the broker).
+    assert guest.refused_count == INBOX_LIMIT + 1  # the junk queued + the dropped summary
+    told = refusals(host, "there")
+    assert 0 < len(told) <= 20
+    notes = [n for n in guest.session.notices if "refused from the other table" in n]
+    assert len(notes) == len(told)
+    guest.clock = lambda: 1e9  # a minute later: the next refusal says how many were not
+    guest.received(host.topic, b"junk")
+    wire.poll()
+    assert any("more refused since, not shown" in r for r in refusals(host, "there"))

@@ -99,7 +99,7 @@ def test_a_version_1_store_is_migrated_and_its_game_goes_on_timed(tmp_path):
     recorder = GameRecorder(path, table="club-1", layout="standard-2p")
     recorder.open()
     store = recorder.store
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     point = recorder.resume_point()
     game = point.game
     assert game.players == PLAYERS and game.clock is None and not game.finished

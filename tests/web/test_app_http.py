@@ -151,6 +151,47 @@ def test_the_form_needs_its_csrf_token_and_the_same_origin(client, table):
     assert table.session.tracker.ended_by == "agreed-draw"
 
 
+@pytest.mark.parametrize("action, fields, question", [
+    ("resign", {"seat": "1"}, "Resign the game for Bob?"),
+    ("new-game", {}, "Abandon the current game and start a new one?"),
+    ("undo", {}, "Withdraw the last committed turn?"),
+])
+def test_a_form_that_cannot_be_taken_back_asks_again_first(client, table, action, fields,
+                                                           question):
+    csrf = _logged_in(client)
+    origin = {"Origin": "http://testserver"}
+    r = client.post(f"/admin/{action}", data={"csrf": csrf, **fields}, headers=origin)
+    assert r.status_code == 200 and question in r.text and 'id="do-confirm"' in r.text
+    assert len(table.session.tracker.record) == 3 and not table.session.tracker.is_over
+    assert table.queue._queue.empty()  # nothing was sent to the table
+    r = client.post(f"/admin/{action}", data={"csrf": csrf, "confirm": "yes", **fields},
+                    headers=origin)
+    assert r.status_code == 200 and 'id="flash" class="ok"' in r.text, r.text
+    if action == "resign":
+        assert table.session.tracker.state.result.winners == (0,)
+    elif action == "undo":
+        assert len(table.session.tracker.record) == 2
+
+
+def test_the_admin_page_shows_the_current_settings_and_suits_a_phone(client, table):
+    _logged_in(client)
+    page = client.get("/admin").text
+    assert '<b id="current-hint-level">full</b>' in page
+    assert "<option selected>full</option>" in page
+    css = client.get("/static/admin.css").text
+    assert "min-height:44px" in css
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    assert client.post("/admin/settings", data={"hint_level": "minimal", "brightness": "0.25"},
+                       headers=auth).status_code == 200
+    for _ in range(100):  # the loop's next tick sends a snapshot with the new settings
+        page = client.get("/admin").text
+        if '<b id="current-hint-level">minimal</b>' in page:
+            break
+        time.sleep(0.02)
+    assert '<b id="current-hint-level">minimal</b>' in page
+    assert '<b id="current-brightness">0.25</b>' in page and 'value="0.25"' in page
+
+
 def test_undo_with_the_token_withdraws_the_last_turn_and_the_display_shows_what_to_restore(
         client, table):
     r = client.post("/admin/undo", headers={"Authorization": f"Bearer {TOKEN}"})

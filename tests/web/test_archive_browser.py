@@ -50,6 +50,13 @@ def test_step_through_a_stored_game_with_keys_and_buttons(page, viewer, screensh
     assert_svg_shows(_at_step(page, 0), positions[0], "Home")
     page.keyboard.press("End")
     assert_svg_shows(_at_step(page, last), positions[last], "End")
+    assert page.url.endswith(f"?turn={last}"), "the address is not the turn shown"
+    page.keyboard.press("ArrowLeft")
+    _at_step(page, last - 1)
+    assert page.url.endswith(f"?turn={last - 1}")
+    page.keyboard.press("End")
+    _at_step(page, last)
+    assert page.locator("#log-heading").inner_text() == "Turns (SDG)"
     page.click("#prev")
     assert_svg_shows(_at_step(page, last - 1), positions[last - 1], "the Back button")
     page.click("#first")

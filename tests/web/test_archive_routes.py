@@ -61,6 +61,7 @@ def test_a_cooked_file_is_stepped_and_exported_as_itself():
     c = client(None, [path])
     page = c.get("/archive/file/0?turn=3")
     assert page.status_code == 200 and 'data-step="3"' in page.text
+    assert '<h2 id="log-heading">Turns (cooked)</h2>' in page.text
     assert c.get("/archive/file/0/export").text == path.read_text()
 
 

@@ -123,3 +123,27 @@ def test_a_port_in_use_is_reported_by_the_display_process():
         with pytest.raises(WebUnavailable, match=f"127.0.0.1:{port}"):
             DisplayProcess(ControlQueue(), host="127.0.0.1", port=port, admin_token=TOKEN,
                            table_name="club").start()
+
+
+def test_a_broken_line_from_the_display_is_refused_alone_and_the_next_command_runs():
+    # The reader thread answers the child's admin commands: a line that is not JSON (the
+    # first, or after a good one) ends neither the thread nor answers for another command.
+    import types
+
+    commands = ControlQueue()
+    process = DisplayProcess(commands, host="127.0.0.1", port=0, admin_token=TOKEN,
+                             table_name="club")
+    lines = [b"not json\n",
+             b'{"id": 7, "command": {"verb": "resign", "seat": 1}}\n',
+             b"{broken\n",
+             b'{"id": 8, "command": {"verb": "draw"}}\n']
+    process._proc = types.SimpleNamespace(stdin=object(), stdout=lines)
+    process._read_loop()
+    ran = []
+    commands.run_pending(lambda c: ran.append((c.verb, c.seat)) or "done")
+    assert ran == [("resign", 1), ("draw", None)]
+    replies = []
+    while not process._out.empty():
+        replies.append(json.loads(process._out.get_nowait()))
+    assert {r["id"] for r in replies} == {7, 8}
+    assert all(r["ok"] for r in replies)

@@ -104,8 +104,16 @@ async def _first_answer(app, method: str, path: str, query: str = "") -> dict:
     return {"status": start["status"], "headers": headers, "body": b"".join(chunks)}
 
 
-@pytest.mark.parametrize("make", [_display, _archive_view, _hub],
-                         ids=["display", "archive-view", "hub"])
+def _phone(store):
+    from homeworlds.web.phone import build_phone_app
+    from tests.remote.phone_table import PhoneTable
+
+    table = PhoneTable(store.parent, 0, start=False)
+    return build_phone_app(table.phone, "club")
+
+
+@pytest.mark.parametrize("make", [_display, _archive_view, _hub, _phone],
+                         ids=["display", "archive-view", "hub", "phone"])
 def test_every_route_answers_with_the_security_headers_and_no_inline_script(tmp_path, make):
     store = tmp_path / "games.sqlite"
     record_games(store, ["28841.raw"])
@@ -121,7 +129,7 @@ def test_every_route_answers_with_the_security_headers_and_no_inline_script(tmp_
 
     answers = _run_apart(walk)
     walked = {path for _, path in answers}
-    assert {"/", "/admin", "/archive"} & walked and len(walked) >= 6, walked
+    assert {"/", "/admin", "/archive", "/phone"} & walked and len(walked) >= 6, walked
     for (method, path), answer in answers.items():
         for name, value in kit.SECURITY_HEADERS.items():
             if name != "Cache-Control":  # an asset is revalidated, not "no-store"

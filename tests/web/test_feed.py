@@ -60,6 +60,7 @@ def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the
         fed_game):
     sim, producer, events = fed_game
     reference = GameState(preset("sdg"), 2)
+    before = ""
     for k, text in enumerate(OPENING):
         reference.apply_turn(_turn(text, k % 2))
         _play(sim, text, k % 2)
@@ -75,6 +76,11 @@ def test_the_producer_sends_a_turn_event_per_commit_and_snapshots_that_match_the
         assert latest.game.to_move == reference.to_move
         assert latest.game.turn_number == k + 2
         assert latest.bank["g1"] == reference.bank[6]
+        # Who played each turn, and the last turn with the position before it.
+        assert latest.turn_seats == tuple(j % 2 for j in range(k + 1))
+        assert latest.last_turn == {"number": k + 1, "seat": k % 2, "sdg": text,
+                                    "before": before}
+        before = latest.position
     # The position text is the cooked notation: it reads back to the engine's systems.
     systems = read_cooked(latest.position).systems
     assert {s.name for s in systems} == {s.name for s in reference.systems}
@@ -188,6 +194,18 @@ def test_every_event_survives_json_and_back(fed_game):
         assert again.to_json() == event.to_json()
         kinds.add(event.type)
     assert kinds == {"snapshot", "turn", "result"}
+    assert any(e.type == "snapshot" and e.last_turn for e in events)
+
+
+def test_a_snapshot_with_a_malformed_last_turn_is_refused(fed_game):
+    sim, producer, events = fed_game
+    data = producer.snapshot().to_json()
+    data["last_turn"] = {"number": 1, "seat": 99, "sdg": "", "before": ""}
+    with pytest.raises(FeedError, match="snapshot.last_turn.seat"):
+        event_from_json(data)
+    data["last_turn"] = {"number": 1, "seat": 0, "sdg": 5, "before": ""}
+    with pytest.raises(FeedError, match="snapshot.last_turn.sdg"):
+        event_from_json(data)
 
 
 @pytest.mark.parametrize("data, names", [

@@ -40,7 +40,8 @@ def test_the_hubs_live_view_shows_the_table_and_follows_its_state(tmp_path, page
         # No retained state yet: the hub's store shows the six turns, the link unknown.
         page.wait_for_function("() => document.querySelectorAll('#log li').length === 6")
         assert page.locator("#map svg").count() == 1
-        assert page.locator("#link").get_attribute("class") == "down"
+        assert page.locator("#link").get_attribute("class") == "unknown"
+        assert page.locator("#link").inner_text() == "link unknown"
         # The table's retained state arrives: the lifted ship and the sensors' link show.
         stored, state = ingest.latest("t2")
         snapshot = pages.live_snapshot("t2").to_json()

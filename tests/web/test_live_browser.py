@@ -52,6 +52,15 @@ def _page_map(page):
     return out
 
 
+def _in_view(page, selector: str, box: str) -> bool:
+    """Whether ``selector`` lies inside the scroll box ``box`` as shown (and on screen)."""
+    return page.evaluate("""([sel, box]) => {
+      const a = document.querySelector(sel).getBoundingClientRect();
+      const b = document.querySelector(box).getBoundingClientRect();
+      return a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && b.bottom <= innerHeight;
+    }""", [selector, box])
+
+
 def _wait_turn(page, number: int) -> None:
     page.wait_for_function(f"() => document.body.dataset.turnNumber === '{number}'",
                            timeout=10_000)
@@ -77,15 +86,26 @@ def test_the_page_follows_a_game_and_draws_every_position_as_the_engine_has_it(
         bank = {cell.get_attribute("data-piece"): int(cell.inner_text())
                 for cell in page.locator("#bank td").all()}
         assert bank == {PIECES[i].to_text(): state.bank[i] for i in range(12)}
-        log = page.locator("#log li").all_inner_texts()
-        assert len(log) == committed
-        assert log[-1] == turn_to_sdg(tracker.record[-1][1], players)
+        # The record names the mover and shows each action apart, the newest in view.
+        assert page.locator("#log li").count() == committed
+        seat, turn = tracker.record[-1]
+        last = page.locator("#log li.last")
+        assert last.locator(".who").inner_text() == players[seat]
+        assert last.locator(".act").all_inner_texts() == \
+            turn_to_sdg(turn, players).splitlines()
+        assert _in_view(page, "#log li.last", "#log-box"), f"turn {committed} out of view"
+        # What the turn did: its systems marked on the map, a caption naming the mover.
+        assert page.locator("#map g.system.touched").count() >= 1, f"turn {committed}"
+        assert page.locator("#story").inner_text().startswith(f"Last turn: {players[seat]} ")
         assert page.locator("#turn").inner_text().startswith(players[state.to_move])
     assert page.locator("#turn-timer").inner_text().count(":") == 1
+    assert page.locator("#hints-box").is_hidden(), "an empty hints panel is shown"
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= 1080, \
+        "the live view does not fit a 1920x1080 screen"
     shot = page.screenshot(path=str(screenshot_dir / "live-view.png"))
     assert_not_blank(shot, "the live view at 1920x1080")
     # The named elements are on screen, not only in the page.
-    for selector in ("#map svg", "#bank", "#log", "#turn", "#hints"):
+    for selector in ("#map svg", "#bank", "#log", "#turn", "#story"):
         box = page.locator(selector).bounding_box()
         assert box is not None and box["width"] > 100 and box["height"] > 20, selector
     page.set_viewport_size({"width": 390, "height": 844})
@@ -160,6 +180,9 @@ def test_admin_actions_need_the_token_in_the_browser_and_a_forged_form_changes_n
         # The real form works.
         page.goto(table.url + "/admin")
         page.click("#do-undo")
+        assert "Withdraw the last committed turn?" in page.locator("#question").inner_text()
+        assert len(table.sim.session.tracker.record) == 4  # asked first, nothing done
+        page.click("#do-confirm")
         flash = page.locator("#flash")
         flash.wait_for()
         assert "withdrawn" in flash.inner_text()

@@ -20,7 +20,8 @@ from tests.web.server import free_port
 def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--web", "--speed",
-                             "0", "--listen", f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                             "0", "--once", "--listen", f"127.0.0.1:{port}"],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
@@ -42,6 +43,88 @@ def test_demo_web_prints_the_url_serves_the_game_and_stops_on_ctrl_c():
         assert answer == (200, {"ok": True, "message": "settings: hint level minimal"})
         proc.send_signal(signal.SIGINT)
         assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+TINY_GAMES = {
+    "a.raw": "Homeworlds Online (SDG# 1)\nParticipants: Bea (S), Al (N)\n\n"
+             "1) Al: Homeworld Y1 B2 G3\n\n2) Bea: Homeworld G3 Y2 R3\n\n"
+             "3) Al: Build G1 Al\n\n",
+    "b.raw": "Homeworlds Online (SDG# 2)\nParticipants: Dee (S), Cy (N)\n\n"
+             "1) Cy: Homeworld R1 B2 Y3\n\n2) Dee: Homeworld B1 Y2 G3\n\n",
+}
+
+
+def test_demo_web_plays_the_games_round_and_round_and_its_links_work(tmp_path):
+    """A stand that runs itself: game after game on the same display, each with its own
+    players, a pause on each end; the live page's links answer (no archive link without
+    an archive; the error page is styled)."""
+    files = []
+    for name, text in TINY_GAMES.items():
+        (tmp_path / name).write_text(text)
+        files += ["--game", str(tmp_path / name)]
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--web", "--speed",
+                             "0", "--pause", "0.5", *files, "--listen", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        seen = []
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and len(seen) < 3:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/snapshot",
+                                            timeout=5) as r:
+                    players = json.loads(r.read())["game"]["players"]
+            except (OSError, ValueError):
+                time.sleep(0.2)
+                continue
+            if not seen or seen[-1] != players:
+                seen.append(players)
+            time.sleep(0.1)
+        assert seen[:3] == [["Al", "Bea"], ["Cy", "Dee"], ["Al", "Bea"]], seen
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+            page = r.read().decode()
+        assert 'id="archive-link"' not in page  # the demo has no archive to link to
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/archive", timeout=5)
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404 and b'href="/static/kit.css"' in exc.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/kit.css", timeout=5) as r:
+            assert r.status == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+
+
+def test_demo_versus_computer_web_serves_its_page():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--versus-computer",
+                             "--web", "--speed", "0", "--turns", "3", "--listen",
+                             f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout.readline().strip() == f"display: http://127.0.0.1:{port}/"
+        for line in proc.stdout:
+            if "the display stays up" in line:
+                break
+        snap = _final_snapshot(port, within_s=5)
+        assert snap["game"]["players"] == ["Person", "Computer"]
+        assert len(snap["turn_log"]) >= 3
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+            assert r.status == 200 and b'id="map"' in r.read()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
     finally:
         if proc.poll() is None:
             proc.kill()

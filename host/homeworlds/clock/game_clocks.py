@@ -40,11 +40,12 @@ MAX_PER_TURN_S = 3600.0
 #: stored or received clock beyond it is not a clock (docs/clocks.md).
 MAX_REMAINING_S = 2 * MAX_INITIAL_S
 #: Pause reasons, most important first (the feed and the terminal name the first that holds).
-PAUSE_REASONS = ("link-down", "reader-fault", "mistake", "resume")
+PAUSE_REASONS = ("link-down", "reader-fault", "mistake", "resume", "remote")
 #: What each pause reason means, for displays.
 PAUSE_TEXT = {"link-down": "the table's link is down", "reader-fault": "a reader fault",
               "mistake": "the table asks to correct a mistake",
-              "resume": "the table is being laid out as recorded"}
+              "resume": "the table is being laid out as recorded",
+              "remote": "the other table of the remote game is away"}
 #: Seconds of main time under which the bar of the seat to move blinks.
 LOW_TIME_S = 60.0
 

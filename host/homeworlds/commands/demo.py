@@ -31,9 +31,18 @@ BUNDLED_GAMES = {2: BUNDLED_GAME, 3: "demo-game-3p.raw", 4: "demo-game-4p.raw"}
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="the simulated table plays a recorded game, live",
                        description=__doc__)
-    p.add_argument("--game", metavar="FILE", help="an SDG transcript (default: a bundled game)")
-    p.add_argument("--speed", type=_speed, default=4.0,
-                   help="turns per second (default 4; 0 = as fast as possible)")
+    p.add_argument("--game", metavar="FILE", action="append",
+                   help="an SDG transcript (default: a bundled game); give it again for more "
+                   "games, which --web plays one after another")
+    p.add_argument("--speed", type=_speed, default=None,
+                   help="turns per second (default 4, or 0.25 with --web: a turn every four "
+                   "seconds, time to read what it did; 0 = as fast as possible)")
+    p.add_argument("--pause", type=_speed, default=None, metavar="SECONDS",
+                   help="with --web: how long a finished game stays on the screen before the "
+                   "next one (default 15)")
+    p.add_argument("--once", action="store_true",
+                   help="with --web: play the game once and keep showing its end (default: "
+                   "the games round and round, a stand that runs itself)")
     p.add_argument("--players", type=int, choices=sorted(BUNDLED_GAMES), default=2,
                    help="play the bundled game of this many players (default 2): three or "
                    "four sit at the simulated four-seat table")
@@ -82,16 +91,37 @@ def _speed(text: str) -> float:
     return value
 
 
-def run(args: argparse.Namespace) -> int:
-    from homeworlds.runtime.demo import run_recorded_game, versus_computer
+def _listen(args: argparse.Namespace) -> tuple[str, int] | None | str:
+    """Where the display listens (None: no display), or why not (a message)."""
+    if args.listen is not None and not args.web:
+        return "--listen needs --web"
+    if not args.web:
+        return None
+    from homeworlds.web.server import parse_listen
 
+    try:
+        return parse_listen(args.listen or "127.0.0.1:8080")
+    except ValueError as exc:
+        return f"--listen: {exc}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeworlds.runtime.demo import WEB_SPEED, run_recorded_game, versus_computer
+
+    speed = args.speed if args.speed is not None else WEB_SPEED if args.web else 4.0
     if getattr(args, "versus_computer", False):
-        return versus_computer(rules=args.rules or "sdg", level=args.level, speed=args.speed,
+        listen = _listen(args)
+        if isinstance(listen, str):
+            print(f"homeworlds demo: {listen}", file=sys.stderr)
+            return 2
+        return versus_computer(rules=args.rules or "sdg", level=args.level, speed=speed,
                                miss_rate=args.miss_rate, color=not args.no_color,
-                               turns=args.turns)
+                               turns=args.turns, listen=listen)
+    more = []
     try:
         if args.game:
-            game = read_sdg_file(Path(args.game))
+            game = read_sdg_file(Path(args.game[0]))
+            more = [read_sdg_file(Path(path)) for path in args.game[1:]]
         else:
             name = BUNDLED_GAMES[args.players]
             text = resources.files("homeworlds.data").joinpath(name).read_text()
@@ -116,18 +146,13 @@ def run(args: argparse.Namespace) -> int:
                         "character; the demo shows only printable names and actions"),
               file=sys.stderr)
         return 2
-    listen = None
-    if args.listen is not None and not args.web:
-        print("homeworlds demo: --listen needs --web", file=sys.stderr)
+    listen = _listen(args)
+    if isinstance(listen, str):
+        print(f"homeworlds demo: {listen}", file=sys.stderr)
         return 2
-    if args.web:
-        from homeworlds.web.server import parse_listen
-
-        try:
-            listen = parse_listen(args.listen or "127.0.0.1:8080")
-        except ValueError as exc:
-            print(f"homeworlds demo: --listen: {exc}", file=sys.stderr)
-            return 2
-    return run_recorded_game(game, rules=rules.name, speed=args.speed,
+    return run_recorded_game(game, rules=rules.name, speed=speed,
                              miss_rate=args.miss_rate, color=not args.no_color,
-                             clock_spec=args.clock, listen=listen)
+                             clock_spec=args.clock, listen=listen,
+                             loop=listen is not None and not args.once,
+                             more_games=tuple(more),
+                             **({} if args.pause is None else {"pause_s": args.pause}))

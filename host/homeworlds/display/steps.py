@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from homeworlds.display.story import TurnStory, tell_turn
 from homeworlds.notation import (
     SdgGame,
     format_cooked_turn,
@@ -56,6 +57,8 @@ class Step:
     state: GameState
     #: Action kinds worth a caption: "capture", "sacrifice", "catastrophe".
     events: tuple[str, ...] = ()
+    #: The turn's actions (what ``display.story`` tells).
+    actions: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +76,25 @@ class GameSteps:
     error: str | None = None
     #: Red Alert per step index, worked out when first asked.
     _alerts: dict[int, int | None] = field(default_factory=dict, compare=False, repr=False)
+    _stories: dict[int, TurnStory | None] = field(default_factory=dict, compare=False,
+                                                  repr=False)
 
     def player(self, seat: int | None) -> str:
         if seat is None:
             return ""
         return self.players[seat] if seat < len(self.players) else f"seat {seat + 1}"
+
+    def story(self, index: int) -> TurnStory | None:
+        """What the turn of step ``index`` did (``display.story``); None for the start."""
+        if index not in self._stories:
+            step = self.steps[index]
+            story = None
+            if index > 0 and step.seat is not None and step.actions:
+                told = tell_turn(self.steps[index - 1].state, step.actions, step.seat,
+                                 self.players)
+                story = None if told.failed else told
+            self._stories[index] = story
+        return self._stories[index]
 
     def red_alert_seat(self, index: int) -> int | None:
         """The seat that the next player could eliminate after step ``index`` (None: none)."""
@@ -138,7 +155,8 @@ def steps_of_sdg(game: SdgGame, source: str, sdg_text: str | None = None) -> Gam
         except (IllegalAction, AmbiguousAction) as exc:
             error = f"turn {number(turn)} ({text}) is illegal: {exc}"
             break
-        steps.append(Step(number(turn), turn.seat, text, state.copy(), _events(turn.actions)))
+        steps.append(Step(number(turn), turn.seat, text, state.copy(), _events(turn.actions),
+                          tuple(turn.actions)))
     title = (f"SDG game {game.number}" if game.number is not None else Path(source).name)
     return GameSteps(f"{title}: {' v '.join(game.players)}", source, game.players, rules.name,
                      tuple(steps), sdg_text, None, error)
@@ -176,7 +194,7 @@ def steps_of_cooked(text: str, source: str) -> GameSteps:
         except (IllegalAction, AmbiguousAction) as exc:
             error = f"turn {number} ({said}) is illegal: {exc}"
             break
-        steps.append(Step(number, seat, said, state.copy(), _events(turn)))
+        steps.append(Step(number, seat, said, state.copy(), _events(turn), tuple(turn)))
     return GameSteps(f"{Path(source).name}: {' v '.join(players)}", source, players,
                      rules.name, tuple(steps), None, text, error)
 
@@ -229,7 +247,8 @@ def steps_of_stored(store, game) -> GameSteps:
         except (InvalidNotation, IllegalAction, AmbiguousAction) as exc:
             error = f"turn {turn.number} ({turn.sdg}) cannot be replayed: {exc}"
             break
-        steps.append(Step(turn.number, turn.seat, turn.sdg, state.copy(), _events(actions)))
+        steps.append(Step(turn.number, turn.seat, turn.sdg, state.copy(), _events(actions),
+                          tuple(actions)))
     try:
         sdg = export_sdg(store, game)
     except ExportError:
@@ -239,20 +258,29 @@ def steps_of_stored(store, game) -> GameSteps:
 
 
 def caption(game: GameSteps, index: int, *, alerts: bool = True) -> str:
-    """One line for a spectator: who played which turn, and what happened (Red Alert,
-    catastrophe, capture, the win)."""
+    """One line for a spectator: which turn, what it did in words (``display.story``), and
+    what came of it (Red Alert, the win and why)."""
     step = game.steps[index]
     if step.seat is None:
         return f"{game.title}: the start"
-    words = [f"Turn {step.number}: {game.player(step.seat)}",
-             " ".join(step.text.split())]
-    notes = list(step.events)
+    story = game.story(index)
+    if story is not None:
+        said = story.caption
+        if story.ending:
+            said = said.replace(f" \u2014 {story.ending}", "")
+        words = [f"Turn {step.number}: {said}"]
+    else:
+        words = [f"Turn {step.number}: {game.player(step.seat)}",
+                 " ".join(step.text.split())]
+    notes = []
     result = step.state.result
     if result is not None:
         if result.winners:
             notes.append(" and ".join(game.player(s) for s in result.winners) + " wins")
         else:
             notes.append("a draw")
+        if story is not None and story.ending:
+            notes[-1] += ": " + story.ending
     elif alerts and game.red_alert_seat(index) is not None:
         notes.append(f"Red Alert for {game.player(game.red_alert_seat(index))}")
     line = " \u2014 ".join(words)

@@ -70,6 +70,28 @@ def standings(players: Iterable[str], outcomes: Sequence[Outcome]) -> list[tuple
     return sorted(table.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
 
 
+def buchholz(players: Iterable[str], outcomes: Sequence[Outcome]) -> dict[str, float]:
+    """Each player's Buchholz score, the usual first tie-break of a Swiss event: the sum
+    of the scores of the opponents met (a bye adds nothing)."""
+    table = scores(players, outcomes)
+    out = {p: 0.0 for p in table}
+    for o in outcomes:
+        if o.b is None:
+            continue
+        out[o.a] = out.get(o.a, 0.0) + table.get(o.b, 0.0)
+        out[o.b] = out.get(o.b, 0.0) + table.get(o.a, 0.0)
+    return out
+
+
+def standings_with_tiebreak(players: Iterable[str], outcomes: Sequence[Outcome]
+                            ) -> list[tuple[str, float, float]]:
+    """(player, points, Buchholz), best first: by points, then Buchholz, then name."""
+    table = scores(players, outcomes)
+    tie = buchholz(table, outcomes)
+    return sorted(((p, s, tie[p]) for p, s in table.items()),
+                  key=lambda row: (-row[1], -row[2], row[0].casefold()))
+
+
 def swiss(players: Sequence[str], outcomes: Sequence[Outcome]) -> list[Pair]:
     """The next Swiss round: no pair that already met, at most one bye per player."""
     _check_names(players)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from homeworlds.clock import steady_time
 from homeworlds.rules import PIECES, GameState, Handicaps, Rules, preset
 from homeworlds.store import StoredGame, StoredResult, StoredTurn
 from homeworlds.store.records import cooked_position
@@ -81,7 +81,7 @@ def snapshot_message(table: str, seq: int, game: StoredGame | None, state: GameS
     """The table's retained state: the feed's ``snapshot`` built from the store (hints are
     the live table's; a store has none)."""
     message: dict[str, Any] = {"type": "snapshot", "table": table, "seq": seq,
-                               "at": time.time(), "online": online, "clocks": clocks,
+                               "at": steady_time(), "online": online, "clocks": clocks,
                                "link_up": None, "hints": None}
     if game is None or state is None:
         message.update(game=None, position="", bank={}, turn_log=[])

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from homeworlds.event.pairing import Outcome, PairingError, round_robin, standings, swiss
+from homeworlds.event.pairing import (
+    Outcome,
+    PairingError,
+    round_robin,
+    standings,
+    standings_with_tiebreak,
+    swiss,
+)
 from homeworlds.store import GameStore, StoredGame
 from homeworlds.store.recorder import utc_now
 from homeworlds.store.rounds import StoredRounds
@@ -99,6 +106,10 @@ class EventBook:
 
     def standings(self) -> list[tuple[str, float]]:
         return standings(self.players(), self.outcomes())
+
+    def standings_with_tiebreak(self) -> list[tuple[str, float, float]]:
+        """(player, points, Buchholz), best first (``pairing.standings_with_tiebreak``)."""
+        return standings_with_tiebreak(self.players(), self.outcomes())
 
     def next_pairings(self) -> list[tuple[str, str | None]]:
         players = self.players()

@@ -135,6 +135,14 @@ class SnapshotEvent:
     #: ``name``, ``home_of`` (seat or None), ``stars`` and per seat its ``ships`` (piece
     #: texts); what the live map draws when the cooked text cannot hold the seats.
     systems: tuple[Mapping[str, Any], ...] = ()
+    #: the seat that played each turn of ``turn_log``
+    turn_seats: tuple[int, ...] = ()
+    #: the last committed turn: {"number", "seat", "sdg", "before"} (``before``: the
+    #: position before it, cooked text), so that a display can show what it did; None when
+    #: unknown (no turn yet, a resumed game's first snapshot, after an undo)
+    last_turn: Mapping[str, Any] | None = None
+    #: the table's admin settings now: {"hint_level", "brightness"} (the admin page)
+    settings: Mapping[str, Any] | None = None
 
     type = "snapshot"
 
@@ -145,7 +153,10 @@ class SnapshotEvent:
                 "hints": self.hints.to_json(),
                 "clocks": None if self.clocks is None else dict(self.clocks),
                 "link_up": self.link_up, "turn_in_progress": list(self.turn_in_progress),
-                "systems": [dict(system) for system in self.systems]}
+                "systems": [dict(system) for system in self.systems],
+                "turn_seats": list(self.turn_seats),
+                "last_turn": None if self.last_turn is None else dict(self.last_turn),
+                "settings": None if self.settings is None else dict(self.settings)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,6 +418,37 @@ def _result(data: Any, where: str) -> Result | None:
                   _get(data, "text", str, where))
 
 
+def _last_turn(data: Any, where: str) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    seat = _get(data, "seat", int, where)
+    if not 0 <= seat < MAX_CLOCK_SEATS:
+        raise FeedError(f"{where}.seat: {seat} is not a seat")
+    return {"number": _get(data, "number", int, where), "seat": seat,
+            "sdg": _get(data, "sdg", str, where), "before": _get(data, "before", str, where)}
+
+
+#: The hint levels a snapshot's settings may name (``hints`` HINT_LEVELS).
+SETTING_LEVELS = ("full", "warnings", "minimal")
+
+
+def _settings(data: Any, where: str) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise FeedError(f"{where}: {data!r} is not an object")
+    level = _get(data, "hint_level", str, where, optional=True)
+    if level is not None and level not in SETTING_LEVELS:
+        raise FeedError(f"{where}.hint_level: {level!r} is not one of "
+                        f"{', '.join(SETTING_LEVELS)}")
+    brightness = _get(data, "brightness", (int, float), where, optional=True)
+    if brightness is not None and not 0 <= brightness <= 1:
+        raise FeedError(f"{where}.brightness: {brightness!r} is not from 0 to 1")
+    return {"hint_level": level, "brightness": brightness}
+
+
 def event_from_json(data: Any) -> FeedEvent:
     """A feed event from its JSON form (e.g. received from another host); FeedError names
     the field that is wrong."""
@@ -463,7 +505,10 @@ def event_from_json(data: Any) -> FeedEvent:
             _get(data, "link_up", bool, "snapshot"),
             _clocks(data.get("clocks"), "snapshot.clocks"),
             _strings(data.get("turn_in_progress", []), "snapshot.turn_in_progress"),
-            _systems(data.get("systems"), "snapshot.systems"))
+            _systems(data.get("systems"), "snapshot.systems"),
+            _ints(data.get("turn_seats", []), "snapshot.turn_seats"),
+            _last_turn(data.get("last_turn"), "snapshot.last_turn"),
+            _settings(data.get("settings"), "snapshot.settings"))
     if kind == "turn":
         return TurnEvent(
             _get(data, "table", str, "turn"), _get(data, "seq", int, "turn"),
@@ -602,6 +647,11 @@ class FeedProducer:
         self._key: object = None
         self._marks: _GameMarks | None = None
         self._turn_log: list[str] = []
+        self._turn_seats: list[int] = []
+        #: (record length, cooked position) after the latest commit this producer saw,
+        #: and the last turn as the feed tells it (``SnapshotEvent.last_turn``)
+        self._after_last: tuple[int, str] | None = None
+        self._last_turn: dict[str, Any] | None = None
         self._lifted_cache: tuple[object, tuple[tuple[str, ...], bool]] | None = None
         #: set by an undo (``TableControl``): the withdrawn turn and the position the
         #: players must restore, shown until the table shows it (merged with the session's
@@ -612,7 +662,9 @@ class FeedProducer:
 
     # ---- game identity ----
 
-    def _game(self) -> _GameMarks:
+    def _game(self, committing: bool = False) -> _GameMarks:
+        """This game's marks (new ones for a new game). ``committing``: called for a commit,
+        so the record already holds the turn being sent."""
         tracker = self.session.tracker
         uid = self._uid() if self._uid is not None else None
         marks = self._marks
@@ -621,6 +673,10 @@ class FeedProducer:
             marks = _GameMarks(uid or uuid.uuid4().hex, self._wall(), len(tracker.record))
             self._marks = marks
             self._turn_log = []
+            self._turn_seats = []
+            self._after_last = ((0, "") if len(tracker.record) == (1 if committing else 0)
+                                else None)
+            self._last_turn = None
         return marks
 
     def _next_seq(self) -> int:
@@ -638,7 +694,7 @@ class FeedProducer:
         from homeworlds.store.records import turn_to_sdg
 
         tracker = self.session.tracker
-        marks = self._game()
+        marks = self._game(committing=True)
         now = self._wall()
         number = len(tracker.record)
         elapsed = round((now - marks.started_at) * 1000) if marks.started_at else None
@@ -647,6 +703,11 @@ class FeedProducer:
             elapsed = timed.elapsed_ms  # the mover's clock: pauses are not counted
         sdg = turn_to_sdg(commit.turn, tracker.players)
         position = _position_text(commit.state)
+        previous = self._after_last
+        self._last_turn = ({"number": number, "seat": commit.seat, "sdg": sdg,
+                            "before": previous[1]}
+                           if previous is not None and previous[0] == number - 1 else None)
+        self._after_last = (number, position)
         marks.started_at = now
         marks.record_length = number
         self.guidance = None
@@ -681,7 +742,9 @@ class FeedProducer:
             self.guidance = None  # the table shows the restored position again
         shown = self._shown()
         clocks = getattr(session, "clocks", None)
-        key = (len(tracker.record), tracker.state.to_move, tuple(tracker.state.eliminated),
+        lights = getattr(session, "lights", None)
+        key = (getattr(lights, "hint_level", None), getattr(lights, "brightness", None),
+               len(tracker.record), tracker.state.to_move, tuple(tracker.state.eliminated),
                tracker.ended_by,
                tracker.state.result is not None, view.lifted, view.mistake_slots,
                view.red_alert_seat, view.link_down, status.phase, status.message,
@@ -709,10 +772,17 @@ class FeedProducer:
         marks = self._game()
         state = tracker.state
         record = tracker.record
-        if len(self._turn_log) > len(record):
+        if len(self._turn_log) > len(record):  # an undo
             self._turn_log = []
-        for _seat, turn in record[len(self._turn_log):]:
+            self._turn_seats = []
+            self._last_turn = None
+            self._after_last = None
+        for seat, turn in record[len(self._turn_log):]:
             self._turn_log.append(turn_to_sdg(turn, tracker.players))
+            self._turn_seats.append(seat)
+        last = self._last_turn
+        if last is not None and last["number"] != len(record):
+            last = None
         partial = status.partial
         shown = partial.state if partial is not None and partial.actions else state
         result = result_of(state, tracker.ended_by, tracker.players)
@@ -746,9 +816,20 @@ class FeedProducer:
                                 _position_text(shown), bank_counts(shown),
                                 tuple(self._turn_log), hints, session.link_up, clocks,
                                 tuple(str(a) for a in partial.actions)
-                                if partial is not None else (), _systems_of(shown))
+                                if partial is not None else (), _systems_of(shown),
+                                turn_seats=tuple(self._turn_seats), last_turn=last,
+                                settings=self._settings())
         self.latest = snapshot
         return snapshot
+
+    def _settings(self) -> dict[str, Any] | None:
+        """The admin settings the table runs with (None: a session without lights)."""
+        lights = getattr(self.session, "lights", None)
+        if lights is None:
+            return None
+        brightness = getattr(lights, "brightness", None)
+        return {"hint_level": getattr(lights, "hint_level", None),
+                "brightness": None if brightness is None else float(brightness)}
 
     def _shown(self):
         """The session's guidance as the lights show it (None: none, or a session without

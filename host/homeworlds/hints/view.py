@@ -159,6 +159,18 @@ class HintView:
     #: The computer thinking, or guiding a turn (its own, or a learner's hint).
     guidance: GuidanceShown | None = None
 
+    def _check_bar_seats(self, seats: int) -> None:
+        """The seats whose bars show an alignment, a heard gesture, or a new occupant."""
+        layout = self.layout
+        if self.alignment_shown is not None:
+            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
+        for seat, _ in self.alignments_revealed:
+            _check_index(seat, seats, "seat", "alignments_revealed", layout)
+        for seat in self.acknowledged_seats:
+            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
+        for seat in self.seat_at_side or ():
+            _check_index(seat, seats, "seat", "seat_at_side", layout)
+
     def __post_init__(self) -> None:
         # Cheap checks only (a handful of ints): a wrong index here is a bug in the
         # table layer, and it should read as one rather than as a dark LED.
@@ -185,7 +197,7 @@ class HintView:
                                      or not 0.0 <= fraction <= 1.0):
             raise HintViewError(f"HintView.clock_fraction: a share of the main time from 0 "
                                 f"to 1, not {fraction!r}")
-        self._check_alignment_seats(seats)
+        self._check_bar_seats(seats)
         if self.guidance is not None:
             self._check_guidance(self.guidance, seats, slots)
         if self.seat_colors is not None:
@@ -195,15 +207,6 @@ class HintView:
             if not isinstance(name, str):
                 raise HintViewError(f"HintView.system_at[{slot}]: a system name is a string, "
                                     f"not {name!r}")
-
-    def _check_alignment_seats(self, seats: int) -> None:
-        layout = self.layout
-        if self.alignment_shown is not None:
-            _check_index(self.alignment_shown[0], seats, "seat", "alignment_shown", layout)
-        for seat, _ in self.alignments_revealed:
-            _check_index(seat, seats, "seat", "alignments_revealed", layout)
-        for seat in self.acknowledged_seats:
-            _check_index(seat, seats, "seat", "acknowledged_seats", layout)
 
     def _check_lifted(self, lifted: LiftedShip, seats: int, slots: int) -> None:
         if not isinstance(lifted.piece, Piece):

@@ -10,8 +10,13 @@ from typing import Any
 
 from homeworlds.event.mqtt import make_client
 from homeworlds.event.settings import BrokerAddress
-from homeworlds.remote.game import RemoteGame
+from homeworlds.remote.game import CHANNEL, RemoteGame, RemoteSide
+from homeworlds.remote.invitation import other_role
 from homeworlds.remote.messages import Offline, to_payload
+from homeworlds.remote.settings import RemoteSettings
+from homeworlds.session import TableSession
+from homeworlds.store import GameStore
+from homeworlds.store.identity import StoredIdentity
 
 
 class RemoteConnection:
@@ -58,3 +63,34 @@ class RemoteConnection:
 
     def _on_message(self, client, userdata, message) -> None:
         self.game.received(message.topic, message.payload)
+
+
+class RemoteTableLink:
+    """A running table's remote game (``homeworlds play`` with ``[remote]``): its side,
+    whose sequence numbers and replay window live in the table's store, and its broker
+    link. ``close`` leaves cleanly."""
+
+    def __init__(self, settings: RemoteSettings, session: TableSession, store_path: Path,
+                 side: RemoteSide):
+        self.store = GameStore.open(store_path)
+        identity = StoredIdentity(self.store)
+        invitation = settings.invitation
+        key = invitation.key(settings.role).key_id
+        peer = invitation.key(other_role(settings.role)).key_id
+        self.game = RemoteGame(
+            session, invitation, settings.role, settings.seat,
+            reserve=lambda n: identity.reserve(key, n),
+            seen=identity.seen(peer).get(CHANNEL, 0),
+            record_seen=lambda highest: identity.record_seen(peer, CHANNEL, highest))
+        self.game.attach()
+        side.game = self.game
+        self.connection = RemoteConnection(self.game, settings.broker,
+                                           username=settings.username,
+                                           password=settings.password,
+                                           ca_file=settings.ca_file)
+        self.connection.start()
+
+    def close(self) -> None:
+        self.connection.close()
+        self.game.close()
+        self.store.close()

@@ -22,10 +22,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
+from homeworlds.identity.signing import MAX_HEADER
 from homeworlds.remote.invitation import Invitation, other_role
 from homeworlds.remote.messages import (
+    MAX_BYTES,
     Hello,
     Message,
     MessageError,
@@ -43,6 +46,8 @@ from homeworlds.table.tracker import Commit
 
 #: The replay window's channel name in the store (``store.identity``, ``event_seen``).
 CHANNEL = "remote"
+#: Messages waiting for the table loop at most (a flood beyond is dropped and counted).
+INBOX_LIMIT = 1000
 #: At most so many refusals are told to the other side per minute (a flood of forgeries
 #: must not make this table flood the broker).
 TELL_PER_MINUTE = 20
@@ -87,7 +92,9 @@ class RemoteGame:
         self.clock = clock
         #: Where messages go (the MQTT connection sets it): (topic, data, retain).
         self.send: Callable[[str, bytes, bool], None] | None = None
-        self._inbox: queue.SimpleQueue[tuple[str, bytes | bool]] = queue.SimpleQueue()
+        self._inbox: queue.Queue[tuple[str, bytes | bool]] = queue.Queue(INBOX_LIMIT)
+        #: Messages dropped unread: too large, or the inbox full (a flood).
+        self.dropped = 0
         self._ready: dict[int, Turn] = {}
         self._ready_changed = threading.Condition()
         self.closed = False
@@ -98,6 +105,9 @@ class RemoteGame:
         self.refused_there: tuple[int | None, str] | None = None
         self.refusals: deque[Refused] = deque(maxlen=100)
         self._told: deque[float] = deque()
+        #: Messages of the other side refused here in all, and since the last one noted.
+        self.refused_count = 0
+        self._quiet = 0
         #: When each turn of the other side arrived and was accepted (the benchmark).
         self.accepted_at: dict[int, float] = {}
         self._last_pause: str | None = None
@@ -109,6 +119,18 @@ class RemoteGame:
         events = self.session.events
         events.committed.listen(Stage.PUBLISH, self.committed)
         events.tick.listen(Stage.CONTROL, self.poll)
+        self.session.pause_sources.append(self.pause_reason)
+        self.guard_seat()
+
+    def guard_seat(self) -> None:
+        """The other seat's turns are committed only as they arrived from the other table
+        (a person handling that seat's pieces before is refused at the hand-over)."""
+        self.tracker.elsewhere_seats = frozenset({self.peer_seat})
+
+    def pause_reason(self) -> str | None:
+        """"remote" while the game is paused by the other table or the link: the clocks
+        pause on both tables (docs/clocks.md)."""
+        return "remote" if self.paused is not None else None
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
         """For ``new_session(player_factory=...)``: the other seat's "computer"."""
@@ -119,12 +141,19 @@ class RemoteGame:
         return self.topic, self.signer.sign(self.topic, to_payload(Offline(self.game_id)))
 
     def received(self, message_topic: str, data: bytes) -> None:
-        """From the MQTT thread: a message arrived (handled by ``poll``)."""
-        self._inbox.put((message_topic, bytes(data)))
+        """From the MQTT thread: a message arrived (handled by ``poll``). One too large to
+        be ours, or beyond a full inbox, is dropped unread (``dropped``)."""
+        if len(data) > MAX_BYTES + MAX_HEADER + 1:
+            self.dropped += 1
+            return
+        try:
+            self._inbox.put_nowait((message_topic, bytes(data)))
+        except queue.Full:
+            self.dropped += 1
 
     def connected(self, up: bool) -> None:
         """From the MQTT thread: the link to the broker is up or lost."""
-        self._inbox.put(("", up))
+        self._inbox.put(("", up))  # waits while a flood fills the inbox: never lost
 
     def close(self) -> None:
         self.closed = True
@@ -170,6 +199,10 @@ class RemoteGame:
                 self._link_changed(data)
             elif where == self.peer_topic:
                 self._handle(data)
+        if self.dropped:
+            self._refuse(None, f"{self.dropped} messages dropped unread (larger than "
+                         f"{MAX_BYTES} bytes, or a flood of more than {INBOX_LIMIT})")
+            self.dropped = 0
         pause = self.paused
         if pause != self._last_pause:
             self._note(pause or "the other table is here: the game goes on")
@@ -316,32 +349,68 @@ class RemoteGame:
             self.send(self.topic, self.signer.sign(self.topic, to_payload(message)), False)
 
     def _refuse(self, number: int | None, reason: str) -> None:
+        """Refused here: kept, noted and told to the other side; beyond
+        ``TELL_PER_MINUTE`` a minute (a flood of forgeries) only counted, and the count
+        said with the next refusal noted."""
         self.refusals.append(Refused("here", number, reason, self.clock()))
-        self._note("refused from the other table: " + reason)
+        self.refused_count += 1
         now = self.clock()
         while self._told and now - self._told[0] > 60.0:
             self._told.popleft()
-        if len(self._told) < TELL_PER_MINUTE:
-            self._told.append(now)
-            self._say(Refusal(self.game_id, number, reason[:500]))
+        if len(self._told) >= TELL_PER_MINUTE:
+            self._quiet += 1
+            return
+        if self._quiet:
+            reason = f"{reason} (and {self._quiet} more refused since, not shown)"
+            self._quiet = 0
+        self._told.append(now)
+        self._note("refused from the other table: " + reason)
+        self._say(Refusal(self.game_id, number, reason[:500]))
 
     def _note(self, text: str) -> None:
         self.session.notices.append(f"remote game: {text}")
 
 
+class TurnSource(Protocol):
+    """Where a remote seat's turns come from: the other table (``RemoteGame``) or a phone
+    (``remote.phone.PhoneSeat``)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def wait_for_turn(self, number: int, timeout: float) -> Turn | None: ...
+
+
+class RemoteSide:
+    """Holds this table's side once it is made: the session (and its computer seat for the
+    other table) is built first, the side when the store and the broker are known."""
+
+    def __init__(self) -> None:
+        self.game: RemoteGame | None = None
+
+    def player_factory(self, level, seed, rules, names) -> RemotePlayer:
+        return RemotePlayer(lambda: self.game)
+
+
 class RemotePlayer:
     """The other table's seat, for ``ComputerAtTable``: its "choice" is the other side's
     turn for this position, as it arrives over the broker. ``side()`` is this table's
-    current side (a side made again after a lost broker account or key file takes over
-    the wait); the wait ends when that side is closed and not replaced."""
+    current side (None: not made yet; a side made again takes over the wait); the wait
+    ends when that side is closed and not replaced."""
 
-    def __init__(self, side: Callable[[], RemoteGame]):
+    #: What the table notes while it waits (``ComputerAtTable``).
+    waiting_text = "waiting for the turn from the other table…"
+
+    def __init__(self, side: Callable[[], TurnSource | None]):
         self.side = side
 
     def choose_turn(self, state: GameState) -> Turn:
         number = state.ply + 1
         while True:
             game = self.side()
+            if game is None:
+                time.sleep(0.2)
+                continue
             turn = game.wait_for_turn(number, 0.5)
             if turn is not None:
                 return turn

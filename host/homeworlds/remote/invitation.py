@@ -70,7 +70,7 @@ class Invitation:
     def from_code(cls, text: str) -> Invitation:
         """A typed code (case, spaces and dashes do not matter); InvitationError naming
         what is wrong."""
-        cleaned = "".join(c for c in text.lower() if c not in " -\t")
+        cleaned = "".join(c for c in text.lower() if not c.isspace() and c != "-")
         if cleaned.startswith(PREFIX):
             cleaned = cleaned[len(PREFIX):]
         if len(cleaned) != LETTERS + 1:

@@ -94,8 +94,10 @@ def _text(data: dict, name: str, limit: int = MAX_TEXT, *, lines: bool = False) 
 def _hello(data: dict, game: str) -> Hello:
     players = data.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= 6 \
-            or not all(isinstance(p, str) and 0 < len(p) <= 40 for p in players):
-        raise MessageError("players: not a list of 2 to 6 names")
+            or not all(isinstance(p, str) and 0 < len(p) <= 40 and p.isprintable()
+                       for p in players):
+        raise MessageError("players: not a list of 2 to 6 names (printable, at most 40 "
+                           "characters)")
     return Hello(game, _int(data, "seat", 0, len(players) - 1), tuple(players),
                  _text(data, "rules", 40), _int(data, "turns", 0, MAX_TURNS))
 

@@ -18,6 +18,7 @@ from homeworlds.clock import ClockSpec, ClockSpecError
 from homeworlds.event.settings import EVENT_KEYS, EventSettings, EventSettingsError
 from homeworlds.hints import HintSettings, HintSettingsError
 from homeworlds.pixels import PixelSettings, PixelSettingsError
+from homeworlds.remote.settings import REMOTE_KEYS, RemoteSettings, RemoteSettingsError
 from homeworlds.rules import PRESETS, Rules, preset
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout, load_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, RegistryError
@@ -43,6 +44,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     "clock": {},   # checked by ClockSpec (docs/clocks.md)
     # Publishing to an event's MQTT broker (docs/event.md); absent: no broker at all.
     "event": dict(EVENT_KEYS),
+    # Playing this table's game against another table over a broker (docs/remote-play.md).
+    "remote": dict(REMOTE_KEYS),
     # The web display (docs/display.md): where it listens, its admin token, attract mode.
     "display": {"enabled": bool, "listen": str, "port": int, "admin_token": str,
                 "attract_after_s": (int, float), "attract_leds": bool},
@@ -51,6 +54,8 @@ _SECTIONS: dict[str, dict[str, type | tuple]] = {
     # The computer at the table (docs/computer-opponent.md, "At the table").
     "computer": {"time_limits": dict, "hint_level": int},
     "seats": {},  # checked by _computer_seats
+    # A seat played from a phone (docs/remote-play.md, "A seat played from a phone").
+    "phone": {"seat": int, "listen": str, "port": int},
 }
 
 #: Keys of one ``[seats.N]`` table.
@@ -100,6 +105,15 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class PhoneConfig:
+    """``[phone]``: the seat a phone plays and where its pages are served."""
+
+    seat: int
+    listen: str = "127.0.0.1"
+    port: int = 8090
+
+
+@dataclass(frozen=True)
 class TableConfig:
     source: str
     layout: Layout
@@ -138,6 +152,10 @@ class TableConfig:
     time_limits: dict = field(default_factory=dict)
     #: The level whose suggestion a long press shows (``[computer] hint_level``).
     hint_level: int = 1
+    #: The other table of a remote game (``[remote]``; None: the game is played here).
+    remote: RemoteSettings | None = None
+    #: The seat played from a phone (``[phone]``; None: none).
+    phone: PhoneConfig | None = None
 
     @property
     def table_name(self) -> str:
@@ -265,7 +283,28 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
                        display=display, attract_after_s=attract_after_s,
                        attract_leds=display_section.get("attract_leds", False), event=event,
                        computer_seats=computer_seats, time_limits=time_limits,
-                       hint_level=hint_level)
+                       hint_level=hint_level,
+                       remote=_remote(data, len(players), computer_seats, source, base),
+                       phone=_phone(data.get("phone"), seats, computer_seats, display, source,
+                                    remote="remote" in data))
+
+
+def _remote(data: dict[str, Any], seats: int, computer_seats: dict, source: str,
+            base: Path) -> RemoteSettings | None:
+    """``[remote]``: this table's game is played against another table (two players, the
+    other table's seat is not the computer's)."""
+    if "remote" not in data:
+        return None
+    try:
+        remote = RemoteSettings.from_mapping(data["remote"], base=base)
+    except RemoteSettingsError as exc:
+        raise ConfigError(source, exc.key, exc.reason) from None
+    if seats != 2:
+        raise ConfigError(source, "remote", f"remote play is for two players, not {seats}")
+    if computer_seats:
+        raise ConfigError(source, "remote", "a remote game has no computer seats: remove "
+                          "the [seats.N] computer entries")
+    return remote
 
 
 def _check_shape(data: dict[str, Any], source: str) -> None:
@@ -486,7 +525,36 @@ def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, 
     return limits, hint_level
 
 
-def _display(section: dict[str, Any], source: str) -> DisplayConfig:
+def _phone(section: dict[str, Any] | None, seats: int, computer_seats: dict,
+           display: DisplayConfig, source: str, remote: bool = False) -> PhoneConfig | None:
+    """``[phone]``: one seat of a two-player game, not the computer's, on a port of its
+    own (checked like the display's address)."""
+    if section is None:
+        return None
+    if "seat" not in section:
+        raise ConfigError(source, "phone.seat", "missing: give the seat the phone plays "
+                          "(0 or 1)")
+    seat = section["seat"]
+    if seats != 2:
+        raise ConfigError(source, "phone.seat", f"a phone plays a seat of a two-player game "
+                          f"only, and the table seats {seats}")
+    if not 0 <= seat < seats:
+        raise ConfigError(source, "phone.seat", f"no seat {seat}: give 0 or 1")
+    if remote:
+        raise ConfigError(source, "phone", "a remote game ([remote]) has no phone seat "
+                          "(yet): the other table plays the other seat")
+    if seat in computer_seats:
+        raise ConfigError(source, "phone.seat", f"seat {seat} is the computer's "
+                          f"([seats.{seat}] computer = true)")
+    where = _display({"listen": section.get("listen", "127.0.0.1"),
+                      "port": section.get("port", 8090)}, source, "phone")
+    if display.enabled and where.port == display.port:
+        raise ConfigError(source, "phone.port", f"{where.port} is the display's port: give "
+                          "the phone a port of its own (e.g. 8090)")
+    return PhoneConfig(seat, where.listen, where.port)
+
+
+def _display(section: dict[str, Any], source: str, name: str = "display") -> DisplayConfig:
     import ipaddress
 
     listen = section.get("listen", "127.0.0.1")
@@ -494,12 +562,12 @@ def _display(section: dict[str, Any], source: str) -> DisplayConfig:
         try:
             ipaddress.ip_address(listen)
         except ValueError:
-            raise ConfigError(source, "display.listen", f"{listen!r} is not an IP address "
+            raise ConfigError(source, f"{name}.listen", f"{listen!r} is not an IP address "
                               "(127.0.0.1: this machine only; 0.0.0.0: every network)") \
                 from None
     port = section.get("port", 8080)
     if not 1 <= port <= 65535:
-        raise ConfigError(source, "display.port", f"{port} is out of range: give a TCP port "
+        raise ConfigError(source, f"{name}.port", f"{port} is out of range: give a TCP port "
                           "from 1 to 65535 (e.g. 8080)")
     token = section.get("admin_token")
     if token is not None:

@@ -75,7 +75,7 @@ def _continue_stored_game(session, recorder, record_path: Path, config: TableCon
     if game.alignments and all(a is not None for a in game.alignments):
         tracker.alignments = tuple(game.alignments)  # a resumed game keeps its deal
     try:
-        tracker.resume(list(point.record), point.star_tags)
+        tracker.resume(list(point.record), point.star_tags, point.departures)
     except (HomeworldsError, ValueError) as exc:
         raise ResumeError(f"cannot resume game {game.id} in {recorder.path}: {exc}") \
             from None
@@ -214,12 +214,12 @@ def _catch_up_from_export(tracker, recorder, record_path: Path, config: TableCon
               "turns are not copied", file=sys.stderr, flush=True)
         return
     try:
-        tracker.resume(exported, point.star_tags)
+        tracker.resume(exported, point.star_tags, point.departures)
     except (HomeworldsError, ValueError) as exc:
         print(f"homeworlds play: the export {record_path} has {len(exported) - len(stored)} "
               f"turns more than the store, but they do not replay ({exc}); ignored",
               file=sys.stderr, flush=True)
-        tracker.resume(stored, point.star_tags)
+        tracker.resume(stored, point.star_tags, point.departures)
         return
     from homeworlds.rules import GameState
 

@@ -24,6 +24,8 @@ from typing import Any
 
 from homeworlds.link import SerialTransport, TableLink
 from homeworlds.pixels import PixelOutput
+from homeworlds.remote.connection import RemoteTableLink
+from homeworlds.remote.game import RemoteSide
 from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.runtime.config import TableConfig
 from homeworlds.runtime.loop import EventSource, TableLoop
@@ -45,7 +47,7 @@ from homeworlds.runtime.terminal import (
     stop_on_signals,
     turn_time_text,
 )
-from homeworlds.session import Stage, TableSession, new_session
+from homeworlds.session import ComputerSeat, Stage, TableSession, make_player, new_session
 from homeworlds.store import (
     GameRecorder,
     HolderLock,
@@ -94,20 +96,31 @@ def open_table_output(config: TableConfig) -> PixelOutput | None:
         raise TableStartError(str(exc)) from None
 
 
-def session_from_config(config: TableConfig, output: PixelOutput | None) -> TableSession:
+def session_from_config(config: TableConfig, output: PixelOutput | None,
+                        remote_side: Any = None, *, phone_seat: Any = None) -> TableSession:
     """The table's session as its configuration describes it: layout and tags, rules and
-    players (a fresh Good/Evil deal), hints, time control, computer seats."""
+    players (a fresh Good/Evil deal), hints, time control, computer seats (and the other
+    table's seat of a remote game, played through ``remote_side``: docs/remote-play.md;
+    and a phone's seat, ``[phone]``, played through ``phone_seat()``, the ``PhoneSeat``
+    once made)."""
     if config.registry is None:
         where = config.registry_path or "table.registry"
         raise TableStartError(f"{config.source}: no tag registry at {where}: run "
                               "`homeworlds enroll` first (docs/hardware.md)")
     red_alert = find_red_alert if config.rules.handicaps.red_alert else None
+    seats, factory = dict(config.computer_seats), make_player
+    if config.remote is not None and remote_side is not None:
+        seats[1 - config.remote.seat] = ComputerSeat()
+        factory = remote_side.player_factory
+    if config.phone is not None and phone_seat is not None:
+        seats[config.phone.seat] = ComputerSeat()
+        factory = lambda *a: phone_seat().player_factory(*a)  # noqa: E731
     return new_session(config.layout, config.registry, config.rules, config.players,
                        output=output, hint_settings=config.hints, red_alert=red_alert,
                        alignments=deal_alignments_for(config), clock_spec=config.clock,
-                       computer_seats=config.computer_seats, time_limits=config.time_limits,
+                       computer_seats=seats, time_limits=config.time_limits,
                        suggestion_level=config.hint_level,
-                       long_press_s=long_press_seconds(config))
+                       long_press_s=long_press_seconds(config), player_factory=factory)
 
 
 @dataclass
@@ -127,6 +140,9 @@ class RunningTable:
     publisher: Any = None  # event.publisher.EventPublisher
     #: the table's claims on its store name and serial port (``claim_table``)
     locks: list[HolderLock] = field(default_factory=list)
+    #: the remote game's side and broker link (``[remote]``), or None
+    remote: Any = None
+    phone: Any = None  # web.phone.PhoneServer of ``[phone]``
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
@@ -166,6 +182,9 @@ class RunningTable:
         self.closed = True
         if self.display is not None:
             self.display.stop()
+        if self.phone is not None:
+            self.phone.stop()
+            self.phone.seat.close()
         close = getattr(self.source, "close", None)
         if close is not None:
             close()
@@ -173,6 +192,8 @@ class RunningTable:
         recorder.flush()
         if self.publisher is not None:
             self.publisher.stop()
+        if self.remote is not None:
+            self.remote.close()
         if recorder.unsaved:
             self._say_where_the_game_is(recorder)
         recorder.close()
@@ -201,7 +222,11 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     locks: list[HolderLock] = []
     try:
         locks = claim_table(config, store_path, serial=source is None)
-        session = session_from_config(config, output)
+        remote_side = RemoteSide() if config.remote is not None else None
+        phones: list = []  # the phone's seat, made once the session is
+        session = session_from_config(config, output, remote_side,
+                                      phone_seat=lambda: phones[0])
+        phones += _phone_seat(config, session)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
@@ -235,6 +260,7 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
             raise TableStartError(display)
     if publisher is not None:
         _feed_publisher(publisher, display, session, config, recorder)
+    remote = _start_remote(config, session, recorder, remote_side)
     table = attract_table(config, session, display, recorder.path)
     if source is None:
         source = _serial_link(config)
@@ -243,8 +269,56 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     if view is not None:
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
-    return RunningTable(config, session, recorder, export, loop, source, output, store_path,
-                        record_path, display, publisher, locks)
+    running = RunningTable(config, session, recorder, export, loop, source, output,
+                           store_path, record_path, display, publisher, locks, remote)
+    if phones:
+        _serve_phone(running, phones[0])
+    return running
+
+
+def _phone_seat(config: TableConfig, session: TableSession) -> list:
+    """The phone's seat of ``[phone]`` (none without it), following the session."""
+    if config.phone is None:
+        return []
+    from homeworlds.remote.phone import PhoneSeat
+
+    seat = PhoneSeat(session, config.phone.seat)
+    seat.attach()
+    return [seat]
+
+
+def _serve_phone(running: RunningTable, seat: Any) -> None:
+    """Serve the phone's pages and show its link and code; a port that cannot be served
+    stops the start (the table closed again)."""
+    assert running.config.phone is not None
+    try:
+        from homeworlds.web import WebUnavailable, require_web
+        from homeworlds.web.phone import PhoneServer, announce
+
+        require_web()
+        phone = running.config.phone
+        server = PhoneServer(seat, host=phone.listen, port=phone.port,
+                             table_name=running.config.table_name).start()
+    except (ImportError, WebUnavailable) as exc:
+        seat.close()
+        running.close()
+        raise TableStartError(f"[phone]: {exc}") from None
+    running.phone = server
+    announce(server.url, seat)
+
+
+def _start_remote(config: TableConfig, session: TableSession, recorder: GameRecorder,
+                  side: RemoteSide | None) -> RemoteTableLink | None:
+    """The remote game's side and broker link (docs/remote-play.md), after the game was
+    resumed from the store."""
+    remote = config.remote
+    if remote is None or side is None:
+        return None
+    link = RemoteTableLink(remote, session, recorder.path, side)
+    print(f"remote game {link.game.game_id}: this table plays "
+          f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role}) via "
+          f"{remote.broker.text()}", flush=True)
+    return link
 
 
 def _release(locks: list[HolderLock], output: PixelOutput | None) -> None:

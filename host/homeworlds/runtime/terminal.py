@@ -151,6 +151,7 @@ def run_command(line: str, session, recorder, players) -> str:
             skipped = session.skip_turn()
         except IllegalAction as exc:
             return f"cannot skip: {exc}"
+        recorder.departure(*tracker.departures[-1])
         return (f"{players[skipped]} misses the turn; pass the turn token to "
                 f"{players[tracker.state.to_move]}")
     seat = None
@@ -163,6 +164,7 @@ def run_command(line: str, session, recorder, players) -> str:
     try:
         if seat is not None:
             if not session.resign(seat):
+                recorder.departure(*tracker.departures[-1])
                 return tracker.status.message or (
                     f"{players[seat]} resigned and leaves the game")
         else:

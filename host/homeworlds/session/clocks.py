@@ -33,6 +33,8 @@ class TableConditions:
     #: every change of the table seen so far has been judged
     judged: bool
     status: Status
+    #: pause reasons from outside the table (a remote game's other table away: "remote")
+    elsewhere: frozenset[str] = frozenset()
 
 
 class SessionClocks:
@@ -113,7 +115,7 @@ class SessionClocks:
             reasons.add("mistake")
         if status.phase == "resume":
             reasons.add("resume")
-        return frozenset(reasons)
+        return frozenset(reasons | table.elsewhere)
 
     def update(self, now: float | None, table: TableConditions) -> tuple[int, float] | None:
         """Start, pause, resume or stop the clocks as the table stands at ``now`` (None:

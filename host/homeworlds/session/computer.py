@@ -212,7 +212,10 @@ class ComputerAtTable:
         self.thinking = Thinking(player, self.tracker.state, purpose=purpose,
                                  key=self._game_key(), time_limit=limit, clock=self.clock)
         who = self.tracker.players[seat]
-        self._note(f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
+        # A seat played elsewhere (a remote game's other table) says what it waits for.
+        waiting = getattr(player, "waiting_text", None) if purpose == "turn" else None
+        self._note(f"{who}: {waiting}" if isinstance(waiting, str) else
+                   f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
                    else f"{who} asked for a hint: the computer (level {level}) is thinking…")
 
     def _plan(self, thinking: Thinking, obs: Observation, token: bool

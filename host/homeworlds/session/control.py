@@ -142,8 +142,14 @@ class TableControl:
                 self.recorder.finish("resigned", winners, command.seat, len(tracker.record))
             self._cancel_guide_back()
             return tracker.status.message
+        self._record_departure()
         return (f"{players[command.seat]} resigned and leaves the game; "
                 f"{players[tracker.state.to_move]} is to move")
+
+    def _record_departure(self) -> None:
+        """The store keeps who left or missed a turn, for a resumed game."""
+        if self.recorder is not None and self.session.tracker.departures:
+            self.recorder.departure(*self.session.tracker.departures[-1])
 
     def _brain_transference(self, command: AdminCommand) -> str:
         """The junior player uses Brain Transference (as when both seat buttons are held)."""
@@ -159,6 +165,7 @@ class TableControl:
             seat = self.session.skip_turn()
         except IllegalAction as exc:
             raise ControlError(f"skip: {exc}") from None
+        self._record_departure()
         return (f"{tracker.players[seat]} misses the turn; "
                 f"{tracker.players[tracker.state.to_move]} is to move")
 

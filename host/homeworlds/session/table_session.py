@@ -87,6 +87,9 @@ class TableSession:
         self.log = SessionLog()
         #: Lines for the terminal (the host prints and clears them).
         self.notices: deque[str] = deque(maxlen=SESSION_LOG_LIMIT)
+        #: Pause reasons from outside the table, asked at every clock update (a remote
+        #: game's side: "remote" while the other table is away; docs/remote-play.md).
+        self.pause_sources: list[Callable[[], str | None]] = []
         self.computer = ComputerAtTable(
             tracker.layout, tracker, watch.clock, seats,
             has_token=watch.view.registry.token_uid is not None,
@@ -379,8 +382,9 @@ class TableSession:
 
     def _conditions(self) -> TableConditions:
         watch = self.watch
+        elsewhere = frozenset(r for source in self.pause_sources if (r := source()))
         return TableConditions(watch.link_up, watch.reader_fault_at, watch.view.known,
-                               watch.judged, self.status)
+                               watch.judged, self.status, elsewhere)
 
     def pause_reasons(self, now: float) -> frozenset[str]:
         """Why the game clocks must not run at ``now`` (docs/clocks.md)."""

@@ -386,7 +386,31 @@ class GameStore:
             c.execute("DELETE FROM turns WHERE game_id = ? AND number = ?", (game_id, number))
             c.execute("UPDATE observations SET withdrawn = ? WHERE game_id = ? AND "
                       "after_turn >= ? AND withdrawn IS NULL", (withdrawn, game_id, number - 1))
+            c.execute("UPDATE departures SET withdrawn = ? WHERE game_id = ? AND "
+                      "after_turn >= ? AND withdrawn IS NULL", (withdrawn, game_id, number))
         self._write(work)
+
+    def add_departure(self, uid: str, after_turn: int, kind: str, seat: int, at: str) -> None:
+        """A player left the game (``resigned``) or missed a turn (``skipped``) after
+        ``after_turn`` turns; a retried write (the same row) is a no-op."""
+        def work(c: sqlite3.Connection) -> None:
+            game_id, status = self._game_row(c, uid)
+            if status != "playing":
+                raise StoreConflict(self.path, f"game {game_id} is finished ({status}); "
+                                    "nobody leaves it any more")
+            if c.execute("SELECT 1 FROM departures WHERE game_id = ? AND after_turn = ? AND "
+                         "kind = ? AND seat = ? AND at = ?",
+                         (game_id, after_turn, kind, seat, at)).fetchone():
+                return
+            c.execute("INSERT INTO departures(game_id, after_turn, kind, seat, at) "
+                      "VALUES (?, ?, ?, ?, ?)", (game_id, after_turn, kind, seat, at))
+        self._write(work)
+
+    def departures(self, game_id: int) -> list[tuple[int, str, int]]:
+        """(after_turn, kind, seat) of the game's departures not withdrawn, in order."""
+        rows = self._read("SELECT after_turn, kind, seat FROM departures WHERE game_id = ? "
+                          "AND withdrawn IS NULL ORDER BY id", (game_id,))
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def withdrawn_turns(self, game_id: int) -> list[tuple[StoredTurn, str]]:
         """Every turn withdrawn from the game (undo), with when, oldest first."""

@@ -154,12 +154,10 @@ def replayed_reveals(rules: str | None, players, record, alignments
     except (HomeworldsError, ValueError):
         return {}
     out: dict[int, dict[int, str]] = {}
-    alignments = state.alignments
-    if alignments is None:
-        return out  # no deal: nothing to reveal
     for seat, index in enumerate(state.revealed):
-        if index is not None:
-            out.setdefault(index + 1, {})[seat] = alignments[seat]
+        card = alignments[seat]
+        if index is not None and card is not None:
+            out.setdefault(index + 1, {})[seat] = card
     return out
 
 

@@ -58,6 +58,8 @@ class ResumePoint:
     #: the turn after the last was withdrawn (undo) and not played again: the table may
     #: still show it, with the turn token passed on (docs/display.md, "Undo")
     withdrawn_next: bool = False
+    #: (after_turn, "resigned" or "skipped", seat): who left the game or missed a turn
+    departures: tuple[tuple[int, str, int], ...] = ()
 
 
 class GameRecorder:
@@ -142,7 +144,8 @@ class GameRecorder:
                            self.store.result(game.id) if game.finished else None,
                            clock_ms=tuple(clock_ms),
                            withdrawn_next=bool(withdrawn)
-                           and withdrawn[-1][0].number == len(turns) + 1 and not pending)
+                           and withdrawn[-1][0].number == len(turns) + 1 and not pending,
+                           departures=tuple(self.store.departures(game.id)))
 
     def stored_game(self, uid: str) -> StoredGame | None:
         """The store's game ``uid`` (of any table), None when it has none or cannot be
@@ -209,6 +212,14 @@ class GameRecorder:
         snapshot = {int(z): sorted(u) for z, u in zones.items() if u}
         self._queue(f"the table at the hand-over after turn {after_turn}",
                     lambda s: s.journal_observation(uid, after_turn, seen, snapshot))
+
+    def departure(self, after_turn: int, kind: str, seat: int) -> None:
+        """In a game of three or more, ``seat`` left it (``resigned``) or missed its turn
+        (``skipped``) after ``after_turn`` turns (``TurnTracker.departures``)."""
+        uid = self._need_game()
+        at = self._now()
+        self._queue(f"{kind} seat {seat} after turn {after_turn}",
+                    lambda s: s.add_departure(uid, after_turn, kind, seat, at))
 
     def withdraw(self, number: int) -> None:
         """Undo: turn ``number``, the last committed, is withdrawn (kept in the store as

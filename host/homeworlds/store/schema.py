@@ -8,7 +8,7 @@ describes every table and column.
 from __future__ import annotations
 
 #: The schema this code writes. Bump it with a migration in MIGRATIONS.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: The application id SQLite keeps in the file header (``PRAGMA application_id``): "HWTS".
 APPLICATION_ID = 0x48575453
@@ -153,7 +153,26 @@ ALTER TABLE observations ADD COLUMN withdrawn TEXT;
 
 SCHEMA += _V2_UNDO
 
+#: Version 3: players who left a game of three or more, and turns missed (``resign`` and
+#: ``skip`` of the admin and the terminal, docs/store.md): a resumed game goes on without
+#: the players who left. ``after_turn``: the turns committed when it happened; ``withdrawn``:
+#: set when an undo withdrew a turn before it (kept, never deleted).
+_V3_DEPARTURES = """
+CREATE TABLE departures (
+    id         INTEGER PRIMARY KEY,
+    game_id    INTEGER NOT NULL REFERENCES games(id),
+    after_turn INTEGER NOT NULL CHECK (after_turn >= 0),
+    kind       TEXT NOT NULL CHECK (kind IN ('resigned', 'skipped')),
+    seat       INTEGER NOT NULL CHECK (seat >= 0),
+    at         TEXT NOT NULL,
+    withdrawn  TEXT
+);
+CREATE INDEX departures_by_game ON departures(game_id, after_turn);
+"""
+
+SCHEMA += _V3_DEPARTURES
+
 #: version -> SQL that brings a store of that version to the next one.
 #: Version 2 came from three features at once (clocks, the event outbox, undo): one
 #: migration, one transaction.
-MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS + _V2_OUTBOX + _V2_UNDO}
+MIGRATIONS: dict[int, str] = {1: _V2_CLOCKS + _V2_OUTBOX + _V2_UNDO, 2: _V3_DEPARTURES}

@@ -122,6 +122,9 @@ class TurnTracker:
     #: commits this turn when the table shows its outcome and nothing else (a different
     #: legal turn is refused: the players are guided to the computer's turn instead).
     expected: tuple[int, Turn] | None = field(init=False, default=None)
+    #: Seats whose turns are played elsewhere (a remote game's other table): such a seat's
+    #: turn is committed only as ``expected``; before it has arrived a hand-over is refused.
+    elsewhere_seats: frozenset[int] = field(init=False, default=frozenset())
     #: Off-board changes of the turn order in a game of three or more, in order:
     #: (turns recorded when it happened, "resigned" or "skipped", seat). A resigned player
     #: has left the game, which goes on; a skipped one missed that turn (SDG's players who
@@ -171,11 +174,11 @@ class TurnTracker:
         """Continue a game from its committed turns (after a restart or power cut). Which
         slot holds which system is learnt from the first observation of the table, by the
         star tags journalled with the last turn (``star_tags``) when there are any.
-        ``departures`` (as ``self.departures``) are applied where they happened; in a game of
-        three or more, a turn of a seat that was not to move without one means that the
-        seats between missed their turns (the record alone cannot tell a player who left
-        from one who missed a turn until the game ends: a player who left is resigned again
-        at their next turn)."""
+        ``departures`` (as ``self.departures``; the store keeps them) are applied where they
+        happened; in a game of three or more, a turn of a seat that was not to move without
+        one (a record from an SDG export) means that the seats between missed their turns:
+        the turns alone cannot tell a player who left from one who missed a turn until the
+        game ends."""
         self.new_game()
         pending = sorted(departures, key=lambda d: d[0])
         for seat, turn in record:
@@ -585,6 +588,9 @@ class TurnTracker:
         try:
             expected = self.expected[1] if self.expected is not None \
                 and self.expected[0] == seat else None
+            if expected is None and seat in self.elsewhere_seats:
+                raise _Refusal(f"{self.players[seat]}'s turn is played at the other table: "
+                               "wait for it, then follow the lights", frozenset())
             turn = self._setup_turn(obs) if self.state.in_setup else self._infer(
                 obs, rename=expected is None)
             if expected is not None:

@@ -48,15 +48,19 @@ def _rp2_spi(gpio: int) -> tuple[str, str] | None:
     return ("SPI0" if gpio % 16 < 8 else "SPI1"), signal
 
 
-BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
-for _board, _header in BOARD_PINS.items():
-    _buses: dict[str, dict[str, list[str]]] = {}
-    for _gpio in _header:
-        _function = _rp2_spi(int(_gpio[2:]))
-        if _function is not None:
-            _buses.setdefault(_function[0], {}).setdefault(_function[1], []).append(_gpio)
-    BOARD_SPI[_board] = {bus: {signal: tuple(pins) for signal, pins in sorted(signals.items())}
-                         for bus, signals in sorted(_buses.items())}
+def _spi_pins(pins: tuple[str, ...]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """SPI bus -> signal -> the board's pins that can carry it."""
+    buses: dict[str, dict[str, list[str]]] = {}
+    for pin in pins:
+        function = _rp2_spi(int(pin[2:]))
+        if function is not None:
+            buses.setdefault(function[0], {}).setdefault(function[1], []).append(pin)
+    return {bus: {signal: tuple(found) for signal, found in sorted(signals.items())}
+            for bus, signals in sorted(buses.items())}
+
+
+BOARD_SPI: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
+    board: _spi_pins(pins) for board, pins in BOARD_PINS.items()}
 
 MAX_SELECT_LINES = 6
 MAX_DECODER_LINES = 4

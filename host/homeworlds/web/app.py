@@ -86,38 +86,83 @@ class DisplayState:
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
 
-    def svg_for(self, snapshot: SnapshotEvent) -> str:
-        key = (snapshot.seq, snapshot.at)
+    def svg_for(self, snapshot: SnapshotEvent, shape: str = "") -> str:
+        """The map of ``snapshot`` drawn for a page's ``shape`` (``map_shape``)."""
+        key = (snapshot.seq, snapshot.at, shape)
         svg = self._svg_cache.get(key)
         if svg is None:
-            svg = draw_map(snapshot, self.render_svg)
-            if len(self._svg_cache) > 8:
+            svg = draw_map(snapshot, self.render_svg, shape)
+            if len(self._svg_cache) > 16:
                 self._svg_cache.clear()
             self._svg_cache[key] = svg
         return svg
 
-    def sse_for(self, event: FeedEvent, with_svg: bool) -> str:
-        key = (with_svg, event.seq, event.at if isinstance(event, SnapshotEvent) else event.type)
+    def sse_for(self, event: FeedEvent, with_svg: bool, shape: str = "") -> str:
+        key = (with_svg, shape, event.seq,
+               event.at if isinstance(event, SnapshotEvent) else event.type)
         text = self._sse_cache.get(key)
         if text is None:
-            text = _sse(event, self if with_svg else None)
+            text = _sse(event, self if with_svg else None, shape)
             if len(self._sse_cache) > 32:
                 self._sse_cache.clear()
             self._sse_cache[key] = text
         return text
 
 
-def draw_map(snapshot: SnapshotEvent, render: Callable[[SnapshotEvent], str] | None = None) -> str:
+#: The shapes a live page may ask its map in: "portrait" (a phone: two cards a row) or the
+#: width/height of its map box, in steps of a quarter (drawings are shared between pages).
+MAP_ASPECTS = tuple(a / 4 for a in range(3, 17))
+
+
+def map_shape(query: str | None, portrait: str | None = None) -> str:
+    """The map shape a page asked for (``?aspect=1.5`` or ``?layout=portrait``), as one of
+    the few shapes drawn: anything else is the default landscape."""
+    if portrait == "portrait":
+        return "portrait"
+    try:
+        aspect = float(query or "")
+    except ValueError:
+        return ""
+    if not aspect == aspect or aspect <= 0:
+        return ""
+    return str(min(MAP_ASPECTS, key=lambda a: abs(a - aspect)))
+
+
+def draw_map(snapshot: SnapshotEvent, render: Callable[[SnapshotEvent], str] | None = None,
+             shape: str = "") -> str:
     """The star map of a snapshot as SVG text (``kit.map_svg``: a position that cannot be
-    drawn becomes a short notice in the drawing)."""
-    return kit.map_svg(lambda: (render or snapshot_renderer)(snapshot))
+    drawn becomes a short notice in the drawing). ``shape``: ``map_shape``'s; a shape makes
+    the live page's drawing (no players' line and no bank: the page shows them)."""
+    if render is not None:
+        return kit.map_svg(lambda: render(snapshot))
+    return kit.map_svg(lambda: snapshot_renderer(snapshot, shape))
 
 
-def snapshot_renderer(snapshot: SnapshotEvent) -> str:
+def snapshot_renderer(snapshot: SnapshotEvent, shape: str = "") -> str:
     """The star-map renderer of ``homeworlds.display.svg`` applied to a feed snapshot."""
     from homeworlds.display.svg import render_snapshot_svg
 
-    return render_snapshot_svg(snapshot.to_json())
+    if not shape:
+        return render_snapshot_svg(snapshot.to_json())
+    return render_snapshot_svg(snapshot.to_json(), portrait=shape == "portrait",
+                               aspect=None if shape == "portrait" else float(shape),
+                               with_bank=False, with_top=False)
+
+
+def story_of(snapshot: SnapshotEvent) -> dict[str, Any] | None:
+    """What the snapshot's last turn did, in words (``display.story``): {"seat",
+    "caption", "ending"}; None while a turn is in progress or when it is not known."""
+    from homeworlds.display.svg import snapshot_story
+
+    if snapshot.turn_in_progress or snapshot.last_turn is None:
+        return None
+    try:
+        story = snapshot_story(snapshot.to_json())
+    except Exception:  # a story that cannot be told must not cut a stream off
+        return None
+    if story is None:
+        return None
+    return {"seat": story.seat, "caption": story.caption, "ending": story.ending}
 
 
 def _error_page(status: int, text: str, request: Request) -> Response:
@@ -125,9 +170,12 @@ def _error_page(status: int, text: str, request: Request) -> Response:
 
 
 def create_app(state: DisplayState) -> Starlette:
+    # The live page links the archive only where there is one (a demo has no store).
+    archive = any(getattr(r, "path", None) == "/archive" for r in state.extra_routes)
+
     async def live(request: Request) -> Response:
-        return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts),
-                            headers=kit.headers())
+        return HTMLResponse(page.live_page(state.table_name, scripts=state.live_scripts,
+                                           archive=archive), headers=kit.headers())
 
     async def snapshot_json(request: Request) -> Response:
         latest = state.hub.latest
@@ -137,8 +185,11 @@ def create_app(state: DisplayState) -> Starlette:
         return JSONResponse(latest.to_json(), headers=kit.headers())
 
     def stream(request: Request, with_svg: bool) -> Response:
+        shape = map_shape(request.query_params.get("aspect"),
+                          request.query_params.get("layout")) if with_svg else ""
         sub = state.hub.subscribe()  # now: nothing published from here on is missed
-        return StreamingResponse(_events(state, sub, with_svg), media_type="text/event-stream",
+        return StreamingResponse(_events(state, sub, with_svg, shape),
+                                 media_type="text/event-stream",
                                  headers=kit.headers({"X-Accel-Buffering": "no"}))
 
     async def live_events(request: Request) -> Response:
@@ -172,7 +223,7 @@ def create_app(state: DisplayState) -> Starlette:
     routes = [
         Route("/", live),
         *kit.asset_routes([page.LIVE_SCRIPT, page.LIVE_STYLE, page.ADMIN_ASSET,
-                           ANALYSIS_SCRIPT]),
+                           ANALYSIS_SCRIPT, kit.KIT_CSS]),
         Route("/api/snapshot", snapshot_json),
         Route("/events", live_events),
         Route("/feed", feed_events),
@@ -185,7 +236,8 @@ def create_app(state: DisplayState) -> Starlette:
         middleware=[Middleware(kit.SecurityHeaders)])
 
 
-async def _events(state: DisplayState, sub: Subscription, with_svg: bool) -> AsyncIterator[str]:
+async def _events(state: DisplayState, sub: Subscription, with_svg: bool,
+                  shape: str = "") -> AsyncIterator[str]:
     """The event stream of one page (``sub``, its subscription to the feed): the feed's
     events as they come (a burst sent as one write), the host's clock, a keep-alive when
     nothing happens."""
@@ -204,7 +256,7 @@ async def _events(state: DisplayState, sub: Subscription, with_svg: bool) -> Asy
                 batch.append(sub.queue.get_nowait())
             if batch[-1] is None:
                 return
-            yield "".join(state.sse_for(e, with_svg) for e in coalesce(batch))
+            yield "".join(state.sse_for(e, with_svg, shape) for e in coalesce(batch))
     finally:
         sub.close()
 
@@ -235,6 +287,12 @@ async def _admin_action(request: Request, state: DisplayState) -> Response:
         command = _command(action, form)
     except ControlError as exc:
         return _answer(request, state, 400, str(exc))
+    if action in page.CONFIRMED and form.get("confirm") != "yes" and \
+            not request.headers.get("authorization"):
+        # A tap on a phone must not resign or abandon a game: the page asks again.
+        return HTMLResponse(page.confirm_page(state.table_name, action,
+                                              request.cookies.get(CSRF_COOKIE) or "", form,
+                                              _settings(state)), headers=kit.headers())
     if state.control is None:
         return _answer(request, state, 503, "this display has no table to command")
     future = state.control.submit(command)
@@ -266,10 +324,11 @@ def _clock() -> str:
     return f"event: clock\ndata: {steady_time():.3f}\n\n"
 
 
-def _sse(event: FeedEvent, state: DisplayState | None) -> str:
+def _sse(event: FeedEvent, state: DisplayState | None, shape: str = "") -> str:
     data = event.to_json()
     if state is not None and isinstance(event, SnapshotEvent):
-        data["svg"] = state.svg_for(event)
+        data["svg"] = state.svg_for(event, shape)
+        data["story"] = story_of(event)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"event: {event.type}\nid: {event.seq}\ndata: {text}\n\n"
 
@@ -285,8 +344,10 @@ def _set_cookie(response: Response, name: str, value: str, request: Request) -> 
 
 def _settings(state: DisplayState) -> dict[str, Any]:
     latest = state.hub.latest
+    settings = (latest.settings if latest is not None else None) or {}
     return {"table": state.table_name,
-            "players": list(latest.game.players) if latest is not None else []}
+            "players": list(latest.game.players) if latest is not None else [],
+            "hint_level": settings.get("hint_level"), "brightness": settings.get("brightness")}
 
 
 async def _authorise(request: Request, state: DisplayState

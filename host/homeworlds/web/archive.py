@@ -36,6 +36,8 @@ from homeworlds.web import kit
 
 __all__ = ["Archive", "archive_routes"]
 
+#: Between the actions of one turn in the record.
+ACTION_SEPARATOR = " \u00b7 "
 #: Games kept replayed in memory (a replay of a long game takes tens of milliseconds).
 CACHE_SIZE = 16
 
@@ -144,16 +146,20 @@ class Archive:
 
 
 def step_svg(game: GameSteps, index: int, *, with_caption: bool = True,
-             portrait: bool = False) -> str:
+             portrait: bool = False, aspect: float | None = None) -> str:
+    """The map after step ``index``, its turn marked (``display.story``)."""
     step = game.steps[index]
     result = step.state.result
+    story = game.story(index)
+    why = f": {story.ending}" if story is not None and story.ending else ""
     overlay = Overlay(
         caption=caption(game, index) if with_caption else None,
         red_alert_seat=game.red_alert_seat(index),
         result=None if result is None else (
-            " and ".join(game.player(s) for s in result.winners) + " wins"
-            if result.winners else "A draw"))
-    return render_svg(step.state, players=game.players, overlay=overlay, portrait=portrait)
+            " and ".join(game.player(s) for s in result.winners) + " wins" + why
+            if result.winners else "A draw" + why), story=story)
+    return render_svg(step.state, players=game.players, overlay=overlay, portrait=portrait,
+                      aspect=aspect)
 
 
 # ---------------------------------------------------------------------- pages
@@ -168,7 +174,8 @@ def _list_page(archive: Archive, prefix: str) -> str:
         games, problem = [], exc.text
     for g in games:
         rows.append(f'<tr data-game="{g.id}"><td><a href="{prefix}/game/{g.id}">Game {g.id}</a>'
-                    f'</td><td>{esc(" v ".join(g.players))}</td><td>{esc(g.started)}</td>'
+                    f'</td><td>{esc(" v ".join(g.players))}</td><td><time '
+                    f'datetime="{esc(g.started)}">{esc(g.started)}</time></td>'
                     f'<td>{g.turns}</td><td>{esc(g.status)}</td></tr>')
     stored = ("<table class='games'><thead><tr><th>Game</th><th>Players</th><th>Started</th>"
               "<th>Turns</th><th>Status</th></tr></thead><tbody>" + "".join(rows)
@@ -185,7 +192,7 @@ def _list_page(archive: Archive, prefix: str) -> str:
                      f'{note}</li>')
     file_part = (f"<h2>Files</h2><ul class='files'>{''.join(files)}</ul>" if files else "")
     return kit.page("Archive", f"<h1>Archive</h1><h2>Stored games</h2>{stored}{file_part}",
-                    styles=[LIST_STYLE])
+                    styles=[LIST_STYLE], scripts=[LIST_SCRIPT])
 
 
 def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
@@ -196,7 +203,7 @@ def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
         f'<li data-step="{k}"{" class=current" if k == index else ""}>'
         f'<a href="?turn={k}"><span class="n">{s.number}.</span> '
         f'<span class="who">{esc(game.player(s.seat))}</span> '
-        f'<span class="sdg">{esc("; ".join(s.text.splitlines()))}</span></a></li>'
+        f'<span class="sdg">{esc(ACTION_SEPARATOR.join(s.text.splitlines()))}</span></a></li>'
         for k, s in enumerate(game.steps) if k > 0)
     error = (f"<p class='problem' id='replay-error'>The replay stopped: {esc(game.error)}</p>"
              if game.error else "")
@@ -217,7 +224,8 @@ def _game_page(game: GameSteps, base: str, index: int, back: str) -> str:
 </nav>
 <p id="caption">{esc(caption(game, index, alerts=False))}</p>{error}
 <main><div id="map">{step_svg(game, index, with_caption=False)}</div>
-<aside><h2>Turns (SDG)</h2><ol id="log">{log}</ol></aside></main>
+<aside><h2 id="log-heading">{"Turns (cooked)" if game.cooked is not None else "Turns (SDG)"}</h2>
+<ol id="log">{log}</ol></aside></main>
 {kit.json_block("steps", {"steps": steps, "svg": f"{base}/svg/", "start": index})}"""
     return kit.page(game.title, body, styles=[GAME_STYLE], scripts=[GAME_SCRIPT],
                     data={"step": index})
@@ -278,7 +286,9 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
             raise ArchiveError(404, "No such step", f"the game has steps 0 to "
                                f"{len(game.steps) - 1}, not {index}")
         portrait = request.query_params.get("layout") == "portrait"
-        return Response(step_svg(game, index, with_caption=False, portrait=portrait),
+        aspect = _aspect(request.query_params.get("aspect"))
+        return Response(step_svg(game, index, with_caption=False, portrait=portrait,
+                                 aspect=aspect),
                         media_type="image/svg+xml",
                         headers={"Cache-Control": "no-cache"})
 
@@ -300,6 +310,18 @@ def archive_routes(store_path: str | Path | None = None, files: Sequence[str | P
     ]
 
 
+def _aspect(text: str | None) -> float | None:
+    """A map box's width / height as asked (``?aspect=1.5``), in quarter steps from 0.75
+    to 4 (a few shapes, each drawn alike for everyone); None when not given or not one."""
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    if not 0 < value < 100:
+        return None
+    return min(16, max(3, round(value * 4))) / 4
+
+
 LIST_CSS = """
 table.games { border-collapse: collapse; font-size: 1.2rem; }
 table.games td, table.games th { padding: .4em .8em; border-bottom: 1px solid #333a4d;
@@ -308,24 +330,33 @@ ul.files { font-size: 1.2rem; }
 """
 
 GAME_CSS = """
+/* One screen on a wide display: the heading, the stepper and the caption, then the map
+   and the record filling the rest; a phone scrolls, the map two cards a row. */
+html, body { height: 100%; }
+body { display: flex; flex-direction: column; box-sizing: border-box; }
 header { display: flex; gap: 1.5rem; align-items: baseline; flex-wrap: wrap; }
 header h1 { margin: .2em 0; font-size: clamp(1.2rem, 2.2vw, 2.2rem); }
 .stepper { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; margin: .4rem 0; }
 .button { background: #263049; color: #fff; padding: .45em .9em; border-radius: .4em;
-  text-decoration: none; font-size: clamp(1rem, 1.4vw, 1.4rem); border: 1px solid #4a5470; }
+  text-decoration: none; font-size: clamp(1rem, 1.4vw, 1.4rem); border: 1px solid #4a5470;
+  min-height: 44px; min-width: 44px; box-sizing: border-box; display: inline-flex;
+  align-items: center; }
 .button:focus, .button:hover { background: #34416a; }
 #counter { font-size: clamp(1rem, 1.4vw, 1.4rem); }
-#caption { font-size: clamp(1.1rem, 1.8vw, 1.9rem); color: #ffe082; margin: .3rem 0; }
-main { display: flex; gap: 1rem; align-items: flex-start; }
-#map { flex: 1 1 auto; min-width: 0; }
-#map svg { width: 100%; height: auto; max-height: 78vh; display: block; }
-aside { flex: 0 0 22rem; max-height: 78vh; overflow: auto; background: #151925;
+#caption { font-size: clamp(1.1rem, 1.5vw, 1.7rem); color: #ffe082; margin: .3rem 0; }
+main { display: flex; gap: 1rem; align-items: stretch; flex: 1; min-height: 0; }
+#map { flex: 1 1 auto; min-width: 0; min-height: 0; }
+#map svg { width: 100%; height: 100%; display: block; }
+aside { flex: 0 0 22rem; overflow: auto; background: #151925;
   border-radius: .6rem; padding: .4rem 1rem; }
 #log { padding-left: 0; list-style: none; font-family: "DejaVu Sans Mono", monospace; }
 #log li a { color: #cfd6ea; text-decoration: none; display: block; padding: .15em .3em;
   white-space: pre-wrap; }
+#log li .who { font-family: "DejaVu Sans", Verdana, sans-serif; font-weight: bold; }
 #log li.current a { background: #34416a; color: #fff; border-radius: .3em; }
-@media (max-width: 900px) { main { flex-direction: column; align-items: stretch; }
+@media (max-width: 900px) { body { display: block; height: auto; padding: .4rem; }
+  main { flex-direction: column; align-items: stretch; }
+  #map svg { height: auto; }
   aside { flex: none; width: 100%; max-height: none; box-sizing: border-box; } }
 """
 
@@ -335,30 +366,42 @@ GAME_JS = r"""
   const last = data.steps.length - 1;
   let index = data.start, wanted = data.start;
   const $ = (id) => document.getElementById(id);
-  async function show(i) {
-    i = Math.max(0, Math.min(last, i));
-    wanted = i;
-    const layout = window.innerWidth < 700 ? '?layout=portrait' : '';
-    const response = await fetch(data.svg + i + layout);
-    if (!response.ok || wanted !== i) return;
-    const text = await response.text();
-    if (wanted !== i) return;
-    $('map').innerHTML = text;
-    index = i;
+  // The map is drawn for the shape of its box: two cards a row on a phone, the columns
+  // that fill the box on a screen.
+  function shape() {
+    if (window.innerWidth <= 900) return '?layout=portrait';
+    const box = $('map').getBoundingClientRect();
+    return box.width && box.height ? '?aspect=' + (box.width / box.height).toFixed(2) : '';
+  }
+  function showText(i) {
     const step = data.steps[i];
     $('turn-number').textContent = step.number;
     $('step-index').textContent = i;
     $('caption').textContent = step.caption;
     $('prev').href = '?turn=' + Math.max(0, i - 1);
     $('next').href = '?turn=' + Math.min(last, i + 1);
+    // The address is always the step shown (or being fetched): a copied link shows it.
+    history.replaceState(null, '', '?turn=' + i);
+  }
+  async function show(i) {
+    i = Math.max(0, Math.min(last, i));
+    wanted = i;
+    showText(i);
+    const response = await fetch(data.svg + i + shape());
+    if (!response.ok || wanted !== i) return;
+    const text = await response.text();
+    if (wanted !== i) return;
+    $('map').innerHTML = text;
+    index = i;
+    showText(i);
     for (const li of document.querySelectorAll('#log li')) {
       const on = Number(li.dataset.step) === i;
       li.classList.toggle('current', on);
       // The log scrolls in its own box on a wide screen; on a phone the page would jump.
-      if (on && window.innerWidth >= 700) li.scrollIntoView({block: 'nearest'});
+      if (on && window.innerWidth > 900) li.scrollIntoView({block: 'nearest'});
     }
-    history.replaceState(null, '', '?turn=' + i);
     document.body.dataset.step = i;
+    document.body.dataset.shape = shape();  // the drawing fits this page's box
   }
   // Steps count from the one asked for last, so quick presses add up before a fetch ends.
   const go = {first: () => 0, prev: () => wanted - 1, next: () => wanted + 1, last: () => last};
@@ -374,15 +417,29 @@ GAME_JS = r"""
     const keys = {ArrowLeft: wanted - 1, ArrowRight: wanted + 1, Home: 0, End: last};
     if (e.key in keys) { e.preventDefault(); show(keys[e.key]); }
   });
-  // A phone held upright gets the map laid out from top to bottom; on a wide screen the
-  // log shows the current turn.
-  if (window.innerWidth < 700) show(wanted);
-  else document.querySelector('#log li.current')?.scrollIntoView({block: 'nearest'});
+  let resizing = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => show(wanted), 300);
+  });
+  show(wanted);
 })();
 """
 
+LIST_JS = r"""
+// A game's start in the reader's own time zone (the page sends it as UTC).
+for (const el of document.querySelectorAll('time[datetime]')) {
+  const when = new Date(el.getAttribute('datetime'));
+  if (!isNaN(when)) {
+    el.textContent = when.toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+    el.title = el.getAttribute('datetime');
+  }
+}
+"""
+
 LIST_STYLE = kit.Asset.css("/static/archive.css", LIST_CSS)
+LIST_SCRIPT = kit.Asset.js("/static/archive-list.js", LIST_JS)
 GAME_STYLE = kit.Asset.css("/static/archive-game.css", GAME_CSS)
 GAME_SCRIPT = kit.Asset.js("/static/archive-game.js", GAME_JS)
 #: What the archive's pages link: served by the routes of ``archive_routes``.
-ASSETS = (kit.KIT_CSS, LIST_STYLE, GAME_STYLE, GAME_SCRIPT)
+ASSETS = (kit.KIT_CSS, LIST_STYLE, LIST_SCRIPT, GAME_STYLE, GAME_SCRIPT)

@@ -374,8 +374,8 @@ def attract_routes(archive, *, idle_after_s: float | None = None,
                             headers={"Cache-Control": "no-store"})
 
     async def page_endpoint(request):
-        body = (f'<div id="attract"><p id="waiting">{esc(WAITING)}</p>'
-                f'<div id="map"></div><p id="caption"></p></div>')
+        body = (f'<div id="attract"><div id="replay"><p id="waiting">{esc(WAITING)}</p>'
+                f'<div id="map"></div><p id="caption"></p></div>{INTRO}</div>')
         data = {"state": prefix + "/state"}
         if live_url is not None:
             data["live"] = live_url
@@ -405,9 +405,35 @@ SWITCH_POLL_S = 2
 
 WAITING = "Homeworlds \u2014 place a piece on the table to play"
 
+#: The stand's welcome beside the replays: what the game is, how to follow it, an
+#: invitation to the table.
+INTRO = """<aside id="intro" aria-label="About Homeworlds">
+<h2>What is Homeworlds?</h2>
+<p>A game of space empires for two, played with coloured pyramids. Each player starts with
+a homeworld and one ship; you lose when you have no ship left at your homeworld, or its
+stars are destroyed.</p>
+<h2>How to watch</h2>
+<p>Each card is a star system: the upright pyramids are its stars, the lying ones the
+ships, in a band of their owner\u2019s colour. Ships move between systems that share no
+star size. The colours are powers: red captures, yellow moves, green builds, blue trades.
+Four pieces of one colour in a system make a catastrophe. The marked cards show what the
+last turn did; the line under the map says it in words.</p>
+<h2>Come and play</h2>
+<p>Sit down at the table and place a piece: the lights show you every legal move, and
+the computer will play against you or give you a hint.</p>
+</aside>"""
+
 ATTRACT_CSS = """
 body { padding: 0; overflow: hidden; }
-#attract { height: 100vh; display: flex; flex-direction: column; }
+#attract { height: 100vh; display: grid; grid-template-columns: minmax(0, 1fr)
+  clamp(16rem, 24vw, 30rem); gap: 1rem; }
+#replay { display: flex; flex-direction: column; min-height: 0; min-width: 0; }
+#intro { background: #151925; border-radius: .6rem; padding: .4rem 1.2rem; margin: .6rem .6rem
+  .6rem 0; overflow: auto; font-size: clamp(15px, 1.05vw, 22px); line-height: 1.35; }
+#intro h2 { font-size: 1.2em; color: #ffe082; margin: .6em 0 .2em; }
+#intro p { margin: 0 0 .4em; }
+@media (max-width: 900px) { body { overflow: auto; } #attract { display: block;
+  height: auto; } #replay { height: 80vh; } #intro { margin: .6rem; } }
 #map { flex: 1 1 auto; min-height: 0; }
 #map svg { width: 100%; height: 100%; display: block; }
 #caption { font-size: clamp(1.2rem, 2.4vw, 2.6rem); color: #ffe082; margin: .4rem 1rem;

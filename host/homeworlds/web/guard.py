@@ -187,98 +187,106 @@ async def _busy_app(scope, receive, send) -> None:
     await response(scope, receive, send)
 
 
-# A class factory (uvicorn is imported lazily): C901 counts the branches of all its small
-# methods as one function's.
-def guarded_protocol(guard: ConnectionGuard) -> type:  # noqa: C901
+class _Guarded:
+    """What ``guarded_protocol`` adds to uvicorn's h11 protocol (a mixin before it): the
+    admission, the request timer, the send stall bound and the eviction at the cap."""
+
+    guard: ConnectionGuard
+    _kind: str | None = None
+    _peer = ""
+    _request_timer: asyncio.TimerHandle | None = None
+    _stall_timer: asyncio.TimerHandle | None = None
+    _timed_cycle: Any = None
+    # Set by uvicorn's protocol (the class this one comes before).
+    app: Any
+    client: Any
+    cycle: Any
+    loop: asyncio.AbstractEventLoop
+    transport: Any
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        guard = self.guard
+        self._peer = self.client[0] if self.client else ""
+        self._kind = guard.admit(self._peer)
+        if self._kind is None:
+            transport.write(_busy_response())
+            transport.close()
+            return
+        if self._kind == "probation":
+            self.app = _probation_gate(self.app, guard.limits.admin_paths)
+        guard.waiting(self, self._peer)
+        self._arm_request_timer()
+
+    def _leave(self) -> None:
+        for timer in (self._request_timer, self._stall_timer):
+            if timer is not None:
+                timer.cancel()
+        self._request_timer = self._stall_timer = None
+        self.guard.working(self)
+        if self._kind is not None:
+            self.guard.release(self._peer, self._kind)
+            self._kind = None
+
+    def evict(self) -> None:
+        """Make room for a newcomer at the cap (``ConnectionGuard._evict``)."""
+        self._leave()
+        self.transport.close()
+
+    def connection_lost(self, exc) -> None:
+        self._leave()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if self._kind is not None:
+            self.guard.waiting(self, self._peer)  # kept alive: waits for its next request
+
+    def _arm_request_timer(self) -> None:
+        self._timed_cycle = self.cycle
+        self._request_timer = self.loop.call_later(self.guard.limits.request_timeout_s,
+                                                   self._request_too_slow)
+
+    def _request_too_slow(self) -> None:
+        self._request_timer = None
+        self.guard.timed_out += 1
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        idle = self.cycle is None or self.cycle.response_complete
+        if self._request_timer is None and idle and self._kind is not None:
+            self._arm_request_timer()  # a new request begins on a kept-alive connection
+        super().data_received(data)  # type: ignore[misc]
+        cycle = self.cycle
+        if self._request_timer is not None and cycle is not None and \
+                cycle is not self._timed_cycle and not cycle.more_body:
+            self._request_timer.cancel()  # the whole request has arrived
+            self._request_timer = None
+            self.guard.working(self)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()  # type: ignore[misc]
+        if self._stall_timer is None:
+            self._stall_timer = self.loop.call_later(self.guard.limits.stall_s,
+                                                     self._stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()  # type: ignore[misc]
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+
+    def _stalled(self) -> None:
+        self._stall_timer = None
+        self.guard.stalled += 1
+        self.transport.abort()
+
+
+def guarded_protocol(guard: ConnectionGuard) -> type:
     """uvicorn's h11 protocol held to ``guard``'s limits (a class: uvicorn's ``http``)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    limits = guard.limits
-
-    class GuardedProtocol(H11Protocol):
-        _kind: str | None = None
-        _peer = ""
-        _request_timer: asyncio.TimerHandle | None = None
-        _stall_timer: asyncio.TimerHandle | None = None
-        _timed_cycle: Any = None
-
-        def connection_made(self, transport) -> None:
-            super().connection_made(transport)
-            self._peer = self.client[0] if self.client else ""
-            self._kind = guard.admit(self._peer)
-            if self._kind is None:
-                transport.write(_busy_response())
-                transport.close()
-                return
-            if self._kind == "probation":
-                app = self.app
-                self.app = _probation_gate(app, limits.admin_paths)
-            guard.waiting(self, self._peer)
-            self._arm_request_timer()
-
-        def _leave(self) -> None:
-            for timer in (self._request_timer, self._stall_timer):
-                if timer is not None:
-                    timer.cancel()
-            self._request_timer = self._stall_timer = None
-            guard.working(self)
-            if self._kind is not None:
-                guard.release(self._peer, self._kind)
-                self._kind = None
-
-        def evict(self) -> None:
-            """Make room for a newcomer at the cap (``ConnectionGuard._evict``)."""
-            self._leave()
-            self.transport.close()
-
-        def connection_lost(self, exc) -> None:
-            self._leave()
-            super().connection_lost(exc)
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if self._kind is not None:
-                guard.waiting(self, self._peer)  # kept alive: waits for its next request
-
-        def _arm_request_timer(self) -> None:
-            self._timed_cycle = self.cycle
-            self._request_timer = self.loop.call_later(limits.request_timeout_s,
-                                                       self._request_too_slow)
-
-        def _request_too_slow(self) -> None:
-            self._request_timer = None
-            guard.timed_out += 1
-            self.transport.close()
-
-        def data_received(self, data: bytes) -> None:
-            idle = self.cycle is None or self.cycle.response_complete
-            if self._request_timer is None and idle and self._kind is not None:
-                self._arm_request_timer()  # a new request begins on a kept-alive connection
-            super().data_received(data)
-            cycle = self.cycle
-            if self._request_timer is not None and cycle is not None and \
-                    cycle is not self._timed_cycle and not cycle.more_body:
-                self._request_timer.cancel()  # the whole request has arrived
-                self._request_timer = None
-                guard.working(self)
-
-        def pause_writing(self) -> None:
-            super().pause_writing()
-            if self._stall_timer is None:
-                self._stall_timer = self.loop.call_later(limits.stall_s, self._stalled)
-
-        def resume_writing(self) -> None:
-            super().resume_writing()
-            if self._stall_timer is not None:
-                self._stall_timer.cancel()
-                self._stall_timer = None
-
-        def _stalled(self) -> None:
-            self._stall_timer = None
-            guard.stalled += 1
-            self.transport.abort()
-
-    return GuardedProtocol
+    return type("GuardedProtocol", (_Guarded, H11Protocol), {"guard": guard})
 
 
 def _probation_gate(app: Callable, admin_paths: tuple[str, ...]) -> Callable:

@@ -46,24 +46,78 @@ CSS = """
 .table { border: 1px solid #2c3550; border-radius: .5rem; padding: .5rem .7rem; }
 .table h2 { margin: 0 0 .3rem 0; font-size: 1.1rem; }
 .online { color: #7be08a; } .offline { color: #ff8a80; } .unknown { color: #9aa4c0; }
-.map svg { width: 100%; height: 14rem; }
+.map svg { width: 100%; height: 22rem; }
+.result { font-weight: bold; color: #ffd54f; }
+.result .why { font-weight: normal; color: #e8ebf5; }
+.chances { font-variant-numeric: tabular-nums; }
 table.results td, table.results th { padding: .15rem .6rem; text-align: left; }
+table.results td.num, table.results th.num { text-align: right; }
 nav a { margin-right: 1rem; }
+#sign-in { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap;
+           padding: .5rem .8rem; border: 1px solid #2c3550; border-radius: .5rem; }
+#sign-in input { font-size: 1rem; min-height: 2.2rem; }
+#signed { color: #7be08a; } #signed.out { color: #ff8a80; }
+/* The big screen of the results: read from across the room. */
+body.screen { font-size: clamp(18px, 2vw, 40px); }
+body.screen h1 { font-size: 1.6em; margin: .2em 0; }
+body.screen table.results { font-size: 1em; }
+body.screen .columns { display: grid; grid-template-columns: 1fr 1fr; gap: 2em; }
+@media (max-width: 900px) { body.screen .columns { grid-template-columns: 1fr; } }
 """
 
 NAV = ('<nav><a href="/">Tables</a><a href="/results">Results</a>'
+       '<a href="/results/screen">Big screen</a>'
        '<a href="/archive">Archive</a><a href="/admin">Admin</a></nav>')
 
 #: Every element with ``data-updates`` (an event stream) and ``data-fragment`` (its
 #: content's address) is fetched again at each notice of the stream.
 UPDATE_JS = """
 'use strict';
+// Times are sent as <time datetime="...Z">: each reader sees them in their own time zone.
+function localTimes(root) {
+  for (const el of root.querySelectorAll('time[datetime]')) {
+    const when = new Date(el.getAttribute('datetime'));
+    if (!isNaN(when)) {
+      el.textContent = when.toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+      el.title = el.getAttribute('datetime');
+    }
+  }
+}
+localTimes(document);
 for (const target of document.querySelectorAll('[data-updates]')) {
   const source = new EventSource(target.dataset.updates);
   source.onmessage = async () => {
     const r = await fetch(target.dataset.fragment, {cache: 'no-store'});
-    if (r.ok) { target.innerHTML = await r.text(); }
+    if (r.ok) { target.innerHTML = await r.text(); localTimes(target); }
   };
+}
+// One sign-in for every admin form: the token typed once (kept for this tab only) goes
+// into each form's token field when it is sent; it never goes into a cookie.
+const signIn = document.getElementById('admin-token');
+if (signIn) {
+  const shown = document.getElementById('signed');
+  const show = () => {
+    const on = !!signIn.value;
+    shown.textContent = on ? 'signed in for this tab' : 'not signed in';
+    shown.className = on ? '' : 'out';
+  };
+  signIn.value = sessionStorage.getItem('hw-hub-token') || '';
+  show();
+  signIn.addEventListener('input', () => {
+    sessionStorage.setItem('hw-hub-token', signIn.value);
+    show();
+  });
+  document.getElementById('sign-out').addEventListener('click', () => {
+    sessionStorage.removeItem('hw-hub-token');
+    signIn.value = '';
+    show();
+  });
+  for (const form of document.querySelectorAll('form.admin')) {
+    form.addEventListener('submit', (e) => {
+      if (!signIn.value) { e.preventDefault(); signIn.focus(); return; }
+      form.querySelector('input[name=token]').value = signIn.value;
+    });
+  }
 }
 """
 
@@ -84,6 +138,10 @@ class HubPages:
         self.event = event
         #: table -> (what its live snapshot shows, the event sent for it)
         self._live_events: dict[str, tuple[str, str]] = {}
+        #: table -> whether its state says anything of its sensors' link
+        self._link_known: dict[str, bool] = {}
+        #: (game id, turns) -> why the game ended (the last turn's story)
+        self._endings: dict[tuple[int, int], str | None] = {}
 
     # ------------------------------------------------------------------ fragments
 
@@ -107,6 +165,9 @@ class HubPages:
         out = [f'<div class="table" data-table="{esc(name)}"><h2>Table {esc(name)} {badge}</h2>']
         if row.get("link_up") is False:
             out.append('<p class="problem">The table\'s sensors are not connected</p>')
+        elif row.get("link_up") is None:
+            # The table's state says nothing of its sensors: neither up nor down.
+            out.append('<p class="unknown link">Sensors\' link unknown</p>')
         if row.get("store_fault"):
             out.append(f'<p class="problem">Store fault: {esc(row["store_fault"])}</p>')
         if row.get("refused"):
@@ -118,14 +179,15 @@ class HubPages:
             return "".join(out)
         players = game["players"]
         out.append(f"<p>{' v '.join(esc(p) for p in players)}</p>")
+        latest = self.ingest.latest(name)
         if game["finished"] or game["result"]:
-            out.append(f'<p class="result">Game over after {game["turns"]} turns</p>')
+            out.append(self._result_line(game, latest))
         else:
             out.append(f'<p class="turn" data-turn="{game["turn_number"]}">Turn '
                        f'{game["turn_number"]}: {esc(game["to_move_name"])} to move</p>')
-        material = ", ".join(f"{esc(p)} {m}" for p, m in zip(players, game["material"],
-                                                                 strict=False))
-        out.append(f'<p class="material">Material (pips): {material}</p>')
+            chances = _chances(players, latest[1] if latest is not None else None)
+            if chances:
+                out.append(chances)
         clocks = row.get("clocks")
         if isinstance(clocks, dict) and isinstance(clocks.get("seats"), list):
             parts = []
@@ -138,15 +200,54 @@ class HubPages:
                 out.append(f'<p class="clocks">Clocks: {", ".join(parts)}</p>')
         if game["behind"]:
             out.append(f'<p class="problem">{game["behind"]} turns still on their way</p>')
-        latest = self.ingest.latest(name)
         if latest is not None:
             stored, state = latest
-            drawn = kit.map_svg(lambda: render_svg(state, players=stored.players))
+            drawn = kit.map_svg(lambda: render_svg(state, players=stored.players,
+                                                   aspect=1.6))
             out.append(f'<div class="map">{drawn}</div>')
         out.append(f'<p><a href="/tables/{quote(name, safe="")}/live">Full live view</a> · '
                    f'<a href="/archive/game/{game["id"]}">Replay</a> · '
                    f'<a href="/archive/game/{game["id"]}/export">SDG</a></p></div>')
         return "".join(out)
+
+    def _result_line(self, game: dict[str, Any], latest) -> str:
+        """A finished game's card line: who won and why, in the rulebook's terms."""
+        players = game["players"]
+        result = game.get("result") or {}
+        winners = [players[w] for w in result.get("winners", []) if 0 <= w < len(players)]
+        kind = result.get("kind")
+        who = (" and ".join(esc(w) for w in winners) + " won") if winners else \
+            ("Draw" if kind else "Game over")
+        why = self._why(game, latest, kind)
+        return (f'<p class="result" data-kind="{esc(kind or "")}">{who}'
+                f'{f"""<span class="why">: {esc(why)}</span>""" if why else ""}'
+                f' (after {game["turns"]} turns)</p>')
+
+    def _why(self, game: dict[str, Any], latest, kind: str | None) -> str | None:
+        """Why the game ended: the last turn's story for a win on the board
+        (``display.story``), else the result's kind in words."""
+        if kind == "resigned":
+            return "resignation"
+        if kind == "agreed-draw":
+            return "agreed by the players"
+        if kind == "abandoned":
+            return "abandoned"
+        if latest is None or kind not in ("opponent-eliminated", "self-eliminated", "draw"):
+            return None
+        stored = latest[0]
+        key = (stored.id, game["turns"])
+        if key not in self._endings:
+            from homeworlds.display.steps import steps_of_stored
+
+            ending = None
+            try:
+                steps = steps_of_stored(self.ingest.store, stored)
+                story = steps.story(len(steps.steps) - 1)
+                ending = story.ending if story is not None else None
+            except (StoreError, ValueError):
+                ending = None
+            self._endings[key] = ending
+        return self._endings[key]
 
     def live_snapshot(self, table: str):
         """The table as the spectator display's feed shows it (a ``feed.SnapshotEvent``), from
@@ -170,9 +271,13 @@ class HubPages:
             # The same snapshot until the store changes: it is as of the last stored turn.
             data["at"] = stored_moment(turns[-1].committed if turns else stored.started)
         data["hints"] = data.get("hints") or dict(NO_HINTS)
-        # An offline table's sensors are not known to be connected.
+        # An offline table's sensors are not known to be connected; a state that says
+        # nothing of them is "link unknown" on the page, not "down".
+        known = isinstance(data.get("link_up"), bool) and (
+            status is None or status.online is not False)
         data["link_up"] = data.get("link_up") is True and (
             status is None or status.online is not False)
+        self._link_known[table] = known
         try:
             return event_from_json(data)
         except FeedError as exc:
@@ -192,6 +297,7 @@ class HubPages:
         if cached is not None and cached[0] == key:
             return cached
         data["svg"] = draw_map(snapshot)
+        data["link_known"] = self._link_known.get(table, True)
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         cached = (key, f"event: snapshot\nid: {snapshot.seq}\ndata: {text}\n\n")
         self._live_events[table] = cached
@@ -199,18 +305,22 @@ class HubPages:
 
     def results_fragment(self) -> str:
         book = self.book
-        rows = "".join(f"<tr><td>{k + 1}</td><td>{esc(p)}</td><td>{s:g}</td></tr>"
-                       for k, (p, s) in enumerate(book.standings()))
+        rows = "".join(f'<tr><td class="num">{k + 1}</td><td>{esc(p)}</td>'
+                       f'<td class="num">{s:g}</td><td class="num">{t:g}</td></tr>'
+                       for k, (p, s, t) in enumerate(book.standings_with_tiebreak()))
         out = [f"<h2>Standings ({esc(book.format)})</h2>",
-               '<table class="results"><tr><th>#</th><th>Player</th><th>Points</th></tr>'
+               '<table class="results standings"><tr><th class="num">#</th><th>Player</th>'
+               '<th class="num">Points</th><th class="num" title="Buchholz: the sum of the '
+               'points of the opponents met, the first tie-break">Buchholz</th></tr>'
                f"{rows}</table>" if rows else '<p class="none">No players named yet.</p>']
         boards = book.boards()
-        for number, _started in reversed(book.rounds()):
+        for number, started in reversed(book.rounds()):
             items = []
             for b in (b for b in boards if b.round == number):
+                table = esc(b.game.table) if b.game is not None else str(b.board)
                 if b.b is None:
-                    items.append(f"<tr><td>{b.board}</td><td>{esc(b.a)}</td><td>bye</td>"
-                                 "<td></td></tr>")
+                    items.append(f'<tr><td class="num">{b.board}</td><td></td>'
+                                 f"<td>{esc(b.a)}</td><td>bye</td><td></td></tr>")
                     continue
                 if b.winner is None:
                     state = "playing" if b.game is not None else "not started"
@@ -220,14 +330,21 @@ class HubPages:
                         state += " (corrected)"
                 link = (f' <a href="/archive/game/{b.game.id}">game {b.game.id}</a>'
                         if b.game is not None else "")
-                items.append(f"<tr><td>{b.board}</td><td>{esc(b.a)}</td><td>{esc(b.b)}</td>"
+                items.append(f'<tr><td class="num">{b.board}</td><td>{table}</td>'
+                             f"<td>{esc(b.a)}</td><td>{esc(b.b)}</td>"
                              f"<td>{state}{link}</td></tr>")
-            out.append(f"<h3>Round {number}</h3><table class=\"results\">{''.join(items)}"
-                       "</table>")
+            out.append(f'<h3>Round {number} <small>started {_time(started)}</small></h3>'
+                       '<table class="results round"><tr><th class="num">Board</th>'
+                       "<th>Table</th><th>Player</th><th>Opponent</th><th>Result</th></tr>"
+                       f"{''.join(items)}</table>")
         try:
             pairs = book.next_pairings()
-            nxt = "".join(f"<li>{esc(a)} v {esc(b) if b else 'bye'}</li>" for a, b in pairs)
-            out.append(f"<h3>Next round's pairings</h3><ol>{nxt}</ol>")
+            nxt = "".join(f'<tr><td class="num">{k + 1}</td><td>{esc(a)}</td>'
+                          f"<td>{esc(b) if b else 'bye'}</td></tr>"
+                          for k, (a, b) in enumerate(pairs))
+            out.append("<h3>Next round's pairings</h3><table class=\"results next\">"
+                       '<tr><th class="num">Board</th><th>Player</th><th>Opponent</th></tr>'
+                       f"{nxt}</table>")
         except PairingError as exc:
             out.append(f'<p class="none">Next round: {esc(exc)}</p>')
         return "".join(out)
@@ -243,6 +360,29 @@ class HubPages:
     def authorised(self, given: str | None) -> bool:
         return given is not None and given != "" and \
             hmac.compare_digest(given.encode(), self.admin_token.encode())
+
+
+def _chances(players: Sequence[str], state) -> str:
+    """Who is ahead: the calibrated chance of each player to win (``ai.analysis``,
+    docs/analysis.md), or nothing where the model has no answer (setup, more than two
+    seats)."""
+    if state is None or state.players != 2 or state.in_setup or state.is_over:
+        return ""
+    from homeworlds.ai.analysis import win_probability
+
+    try:
+        first = win_probability(state)
+    except ValueError:
+        return ""
+    parts = [f"{esc(players[0])} {round(first * 100)}%",
+             f"{esc(players[1])} {round((1 - first) * 100)}%"]
+    return ('<p class="chances" title="chances to win, from the computer\'s evaluation '
+            f'calibrated on real games">Chances: {" · ".join(parts)}</p>')
+
+
+def _time(iso: str) -> str:
+    """A moment (ISO 8601, UTC) that the page shows in the reader's own time zone."""
+    return f'<time datetime="{esc(iso)}">{esc(iso.replace("T", " ")[:16])} UTC</time>'
 
 
 def stored_moment(text: str) -> float:
@@ -316,7 +456,7 @@ def clock_form(current: ClockSpec | None, token: str) -> str:
             f"{esc(describe(current)) if current is not None else 'each table its own [clock]'}"
             '. A new setting applies to each table\'s next game; games in progress keep '
             "theirs.</p>"
-            f'<form method="post" action="/admin/clock">{token}<br>mode '
+            f'<form class="admin" method="post" action="/admin/clock">{token}<br>mode '
             f'<select name="mode"><option value="{TABLES_OWN}"{own}>each table its own'
             f"</option>{modes}</select> main time (s) {number('initial_s')} increment (s) "
             f"{number('increment_s')} delay (s) {number('delay_s')} flag fall "
@@ -382,14 +522,17 @@ def build_app(pages: HubPages):
                                  headers={"Cache-Control": "no-cache"})
 
     async def results(request):
+        body = await run_in_threadpool(pages.locked, pages.results_fragment)
         return HTMLResponse(whole(f"{title}: results",
-                                  await run_in_threadpool(pages.locked,
-                                                          pages.results_fragment)))
+                                  '<div id="results" data-updates="/events" '
+                                  f'data-fragment="/fragment/results">{body}</div>',
+                                  (HUB_SCRIPT,)))
 
     async def admin(request):
         players = await run_in_threadpool(pages.locked, pages.book.players)
         stored = await run_in_threadpool(pages.locked, ingest.store.games)
-        return HTMLResponse(whole(f"{title}: admin", _admin_body(pages, players, stored)))
+        return HTMLResponse(whole(f"{title}: admin", _admin_body(pages, players, stored),
+                                  (HUB_SCRIPT,)))
 
     async def admin_action(request):
         form, body, as_json = await _admin_form(request, pages)
@@ -419,6 +562,7 @@ def build_app(pages: HubPages):
         *kit.asset_routes([kit.KIT_CSS, HUB_STYLE, HUB_SCRIPT, live_page.LIVE_SCRIPT,
                            live_page.LIVE_STYLE]),
         Route("/results", results),
+        *_results_routes(pages, title),
         Route("/admin", admin),
         Route("/admin/{action:str}", admin_action, methods=["POST"]),
         *archive_routes(store_path=pages.store_path),
@@ -426,6 +570,28 @@ def build_app(pages: HubPages):
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+def _results_routes(pages: HubPages, title: str) -> list:
+    """The big screen of the results (``/results/screen``: large type, kept up to date)
+    and the fragment the results pages fetch at each change."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    async def results_screen(request):
+        body = await run_in_threadpool(pages.locked, pages.results_fragment)
+        page = kit.page(f"{title}: results", f'<h1>{esc(title)}: results</h1>'
+                        '<div id="results" class="columns" data-updates="/events" '
+                        f'data-fragment="/fragment/results">{body}</div>',
+                        styles=[HUB_STYLE], scripts=[HUB_SCRIPT], data={"view": "screen"})
+        return HTMLResponse(page.replace("<body ", '<body class="screen" ', 1))
+
+    async def results_fragment(request):
+        return HTMLResponse(await run_in_threadpool(pages.locked, pages.results_fragment))
+
+    return [Route("/results/screen", results_screen),
+            Route("/fragment/results", results_fragment)]
 
 
 def _table_name(ingest: HubIngest, request) -> str:
@@ -508,16 +674,21 @@ def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence) -> st
     """The admin page's forms: players, rounds, result corrections, the event's clock."""
     games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
                     f"(table {esc(g.table)})</option>" for g in stored)
-    token = ('<label>Admin token <input type="password" name="token" required '
-             'autocomplete="off"></label>')
+    # One sign-in for every form: the page's script puts the token typed here into each
+    # form's token field as it is sent (hub.js).
+    token = '<input type="hidden" name="token" value="">'
     body = (
-        '<p>Every action needs the admin token the hub printed when it started.</p>'
-        f'<h2>Players</h2><form method="post" action="/admin/players">{token}<br>'
+        '<div id="sign-in"><label>Admin token (the one the hub printed when it started) '
+        '<input type="password" id="admin-token" autocomplete="off"></label> '
+        '<span id="signed" class="out">not signed in</span> '
+        '<button type="button" id="sign-out">Sign out</button></div>'
+        f'<h2>Players</h2><form class="admin" method="post" action="/admin/players">{token}'
         f'<textarea name="players" rows="8" cols="30">{esc(chr(10).join(players))}</textarea>'
         '<br><button>Save players</button></form>'
-        f'<h2>Rounds</h2><form method="post" action="/admin/round">{token} '
+        f'<h2>Rounds</h2><form class="admin" method="post" action="/admin/round">{token}'
         "<button>Pair and start the next round</button></form>"
-        f'<h2>Correct a result</h2><form method="post" action="/admin/correct">{token}<br>'
+        f'<h2>Correct a result</h2><form class="admin" method="post" '
+        f'action="/admin/correct">{token}'
         f'<select name="game">{games}</select> winner '
         '<input name="winner" placeholder="name, or empty for a draw"> note '
         '<input name="note" required><button>Correct</button></form>')

@@ -14,10 +14,13 @@ from homeworlds.feed.events import MAX_CLOCK_MS
 from homeworlds.web import kit
 
 
-def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = ()) -> str:
+def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] = (),
+              archive: bool = True) -> str:
     """``events``: the stream of the table's feed (a hub serves several tables' pages);
-    ``scripts``: more scripts of this origin (the attract mode's switch)."""
+    ``scripts``: more scripts of this origin (the attract mode's switch); ``archive``: link
+    the archive viewer (there is one)."""
     t = escape(table)
+    archive_link = '<a id="archive-link" href="/archive">archive</a>' if archive else ""
     body = f"""
 <header id="top">
   <h1 id="table-name">{t}</h1>
@@ -26,16 +29,19 @@ def live_page(table: str, *, events: str = "/events", scripts: tuple[str, ...] =
   <div id="turn-timer" title="how long this turn has lasted">–</div>
   <div id="clocks" hidden aria-label="game clocks"></div>
   <div id="link" class="down">connecting…</div>
-  <a id="archive-link" href="/archive">archive</a>
+  {archive_link}
 </header>
 <div id="result" hidden></div>
+<p id="story" aria-live="polite" hidden></p>
 <div id="message" aria-live="polite"></div>
 <div id="guidance" hidden aria-live="polite"></div>
 <main>
   <section id="map" aria-label="star map"></section>
   <aside>
-    <section id="hints-box"><h2>Hints</h2><ul id="hints"><li>none</li></ul></section>
-    <section id="bank-box"><h2>Bank</h2><table id="bank"></table></section>
+    <section id="hints-box" hidden><h2>Hints</h2><ul id="hints"></ul></section>
+    <section id="bank-box"><h2>Bank</h2><table id="bank"><thead><tr><th></th>
+      <th scope="col">small</th><th scope="col">medium</th><th scope="col">large</th></tr>
+      </thead><tbody></tbody></table></section>
     <section id="log-box"><h2>Turns</h2><ol id="log"></ol></section>
   </aside>
 </main>
@@ -52,32 +58,43 @@ LIVE_CSS = """
 * { box-sizing: border-box; }
 html, body { margin:0; height:100%; background:var(--bg); color:var(--fg);
              font-family: "DejaVu Sans", Verdana, sans-serif; }
-header { display:flex; flex-wrap:wrap; align-items:baseline; gap:0.4em 1.4em;
-         padding:0.4em 1em; background:var(--panel); font-size:clamp(16px, 2.2vw, 40px); }
+/* One screen: header, result, what the last turn did, then the map and the side panel
+   filling the rest (the newest turn stays in view: the log scrolls inside its box). */
+body { display:flex; flex-direction:column; overflow:hidden; }
+header { display:flex; flex-wrap:wrap; align-items:baseline; gap:0.2em 1.2em;
+         padding:0.3em 1em; background:var(--panel); font-size:clamp(16px, 1.6vw, 34px); }
 header h1 { font-size:1em; margin:0; color:var(--muted); }
 #turn { font-weight:bold; }
 #turn-timer { font-variant-numeric: tabular-nums; }
-#link { margin-left:auto; font-size:0.6em; }
-#archive-link { font-size:0.5em; color:var(--muted); }
+#link { margin-left:auto; font-size:0.7em; }
+#link.unknown { color:var(--muted); }
+#archive-link { font-size:0.7em; color:#8fb8ff; }
 #link.down { color:var(--alert); }
 #link.up { color:var(--ok); }
 .seat-0 { color:var(--seat0); } .seat-1 { color:var(--seat1); }
 .seat-2 { color:var(--seat2); } .seat-3 { color:var(--seat3); }
-#result { padding:0.3em 1em; font-size:clamp(20px, 3vw, 56px); font-weight:bold;
+#result { padding:0.2em 1em; font-size:clamp(18px, 2vw, 40px); font-weight:bold;
           background:#2d6a3e; text-align:center; }
-#message { padding:0 1em; min-height:1.4em; font-size:clamp(14px, 1.6vw, 30px);
-           color:#ffcf40; }
-main { display:grid; grid-template-columns: minmax(0, 3fr) minmax(16em, 1fr); gap:0.6em;
-       padding:0.4em 0.8em; height:calc(100% - 7.5em); }
-#map { min-height:0; background:#0b0e14; border-radius:8px; overflow:hidden; }
+#result .why { font-weight:normal; }
+#story { margin:0; padding:0.15em 1em; font-size:clamp(16px, 1.3vw, 28px); color:#ffcf6e;
+         background:#231d0e; }
+#story .who { font-weight:bold; }
+#message { padding:0 1em; font-size:clamp(14px, 1.3vw, 28px); color:#ffcf40; }
+#message:empty { display:none; }
+main { display:grid; grid-template-columns: minmax(0, 1fr) clamp(16em, 24vw, 30em);
+       gap:0.6em; padding:0.4em 0.8em; flex:1; min-height:0; }
+#map { min-height:0; min-width:0; background:#0b0e14; border-radius:8px; overflow:hidden; }
 #map svg { width:100%; height:100%; display:block; }
-aside { display:flex; flex-direction:column; gap:0.6em; min-height:0;
-        font-size:clamp(14px, 1.25vw, 26px); }
+aside { display:flex; flex-direction:column; gap:0.5em; min-height:0;
+        font-size:clamp(15px, 1.1vw, 24px); }
 aside section { background:var(--panel); border-radius:8px; padding:0.3em 0.7em; }
-aside h2 { font-size:0.8em; margin:0.2em 0; color:var(--muted); text-transform:uppercase; }
+aside h2 { font-size:0.85em; margin:0.2em 0; color:var(--muted); text-transform:uppercase; }
 #log-box { flex:1; min-height:6em; overflow:auto; }
-#log { margin:0; padding-left:2.2em; font-family:"DejaVu Sans Mono", monospace;
-       font-size:0.85em; }
+#log { margin:0; padding-left:2.4em; font-size:0.9em; }
+#log li { padding:0.15em 0.2em; border-bottom:1px solid #2a3040; }
+#log li .who { font-weight:bold; margin-right:0.4em; }
+#log li .act { display:inline-block; margin-right:0.3em; padding:0 0.3em; border-radius:4px;
+               background:#262d42; font-family:"DejaVu Sans Mono", monospace; }
 #log li.last { background:#2a3350; }
 #hints { margin:0; padding-left:1.1em; }
 #hints li.alert, #hints li.mistake { color:var(--alert); font-weight:bold; }
@@ -105,11 +122,16 @@ aside h2 { font-size:0.8em; margin:0.2em 0; color:var(--muted); text-transform:u
 #guidance.correction .step { color:#ffb0b0; font-weight:bold; }
 #bank { border-collapse:collapse; width:100%; font-variant-numeric: tabular-nums; }
 #bank td, #bank th { padding:0.05em 0.3em; text-align:center; }
-#bank th { text-align:left; }
+#bank thead th { color:var(--muted); font-weight:normal; font-size:0.85em; }
+#bank tbody th { text-align:left; }
+#bank td.empty { opacity:0.35; }
 .c-r { color:#ff5050; } .c-y { color:#ffc000; } .c-g { color:#00e08c; } .c-b { color:#4080ff; }
 @media (max-width: 900px) {
-  main { display:block; height:auto; }
-  #map { height:70vh; margin-bottom:0.6em; }
+  /* A phone: the page scrolls; the map is drawn two cards a row (as the archive's). */
+  body { display:block; overflow:auto; height:auto; }
+  main { display:block; padding:0.3em; }
+  #map { margin-bottom:0.6em; }
+  #map svg { height:auto; }
   aside { font-size:16px; }
   #link { margin-left:0; }
 }
@@ -260,6 +282,66 @@ LIVE_JS = r"""
     text(el, m + ':' + String(s % 60).padStart(2, '0'));
   }
 
+  // A turn's SDG text, one action a line, as the record shows it: the mover's name, then
+  // each action in a box of its own.
+  function logItem(k, sdg, seat, players, last) {
+    const item = document.createElement('li');
+    item.dataset.turn = k + 1;
+    if (last) item.className = 'last';
+    if (seat !== undefined && seat !== null) {
+      const who = seatSpan(players, seat);
+      who.classList.add('who');
+      item.append(who, ' ');
+    }
+    for (const action of String(sdg).split('\n')) {
+      if (!action.trim()) continue;
+      const act = document.createElement('span');
+      act.className = 'act';
+      act.textContent = action.trim();
+      item.append(act, ' ');
+    }
+    return item;
+  }
+
+  function showLog(snap) {
+    const log = $('log');
+    const seats = snap.turn_seats || [];
+    const players = snap.game.players;
+    // Only what is new is added: a long game's record is not rebuilt on every tick.
+    if (log.children.length > snap.turn_log.length ||
+        (log.children.length && log.lastElementChild.dataset.sdg !==
+         snap.turn_log[log.children.length - 1])) {
+      log.replaceChildren();
+    }
+    for (let k = log.children.length; k < snap.turn_log.length; k++) {
+      const item = logItem(k, snap.turn_log[k], seats[k], players, false);
+      item.dataset.sdg = snap.turn_log[k];
+      log.append(item);
+    }
+    for (const item of log.querySelectorAll('li.last')) item.classList.remove('last');
+    if (log.lastElementChild) log.lastElementChild.classList.add('last');
+    $('log-box').scrollTop = $('log-box').scrollHeight;
+  }
+
+  function showStory(snap) {
+    const box = $('story');
+    const story = snap.story;
+    box.replaceChildren();
+    box.hidden = !story;
+    if (!story) return;
+    const players = snap.game.players;
+    const name = players[story.seat];
+    let caption = story.caption;
+    if (story.ending) caption = caption.replace(' — ' + story.ending, '');
+    if (name !== undefined && caption.startsWith(name + ' ')) {
+      const who = seatSpan(players, story.seat);
+      who.classList.add('who');
+      box.append('Last turn: ', who, caption.slice(name.length));
+    } else {
+      box.append('Last turn: ' + caption);
+    }
+  }
+
   function apply(snap) {
     snapshot = snap;
     const g = snap.game;
@@ -273,19 +355,36 @@ LIVE_JS = r"""
     const turn = $('turn');
     turn.replaceChildren();
     if (g.result) {
-      turn.append('game over');
+      turn.append('Game over');  // the banner below says who won and why
     } else {
       turn.append(seatSpan(g.players, g.to_move));
       turn.append(g.in_setup ? ' sets up' : ' to move — turn ' + g.turn_number);
     }
-    turn.dataset.seat = g.to_move;
+    turn.dataset.seat = g.result ? '' : g.to_move;
+    $('turn-timer').hidden = !!g.result;
     const result = $('result');
     result.hidden = !g.result;
-    text(result, g.result ? g.result.text : '');
+    result.replaceChildren();
+    if (g.result) {
+      result.append(g.result.text);
+      const why = snap.story && snap.story.ending;
+      if (why) {
+        const span = document.createElement('span');
+        span.className = 'why';
+        span.textContent = ': ' + why;
+        result.append(span);
+      }
+    }
+    showStory(snap);
     text($('message'), snap.hints.message || '');
     const link = $('link');
-    link.className = snap.link_up ? 'up' : 'down';
-    text(link, snap.link_up ? 'table connected' : 'table link down');
+    if (snap.link_known === false) {  // the hub's copy says nothing of the sensors
+      link.className = 'unknown';
+      text(link, 'link unknown');
+    } else {
+      link.className = snap.link_up ? 'up' : 'down';
+      text(link, snap.link_up ? 'table connected' : 'table link down');
+    }
     const hints = $('hints');
     hints.replaceChildren();
     const h = snap.hints;
@@ -314,28 +413,27 @@ LIVE_JS = r"""
     if (snap.turn_in_progress.length) {
       hints.append(li('so far: ' + snap.turn_in_progress.join('; '), 'progress'));
     }
-    if (!hints.children.length) hints.append(li('none', 'none'));
-    const bank = $('bank');
+    // The hints panel only when there is something to show.
+    $('hints-box').hidden = !hints.children.length;
+    const bank = $('bank').tBodies[0];
     bank.replaceChildren();
     for (const c of ['r', 'y', 'g', 'b']) {
       const row = document.createElement('tr');
       row.className = 'c-' + c;
       const th = document.createElement('th');
+      th.scope = 'row';
       th.textContent = {r: 'red', y: 'yellow', g: 'green', b: 'blue'}[c];
       row.append(th);
       for (const size of [1, 2, 3]) {
         const td = document.createElement('td');
         td.dataset.piece = c + size;
         td.textContent = snap.bank[c + size];
+        if (!snap.bank[c + size]) td.className = 'empty';
         row.append(td);
       }
       bank.append(row);
     }
-    const log = $('log');
-    log.replaceChildren();
-    snap.turn_log.forEach((sdg, k) => log.append(li(sdg, k === snap.turn_log.length - 1 ?
-                                                         'last' : '')));
-    $('log-box').scrollTop = $('log-box').scrollHeight;
+    showLog(snap);
     showTimer();
     showClocks();
     document.body.dataset.seq = snap.seq;
@@ -345,8 +443,22 @@ LIVE_JS = r"""
     if (window.hwApplied.length > 1000) window.hwApplied.shift();
   }
 
+  // The map is drawn by the host for the shape of this page's map box: a phone gets the
+  // cards two a row, a screen the columns that fill its box (docs/display.md).
+  function mapShape() {
+    if (window.innerWidth <= 900) return 'layout=portrait';
+    const box = $('map').getBoundingClientRect();
+    if (!box.width || !box.height) return '';
+    return 'aspect=' + (Math.round(box.width / box.height * 4) / 4);
+  }
+
+  let source = null;
+  let shape = null;
   function connect() {
-    const source = new EventSource(document.body.dataset.events || '/events');
+    shape = mapShape();
+    const base = document.body.dataset.events || '/events';
+    if (source) source.close();
+    source = new EventSource(shape ? base + (base.includes('?') ? '&' : '?') + shape : base);
     source.addEventListener('open', () => { document.body.dataset.connected = 'true'; });
     source.addEventListener('error', () => {
       document.body.dataset.connected = 'false';
@@ -364,6 +476,12 @@ LIVE_JS = r"""
       showClocks();
     });
   }
+
+  let resizing = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (mapShape() !== shape) connect(); }, 400);
+  });
 
   connect();
   setInterval(showTimer, 1000);
@@ -384,11 +502,50 @@ def _flash(message: str | None, ok: bool) -> str:
     return f'<p id="flash" class="{cls}">{escape(message)}</p>'
 
 
-ADMIN_STYLE = ("body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em;"
-               "background:#10131a;color:#eee}fieldset{margin:0.8em 0;border:1px solid #444}"
-               "button{font-size:1.1em;margin:0.2em}.error{color:#ff6060}.ok{color:#60ff90}"
-               "a{color:#8cf}")
+ADMIN_STYLE = """
+html { background:#10131a; color:#eee; font-family:"DejaVu Sans", Verdana, sans-serif; }
+body { max-width:40em; margin:0 auto; padding:0.6em 1em 2em; font-size:18px; }
+h1 { font-size:1.4em; margin:0.4em 0; }
+fieldset { margin:0.8em 0; border:1px solid #3a4259; border-radius:10px; padding:0.6em 0.8em; }
+legend { color:#9aa3b2; padding:0 0.3em; }
+form { margin:0.4em 0; display:flex; flex-wrap:wrap; gap:0.5em; align-items:center; }
+/* Every target a finger can hit: at least 44 px (WCAG 2.5.5). */
+button, select, input, .button { font-size:1em; min-height:44px; min-width:44px;
+  box-sizing:border-box; border-radius:8px; border:1px solid #4a5470; }
+button, .button { background:#263049; color:#fff; padding:0.4em 1em; cursor:pointer;
+  text-decoration:none; display:inline-flex; align-items:center; }
+button.danger { background:#6b1f2a; border-color:#a33a48; }
+button:focus, button:hover, .button:hover { background:#34416a; }
+select, input { background:#1b2030; color:#eee; padding:0.3em 0.5em; }
+label { display:inline-flex; gap:0.4em; align-items:center; }
+#current { color:#c8d0e0; }
+#current b { color:#fff; }
+.error { color:#ff6060; } .ok { color:#60ff90; }
+#flash { padding:0.4em 0.6em; border-radius:8px; background:#1b2030; }
+a { color:#8cf; }
+p.links a { display:inline-flex; min-height:44px; align-items:center; margin-right:1em; }
+.confirm { border:2px solid #a33a48; border-radius:10px; padding:0.6em 1em; }
+"""
 ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
+
+#: Admin actions that cannot be taken back: the page asks again before doing them.
+CONFIRMED = {"undo": "Withdraw the last committed turn?",
+             "resign": "Resign the game for {seat}?",
+             "new-game": "Abandon the current game and start a new one?"}
+
+
+def _setting_words(info: dict[str, Any]) -> str:
+    level = info.get("hint_level")
+    brightness = info.get("brightness")
+    if level is None and brightness is None:
+        return '<p id="current">Current settings: not known yet (the table has not ' \
+               "reported).</p>"
+    parts = []
+    if level is not None:
+        parts.append(f'hint level <b id="current-hint-level">{escape(str(level))}</b>')
+    if brightness is not None:
+        parts.append(f'LED brightness <b id="current-brightness">{float(brightness):g}</b>')
+    return f'<p id="current">Now: {", ".join(parts)}.</p>'
 
 
 def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
@@ -399,18 +556,24 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
     if not authorised:
         return kit.page(title, head + '<p id="need-token">Admin actions need the admin token: '
                         "open the link printed on the table's terminal (or scan its QR code)."
-                        '</p><p><a href="/">back to the live view</a></p>',
+                        '</p><p class="links"><a href="/">back to the live view</a></p>',
                         styles=[ADMIN_ASSET], base_style=False)
     c = escape(csrf, quote=True)
 
-    def form(action: str, label: str, fields: str = "") -> str:
+    def form(action: str, label: str, fields: str = "", danger: bool = False) -> str:
+        cls = ' class="danger"' if danger else ""
         return (f'<form method="post" action="/admin/{action}" id="form-{action}">'
                 f'<input type="hidden" name="csrf" value="{c}">{fields}'
-                f'<button type="submit" id="do-{action}">{escape(label)}</button></form>')
+                f'<button type="submit" id="do-{action}"{cls}>{escape(label)}</button></form>')
 
     players = info.get("players") or ()
     seats = "".join(f'<option value="{k}">{escape(name)}</option>'
                     for k, name in enumerate(players))
+    level = info.get("hint_level")
+    levels = "".join(f'<option{" selected" if name == level else ""}>{name}</option>'
+                     for name in ("full", "warnings", "minimal"))
+    brightness = info.get("brightness")
+    value = f' value="{float(brightness):g}"' if brightness is not None else ""
     # A game of three or more: a player may miss a turn. Two players: the junior's Brain
     # Transference (refused with the reason when the handicap is off).
     turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
@@ -418,18 +581,40 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
                             "changes places with the senior)") if len(players) == 2 else "")
     return kit.page(title, head + _flash(message, ok) +
                     '<fieldset><legend>Game</legend>' +
-                    form("undo", "Undo the last committed turn") +
+                    form("undo", "Undo the last committed turn", danger=True) +
                     form("draw", "Draw by agreement") +
                     form("resign", "Resign",
-                         f'<select name="seat" id="resign-seat">{seats}</select>') +
+                         '<label>for <select name="seat" id="resign-seat">'
+                         f'{seats}</select></label>', danger=True) +
                     turn_order +
-                    form("new-game", "New game (abandons the current one)") +
-                    '</fieldset><fieldset><legend>Settings</legend>' +
+                    form("new-game", "New game (abandons the current one)", danger=True) +
+                    '</fieldset><fieldset><legend>Settings</legend>' + _setting_words(info) +
                     form("settings", "Apply",
                          '<label>Hint level <select name="hint_level" id="hint-level">'
-                         '<option value="">(unchanged)</option><option>full</option>'
-                         '<option>warnings</option><option>minimal</option></select></label> '
+                         f'{levels}</select></label> '
                          '<label>LED brightness <input name="brightness" id="brightness" '
-                         'inputmode="decimal" size="5" placeholder="0.3"></label> ') +
-                    '</fieldset><p><a href="/">live view</a></p>',
+                         f'inputmode="decimal" size="5" placeholder="0.3"{value}></label> ') +
+                    '</fieldset><p class="links"><a href="/">live view</a></p>',
                     styles=[ADMIN_ASSET], base_style=False)
+
+
+def confirm_page(table: str, action: str, csrf: str, form: dict[str, str],
+                 info: dict[str, Any]) -> str:
+    """The second step of an action that cannot be taken back: what it will do, and the
+    same form again with ``confirm=yes`` (no script needed)."""
+    players = info.get("players") or []
+    seat = form.get("seat", "")
+    name = players[int(seat)] if seat.isdigit() and int(seat) < len(players) else seat
+    question = CONFIRMED[action].format(seat=name or "?")
+    c = escape(csrf, quote=True)
+    kept = "".join(f'<input type="hidden" name="{escape(k, quote=True)}" '
+                   f'value="{escape(v, quote=True)}">'
+                   for k, v in form.items() if k in ("seat",))
+    body = (f"<h1>{escape(table)}: admin</h1><div class=\"confirm\"><p id=\"question\">"
+            f"{escape(question)}</p>"
+            f'<form method="post" action="/admin/{escape(action, quote=True)}" '
+            f'id="form-confirm"><input type="hidden" name="csrf" value="{c}">{kept}'
+            '<input type="hidden" name="confirm" value="yes">'
+            '<button type="submit" id="do-confirm" class="danger">Yes, do it</button> '
+            '<a class="button" id="cancel" href="/admin">Cancel</a></form></div>')
+    return kit.page(f"{table} — confirm", body, styles=[ADMIN_ASSET], base_style=False)

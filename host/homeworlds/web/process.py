@@ -255,6 +255,8 @@ class DisplayProcess:
         if proc is None:
             return
         for line in _pipes(proc)[1]:
+            # A line that is not JSON must not be answered as the line before it was.
+            message = None
             try:
                 message = json.loads(line)
                 ident = int(message["id"])

@@ -1,0 +1,96 @@
+"""The ``[remote]`` section of a table's configuration: play this table's game against
+another table over a broker (docs/remote-play.md, "At the table").
+
+    [remote]
+    broker = "mqtt://broker.example.org"
+    role = "host"                  # "host": this table invited (seat 0); "guest": seat 1
+    code_file = "remote.code"      # the invitation code (homeworlds remote-invite / -join)
+    # username = "ann"; password_file = "broker.pw"; ca_file = "ca.pem"
+
+Pure: the configuration reader (``runtime.config``) checks the types and calls
+``RemoteSettings.from_mapping``; a ``RemoteSettingsError`` names the key and the problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from homeworlds.event.settings import BrokerAddress, parse_broker_url
+from homeworlds.remote.invitation import ROLES, Invitation, InvitationError
+
+#: Keys of the ``[remote]`` section and their TOML types.
+REMOTE_KEYS: dict[str, type | tuple] = {
+    "broker": str, "role": str, "code_file": str, "username": str, "password_file": str,
+    "ca_file": str,
+}
+#: The seat each role plays (the inviting table seat 0).
+SEAT_OF_ROLE = {"host": 0, "guest": 1}
+
+
+class RemoteSettingsError(ValueError):
+    def __init__(self, key: str, reason: str):
+        self.key, self.reason = f"remote.{key}", reason
+        super().__init__(f"{self.key}: {reason}")
+
+
+def _read_secret_file(path: Path, key: str, what: str) -> str:
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise RemoteSettingsError(key, f"{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RemoteSettingsError(key, f"{path}: not UTF-8 text") from None
+    if mode & 0o077:
+        raise RemoteSettingsError(key, f"{path} can be read by others (mode "
+                                  f"{mode & 0o777:o}): it holds {what}; chmod 600 it")
+    if not text:
+        raise RemoteSettingsError(key, f"{path} is empty")
+    return text
+
+
+@dataclass(frozen=True)
+class RemoteSettings:
+    broker: BrokerAddress
+    role: str
+    invitation: Invitation = field(repr=False)
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+
+    @property
+    def seat(self) -> int:
+        return SEAT_OF_ROLE[self.role]
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any], *, base: Path) -> RemoteSettings:
+        """The ``[remote]`` table (types already checked); ``base``: the configuration's
+        folder, which relative file names are read from."""
+        for key in ("broker", "role", "code_file"):
+            if key not in data:
+                raise RemoteSettingsError(key, "missing (docs/remote-play.md)")
+        try:
+            broker = parse_broker_url(data["broker"])
+        except ValueError as exc:
+            raise RemoteSettingsError("broker", str(exc)) from None
+        if data["role"] not in ROLES:
+            raise RemoteSettingsError("role", f"{data['role']!r}: 'host' (this table "
+                                      "invited) or 'guest' (it joined)")
+        code = _read_secret_file(base / data["code_file"], "code_file",
+                                 "the remote game's invitation code")
+        try:
+            invitation = Invitation.from_code(code)
+        except InvitationError as exc:
+            raise RemoteSettingsError("code_file", str(exc)) from None
+        password = None
+        if "password_file" in data:
+            password = _read_secret_file(base / data["password_file"], "password_file",
+                                         "a broker password")
+        if password is not None and not data.get("username") and not broker.username:
+            raise RemoteSettingsError("username", "a password needs a username")
+        ca_file = base / data["ca_file"] if "ca_file" in data else None
+        if ca_file is not None and not ca_file.is_file():
+            raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
+        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file)

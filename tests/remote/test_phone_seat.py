@@ -1,0 +1,153 @@
+"""Issue 30 item 2: a seat played from a phone (``remote.phone.PhoneSeat``): the one-time
+claim, the turn built action by action with the table's checks and the rulebook's sentence,
+the turn handed to the seat's player."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeworlds.remote.phone import (
+    MAX_WRONG_CODES,
+    WRONG_CODE_WINDOW_S,
+    ClaimRefused,
+    PhoneMistake,
+    PhoneSeat,
+)
+from tests.remote.phone_table import PhoneTable
+
+
+@pytest.fixture
+def first_seat(tmp_path):
+    """Seat 0 (jeep, who moves first) played from a phone; the table is not running."""
+    table = PhoneTable(tmp_path, 0, start=False, code="K7MQ-2XPD")
+    yield table
+    table.close()
+
+
+def test_the_seat_is_claimed_once_with_its_code(first_seat):
+    phone = first_seat.phone
+    with pytest.raises(ClaimRefused, match="wrong code") as wrong:
+        phone.claim("K7MQ2XPE")
+    assert wrong.value.status == 403 and not phone.claimed
+    token = phone.claim(" k7mq-2xpd ")  # as typed: case, spaces and dashes do not matter
+    assert phone.holds(token)
+    assert not phone.holds(None) and not phone.holds(token[:-1] + "x") and not phone.holds("")
+    with pytest.raises(ClaimRefused, match="already played from another phone") as second:
+        phone.claim("K7MQ2XPD")
+    assert second.value.status == 409
+    assert phone.holds(token)
+
+
+def test_claiming_waits_after_too_many_wrong_codes(tmp_path):
+    now = [100.0]
+    table = PhoneTable(tmp_path, 0, start=False, code="K7MQ2XPD")
+    try:
+        phone = PhoneSeat(table.session, 0, code="K7MQ2XPD", clock=lambda: now[0])
+        for n in range(MAX_WRONG_CODES):
+            with pytest.raises(ClaimRefused, match="wrong code"):
+                phone.claim(f"WRONG{n:03d}")
+        with pytest.raises(ClaimRefused, match="too many wrong codes") as locked:
+            phone.claim("K7MQ2XPD")
+        assert locked.value.status == 429 and not phone.claimed
+        now[0] += WRONG_CODE_WINDOW_S + 1  # a minute later the right code claims
+        assert phone.holds(phone.claim("K7MQ2XPD"))
+        with pytest.raises(ClaimRefused, match="already played"):
+            phone.new_code()
+    finally:
+        table.close()
+
+
+def test_a_new_code_replaces_the_old_one(first_seat):
+    phone = first_seat.phone
+    fresh = phone.new_code()
+    with pytest.raises(ClaimRefused, match="wrong code"):
+        phone.claim("K7MQ2XPD")  # the old code no longer claims
+    assert phone.holds(phone.claim(fresh))
+
+
+def test_a_new_claim_code_is_eight_unambiguous_letters(tmp_path):
+    table = PhoneTable(tmp_path, 0, start=False)
+    try:
+        code = table.phone.code
+        assert len(code) == 8 and not set(code) & set("01OIL")
+    finally:
+        table.close()
+
+
+def test_the_turn_is_built_action_by_action_with_the_tables_checks(first_seat):
+    phone = first_seat.phone
+    with pytest.raises(PhoneMistake, match="'Fly G1 to the moon' is not an action"):
+        phone.add_action("Fly G1 to the moon")
+    with pytest.raises(PhoneMistake, match="at most 80 printable characters"):
+        phone.add_action("Build G1 " + "x" * 100)
+    with pytest.raises(PhoneMistake, match="at most 80 printable characters"):
+        phone.add_action("Build G1 jeep\x1b[2J")
+    phone.add_action("Homeworld B2 Y3 G3")
+    assert phone.draft_text() == ["Homeworld B2 Y3 G3"]
+    with pytest.raises(PhoneMistake) as refused:
+        phone.add_action("Build G1 jeep")
+    assert "this action is refused" in str(refused.value)
+    assert refused.value.citation is not None, "the table's mistakes cite the rulebook"
+    phone.undo()
+    assert phone.draft() == ()
+    with pytest.raises(PhoneMistake, match="no action yet"):
+        phone.send(1)
+    phone.add_action("homeworld b2 y3 g3")
+
+
+def test_a_turn_sent_is_the_seats_players_choice(first_seat):
+    phone = first_seat.phone
+    phone.add_action("Homeworld B2 Y3 G3")
+    with pytest.raises(PhoneMistake, match="the page shows turn 2, the table is at turn 1"):
+        phone.send(2)
+    assert phone.wait_for_turn(1, 0.01) is None
+    turn = phone.send(1)
+    assert phone.wait_for_turn(1, 0.01) == turn
+    assert phone.view().sent
+    assert "your turn was sent" in phone.my_turn(phone.view())
+    with pytest.raises(PhoneMistake, match="not now: your turn was sent"):
+        phone.add_action("Build G1 jeep")
+    player = phone.player_factory(1, None, first_seat.rules, first_seat.game.players)
+    assert player.choose_turn(first_seat.session.tracker.state) == turn
+
+
+def test_the_phone_waits_while_the_table_plays(tmp_path):
+    table = PhoneTable(tmp_path, 1, start=False)
+    try:
+        phone = table.phone
+        assert phone.my_turn(phone.view()) == "waiting for jeep's turn at the table"
+        with pytest.raises(PhoneMistake, match="not now: waiting for jeep's turn"):
+            phone.add_action("Homeworld Y1 G1 R3")
+        assert phone.offered(phone.view()) == []
+    finally:
+        table.close()
+
+
+def test_a_turn_sent_before_an_undo_is_never_taken_for_the_new_position(tmp_path):
+    """The admin undoes the table's last turn while the phone's turn waits to be laid out:
+    the phone's turn was for the position before the undo and is dropped."""
+    from types import SimpleNamespace
+
+    table = PhoneTable(tmp_path, 1, start=False)
+    try:
+        game = table.game
+        tracker = SimpleNamespace(players=game.players, rules=table.rules,
+                                  state=table.reference_before(3),
+                                  record=[(t.seat, t.actions) for t in game.turns[:3]])
+        phone = PhoneSeat(SimpleNamespace(tracker=tracker, events=table.session.events), 1)
+        phone.refresh()
+        assert phone.view().number == 4 and phone.my_turn(phone.view()) is None
+        phone.add_action("Build R1 Danner")
+        phone.send(4)
+        assert phone.wait_for_turn(4, 0.01) is not None
+        # Undo of turn 3: the table is back at turn 3 (jeep's), then jeep plays another.
+        tracker.state, tracker.record = table.reference_before(2), tracker.record[:2]
+        phone.refresh()
+        assert phone.wait_for_turn(4, 0.01) is None
+        assert phone.my_turn(phone.view()) == "waiting for jeep's turn at the table"
+        tracker.state = table.reference_before(3)
+        tracker.record = [(t.seat, t.actions) for t in game.turns[:3]]
+        phone.refresh()
+        assert phone.wait_for_turn(4, 0.01) is None and not phone.view().sent
+    finally:
+        table.close()

@@ -1,0 +1,81 @@
+"""``[phone]`` in a table's configuration: ``build_table`` makes the seat a phone's, serves
+its pages on a port of its own, shows the link and the code, and stops it on close."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from homeworlds.runtime.config import ConfigError, config_from_mapping, load_config  # noqa: E402
+from homeworlds.runtime.table import build_table  # noqa: E402
+from homeworlds.sim import PtyMcu, VirtualTable, make_registry  # noqa: E402
+from homeworlds.table.layout import builtin_layout  # noqa: E402
+from tests.web.server import free_port  # noqa: E402
+
+LAYOUT = builtin_layout("standard-2p")
+BASE = {"table": {"players": ["Ann", "Bob"], "rules": "looney"}}
+
+
+def test_a_configured_phone_seat_is_served_and_announced(tmp_path, capsys):
+    from urllib.request import urlopen
+
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    port = free_port()
+    with PtyMcu(VirtualTable(LAYOUT, registry), scan_time=0) as mcu:
+        path = tmp_path / "table.toml"
+        path.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[phone]\nseat = 1\nport = {port}\n')
+        running = build_table(load_config(path), None, tmp_path / "game.raw",
+                              store_path=tmp_path / "games.sqlite")
+        try:
+            said = capsys.readouterr().out
+            link = re.search(r"phone seat Bob: open (http://\S+/phone\?code=(\w+))", said)
+            assert link, said
+            assert f"type the code {link.group(2)}" in said
+            assert 1 in running.session.computer.seats, "the phone's seat waits for the phone"
+            with urlopen(link.group(1), timeout=10) as answer:
+                text = answer.read().decode()
+                assert answer.status == 200 and 'id="claim"' in text and "Play Bob" in text
+        finally:
+            running.close()
+        assert running.phone.seat.closed
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0, "the phone's port is closed"
+
+
+@pytest.mark.parametrize("phone, key, reason", [
+    ({}, "phone.seat", "missing"),
+    ({"seat": 2}, "phone.seat", "no seat 2"),
+    ({"seat": 1, "listen": "example.org"}, "phone.listen", "not an IP address"),
+    ({"seat": 1, "port": 70000}, "phone.port", "out of range"),
+    ({"seat": 1, "port": 8080}, "phone.port", "the display's port"),
+    ({"seat": 1, "colour": "red"}, "phone.colour", "unknown key"),
+])
+def test_a_wrong_phone_section_names_its_key(tmp_path, phone, key, reason):
+    data = {**BASE, "display": {"enabled": True, "port": 8080}, "phone": phone}
+    with pytest.raises(ConfigError) as error:
+        config_from_mapping(data, "table.toml", tmp_path)
+    assert error.value.key == key and reason in error.value.reason
+
+
+def test_the_phone_cannot_play_the_computers_seat(tmp_path):
+    data = {**BASE, "seats": {"1": {"computer": True}}, "phone": {"seat": 1}}
+    with pytest.raises(ConfigError, match="seat 1 is the computer's"):
+        config_from_mapping(data, "table.toml", tmp_path)
+    from homeworlds.remote.invitation import Invitation
+
+    (tmp_path / "remote.code").write_text(Invitation.new().code + "\n")
+    (tmp_path / "remote.code").chmod(0o600)
+    remote = {**BASE, "phone": {"seat": 1}, "remote": {
+        "role": "host", "broker": "mqtt://127.0.0.1:1883", "code_file": "remote.code"}}
+    with pytest.raises(ConfigError, match="a remote game .* has no phone seat"):
+        config_from_mapping(remote, "table.toml", tmp_path)
+    config = config_from_mapping({**BASE, "phone": {"seat": 0, "listen": "0.0.0.0"}},
+                                 "table.toml", tmp_path)
+    assert (config.phone.seat, config.phone.listen, config.phone.port) == (0, "0.0.0.0", 8090)

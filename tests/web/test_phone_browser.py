@@ -1,0 +1,143 @@
+"""Issue 30 item 2 in Chromium: a phone (390×844) claims a seat of a simulated table with
+the code the table shows and plays its turns from the page; the table's person lays each
+one out by the lights and the table commits it; the store holds the phone's turns. A wrong
+code and a second phone are refused; the claim survives a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("playwright")
+
+from playwright.sync_api import expect  # noqa: E402
+
+from homeworlds.web.phone import PhoneServer  # noqa: E402
+from tests.remote.phone_table import PhoneTable  # noqa: E402
+from tests.web.conftest import PHONE  # noqa: E402
+
+CODE = "K7MQ2XPD"
+#: The phone plays Danner (seat 1) of archive game 3426; the table's person plays jeep.
+TURNS = 8
+
+
+def wait_for_my_turn(table, page, number):
+    table.pump_until(lambda: table.phone.view().number == number
+                     and table.phone.my_turn(table.phone.view()) is None,
+                     f"the table is at turn {number}")
+    # The page loads itself again when the table moves on.
+    expect(page.locator("h1")).to_have_text(re.compile(f"turn {number}$"), timeout=15_000)
+    expect(page.locator("#status")).to_have_text(re.compile("^your turn: "))
+
+
+def type_action(page, text):
+    page.fill("#action", text)
+    page.click("#add")
+    page.wait_for_load_state()
+
+
+def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, screenshot_dir):
+    table = PhoneTable(tmp_path, 1, code=CODE)
+    # As the table serves it: a port of its own, under the display's connection limits.
+    server = PhoneServer(table.phone, port=0, table_name="club").start()
+    phone = browser.new_context(viewport=PHONE, is_mobile=True)
+    other = browser.new_context(viewport=PHONE, is_mobile=True)
+    phone.set_default_timeout(15_000)
+    other.set_default_timeout(15_000)
+    try:
+        page = phone.new_page()
+        # A wrong code is refused and claims nothing.
+        page.goto(server.url + "phone")
+        page.fill("#code", "WRONG234")
+        page.click("#claim-button")
+        assert "wrong code" in page.locator("#error").inner_text()
+        assert not table.phone.claimed
+        # The QR code's link fills the code in; the player confirms.
+        page.goto(f"{server.url}phone?code={CODE}")
+        page.click("#claim-button")
+        assert "waiting for jeep's turn" in page.locator("#status").inner_text()
+        assert page.locator("svg.hw-map").count() == 1
+        # A second phone with the same code cannot take the seat.
+        second = other.new_page()
+        second.goto(f"{server.url}phone?code={CODE}")
+        second.click("#claim-button")
+        assert "already played from another phone" in second.locator("#error").inner_text()
+
+        game = table.game
+        sent = []
+        for index in range(TURNS):
+            if game.turns[index].seat == 0:
+                table.play_table_turn(index)
+                continue
+            wait_for_my_turn(table, page, index + 1)
+            assert any("Danner: waiting for the turn from the phone" in note
+                       for note in table.session.notices), list(table.session.notices)[-3:]
+            if index == 3:
+                # A mistake: the page gives the table's reason and the rulebook's sentence.
+                type_action(page, "Build B1 Danner")
+                assert "this action is refused" in page.locator("#mistake").inner_text()
+                assert "—" in page.locator("#rule").inner_text()
+                page.screenshot(path=str(screenshot_dir / "phone-mistake.png"))
+                # The legal next actions are offered as buttons.
+                page.click("button.offer:text-is('Build R1 Danner')")
+                page.wait_for_load_state()
+            else:
+                names = table_names(table.reference_before(index), table.phone.view().state)
+                for action in game.turns[index].actions:
+                    text = " ".join(names.get(word, word)
+                                    for word in _sdg(action, game.players).split())
+                    type_action(page, text)
+                    assert page.locator("#mistake").count() == 0, (
+                        index, page.locator("#mistake").inner_text(),
+                        [s.name for s in table.phone.view().state.systems])
+            if index == 5:
+                page.reload()  # a reconnect: the claim holds, the turn built is kept
+                assert page.locator("#draft li").count() == len(game.turns[index].actions)
+            page.click("#send")
+            sent.append(table.phone.wait_for_turn(index + 1, 5.0))
+            assert "your turn was sent" in page.locator("#status").inner_text(), \
+                (index, page.locator("#mistake").all_inner_texts())
+            steps = table.follow_phone_turn()
+            assert steps, "the table's lights led the person through the phone's turn"
+
+        stored = table.stored_turns()
+        assert len(stored) == TURNS
+        phone_turns = [(n, s, sdg) for n, s, sdg in stored if s == 1]
+        assert [n for n, _, _ in phone_turns] == [2, 4, 6, 8]
+        sent_text = ["\n".join(_sdg(a, game.players) for a in turn) for turn in sent]
+        assert sent_text[2] == "Discover R1 Danner B3 Tradecenter"
+        # The table names a system discovered after a star of its own list (as for the
+        # computer's turns); the phone's next turn used that name.
+        named = phone_turns[2][2].split()[-1]
+        assert named in {s.name for s in table.phone.view().state.systems}
+        assert sent_text[3] == f"Trade R1 G1 {named}"
+        assert [sdg for _, _, sdg in phone_turns] == [
+            "Homeworld Y1 G1 R3", "Build R1 Danner", f"Discover R1 Danner B3 {named}",
+            f"Trade R1 G1 {named}"]
+        # The page follows the table: it is jeep's turn again.
+        expect(page.locator("#status")).to_contain_text("waiting for jeep's turn",
+                                                        timeout=15_000)
+        page.screenshot(path=str(screenshot_dir / "phone-seat.png"))
+    finally:
+        phone.close()
+        other.close()
+        server.stop()
+        table.close()
+
+
+def table_names(reference, state) -> dict[str, str]:
+    """The transcript's system names -> the table's (the table names a discovered system
+    after a star of its own list; the phone plays in the table's names)."""
+    def content(system):
+        return (tuple(sorted(system.stars)), tuple(map(tuple, system.ships)))
+
+    by_content = {content(system): system.name for system in state.systems}
+    return {system.name: by_content[content(system)] for system in reference.systems}
+
+
+def _sdg(action, players):
+    from homeworlds.notation import format_sdg_action
+
+    return format_sdg_action(action, players=players)
