@@ -92,7 +92,9 @@ def test_the_shipped_table_config_is_the_one_generated_from_standard_2p():
     assert shipped == render_table_config(builtin_layout("standard-2p"), "standard-2p")
     config = read_config_text(shipped)
     assert config["zones"] == 56 and len(config["readers"]) == 4
-    assert config["readers"][3]["zones"] == list(range(44, 56))
+    assert [r["zones"] for r in config["readers"]] == [
+        list(range(0, 15)), list(range(15, 30)), list(range(30, 42)),
+        [*range(44, 56), 42, 43]]  # the turn tokens on the bank tray's reader, channels 12-13
 
 
 def test_the_old_shipped_config_is_refused_by_the_handshake():

@@ -211,7 +211,8 @@ def test_report_text_lists_every_problem(standard):
 def test_layout_without_bank_or_bad_arguments(standard):
     no_bank = Layout(name="no-bank", seats=standard.seats, slots=standard.slots, bank=(),
                      strip=standard.strip,
-                     readers=tuple(r if r.index != 3 else Reader(3, "pn5180", 16, ())
+                     readers=tuple(r if r.index != 3 else  # keeps the turn tokens, ch. 12-13
+                                   Reader(3, "pn5180", 16, (None,) * 12 + (42, 43))
                                    for r in standard.readers))
     with pytest.raises(EnrollError, match="layout 'no-bank' has no bank tray"):
         enroll(no_bank, {})

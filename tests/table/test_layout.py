@@ -130,8 +130,10 @@ def test_zone_roles_of_the_standard_layout():
 def test_wiring_and_reader_channels_agree():
     layout = builtin_layout("standard-2p")
     assert layout.wiring(0) == ZoneWiring(reader=0, channel=0)
-    assert layout.wiring(42) == ZoneWiring(reader=0, channel=15)
-    assert layout.wiring(43) == ZoneWiring(reader=2, channel=12)
+    assert layout.wiring(14) == ZoneWiring(reader=0, channel=14)
+    assert layout.wiring(41) == ZoneWiring(reader=2, channel=11)
+    assert layout.wiring(42) == ZoneWiring(reader=3, channel=12)  # turn tokens: bank tray's reader
+    assert layout.wiring(43) == ZoneWiring(reader=3, channel=13)
     assert layout.wiring(44) == ZoneWiring(reader=3, channel=0)
     for zone in layout.all_zones:
         wiring = layout.wiring(zone)
