@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import threading
 import sys
+import threading
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
