@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -188,9 +189,14 @@ def test_demo_web_runs_without_the_test_and_lint_packages(tmp_path):
     from tests.web.server import free_port
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--web", "--speed",
-                             "0", "--listen", f"127.0.0.1:{port}"], env=_blocked_env(tmp_path),
+    # --once: the stand's demo loops through games; this one stops at the end of its game.
+    proc = subprocess.Popen([sys.executable, "-m", "homeworlds", "demo", "--web", "--once",
+                             "--speed", "0", "--listen", f"127.0.0.1:{port}"],
+                            env=_blocked_env(tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A demo that never reaches its end must fail the test, not hang the suite.
+    watchdog = threading.Timer(300, proc.kill)
+    watchdog.start()
     try:
         assert proc.stdout is not None
         lines = []
@@ -207,6 +213,7 @@ def test_demo_web_runs_without_the_test_and_lint_packages(tmp_path):
         assert proc.stderr is not None
         assert "not installed" not in proc.stderr.read()
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
