@@ -40,6 +40,7 @@ from starlette.routing import Route
 
 from homeworlds.remote.phone import ClaimRefused, PhoneMistake, PhoneSeat, PhoneView
 from homeworlds.web import WebUnavailable, kit
+from homeworlds.web.server import print_qr
 
 SESSION_COOKIE = "hw_phone"
 CSRF_COOKIE = "hw_phone_csrf"
@@ -236,14 +237,8 @@ def announce(base_url: str, seat: PhoneSeat, out: TextIO | None = None,
     print(f"phone seat {player}: open {link}", file=out, flush=True)
     print(f"phone seat {player}: or open {base_url.rstrip('/')}/phone and type the code "
           f"{seat.code}", file=out, flush=True)
-    if qr and out.isatty():
-        try:
-            import qrcode
-        except ImportError:
-            return
-        code = qrcode.QRCode(border=1)
-        code.add_data(link)
-        code.print_ascii(out=out, invert=True)
+    if qr:
+        print_qr(link, out)
 
 
 async def _act(request: Request, seat: PhoneSeat, table_name: str, do) -> Response:

@@ -191,14 +191,22 @@ def announce(url: str, admin_url: str, out: TextIO | None = None, qr: bool = Tru
     out = out if out is not None else sys.stdout
     print(f"display: {url}", file=out, flush=True)
     print(f"admin: {admin_url}", file=out, flush=True)
-    if qr and out.isatty():
-        try:
-            import qrcode
-        except ImportError:
-            return
-        code = qrcode.QRCode(border=1)
-        code.add_data(admin_url)
-        code.print_ascii(out=out, invert=True)
+    if qr:
+        print_qr(admin_url, out)
+
+
+def print_qr(link: str, out: TextIO) -> None:
+    """The link as a QR code on a terminal (nothing on a pipe or a file, or without
+    ``qrcode``, which comes with the web extra)."""
+    if not out.isatty():
+        return
+    try:
+        import qrcode
+    except ImportError:
+        return
+    code = qrcode.QRCode(border=1)
+    code.add_data(link)
+    code.print_ascii(out=out, invert=True)
 
 
 def _is_ipv6(host: str) -> bool:
