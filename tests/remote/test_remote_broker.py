@@ -45,7 +45,7 @@ def test_two_tables_play_an_archive_game_through_the_broker(tmp_path, broker):
         assert any("jeep: waiting for the turn from the other table" in n for n in notes)
         assert not any("the computer (level" in n for n in notes), notes
         # A rogue on the broker sends the host's turn 7 without the invitation.
-        fake = TurnMessage(host.game_id if hasattr(host, "game_id") else host.game.game_id,
+        fake = TurnMessage(host.game.game_id,
                            7, 0, "Build G1 jeep")
         forge(broker, host.game.topic, to_payload(fake))
         pump(tables, lambda: len([r for r in guest.game.refusals if r.side == "here"]) >= 2
