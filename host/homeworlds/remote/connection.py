@@ -13,7 +13,7 @@ from homeworlds.event.settings import BrokerAddress
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemoteSide
 from homeworlds.remote.invitation import other_role
 from homeworlds.remote.messages import Offline, to_payload
-from homeworlds.remote.settings import RemoteSettings
+from homeworlds.remote.settings import KEEPALIVE_S, RemoteSettings
 from homeworlds.session import TableSession
 from homeworlds.store import GameStore
 from homeworlds.store.identity import StoredIdentity
@@ -22,8 +22,9 @@ from homeworlds.store.identity import StoredIdentity
 class RemoteConnection:
     def __init__(self, game: RemoteGame, broker: BrokerAddress, *,
                  username: str | None = None, password: str | None = None,
-                 ca_file: Path | None = None):
+                 ca_file: Path | None = None, keepalive_s: int = KEEPALIVE_S):
         self.game = game
+        self.keepalive_s = keepalive_s
         self.broker = broker
         self.client: Any = make_client(
             broker, f"hw-remote-{game.game_id}-{game.role}", username=username,
@@ -34,7 +35,8 @@ class RemoteConnection:
         game.send = self._send
 
     def start(self) -> None:
-        self.client.connect_async(self.broker.host, self.broker.port)
+        self.client.connect_async(self.broker.host, self.broker.port,
+                                  keepalive=self.keepalive_s)
         self.client.loop_start()
 
     def close(self) -> None:
@@ -87,7 +89,8 @@ class RemoteTableLink:
         self.connection = RemoteConnection(self.game, settings.broker,
                                            username=settings.username,
                                            password=settings.password,
-                                           ca_file=settings.ca_file)
+                                           ca_file=settings.ca_file,
+                                           keepalive_s=settings.keepalive_s)
         self.connection.start()
 
     def close(self) -> None:

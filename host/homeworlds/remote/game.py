@@ -16,6 +16,7 @@ and legal. Anything else is refused; the reason is shown here and told to the ot
 
 from __future__ import annotations
 
+import hashlib
 import queue
 import threading
 import time
@@ -48,6 +49,10 @@ from homeworlds.table.tracker import Commit
 CHANNEL = "remote"
 #: Messages waiting for the table loop at most (a flood beyond is dropped and counted).
 INBOX_LIMIT = 1000
+#: A copy of one of the last so many messages accepted is a second delivery of it (MQTT's
+#: QoS 1 delivers at least once: a message held in a stalled connection arrives again
+#: after the reconnection), ignored; an older one is a replay, refused.
+DUPLICATE_WINDOW = 8
 #: At most so many refusals are told to the other side per minute (a flood of forgeries
 #: must not make this table flood the broker).
 TELL_PER_MINUTE = 20
@@ -95,6 +100,10 @@ class RemoteGame:
         self._inbox: queue.Queue[tuple[str, bytes | bool]] = queue.Queue(INBOX_LIMIT)
         #: Messages dropped unread: too large, or the inbox full (a flood).
         self.dropped = 0
+        #: Digests of the messages accepted last, and how many second deliveries of them
+        #: were ignored.
+        self._recent: deque[bytes] = deque(maxlen=DUPLICATE_WINDOW)
+        self.duplicates = 0
         self._ready: dict[int, Turn] = {}
         #: The other side's clock reading of each turn ready here (adopted at the commit).
         self._readings: dict[int, ClockReading] = {}
@@ -234,9 +243,16 @@ class RemoteGame:
             payload = signed.verify(self.peer_key, self.peer_topic)
             self.window.check(signed.seq)
             message = read_payload(payload, self.game_id)
-        except (SignatureError, ReplayError, MessageError) as exc:
+        except ReplayError as exc:
+            if hashlib.sha256(data).digest() in self._recent:
+                self.duplicates += 1  # delivered twice (at least once), not replayed
+                return
             self._refuse(None, f"a message refused: {exc}")
             return
+        except (SignatureError, MessageError) as exc:
+            self._refuse(None, f"a message refused: {exc}")
+            return
+        self._recent.append(hashlib.sha256(data).digest())
         self.window.accept(signed.seq)
         self._record_seen(self.window.highest)
         self._dispatch(message)

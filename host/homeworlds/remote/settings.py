@@ -6,6 +6,7 @@ another table over a broker (docs/remote-play.md, "At the table").
     role = "host"                  # "host": this table invited (seat 0); "guest": seat 1
     code_file = "remote.code"      # the invitation code (homeworlds remote-invite / -join)
     # username = "ann"; password_file = "broker.pw"; ca_file = "ca.pem"
+    # keepalive_s = 10             # how soon a silent link is noticed (about twice that)
 
 Pure: the configuration reader (``runtime.config``) checks the types and calls
 ``RemoteSettings.from_mapping``; a ``RemoteSettingsError`` names the key and the problem.
@@ -23,8 +24,14 @@ from homeworlds.remote.invitation import ROLES, Invitation, InvitationError
 #: Keys of the ``[remote]`` section and their TOML types.
 REMOTE_KEYS: dict[str, type | tuple] = {
     "broker": str, "role": str, "code_file": str, "username": str, "password_file": str,
-    "ca_file": str,
+    "ca_file": str, "keepalive_s": int,
 }
+#: Seconds between keepalive pings of the broker link (MQTT keepalive): a link that went
+#: silent (a cut cable, a router that drops the connection without closing it) is noticed
+#: within about twice that here, and by the broker (which then publishes the last will,
+#: so the other table pauses) within one and a half times that.
+KEEPALIVE_S = 10
+KEEPALIVE_RANGE = (1, 300)
 #: The seat each role plays (the inviting table seat 0).
 SEAT_OF_ROLE = {"host": 0, "guest": 1}
 
@@ -59,6 +66,7 @@ class RemoteSettings:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     ca_file: Path | None = None
+    keepalive_s: int = KEEPALIVE_S
 
     @property
     def seat(self) -> int:
@@ -93,4 +101,10 @@ class RemoteSettings:
         ca_file = base / data["ca_file"] if "ca_file" in data else None
         if ca_file is not None and not ca_file.is_file():
             raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
-        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file)
+        keepalive = data.get("keepalive_s", KEEPALIVE_S)
+        low, high = KEEPALIVE_RANGE
+        if not low <= keepalive <= high:
+            raise RemoteSettingsError("keepalive_s", f"{keepalive}: from {low} to {high} "
+                                      "seconds")
+        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file,
+                   keepalive)
