@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from homeworlds.event.settings import parse_broker_url
-from homeworlds.remote.connection import RemoteConnection
+from homeworlds.remote.connection import RemoteConnection, stored_reading
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
 from homeworlds.remote.invitation import Invitation
 from homeworlds.replay import rules_for_game
@@ -32,6 +32,8 @@ class RemoteTable:
                  broker_url: str, clock_spec=None):
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
+        #: the broker link's keepalive (``[remote] keepalive_s``)
+        self.keepalive_s = 10
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
@@ -43,8 +45,7 @@ class RemoteTable:
         self.recorder.open()
         self.recorder.start_game(rules, players, first_seat)
         tracker = self.session.tracker
-        self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
-            len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
+        self.session.events.committed.listen(Stage.STORE, self._store_turn)
         #: When turn n was committed here, and when this table first showed a step of the
         #: other table's turn n (the latency figure: one clock, one process).
         self.committed_at: dict[int, float] = {}
@@ -54,6 +55,14 @@ class RemoteTable:
         self.connection: RemoteConnection | None = None
         self.connect()
         self.sim.__enter__()  # the simulated microcontroller runs; the host has seen it
+
+    def _store_turn(self, commit) -> None:
+        """As ``play`` stores a turn (runtime.table), with its time on a timed game."""
+        tracker, timed = self.session.tracker, self.session.last_turn_time
+        self.recorder.turn(len(tracker.record), commit.seat, commit.turn, commit.state,
+                           tracker.players, tracker.star_tags,
+                           elapsed_ms=timed.elapsed_ms if timed else None,
+                           clock_ms=timed.clock_ms if timed else None)
 
     def connect(self) -> None:
         """A (new) remote side and its broker link: as a restarted host makes them, from
@@ -72,9 +81,13 @@ class RemoteTable:
             events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
             events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
             self.session.pause_sources.append(lambda: self.game.pause_reason())
+        game.stored_clocks = lambda number: stored_reading(
+            identity.store, self.recorder.game_id, number, 2,
+            self.session.timekeeper.game_spec)
         game.guard_seat()  # the new side takes over the other seat and its clock readings
         self.holder[:] = [game]
-        self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
+        self.connection = RemoteConnection(game, parse_broker_url(self.broker_url),
+                                           keepalive_s=self.keepalive_s)
         self.connection.start()
 
     @property

@@ -110,3 +110,39 @@ def test_the_clocks_of_both_tables_agree_after_each_turn_and_across_a_cut(tmp_pa
     finally:
         for table in tables:
             table.close()
+
+
+def test_a_turn_sent_again_after_a_restart_carries_its_clock_reading(tmp_path, broker):
+    """The guest is away when the host's player makes turn 5; the host restarts before the
+    guest is back (its side made again from the invitation and the store), so it sends the
+    turn again from its store: with the clocks as the store kept them at the commit. The
+    guest adopts them: the time the guest's person takes to lay the turn out is charged
+    to the guest's player on both tables, not also to the host's."""
+    game = read_sdg_file(GAME)
+    tables = two_tables(tmp_path, broker.url, game, ClockSpec.parse("600+0.2"))
+    host, guest = tables
+    try:
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        play_timed(tables, game, 0, 4)
+        guest.disconnect()
+        pump(tables, lambda: host.game.paused is not None, "the host pauses")
+        assert game.turns[4].seat == 0
+        play_own_turn(host, game.turns[4].actions, game.turns[5].seat, (host,),
+                      reference_before(game, 4))
+        pump((host,), lambda: host.recorder.unsaved == 0, "the host stores turn 5")
+        host.disconnect()
+        host.game.close()
+        host.connect()  # the host restarts: its side remembers nothing but the store
+        assert host.game._sent_clocks == {}
+        guest.connect()
+        pump(tables, lambda: guest.game.ready_turn(5) is not None, "turn 5 sent again")
+        wait_pumping(tables, LAY_OUT_S)
+        follow_remote_turn(guest, tables)
+        gap = clock_gap(tables)
+        print("clock gap after a turn sent again after a restart (s):", round(gap, 4))
+        assert gap < AGREE_S
+        assert host.stored_turns() == guest.stored_turns()
+    finally:
+        for table in tables:
+            table.close()

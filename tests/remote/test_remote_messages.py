@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from homeworlds.clock import ClockSpec, GameClocks
 from homeworlds.identity import sign
 from homeworlds.remote.game import DUPLICATE_WINDOW, RemoteGame
 from homeworlds.remote.invitation import Invitation, InvitationError
@@ -48,19 +49,33 @@ def test_a_message_of_another_game_or_malformed_is_refused_with_the_field_named(
                      "1" * 16)
     with pytest.raises(MessageError, match="not JSON"):
         read_payload(b"\xff", "1" * 16)
+    hello = (b'{"type": "hello", "game": "' + b"1" * 16 + b'", "seat": 0, "players": '
+             b'["Ann", "Bob"], "rules": "sdg", "turns": 4, ')
+    with pytest.raises(MessageError, match="clock: .*initial_s"):
+        read_payload(hello + b'"clock": {"mode": "fischer", "initial_s": -5}}', "1" * 16)
+    with pytest.raises(MessageError, match="clock: not a time control"):
+        read_payload(hello + b'"clock": "600+5"}', "1" * 16)
+    with pytest.raises(MessageError, match="waiting: not true or false"):
+        read_payload(hello + b'"waiting": 1}', "1" * 16)
+    with pytest.raises(MessageError, match="clocks_ms"):
+        read_payload(hello + b'"waiting": true, "clocks_ms": [1, -1]}', "1" * 16)
 
 
 class Wire:
     """Two sides joined directly: what one sends, the other receives (when connected)."""
 
-    def __init__(self):
+    def __init__(self, specs: dict[str, ClockSpec | None] | None = None):
         self.invitation = Invitation.new()
         self.sides = {}
         self.sent: list[tuple[str, bytes]] = []
+        #: the sessions' clock (seconds): the test moves it
+        self.now = 1000.0
         for role, seat in (("host", 0), ("guest", 1)):
             layout = builtin_layout("standard-2p")
             rules = preset("sdg")
-            session = new_session(layout, make_registry(layout, 2), rules, PLAYERS)
+            session = new_session(layout, make_registry(layout, 2), rules, PLAYERS,
+                                  clock=lambda: self.now,
+                                  clock_spec=(specs or {}).get(role))
             numbers = iter(range(1, 10**6, 256))
             game = RemoteGame(session, self.invitation, role, seat,
                               reserve=lambda n, numbers=numbers: next(numbers))
@@ -182,3 +197,63 @@ def test_a_turns_clock_reading_round_trips_and_a_bad_one_is_refused_with_the_fie
             str(bad).replace("'", '"').replace("True", "true").encode() + b"}"
         with pytest.raises(MessageError, match="clocks_ms: not a list of 2 to 6 clocks"):
             read_payload(payload, game_id)
+
+
+FISCHER = ClockSpec.parse("600+0.2")
+
+
+def start_clocks(game, remaining_s, now, paused=frozenset()):
+    """The game's clocks as they run mid-game: seat 0 to move since ``now``."""
+    timekeeper = game.session.timekeeper
+    timekeeper.clocks = GameClocks(FISCHER, remaining_s, to_move=0, since=now,
+                                   paused=frozenset(paused))
+
+
+def clock_ms(game, now):
+    return tuple(game.session.clocks.remaining_ms(seat, now) for seat in (0, 1))
+
+
+def test_another_time_control_is_refused_at_hello_with_the_reason_on_both():
+    wire = Wire({"host": FISCHER, "guest": None})
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    assert "the other table plays with 10:00 + 0.2 s a turn (Fischer), this table with no " \
+        "clock" in refusals(guest, "here")
+    assert "the other table plays with no clock, this table with 10:00 + 0.2 s a turn " \
+        "(Fischer)" in refusals(host, "here")
+    assert host.paused == guest.paused == "paused: waiting for the other table"
+
+
+def test_after_a_cut_both_clocks_resume_from_where_the_first_to_notice_stopped_them():
+    """The guest's link went silent while the host's player (seat 0) was to move. The host
+    learnt it first (the broker's last will) and stopped its clocks at 590 s; the guest's
+    keepalive noticed 2 s later (588 s). When the guest is back both resume from 590 s."""
+    wire = Wire({"host": FISCHER, "guest": FISCHER})
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    assert host.paused is None and guest.paused is None
+    start_clocks(host, (590.0, 600.0), wire.now, {"remote"})
+    start_clocks(guest, (588.0, 600.0), wire.now, {"remote"})
+    host.peer_online = False  # the last will arrived
+    guest.connected(False)
+    wire.poll()
+    wire.now += 30.0  # the cut lasts; both clocks stand still
+    guest.connected(True)  # back: "waiting", with where its clocks stand
+    wire.poll()
+    assert host.paused is None and guest.paused is None
+    assert clock_ms(host, wire.now) == clock_ms(guest, wire.now) == (590_000, 600_000)
+    assert list(host.refusals) == [] and list(guest.refusals) == []
+
+
+def test_a_side_that_never_noticed_the_cut_agrees_with_the_one_that_paused():
+    """The guest's link dropped and came back before the broker noticed: the host's clock
+    ran on (to 585 s), the guest's stood at 588 s. The guest's waiting hello makes the
+    host answer (it saw no cut, but the guest waits for it) and both stand at 588 s."""
+    wire = Wire({"host": FISCHER, "guest": FISCHER})
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    start_clocks(host, (585.0, 600.0), wire.now)
+    start_clocks(guest, (588.0, 600.0), wire.now, {"remote"})
+    guest.connected(False)
+    wire.poll()
+    guest.connected(True)
+    wire.poll()
+    assert host.paused is None and guest.paused is None
+    assert clock_ms(host, wire.now) == clock_ms(guest, wire.now) == (588_000, 600_000)

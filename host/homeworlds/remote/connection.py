@@ -5,9 +5,11 @@ them on the table loop's thread."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from homeworlds.clock import ClockSpec
 from homeworlds.event.mqtt import make_client
 from homeworlds.event.settings import BrokerAddress
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemoteSide
@@ -67,13 +69,30 @@ class RemoteConnection:
         self.game.received(message.topic, message.payload)
 
 
+def stored_reading(store: GameStore, game_id: int | None, number: int, seats: int,
+                   spec: ClockSpec | None) -> tuple[int, ...] | None:
+    """Each seat's clock (ms) at the commit of turn ``number`` as the store keeps the game:
+    a seat's time after its last timed turn up to it (the others did not run meanwhile),
+    its main time before its first; None for a turn that was not timed (or untimed)."""
+    if game_id is None or spec is None or not spec.timed:
+        return None
+    left: list[int] = [int(spec.initial_s * 1000)] * seats
+    timed = False
+    for turn in store.turns(game_id, limit=number):
+        if turn.clock_ms is not None and 0 <= turn.seat < seats:
+            left[turn.seat] = turn.clock_ms
+        timed = turn.number == number and turn.clock_ms is not None
+    return tuple(left) if timed else None
+
+
 class RemoteTableLink:
     """A running table's remote game (``homeworlds play`` with ``[remote]``): its side,
     whose sequence numbers and replay window live in the table's store, and its broker
     link. ``close`` leaves cleanly."""
 
     def __init__(self, settings: RemoteSettings, session: TableSession, store_path: Path,
-                 side: RemoteSide):
+                 side: RemoteSide, *, game_id: Callable[[], int | None] = lambda: None):
+        """``game_id``: the store's id of the game being played (the recorder's)."""
         self.store = GameStore.open(store_path)
         identity = StoredIdentity(self.store)
         invitation = settings.invitation
@@ -84,6 +103,9 @@ class RemoteTableLink:
             reserve=lambda n: identity.reserve(key, n),
             seen=identity.seen(peer).get(CHANNEL, 0),
             record_seen=lambda highest: identity.record_seen(peer, CHANNEL, highest))
+        self.game.stored_clocks = lambda number: stored_reading(
+            self.store, game_id(), number, len(session.tracker.players),
+            session.timekeeper.game_spec)
         self.game.attach()
         side.game = self.game
         self.connection = RemoteConnection(self.game, settings.broker,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from homeworlds.clock import ClockSpec
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
 from homeworlds.remote.invitation import Invitation, other_role
@@ -109,6 +110,9 @@ class RemoteGame:
         self._readings: dict[int, ClockReading] = {}
         #: Our clock reading of each turn we sent (sent again with the turn).
         self._sent_clocks: dict[int, tuple[int, ...]] = {}
+        #: Our clock reading of turn n as the store keeps it (a turn sent again after a
+        #: restart; ``RemoteTableLink`` reads the store), None: not kept.
+        self.stored_clocks: Callable[[int], tuple[int, ...] | None] = lambda number: None
         self._ready_changed = threading.Condition()
         self.closed = False
         self.link_up = False
@@ -283,8 +287,11 @@ class RemoteGame:
         count = len(self.tracker.record)
         if self.refused_there is not None and hello.turns >= (self.refused_there[0] or 0):
             self.refused_there = None
-        if first:
-            self._say(self._hello())
+        if hello.clocks_ms is not None and hello.turns == count:
+            # After a cut: both sides' clocks stand where the first to notice stopped them.
+            self.session.timekeeper.agree(hello.clocks_ms, self.session.clock())
+        if first or hello.waiting:
+            self._say(self._hello(answer=hello.waiting))
         # Turns of ours the other side missed (lost while its link or host was down).
         for number in range(hello.turns + 1, count + 1):
             seat, turn = self.tracker.record[number - 1]
@@ -301,6 +308,10 @@ class RemoteGame:
                    f"{self.tracker.rules.name}"
         if hello.seat != self.peer_seat:
             return f"both tables play seat {hello.seat} ({players[hello.seat]})"
+        mine = self.session.timekeeper.game_spec or ClockSpec()
+        if hello.clock.to_dict() != mine.to_dict():
+            return (f"the other table plays with {hello.clock.describe()}, this table with "
+                    f"{mine.describe()}")
         return None
 
     def _turn_received(self, message: TurnMessage) -> None:
@@ -385,14 +396,27 @@ class RemoteGame:
 
     # ------------------------------------------------------------------ sending
 
-    def _hello(self) -> Hello:
+    def _hello(self, *, answer: bool = False) -> Hello:
+        """This side's hello: ``waiting`` while the other side has not answered, with the
+        clocks where they stand (also in the ``answer`` to a waiting hello: the clocks
+        both resume from)."""
+        waiting = not self.peer_online
+        reading = None
+        clocks = self.session.clocks
+        if (waiting or answer) and clocks is not None and clocks.started and not clocks.ended:
+            now = self.session.clock()
+            reading = tuple(clocks.remaining_ms(seat, now)
+                            for seat in range(len(clocks.remaining)))
         return Hello(self.game_id, self.local_seat, tuple(self.tracker.players),
-                     self.tracker.rules.name, len(self.tracker.record))
+                     self.tracker.rules.name, len(self.tracker.record),
+                     self.session.timekeeper.game_spec or ClockSpec(), waiting, reading)
 
     def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
+        reading = self._sent_clocks.get(number)
+        if reading is None:
+            reading = self.stored_clocks(number)  # sent again after a restart
         self._say(TurnMessage(self.game_id, number, seat,
-                              turn_to_sdg(turn, self.tracker.players),
-                              self._sent_clocks.get(number)))
+                              turn_to_sdg(turn, self.tracker.players), reading))
 
     def _say(self, message: Message) -> None:
         if self.send is not None:

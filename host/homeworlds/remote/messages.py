@@ -5,8 +5,12 @@ message signed with its key (``homeworlds.identity``): the header line, then one
 JSON objects. Every field is checked when read; anything else is a ``MessageError`` whose
 text is the reason told to both sides.
 
-- ``hello``: who is at this end (its seat, the players, the rules) and how many turns its
-  store holds; sent when it connects and after each turn it commits (retained).
+- ``hello``: who is at this end (its seat, the players, the rules, the time control
+  ``clock``) and how many turns its store holds; sent when it connects and after each turn
+  it commits. ``waiting``: the sender is paused until the other side answers (it has just
+  connected, or learnt the other was away); its ``clocks_ms`` are then where its clocks
+  stand still, and the answer carries the clocks both sides resume from (each seat's
+  larger reading: the clock stops when the first side noticed the cut).
 - ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words;
   in a timed game ``clocks_ms``, each seat's clock in milliseconds as the sending table read
   it at its commit (the receiving table adopts it when it commits the turn).
@@ -20,7 +24,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from homeworlds.clock import MAX_REMAINING_S
+from homeworlds.clock import MAX_REMAINING_S, ClockSpec, ClockSpecError
 
 #: Largest message read (a turn in SDG is well under 1 KiB).
 MAX_BYTES = 16 * 1024
@@ -45,6 +49,12 @@ class Hello:
     players: tuple[str, ...]
     rules: str
     turns: int
+    #: the game's time control (mode "none": untimed); both sides must have the same
+    clock: ClockSpec = ClockSpec()
+    #: the sender waits for an answer (paused: it connected, or the other was away)
+    waiting: bool = False
+    #: each seat's clock (ms) where it stands still (waiting) or resumes from (the answer)
+    clocks_ms: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,8 @@ def to_payload(message: Message) -> bytes:
             Offline: "offline"}[type(message)]
     if isinstance(message, Hello):
         fields["players"] = list(message.players)
-    if isinstance(message, TurnMessage):
+        fields["clock"] = message.clock.to_dict()
+    if isinstance(message, Hello | TurnMessage):
         if message.clocks_ms is None:
             del fields["clocks_ms"]
         else:
@@ -109,8 +120,19 @@ def _hello(data: dict, game: str) -> Hello:
                        for p in players):
         raise MessageError("players: not a list of 2 to 6 names (printable, at most 40 "
                            "characters)")
+    clock = data.get("clock", {"mode": "none"})
+    if not isinstance(clock, dict) or len(clock) > 8:
+        raise MessageError("clock: not a time control")
+    try:
+        spec = ClockSpec.from_dict(clock)
+    except (ClockSpecError, TypeError, ValueError) as exc:
+        raise MessageError(f"clock: {str(exc)[:200]}") from None
+    waiting = data.get("waiting", False)
+    if not isinstance(waiting, bool):
+        raise MessageError("waiting: not true or false")
     return Hello(game, _int(data, "seat", 0, len(players) - 1), tuple(players),
-                 _text(data, "rules", 40), _int(data, "turns", 0, MAX_TURNS))
+                 _text(data, "rules", 40), _int(data, "turns", 0, MAX_TURNS), spec, waiting,
+                 _clocks(data))
 
 
 def _refusal(data: dict, game: str) -> Refusal:

@@ -314,7 +314,8 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
     remote = config.remote
     if remote is None or side is None:
         return None
-    link = RemoteTableLink(remote, session, recorder.path, side)
+    link = RemoteTableLink(remote, session, recorder.path, side,
+                           game_id=lambda: recorder.game_id)
     print(f"remote game {link.game.game_id}: this table plays "
           f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role}) via "
           f"{remote.broker.text()}", flush=True)
