@@ -29,11 +29,11 @@ class RemoteTable:
 
     def __init__(self, directory: Path, name: str, invitation: Invitation, role: str,
                  seat: int, rules: Rules, players: tuple[str, ...], first_seat: int,
-                 broker_url: str, clock_spec=None):
+                 broker_url: str, clock_spec=None, keepalive_s: int = 10):
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
         #: the broker link's keepalive (``[remote] keepalive_s``)
-        self.keepalive_s = 10
+        self.keepalive_s = keepalive_s
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
@@ -196,9 +196,11 @@ def follow_remote_turn(follower: RemoteTable, tables, max_steps=40) -> list[str]
     raise AssertionError(f"{follower.name}: the turn was not committed: {words}")
 
 
-def two_tables(directory: Path, broker_url: str, game, clock_spec=None
+def two_tables(directory: Path, broker_url: str, game, clock_spec=None, *,
+               guest_broker_url: str | None = None, keepalive_s: int = 10
                ) -> tuple[RemoteTable, RemoteTable]:
-    """The host table (seat 0) invites; the guest (seat 1) types the code it showed."""
+    """The host table (seat 0) invites; the guest (seat 1) types the code it showed.
+    ``guest_broker_url``: where the guest reaches the broker (a relay the test cuts)."""
     invitation = Invitation.new()
     joined = Invitation.from_code(invitation.code)
     rules = rules_for_game(game, None)
@@ -206,7 +208,7 @@ def two_tables(directory: Path, broker_url: str, game, clock_spec=None
     host = RemoteTable(directory, "home", invitation, "host", 0, rules, game.players, first,
                        broker_url, clock_spec)
     guest = RemoteTable(directory, "away", joined, "guest", 1, rules, game.players, first,
-                        broker_url, clock_spec)
+                        guest_broker_url or broker_url, clock_spec, keepalive_s)
     return host, guest
 
 
@@ -243,3 +245,48 @@ def latencies(tables) -> list[float]:
             if number in mover.committed_at:
                 out.append(shown - mover.committed_at[number])
     return out
+
+
+def clock_gap(tables) -> float:
+    """The largest difference, in seconds, between the two tables' readings of one seat's
+    clock at one moment (one process: one monotonic clock compares them)."""
+    host, guest = tables
+    now = time.monotonic()
+    return max(abs(host.session.clocks.remaining_s(seat, now)
+                   - guest.session.clocks.remaining_s(seat, now)) for seat in (0, 1))
+
+
+def silent_cut(tables, link, hold_s: float = 1.0, timeout: float = 30.0) -> dict[str, float]:
+    """The guest's network goes silent (``link.blackhole()``: nothing closed) while a clock
+    runs, until both tables noticed and paused; ``hold_s`` later it comes back. Seconds:
+    the clock gap just before (``before``), while both stand still (``apart``: how far
+    apart the two pauses were), on resumption (``resumed``); when each table noticed
+    after the cut (``host_noticed``: the broker's last will, ``guest_noticed``: its own
+    keepalive); ``drift``: how much the clocks moved while both stood still."""
+    host, guest = tables
+    assert host.session.clocks.running and guest.session.clocks.running
+    before = clock_gap(tables)
+    cut = time.monotonic()
+    link.blackhole()
+    noticed: dict[str, float] = {}
+
+    def both_paused() -> bool:
+        for table in tables:
+            if table.game.paused is not None and table.name not in noticed:
+                noticed[table.name] = time.monotonic() - cut
+        return len(noticed) == 2 and not any(t.session.clocks.running for t in tables)
+
+    pump(tables, both_paused, "both tables notice the silent link and pause", timeout)
+    apart = clock_gap(tables)
+    standing = [t.session.clocks.remaining_ms(s, time.monotonic()) for t in tables
+                for s in (0, 1)]
+    end = time.monotonic() + hold_s
+    pump(tables, lambda: time.monotonic() >= end, "the cut to last")
+    drift = max(abs(a - b) for a, b in zip(standing, [
+        t.session.clocks.remaining_ms(s, time.monotonic()) for t in tables for s in (0, 1)],
+        strict=True)) / 1000
+    link.restore()
+    pump(tables, lambda: all(t.game.paused is None and t.session.clocks.running
+                             for t in tables), "both tables resume their clocks", timeout)
+    return {"before": before, "apart": apart, "resumed": clock_gap(tables), "drift": drift,
+            "host_noticed": noticed[host.name], "guest_noticed": noticed[guest.name]}

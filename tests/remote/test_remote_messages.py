@@ -9,7 +9,7 @@ from homeworlds.clock import ClockSpec, GameClocks
 from homeworlds.identity import sign
 from homeworlds.remote.game import DUPLICATE_WINDOW, RemoteGame
 from homeworlds.remote.invitation import Invitation, InvitationError
-from homeworlds.remote.messages import MessageError, TurnMessage, read_payload, to_payload
+from homeworlds.remote.messages import MessageError, Offline, TurnMessage, read_payload, to_payload
 from homeworlds.rules import preset
 from homeworlds.session import new_session
 from homeworlds.sim import make_registry
@@ -257,3 +257,20 @@ def test_a_side_that_never_noticed_the_cut_agrees_with_the_one_that_paused():
     wire.poll()
     assert host.paused is None and guest.paused is None
     assert clock_ms(host, wire.now) == clock_ms(guest, wire.now) == (588_000, 600_000)
+
+
+def test_a_late_last_will_of_a_side_that_is_back_pauses_only_until_it_answers():
+    """A last will published late (of a connection the other side gave up while it is
+    connected again): this side pauses and says it waits; the other answers at once."""
+    wire = Wire()
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    guest._say(Offline(guest.game_id))
+    wire.poll()
+    assert host.paused is None and guest.paused is None
+    assert list(host.session.notices)[-1] == \
+        "remote game: the other table is here: the game goes on"
+    # The same will again (retained, or a second delivery) changes nothing either.
+    will = next(data for _, data in wire.sent if b'"type": "offline"' in data)
+    host.received(guest.topic, will)
+    wire.poll()
+    assert host.paused is None and list(host.refusals) == []

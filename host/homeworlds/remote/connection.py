@@ -5,6 +5,7 @@ them on the table loop's thread."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ class RemoteConnection:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         game.send = self._send
+        self._wills: deque[bytes] = deque()
+        game.set_wills = self._set_wills
+        self.client.on_pre_connect = self._on_pre_connect
 
     def start(self) -> None:
         self.client.connect_async(self.broker.host, self.broker.port,
@@ -52,6 +56,18 @@ class RemoteConnection:
         self.client.disconnect()
         self.client.loop_stop()
         game.send = None
+        game.set_wills = None
+
+    def _set_wills(self, wills: list[bytes]) -> None:
+        """From the table loop: wills signed ahead, one for each attempt to connect."""
+        self._wills = deque(wills)
+
+    def _on_pre_connect(self, client, userdata) -> None:
+        """Before each attempt to connect (paho's thread): the next fresh will."""
+        wills = self._wills
+        if wills:
+            data = wills.popleft() if len(wills) > 1 else wills[0]
+            client.will_set(self.game.topic, data, qos=1, retain=True)
 
     def _send(self, topic: str, data: bytes, retain: bool) -> None:
         self.client.publish(topic, data, qos=1, retain=retain)

@@ -54,6 +54,9 @@ INBOX_LIMIT = 1000
 #: QoS 1 delivers at least once: a message held in a stalled connection arrives again
 #: after the reconnection), ignored; an older one is a replay, refused.
 DUPLICATE_WINDOW = 8
+#: Last wills signed ahead at each connection, one per reconnection attempt (the last is
+#: used again beyond).
+WILLS = 16
 #: At most so many refusals are told to the other side per minute (a flood of forgeries
 #: must not make this table flood the broker).
 TELL_PER_MINUTE = 20
@@ -98,6 +101,9 @@ class RemoteGame:
         self.clock = clock
         #: Where messages go (the MQTT connection sets it): (topic, data, retain).
         self.send: Callable[[str, bytes, bool], None] | None = None
+        #: Hands the connection fresh last wills, one for each connection attempt to come
+        #: (the MQTT connection sets it).
+        self.set_wills: Callable[[list[bytes]], None] | None = None
         self._inbox: queue.Queue[tuple[str, bytes | bool]] = queue.Queue(INBOX_LIMIT)
         #: Messages dropped unread: too large, or the inbox full (a flood).
         self.dropped = 0
@@ -237,6 +243,12 @@ class RemoteGame:
     def _link_changed(self, up: bool) -> None:
         self.link_up = up
         if up:
+            # This connection's will is spent once the link is lost (and an attempt that
+            # reached the broker but was given up spends its own): each attempt to come
+            # gets a will with a fresh sequence number, or the other table would refuse it
+            # as a replay and not learn of the next cut.
+            if self.set_wills is not None:
+                self.set_wills([self.will()[1] for _ in range(WILLS)])
             self._say(self._hello())
         else:
             self.peer_online = False
@@ -248,8 +260,10 @@ class RemoteGame:
             self.window.check(signed.seq)
             message = read_payload(payload, self.game_id)
         except ReplayError as exc:
-            if hashlib.sha256(data).digest() in self._recent:
-                self.duplicates += 1  # delivered twice (at least once), not replayed
+            if hashlib.sha256(data).digest() in self._recent or _is_offline(payload, self.game_id):
+                # Delivered twice (at least once), not replayed; or an old last will
+                # (retained, or of an attempt given up): nothing to do either way.
+                self.duplicates += 1
                 return
             self._refuse(None, f"a message refused: {exc}")
             return
@@ -275,7 +289,11 @@ class RemoteGame:
             if message.number is not None:
                 self.refused_there = (message.number, message.reason)
         elif isinstance(message, Offline):
-            self.peer_online = False
+            # Say so: if the other side is there after all (a will of a connection it gave
+            # up, published late), its answer resumes the game at once.
+            if self.peer_online:
+                self.peer_online = False
+                self._say(self._hello())
 
     def _hello_received(self, hello: Hello) -> None:
         mismatch = self._setup_mismatch(hello)
@@ -443,6 +461,14 @@ class RemoteGame:
 
     def _note(self, text: str) -> None:
         self.session.notices.append(f"remote game: {text}")
+
+
+def _is_offline(payload: bytes, game_id: str) -> bool:
+    """The (verified) payload is the other side's last will."""
+    try:
+        return isinstance(read_payload(payload, game_id), Offline)
+    except MessageError:
+        return False
 
 
 class TurnSource(Protocol):
