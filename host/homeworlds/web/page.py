@@ -361,7 +361,8 @@ LIVE_JS = r"""
       turn.append(g.in_setup ? ' sets up' : ' to move — turn ' + g.turn_number);
     }
     turn.dataset.seat = g.result ? '' : g.to_move;
-    $('turn-timer').hidden = !!g.result;
+    // No clock in an untimed game's header: a "0:00" there reads as a game clock.
+    $('turn-timer').hidden = !!g.result || !snap.clocks;
     const result = $('result');
     result.hidden = !g.result;
     result.replaceChildren();
