@@ -398,6 +398,18 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     assert banner.locator(".badge").inner_text() == "HINT" and "hint" in banner.get_attribute(
         "class")
     assert "Ann" in words and "step 2 of 3" in words and "Lift the small red ship" in words
+    # A seat played at another table (or from a phone) waits, and its turn is laid out
+    # here: never called the computer.
+    publish({"phase": "thinking", "seat": 1, "hint": False, "played_from": "the other table",
+             "text": "Hal: waiting for the turn from the other table…"})
+    assert banner.inner_text().startswith("Hal: waiting for the turn from the other table")
+    publish({"phase": "guiding", "seat": 1, "hint": False, "kind": "move",
+             "played_from": "the other table",
+             "text": "Lift the small red ship from slot S3 and put it on slot 5",
+             "steps_total": 3, "steps_left": 3, "mistakes": []})
+    words = banner.inner_text()
+    assert "Hal (from the other table)" in words and "step 1 of 3" in words
+    assert "computer" not in words
     publish(None, {"seats": [{"remaining_ms": 0, "running": False, "flagged": True,
                               "delay_ms": 0},
                              {"remaining_ms": 95_000, "running": False, "flagged": False,

@@ -254,7 +254,9 @@ LIVE_JS = r"""
         'Undo of turn ' + g.withdrawn_turn + (g.sdg ? ' (' + g.sdg + ')' : '');
     } else if (g.seat !== null && g.seat !== undefined) {
       label.append(seatSpan(players, g.seat));
-      label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' : ' (the computer)');
+      // A seat played at another table or from a phone is not the computer.
+      label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' :
+                   g.played_from ? ' (from ' + g.played_from + ')' : ' (the computer)');
     }
     if (g.phase !== 'thinking') box.append(label);
     if (g.steps_total) {
