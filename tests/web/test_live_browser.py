@@ -419,6 +419,15 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     assert flagged.get_attribute("data-flagged") == "true"
     assert "flag fell" in flagged.inner_text() and "0.0" in flagged.inner_text()
     assert page.locator("#clocks .clock[data-seat='1'] .time").inner_text() == "1:35"
+    # A player who left a game of three or more: their time stands, marked as left.
+    publish(None, {"seats": [{"remaining_ms": 60_000, "running": True, "flagged": False,
+                              "delay_ms": 0},
+                             {"remaining_ms": 95_000, "running": False, "flagged": False,
+                              "delay_ms": 0, "left": True}], "paused": None})
+    left = page.locator("#clocks .clock[data-seat='1']")
+    assert left.get_attribute("data-left") == "true" and "left the game" in left.inner_text()
+    assert left.locator(".time").inner_text() == "1:35"
+    assert page.locator("#clocks .clock[data-seat='0']").get_attribute("data-left") == "false"
 
 
 def test_a_step_of_the_spectators_wall_clock_moves_neither_timer_nor_clock(timed_table,
