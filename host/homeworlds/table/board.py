@@ -203,9 +203,9 @@ class Board:
                      "latch never takes a channel, no relay closes and every pad reads empty; "
                      f"tie it high or bring it to the control header ({HEADER_LATCH})")]
         if mux.latch_wiring == "header" and mux.latch_pin is None:
-            pull = f" (pulled down by {mux.latch_pull_part})" if mux.latch_pull_part else ""
+            pull = f", pulled down by {mux.latch_pull_part}" if mux.latch_pull_part else ""
             return [("mcu.mux_latch",
-                     f"missing: {HEADER_LATCH} of the multiplexers ({mux.latch_part}{pull} in "
+                     f"missing: {HEADER_LATCH} of the multiplexers ({mux.latch_part}{pull}, in "
                      f"{mux.netlist}) is driven by no pin, so the latch never takes a channel, "
                      "no relay closes and every pad reads empty; give the MCU pin that enables "
                      "the latch decoder")]
