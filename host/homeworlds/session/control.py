@@ -20,7 +20,8 @@ from homeworlds.session.lights import HINT_LEVELS
 from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
 #: The admin verbs.
-VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings")
+VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings",
+         "decline-draw")
 
 #: Lowest LED brightness the admin page may set (0 would look like a dead table).
 MIN_BRIGHTNESS = 0.02
@@ -90,7 +91,8 @@ class TableControl:
                  start_new_game: Callable[[], None] | None = None,
                  on_undo: Callable[[int], None] | None = None,
                  max_brightness: float = 1.0, verbs: tuple[str, ...] = VERBS,
-                 refusal: str = "not available here"):
+                 refusal: str = "not available here",
+                 decline_draw: Callable[[], str] | None = None):
         self.session = session
         #: the actions this table allows (the demo, which plays a recorded game, allows
         #: only the settings); ``refusal`` says why the others are refused
@@ -101,6 +103,8 @@ class TableControl:
         self.start_new_game = start_new_game
         self.on_undo = on_undo
         self.max_brightness = max_brightness
+        #: declines the draw offered from a phone (``PhoneSeat.decline_draw``), if any
+        self.decline_draw = decline_draw
 
     def __call__(self, command: AdminCommand) -> str:
         if command.verb not in self.verbs:
@@ -171,6 +175,14 @@ class TableControl:
 
     def _draw(self, command: AdminCommand) -> str:
         return self._end("agreed-draw", None)
+
+    def _decline_draw(self, command: AdminCommand) -> str:
+        if self.decline_draw is None:
+            raise ControlError("decline-draw: no one offered a draw (only a phone's seat can)")
+        try:
+            return self.decline_draw()
+        except ValueError as exc:
+            raise ControlError(f"decline-draw: {exc}") from None
 
     def _new_game(self, command: AdminCommand) -> str:
         tracker = self.session.tracker
