@@ -483,8 +483,9 @@ def phone_section(info: dict[str, Any] | None, csrf: str) -> str:
         shown = (f'<p>On the phone, scan the QR code or open <a id="phone-link" '
                  f'href="{escape(link, quote=True)}">{escape(link)}</a>, then press '
                  "<b>Play this seat</b>.</p><p>" + kit.qr_svg(link) + "</p>") if link else ""
-        body = (f'<p>{player} is played from a phone. The seat\'s one-time code: '
-                f'<b id="phone-code">{escape(info["code"] or "")}</b></p>' + shown)
+        body = (f"<p>{player} plays from a phone; no phone has claimed the seat yet. Its "
+                f'one-time code: <b id="phone-code">{escape(info["code"] or "")}</b></p>'
+                + shown)
     if info["draw_offered"]:
         body += (f'<p id="phone-draw">{player} offers a draw from the phone.</p>'
                  f'<form method="post" action="/admin/draw" id="form-accept-draw">'
