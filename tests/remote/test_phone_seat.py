@@ -270,3 +270,48 @@ def test_the_phone_reads_the_tables_clocks(tmp_path):
             < 2000
     finally:
         table.close()
+
+
+def test_the_table_frees_the_seat_for_another_phone(first_seat):
+    """The phone was lost (or another visitor takes over): the table's person frees the
+    seat; the old phone no longer plays it, the new code claims it, also after a restart."""
+    phone = first_seat.phone
+    token = phone.claim("K7MQ2XPD")
+    phone.base_url = "http://192.168.1.20:8090/"
+    said = phone.release()
+    assert not phone.holds(token) and not phone.claimed
+    assert said == (f"the phone seat jeep is free: a phone claims it with the new code "
+                    f"{phone.code} (http://192.168.1.20:8090/phone?code={phone.code})")
+    again = PhoneSeat(first_seat.session, 0, claims=first_seat.claims)
+    assert not again.claimed and not again.holds(token)
+    assert again.holds(again.claim(again.code))
+
+
+def test_the_terminal_declines_a_draw_and_frees_the_seat(first_seat, capsys):
+    """``decline`` and ``release-phone`` typed on the table's terminal (``play``'s)."""
+    import queue
+
+    from homeworlds.runtime.table import _release_phone
+    from homeworlds.runtime.terminal import run_commands
+
+    phone = first_seat.phone
+    token = phone.claim("K7MQ2XPD")
+    phone.offer_draw()
+    lines: queue.Queue = queue.Queue()
+    for line in ("decline", "decline", "release-phone"):
+        lines.put(line + "\n")
+
+    def decline(words):
+        try:
+            return phone.decline_draw()
+        except ValueError as exc:
+            return f"cannot decline: {exc}"
+
+    config = type("Config", (), {"players": first_seat.game.players})()
+    run_commands(lines, first_seat.session, first_seat.recorder, config,
+                 {"decline": decline, "release-phone": lambda words: _release_phone(phone)})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "jeep's draw offer declined: the game goes on"
+    assert out[1] == "cannot decline: jeep has not offered a draw"
+    assert out[2].startswith("the phone seat jeep is free: a phone claims it with the new code")
+    assert not phone.holds(token)

@@ -35,7 +35,8 @@ class _Admin:
         self.phone.base_url = BASE
         self.queue = ControlQueue()
         self.control = TableControl(self.table.session, recorder=self.table.recorder,
-                                    decline_draw=self.phone.decline_draw)
+                                    decline_draw=self.phone.decline_draw,
+                                    release_phone=self.phone.release)
         self.state = DisplayState(FeedHub(), self.queue, TOKEN, "club")
         self.phone.on_admin_info = lambda info: setattr(self.state, "phone",
                                                         phone_info(info))
@@ -142,3 +143,22 @@ def test_a_table_without_a_phone_refuses_decline_draw(admin):
 ])
 def test_the_seats_information_from_the_table_is_checked(bad):
     assert phone_info(bad) is None
+
+
+def test_the_admin_page_frees_the_seat_after_asking_again(admin):
+    token = admin.phone.claim(CODE)
+    admin.wait_for(lambda: admin.state.phone and admin.state.phone["claimed"], "the claim")
+    with _client(admin) as c:
+        csrf = _logged_in(c)
+        assert 'id="do-release-phone"' in c.get("/admin").text
+        origin = {"origin": "http://testserver"}
+        asked = c.post("/admin/release-phone", data={"csrf": csrf}, headers=origin)
+        assert asked.status_code == 200 and "Take the seat from the phone" in asked.text
+        assert admin.phone.holds(token)
+        done = c.post("/admin/release-phone", data={"csrf": csrf, "confirm": "yes"},
+                      headers=origin)
+        assert done.status_code == 200, done.text
+        assert f"a phone claims it with the new code {admin.phone.code}" in done.text
+        assert not admin.phone.holds(token)
+        admin.wait_for(lambda: not admin.state.phone["claimed"], "the admin page's copy")
+        assert f'<b id="phone-code">{admin.phone.code}</b>' in c.get("/admin").text

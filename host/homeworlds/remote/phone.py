@@ -369,6 +369,22 @@ class PhoneSeat:
             self._wrong.clear()
             return self.code
 
+    def release(self) -> str:
+        """The table's person frees the seat (the phone was lost, or another visitor takes
+        over): the phone that held it no longer plays it, a new code claims it. Its turn
+        already sent stays (the table lays it out); ClaimRefused when the store cannot keep
+        the change (nothing changes then)."""
+        with self._lock:
+            code = new_claim_code()
+            self._keep(code, None)
+            self._token_hash, self.code = None, code
+            self._wrong.clear()
+            self._draft = []
+        self._admin_shown = None
+        return (f"the phone seat {self.player} is free: a phone claims it with the new code "
+                f"{code}" + (f" ({self.base_url.rstrip('/')}/phone?code={code})"
+                             if self.base_url else ""))
+
     @property
     def claimed(self) -> bool:
         return self._token_hash is not None

@@ -303,6 +303,17 @@ def _phone_seat(config: TableConfig, session: TableSession, recorder: GameRecord
     return [seat]
 
 
+def _release_phone(seat: Any) -> str:
+    """Free the phone's seat for another phone (``PhoneSeat.release``); ValueError when
+    the store cannot keep it."""
+    from homeworlds.remote.phone import ClaimRefused
+
+    try:
+        return seat.release()
+    except ClaimRefused as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _serve_phone(running: RunningTable, seat: Any) -> None:
     """Serve the phone's pages and show its link and code (on the terminal and the
     display's admin page); a port that cannot be served stops the start (the table
@@ -529,7 +540,8 @@ class _Upkeep:
         self.export = export
         #: the terminal's verbs of the phone's seat: ``decline`` its draw offer
         self.more_commands: dict[str, Callable[[list[str]], str]] = (
-            {"decline": self._decline} if phone is not None else {})
+            {"decline": self._decline, "release-phone": self._release_phone}
+            if phone is not None else {})
         self.phone = phone
         self.session = session
         self.recorder = recorder
@@ -560,6 +572,12 @@ class _Upkeep:
             return self.phone.decline_draw()
         except ValueError as exc:
             return f"cannot decline: {exc}"
+
+    def _release_phone(self, words: list[str]) -> str:
+        try:
+            return _release_phone(self.phone)
+        except ValueError as exc:
+            return f"cannot release the phone seat: {exc}"
 
     def terminal(self) -> None:
         session = self.session
@@ -721,7 +739,9 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
             max_brightness=brightness, store_path=recorder.path,
             attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions,
-            control_options={"decline_draw": phone.decline_draw} if phone else None)
+            control_options={"decline_draw": phone.decline_draw,
+                             "release_phone": lambda: _release_phone(phone)}
+            if phone else None)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

@@ -21,7 +21,7 @@ from homeworlds.store.records import cooked_position, position_to_json, turn_to_
 
 #: The admin verbs.
 VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings",
-         "decline-draw")
+         "decline-draw", "release-phone")
 
 #: Lowest LED brightness the admin page may set (0 would look like a dead table).
 MIN_BRIGHTNESS = 0.02
@@ -92,7 +92,8 @@ class TableControl:
                  on_undo: Callable[[int], None] | None = None,
                  max_brightness: float = 1.0, verbs: tuple[str, ...] = VERBS,
                  refusal: str = "not available here",
-                 decline_draw: Callable[[], str] | None = None):
+                 decline_draw: Callable[[], str] | None = None,
+                 release_phone: Callable[[], str] | None = None):
         self.session = session
         #: the actions this table allows (the demo, which plays a recorded game, allows
         #: only the settings); ``refusal`` says why the others are refused
@@ -105,6 +106,8 @@ class TableControl:
         self.max_brightness = max_brightness
         #: declines the draw offered from a phone (``PhoneSeat.decline_draw``), if any
         self.decline_draw = decline_draw
+        #: frees the phone's seat for another phone (``PhoneSeat.release``), if any
+        self.release_phone = release_phone
 
     def __call__(self, command: AdminCommand) -> str:
         if command.verb not in self.verbs:
@@ -175,6 +178,14 @@ class TableControl:
 
     def _draw(self, command: AdminCommand) -> str:
         return self._end("agreed-draw", None)
+
+    def _release_phone(self, command: AdminCommand) -> str:
+        if self.release_phone is None:
+            raise ControlError("release-phone: this table has no phone seat")
+        try:
+            return self.release_phone()
+        except ValueError as exc:  # the store could not keep it (ClaimRefused)
+            raise ControlError(f"release-phone: {exc}") from None
 
     def _decline_draw(self, command: AdminCommand) -> str:
         if self.decline_draw is None:

@@ -477,7 +477,11 @@ def phone_section(info: dict[str, Any] | None, csrf: str) -> str:
         where = (f' (<a href="{escape(info["page"], quote=True)}">{escape(info["page"])}</a>)'
                  if info["page"] else "")
         body = (f'<p id="phone-claimed">{player} is played from a phone{where}: no other '
-                "phone can take the seat.</p>")
+                "phone can take the seat.</p>"
+                f'<form method="post" action="/admin/release-phone" id="form-release-phone">'
+                f'<input type="hidden" name="csrf" value="{c}">'
+                '<button type="submit" id="do-release-phone" class="danger">Free the seat '
+                "for another phone (a new code)</button></form>")
     else:
         link = info["link"]
         shown = (f'<p>On the phone, scan the QR code or open <a id="phone-link" '

@@ -531,7 +531,9 @@ ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
 #: Admin actions that cannot be taken back: the page asks again before doing them.
 CONFIRMED = {"undo": "Withdraw the last committed turn?",
              "resign": "Resign the game for {seat}?",
-             "new-game": "Abandon the current game and start a new one?"}
+             "new-game": "Abandon the current game and start a new one?",
+             "release-phone": "Take the seat from the phone that plays it? A new code lets "
+                              "another phone claim it."}
 
 
 def _setting_words(info: dict[str, Any]) -> str:
