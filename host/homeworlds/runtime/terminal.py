@@ -11,6 +11,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from homeworlds.runtime.config import TableConfig
 
@@ -118,12 +119,19 @@ def terminal_commands() -> queue.Queue | None:
     return lines
 
 
-def run_commands(lines: queue.Queue, session, recorder, config: TableConfig) -> None:
+def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
+                 more: dict[str, Callable[[list[str]], str]] | None = None) -> None:
+    """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
+    phone seat's ``decline``), each given the words after it."""
     while True:
         try:
             line = lines.get_nowait()
         except queue.Empty:
             return
+        words = line.split()
+        if words and more and words[0].lower() in more:
+            print(more[words[0].lower()](words[1:]), flush=True)
+            continue
         print(run_command(line, session, recorder, config.players), flush=True)
 
 
@@ -160,7 +168,19 @@ def run_command(line: str, session, recorder, players) -> str:
         if len(rest) != 1 or rest[0].casefold() not in names:
             return f"resign whom? resign NAME, with NAME one of {', '.join(players)}"
         seat = names.index(rest[0].casefold())
-    kind = {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb]
+    return end_game(session, recorder, players,
+                    {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb],
+                    seat)
+
+
+def end_game(session, recorder, players, kind: str, seat: int | None = None) -> str:
+    """End the game off the board as the terminal's commands do (``kind``: "resigned" with
+    the ``seat`` that resigns, "agreed-draw", "abandoned"), recorded in the store; returns
+    what to show."""
+    from homeworlds.rules import IllegalAction
+
+    tracker = session.tracker
+    verb = {"resigned": "resign", "agreed-draw": "draw", "abandoned": "abandon"}[kind]
     try:
         if seat is not None:
             if not session.resign(seat):
