@@ -11,6 +11,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from homeworlds.runtime.config import TableConfig
 
@@ -98,7 +99,8 @@ COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others
                 "on), skip (the player to move misses the turn; three or more players), "
                 "brain-transference (the junior player's handicap: the players change "
                 "places), "
-                "draw (draw by agreement), abandon (the game is abandoned), help")
+                "draw (draw by agreement), abandon (the game is abandoned), accept / "
+                "decline (an invitation from the event's hub to a remote game), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -118,13 +120,18 @@ def terminal_commands() -> queue.Queue | None:
     return lines
 
 
-def run_commands(lines: queue.Queue, session, recorder, config: TableConfig) -> None:
+def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
+                 extra: Callable[[str], str | None] | None = None) -> None:
+    """The lines typed, each applied; ``extra(line)`` answers first the commands it knows
+    (the hub's invitations: ``accept``, ``decline``) and None for the others."""
     while True:
         try:
             line = lines.get_nowait()
         except queue.Empty:
             return
-        print(run_command(line, session, recorder, config.players), flush=True)
+        answer = extra(line) if extra is not None else None
+        print(answer if answer is not None else
+              run_command(line, session, recorder, config.players), flush=True)
 
 
 def run_command(line: str, session, recorder, players) -> str:
