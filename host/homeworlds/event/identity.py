@@ -264,10 +264,7 @@ def acl_text(event: str, tables: list[str], hub_user: str = "hub",
              f"topic read {base}/tables/+/state", f"topic read {base}/tables/+/turns",
              f"topic read {base}/tables/+/result", f"topic read {base}/tables/+/events",
              f"topic write {base}/tables/+/request", f"topic write {base}/tables/+/invite",
-             f"topic readwrite {base}/config/clock"]
-    if remote_games:
-        lines.append("topic read homeworlds/remote/+/+")
-    lines.append("")
+             f"topic readwrite {base}/config/clock", "topic read homeworlds/remote/+/+", ""]
     for table in sorted(set(tables)):
         lines += [f"user {table}"]
         lines += [f"topic write {base}/tables/{table}/{kind}"
