@@ -20,7 +20,7 @@ from tests.remote.play_tables import LAYOUT
 
 class HubTable:
     def __init__(self, directory: Path, name: str, event: str, broker_url: str, keys: Path,
-                 token_seat: int):
+                 token_seat: int, *, build: bool = True):
         directory.mkdir()
         self.directory, self.name = directory, name
         registry = make_registry(LAYOUT, 2)
@@ -40,7 +40,8 @@ class HubTable:
             f'username = "{name}"\npassword_file = "{name}.pw"\nkey_file = "{name}.key"\n')
         self.commands: queue.Queue[str] = queue.Queue()
         self.running: RunningTable | None = None
-        self.start()
+        if build:
+            self.start()
 
     def start(self) -> None:
         config = load_config(self.directory / "table.toml")

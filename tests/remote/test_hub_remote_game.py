@@ -235,3 +235,81 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
             table.close()
         hub.stop()
         broker.kill()
+
+
+def test_play_starts_the_accepted_game_and_a_restart_resumes_it_from_the_game_file(
+        tmp_path, broker, capsys):
+    """``serve`` (what ``homeworlds play`` runs): the invitation accepted on the terminal
+    builds the table again into the remote game; stopped and started again, ``play``
+    finds ``remote-game.json`` and plays that game at once, no code typed."""
+    import threading
+
+    from homeworlds.event.identity import HubIdentities
+    from homeworlds.remote.hub_games import HubRemoteGames
+    from homeworlds.runtime.config import load_config
+    from homeworlds.runtime.table import serve
+    from tests.event.tables import issue
+
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    for name in ("t1", "t2"):
+        issue(tmp_path / "hub.sqlite", name, keys)
+        (keys / f"{name}.pw").write_text("anonymous broker: unused\n")
+    hub_store = GameStore.open(tmp_path / "hub.sqlite")
+    remote = HubRemoteGames(hub_store, EVENT, HubIdentities(hub_store))
+    arranged = remote.arrange("t1", "t2", ["Ann", "Bob"], "sdg")
+    hub = make_client(parse_broker_url(broker.url), "hub-invites")
+    hub.connect("127.0.0.1", broker.port)
+    hub.loop_start()
+    for where, data in remote.invitations(arranged.game_id):
+        hub.publish(where, data, qos=1, retain=True).wait_for_publish(5)
+    hub.disconnect()
+    hub.loop_stop()
+    hub_store.close()
+    t1 = HubTable(tmp_path / "t1", "t1", EVENT, broker.url, keys, 0, build=False)
+    t2 = HubTable(tmp_path / "t2", "t2", EVENT, broker.url, keys, 0)
+    tables = (t2,)
+    config = load_config(t1.directory / "table.toml")
+    stop = threading.Event()
+
+    def play():
+        thread = threading.Thread(target=serve, args=(config, None,
+                                                      t1.directory / "game-record.raw", stop),
+                                  kwargs={"store_path": t1.directory / "games.sqlite",
+                                          "commands": t1.commands}, daemon=True)
+        thread.start()
+        return thread
+
+    try:
+        thread = play()
+        wait(lambda: t2.desk.pending is not None, "t2 shows the invitation", tables)
+        t2.type("accept")
+        wait(lambda: t2.running.restart.is_set(), "t2 accepts", tables)
+        t2.rebuild()
+
+        def accept_at_t1() -> bool:
+            t1.type("accept")  # typed until the invitation arrived and was taken
+            time.sleep(0.2)
+            return (t1.directory / "remote-game.json").exists()
+        wait(accept_at_t1, "t1 shows the invitation and its player accepts", tables)
+        wait(lambda: t2.game.paused is None, "t1's play starts the game and meets t2",
+             tables)
+        stop.set()
+        thread.join(15)
+        assert not thread.is_alive()
+        out = capsys.readouterr().out
+        assert f"accepted remote game {arranged.game_id}: Ann (seat 0, here) v Bob" in out
+        assert "homeworlds play: starting the remote game accepted from the hub" in out
+        wait(lambda: t2.game.paused is not None, "t2 sees t1 leave", tables)
+        stop.clear()
+        thread = play()  # `homeworlds play` again: the game file names the game
+        wait(lambda: t2.game.paused is None, "the restarted play meets t2 again", tables)
+        out = capsys.readouterr().out
+        assert f"remote game {arranged.game_id}: this table plays Ann (seat 0, host)" in out
+        assert "type `accept`" not in out  # the retained invitation is the game it plays
+        stop.set()
+        thread.join(15)
+    finally:
+        stop.set()
+        t1.close()
+        t2.close()
