@@ -156,7 +156,7 @@ class HubPages:
         if not rows:
             return ('<p class="none">No table has published yet.</p>' +
                     hub_remote.remote_section(remote))
-        cards = [self._card(row) + hub_remote.card_line(row["table"], remote)
+        cards = [hub_remote.with_card_line(self._card(row), row["table"], remote)
                  for row in rows]
         problems = list(self.ingest.problems)[-5:]
         if self.remote is not None:

@@ -54,6 +54,14 @@ def remote_section(rows: list[dict]) -> str:
     return "".join(out)
 
 
+def with_card_line(card: str, table: str, rows: list[dict]) -> str:
+    """A table's card (ending in its ``</div>``) with the lines of its remote games."""
+    line = card_line(table, rows)
+    if not line or not card.endswith("</div>"):
+        return card
+    return card[:-len("</div>")] + line + "</div>"
+
+
 def card_line(table: str, rows: list[dict]) -> str:
     """A table card's line naming its remote games' opponents (none: empty)."""
     lines = []
