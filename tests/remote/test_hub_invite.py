@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from homeworlds.event.identity import HubIdentities, acl_text
 from homeworlds.identity import Signer, open_signed
@@ -218,3 +220,60 @@ def test_a_malformed_invitation_names_the_field(hub):
                                     "rules": "nope"}).encode(), keys["t1"], "club", "t1")
     with pytest.raises(InvitationRefused, match="not JSON"):
         read_invitation(b"\xff", keys["t1"], "club", "t1")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() |
+    st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(fields=st.dictionaries(st.sampled_from(["type", "game", "seat", "players", "rules",
+                                               "turns", "number", "sdg", "reason",
+                                               "clocks_ms"]), json_values, max_size=8),
+       kind=st.sampled_from(["hello", "turn", "refused", "offline", None]),
+       role=st.sampled_from(["host", "guest"]))
+def test_whatever_a_side_signs_the_hubs_pages_stay_whole(hub, fields, kind, role):
+    """A compromised table signs anything with its side's key: the hub's overview and its
+    section of the page are built whatever it was, with counts in range and text escaped."""
+    from homeworlds.web.hub_remote import remote_section
+
+    remote, _, _ = hub
+    if not remote.games:
+        remote.arrange("t1", "t2", ["Ann", "Bob"], "sdg")
+    gid = next(iter(remote.games))
+    data = dict(fields)
+    if kind is not None:
+        data["type"] = kind
+        data.setdefault("game", gid)
+    secret = bytes.fromhex(remote.games[gid].game.secret)
+    seq = remote.games[gid].sides[role].seq + 1
+    signer = Signer(Invitation(secret).key(role), lambda n, s=seq: s)
+    payload = json.dumps(data).encode()
+    remote.handle(topic(gid, role), signer.sign(topic(gid, role), payload))
+    [row] = remote.overview()
+    html = remote_section([row])
+    for side in row["sides"]:
+        turns = side["turns"]
+        assert turns is None or isinstance(turns, int) and 0 <= turns <= 10_000
+        assert side["refused"] is None or len(side["refused"]) <= 200
+    assert "<script" not in html and "<img" not in html
+
+
+def test_the_hub_holds_a_bounded_number_of_remote_games(hub, monkeypatch):
+    import homeworlds.remote.hub_games as hub_games
+
+    remote, _, _ = hub
+    monkeypatch.setattr(hub_games, "MAX_GAMES", 3)
+    for k in range(3):
+        remote.arrange("t1", "t2", [f"A{k}", f"B{k}"], "sdg")
+    with pytest.raises(ArrangeError, match="holds 3 remote games already"):
+        remote.arrange("t1", "t2", ["A", "B"], "sdg")
+    # Messages of games the hub did not arrange are dropped unread, never kept.
+    for k in range(500):
+        remote.handle(topic(f"{k:016x}", "host"), b"HWS1 x 1 " + b"0" * 64 + b"\n{}")
+    assert len(remote.games) == 3 and remote.refused == 500 and remote.problems == []

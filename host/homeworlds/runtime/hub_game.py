@@ -89,8 +89,8 @@ def start_desk(config: TableConfig, session: TableSession, recorder: GameRecorde
                store_path: Path, restart: threading.Event) -> InvitationDesk | None:
     """The desk for the hub's invitations of a table at an event (None: not at one, or
     no key); checked at every tick. When its player accepts one, an empty game of this
-    table is abandoned and ``restart`` is set: ``play`` builds the table again, now
-    playing the remote game."""
+    table (if it was written) is abandoned and ``restart`` is set: ``play`` builds the
+    table again, now playing the remote game."""
     path = game_file(config)
     event = config.event
     if path is None or event is None or event.key is None:
@@ -124,8 +124,12 @@ def start_desk(config: TableConfig, session: TableSession, recorder: GameRecorde
     def tick() -> None:
         desk.poll()
         if desk.accepted is not None and not restart.is_set():
-            if not session.tracker.record and not session.tracker.state.is_over:
-                recorder.finish("abandoned", (), None, 0)  # the empty game here
+            tracker = session.tracker
+            if not tracker.record and not tracker.state.is_over and \
+                    recorder.game_id is not None:
+                # The empty game here was written (a hand-over): abandoned, so that the
+                # next start does not resume it for its old players.
+                recorder.finish("abandoned", (), None, 0)
             restart.set()
     session.events.tick.listen(Stage.CONTROL, tick)
     return desk
