@@ -277,3 +277,28 @@ def test_the_hub_holds_a_bounded_number_of_remote_games(hub, monkeypatch):
     for k in range(500):
         remote.handle(topic(f"{k:016x}", "host"), b"HWS1 x 1 " + b"0" * 64 + b"\n{}")
     assert len(remote.games) == 3 and remote.refused == 500 and remote.problems == []
+
+
+def test_hub_keys_acl_keeps_the_remote_games_topics(tmp_path, capsys):
+    from homeworlds.cli import main
+
+    base = ["hub-keys", "--store", str(tmp_path / "hub.sqlite"), "--event", "club", "--dir",
+            str(tmp_path / "keys")]
+    assert main(base + ["issue", "t1", "t2", "t3"]) == 0
+    capsys.readouterr()
+    store = GameStore.open(tmp_path / "hub.sqlite")
+    try:
+        game = HubRemoteGames(store, "club", HubIdentities(store)).arrange(
+            "t2", "t3", ["Ann", "Bob"], "sdg")
+    finally:
+        store.close()
+    assert main(base + ["acl"]) == 0
+    printed = capsys.readouterr().out
+    acl = (tmp_path / "keys" / "broker.acl").read_text()
+    assert printed == acl
+    assert "user t2\n" in acl and f"topic write homeworlds/remote/{game.game_id}/host" in acl
+    # Issuing another table's key keeps them too (the ACL is written again then).
+    assert main(base + ["issue", "t4"]) == 0
+    acl = (tmp_path / "keys" / "broker.acl").read_text()
+    assert f"topic read homeworlds/remote/{game.game_id}/host" in acl
+    assert acl.count(f"homeworlds/remote/{game.game_id}/") == 4
