@@ -99,7 +99,8 @@ COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others
                 "on), skip (the player to move misses the turn; three or more players), "
                 "brain-transference (the junior player's handicap: the players change "
                 "places), "
-                "draw (draw by agreement), abandon (the game is abandoned), help")
+                "draw (draw by agreement), abandon (the game is abandoned), accept / "
+                "decline (an invitation from the event's hub to a remote game), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -120,19 +121,31 @@ def terminal_commands() -> queue.Queue | None:
 
 
 def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
+<<<<<<< HEAD
                  more: dict[str, Callable[[list[str]], str]] | None = None) -> None:
     """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
     phone seat's ``decline``), each given the words after it."""
+=======
+                 extra: Callable[[str], str | None] | None = None) -> None:
+    """The lines typed, each applied; ``extra(line)`` answers first the commands it knows
+    (the hub's invitations: ``accept``, ``decline``) and None for the others."""
+>>>>>>> i30-hub
     while True:
         try:
             line = lines.get_nowait()
         except queue.Empty:
             return
+<<<<<<< HEAD
         words = line.split()
         if words and more and words[0].lower() in more:
             print(more[words[0].lower()](words[1:]), flush=True)
             continue
         print(run_command(line, session, recorder, config.players), flush=True)
+=======
+        answer = extra(line) if extra is not None else None
+        print(answer if answer is not None else
+              run_command(line, session, recorder, config.players), flush=True)
+>>>>>>> i30-hub
 
 
 def run_command(line: str, session, recorder, players) -> str:
