@@ -111,7 +111,9 @@ def session_from_config(config: TableConfig, output: PixelOutput | None,
     red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     seats, factory = dict(config.computer_seats), make_player
     if config.remote is not None and remote_side is not None:
-        seats[1 - config.remote.seat] = ComputerSeat()
+        for seat in range(len(config.players)):
+            if seat not in config.remote.seats:
+                seats[seat] = ComputerSeat()  # played at another table
         factory = remote_side.player_factory
     if config.phone is not None and phone_seat is not None:
         seats[config.phone.seat] = ComputerSeat()
@@ -375,10 +377,12 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
     remote = config.remote
     if remote is None or side is None:
         return None
-    link = RemoteTableLink(remote, session, recorder.path, side)
-    print(f"remote game {link.game.game_id}: this table plays "
-          f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role}) via "
-          f"{remote.broker.text()}", flush=True)
+    link = RemoteTableLink(remote, session, recorder.path, side, recorder)
+    plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats)
+    sides = remote.invitation.sides
+    print(f"remote game {link.game.game_id}: this table plays {plays} as {remote.role}"
+          + (f" (one of {sides} tables)" if sides > 2 else "")
+          + f" via {remote.broker.text()}", flush=True)
     return link
 
 
