@@ -295,13 +295,9 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     table = attract_table(config, session, display, recorder.path)
     if source is None:
         source = _serial_link(config)
-<<<<<<< HEAD
     upkeep = _Upkeep(session, recorder, publisher, commands, config, export,
                      phones[0] if phones else None)
-=======
-    upkeep = _Upkeep(session, recorder, publisher, commands, config, export)
     upkeep.desk = desk
->>>>>>> i30-hub
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
         work.append(lambda: view.tick(session))
@@ -592,12 +588,8 @@ class _Upkeep:
         session, recorder, publisher = self.session, self.recorder, self.publisher
         recorder.poll()
         if self.commands is not None:
-<<<<<<< HEAD
-            run_commands(self.commands, session, recorder, self.config, self.more_commands)
-=======
-            run_commands(self.commands, session, recorder, self.config,
+            run_commands(self.commands, session, recorder, self.config, self.more_commands,
                          self.desk.command if self.desk is not None else None)
->>>>>>> i30-hub
         if recorder.fault != self.last_fault:
             report_fault(recorder, self.last_fault, self.export)
             self.last_fault = recorder.fault

@@ -121,31 +121,24 @@ def terminal_commands() -> queue.Queue | None:
 
 
 def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
-<<<<<<< HEAD
-                 more: dict[str, Callable[[list[str]], str]] | None = None) -> None:
-    """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
-    phone seat's ``decline``), each given the words after it."""
-=======
+                 more: dict[str, Callable[[list[str]], str]] | None = None,
                  extra: Callable[[str], str | None] | None = None) -> None:
-    """The lines typed, each applied; ``extra(line)`` answers first the commands it knows
-    (the hub's invitations: ``accept``, ``decline``) and None for the others."""
->>>>>>> i30-hub
+    """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
+    phone seat's ``decline``), each given the words after it; then ``extra(line)``
+    answers the commands it knows (the hub's invitations: ``accept``, ``decline``)
+    and None for the others."""
     while True:
         try:
             line = lines.get_nowait()
         except queue.Empty:
             return
-<<<<<<< HEAD
         words = line.split()
         if words and more and words[0].lower() in more:
             print(more[words[0].lower()](words[1:]), flush=True)
             continue
-        print(run_command(line, session, recorder, config.players), flush=True)
-=======
         answer = extra(line) if extra is not None else None
         print(answer if answer is not None else
               run_command(line, session, recorder, config.players), flush=True)
->>>>>>> i30-hub
 
 
 def run_command(line: str, session, recorder, players) -> str:

@@ -484,7 +484,6 @@ def build_app(pages: HubPages):
     from starlette.responses import (
         HTMLResponse,
         JSONResponse,
-        RedirectResponse,
         StreamingResponse,
     )
     from starlette.routing import Route
@@ -555,14 +554,7 @@ def build_app(pages: HubPages):
         return response
 
     async def admin_action(request):
-        form, body, as_json = await _admin_form(request, pages)
-        action = request.path_params["action"]
-        if action == "clock":
-            return await _set_clock(pages, form, body if as_json else None)
-        if action == "remote":
-            return await _arrange_remote(pages, form)
-        await _admin_action(pages, action, form)
-        return RedirectResponse("/results", status_code=303)
+        return await _admin_dispatch(pages, request)
 
     async def http_error(request, exc):
         return HTMLResponse(kit.error_page(exc.status_code, exc.detail),
@@ -594,6 +586,20 @@ def build_app(pages: HubPages):
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+async def _admin_dispatch(pages: HubPages, request):
+    """One admin POST: the clock, a remote game arranged, or an action on the record."""
+    from starlette.responses import RedirectResponse
+
+    form, body, as_json = await _admin_form(request, pages)
+    action = request.path_params["action"]
+    if action == "clock":
+        return await _set_clock(pages, form, body if as_json else None)
+    if action == "remote":
+        return await _arrange_remote(pages, form)
+    await _admin_action(pages, action, form)
+    return RedirectResponse("/results", status_code=303)
 
 
 def _results_routes(pages: HubPages, title: str) -> list:
