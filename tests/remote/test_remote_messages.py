@@ -232,7 +232,7 @@ def test_after_a_cut_both_clocks_resume_from_where_the_first_to_notice_stopped_t
     assert host.paused is None and guest.paused is None
     start_clocks(host, (590.0, 600.0), wire.now, {"remote"})
     start_clocks(guest, (588.0, 600.0), wire.now, {"remote"})
-    host.peer_online = False  # the last will arrived
+    host.online["guest"] = False  # the last will arrived
     guest.connected(False)
     wire.poll()
     wire.now += 30.0  # the cut lasts; both clocks stand still

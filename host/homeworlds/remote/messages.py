@@ -1,20 +1,25 @@
-"""What two tables of a remote game say to each other (docs/remote-play.md, "Messages").
+"""What the tables of a remote game say to each other (docs/remote-play.md, "Messages").
 
 Each side publishes on its own topic, ``homeworlds/remote/<game id>/<role>``, every
 message signed with its key (``homeworlds.identity``): the header line, then one of these
-JSON objects. Every field is checked when read; anything else is a ``MessageError`` whose
-text is the reason told to both sides.
+JSON objects; every other side reads it. Every field is checked when read; anything else
+is a ``MessageError`` whose text is the reason told to all sides.
 
-- ``hello``: who is at this end (its seat, the players, the rules, the time control
-  ``clock``) and how many turns its store holds; sent when it connects and after each turn
-  it commits. ``waiting``: the sender is paused until the other side answers (it has just
-  connected, or learnt the other was away); its ``clocks_ms`` are then where its clocks
-  stand still, and the answer carries the clocks both sides resume from (each seat's
-  larger reading: the clock stops when the first side noticed the cut).
+- ``hello``: who is at this end (``seats``: the seats it plays, ``seat`` the first of them;
+  the players, the rules, the time control ``clock``) and how many turns (and departures)
+  its store holds; sent when it connects and after each turn it commits. ``waiting``: the
+  sender is paused until the others answer (it has just connected, or learnt another was
+  away); its ``clocks_ms`` are then where its clocks stand still, and an answer carries
+  the clocks the sides resume from (each seat's larger reading: the clock stops when the
+  first side noticed the cut).
 - ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words;
   in a timed game ``clocks_ms``, each seat's clock in milliseconds as the sending table read
-  it at its commit (the receiving table adopts it when it commits the turn).
-- ``refused``: this side refused a message of the other (``number``: the turn, if any).
+  it at its commit (the receiving table adopts it when it commits the turn); in a game of
+  three or more ``departures``, how many departures the sender held before it.
+- ``departed``: a player of the sender's seats resigned and left the game, or missed a turn
+  (``kind``), after ``after`` turns, the ``index``-th departure of the game (issue 28).
+- ``refused``: this side refused a message (``number``: the turn, if any; ``to``: the role
+  of the side whose message it was, if known).
 - ``offline``: the last will: the broker publishes it when the side's link is lost.
 """
 
@@ -49,12 +54,21 @@ class Hello:
     players: tuple[str, ...]
     rules: str
     turns: int
-    #: the game's time control (mode "none": untimed); both sides must have the same
+    #: every seat this side plays (empty: ``seat`` alone, as the first two-side hellos)
+    seats: tuple[int, ...] = ()
+    #: departures (resigned, skipped) this side holds
+    departures: int = 0
+    #: the game's time control (mode "none": untimed); every side must have the same
     clock: ClockSpec = ClockSpec()
-    #: the sender waits for an answer (paused: it connected, or the other was away)
+    #: the sender waits for an answer (paused: it connected, or another side was away)
     waiting: bool = False
-    #: each seat's clock (ms) where it stands still (waiting) or resumes from (the answer)
+    #: each seat's clock (ms) where it stands still (waiting) or resumes from (an answer)
     clocks_ms: tuple[int, ...] | None = None
+
+    @property
+    def played(self) -> tuple[int, ...]:
+        """The seats this side plays."""
+        return self.seats or (self.seat,)
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,17 @@ class TurnMessage:
     sdg: str
     #: each seat's clock (ms) at the sender's commit; None: an untimed game
     clocks_ms: tuple[int, ...] | None = None
+    #: departures the sender held when it committed the turn (None: not said, two sides)
+    departures: int | None = None
+
+
+@dataclass(frozen=True)
+class Departure:
+    game: str
+    kind: str
+    seat: int
+    after: int
+    index: int
 
 
 @dataclass(frozen=True)
@@ -72,6 +97,8 @@ class Refusal:
     game: str
     number: int | None
     reason: str
+    #: the role of the side whose message was refused (None: not known, or two sides)
+    to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,21 +106,21 @@ class Offline:
     game: str
 
 
-Message = Hello | TurnMessage | Refusal | Offline
+Message = Hello | TurnMessage | Departure | Refusal | Offline
+DEPARTURE_KINDS = ("resigned", "skipped")
+ROLE = re.compile(r"host|guest[1-5]?")
 
 
 def to_payload(message: Message) -> bytes:
-    fields = dict(vars(message))
-    kind = {Hello: "hello", TurnMessage: "turn", Refusal: "refused",
+    kind = {Hello: "hello", TurnMessage: "turn", Refusal: "refused", Departure: "departed",
             Offline: "offline"}[type(message)]
-    if isinstance(message, Hello):
-        fields["players"] = list(message.players)
-        fields["clock"] = message.clock.to_dict()
-    if isinstance(message, Hello | TurnMessage):
-        if message.clocks_ms is None:
-            del fields["clocks_ms"]
-        else:
-            fields["clocks_ms"] = list(message.clocks_ms)
+    fields = {}
+    for name, value in vars(message).items():
+        if value is None or (name == "seats" and value == ()):
+            continue  # optional and not said (the first two-side messages had none)
+        if isinstance(value, ClockSpec):
+            value = value.to_dict()
+        fields[name] = list(value) if isinstance(value, tuple) else value
     return json.dumps({"type": kind, **fields}, sort_keys=True).encode()
 
 
@@ -120,6 +147,18 @@ def _hello(data: dict, game: str) -> Hello:
                        for p in players):
         raise MessageError("players: not a list of 2 to 6 names (printable, at most 40 "
                            "characters)")
+    seat = _int(data, "seat", 0, len(players) - 1)
+    seats: tuple[int, ...] = ()
+    if data.get("seats") is not None:
+        value = data["seats"]
+        if not isinstance(value, list) or not 1 <= len(value) <= len(players) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(players)
+                for s in value) or len(set(value)) != len(value) or value[0] != seat:
+            raise MessageError(f"seats: not a list of 1 to {len(players)} different seats "
+                               f"from 0 to {len(players) - 1}, the first {seat}")
+        seats = tuple(value)
+    departures = 0 if data.get("departures") is None else \
+        _int(data, "departures", 0, MAX_TURNS)
     clock = data.get("clock", {"mode": "none"})
     if not isinstance(clock, dict) or len(clock) > 8:
         raise MessageError("clock: not a time control")
@@ -130,14 +169,25 @@ def _hello(data: dict, game: str) -> Hello:
     waiting = data.get("waiting", False)
     if not isinstance(waiting, bool):
         raise MessageError("waiting: not true or false")
-    return Hello(game, _int(data, "seat", 0, len(players) - 1), tuple(players),
-                 _text(data, "rules", 40), _int(data, "turns", 0, MAX_TURNS), spec, waiting,
+    return Hello(game, seat, tuple(players), _text(data, "rules", 40),
+                 _int(data, "turns", 0, MAX_TURNS), seats, departures, spec, waiting,
                  _clocks(data))
 
 
 def _refusal(data: dict, game: str) -> Refusal:
     number = None if data.get("number") is None else _int(data, "number", 1, MAX_TURNS)
-    return Refusal(game, number, _text(data, "reason"))
+    to = data.get("to")
+    if to is not None and (not isinstance(to, str) or not ROLE.fullmatch(to)):
+        raise MessageError("to: not a role (host, guest, guest1 to guest5)")
+    return Refusal(game, number, _text(data, "reason"), to)
+
+
+def _departure(data: dict, game: str) -> Departure:
+    kind = data.get("kind")
+    if kind not in DEPARTURE_KINDS:
+        raise MessageError(f"kind: {str(kind)[:40]!r} is not resigned or skipped")
+    return Departure(game, kind, _int(data, "seat", 0, 5), _int(data, "after", 0, MAX_TURNS),
+                     _int(data, "index", 0, MAX_TURNS))
 
 
 def _clocks(data: dict) -> tuple[int, ...] | None:
@@ -170,11 +220,16 @@ def read_payload(payload: bytes, game_id: str) -> Message:
     if kind == "hello":
         return _hello(data, game_id)
     if kind == "turn":
+        departures = None if data.get("departures") is None else \
+            _int(data, "departures", 0, MAX_TURNS)
         return TurnMessage(game_id, _int(data, "number", 1, MAX_TURNS),
                            _int(data, "seat", 0, 5), _text(data, "sdg", lines=True),
-                           _clocks(data))
+                           _clocks(data), departures)
+    if kind == "departed":
+        return _departure(data, game_id)
     if kind == "refused":
         return _refusal(data, game_id)
     if kind == "offline":
         return Offline(game_id)
-    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, refused or offline")
+    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, departed, refused or "
+                       "offline")
