@@ -121,7 +121,7 @@ class PlayProcess:
         except (URLError, OSError, ValueError):
             return None
 
-    def stored(self) -> list[tuple[int, int, str]]:
+    def stored(self, columns: str = "number, seat, sdg") -> list[tuple]:
         """The turns the table's store holds (read only: the process owns it)."""
         if not self.store.exists():
             return []
@@ -130,8 +130,8 @@ class PlayProcess:
         except sqlite3.Error:
             return []
         try:
-            return [tuple(row) for row in connection.execute(  # type: ignore[misc]
-                "SELECT number, seat, sdg FROM turns ORDER BY game_id, number")]
+            return [tuple(row) for row in connection.execute(
+                f"SELECT {columns} FROM turns ORDER BY game_id, number")]
         except sqlite3.Error:
             return []
         finally:
@@ -207,9 +207,12 @@ def play_own(mover: PlayProcess, actions, following: int, reference: GameState,
 
 
 def follow(follower: PlayProcess, number: int, tables: Sequence[PlayProcess],
-           timeout: float = 60.0) -> list[str]:
+           timeout: float = 60.0, after_first_step: Callable[[], None] | None = None
+           ) -> list[str]:
     """The follower's person carries out turn ``number`` of the other table step by step
-    as the table shows it, until its store holds the turn. Returns the steps' words."""
+    as the table shows it, until its store holds the turn. Returns the steps' words.
+    ``after_first_step``: run once the person has carried out the first step (a fault
+    half way through laying a turn out)."""
     done_key = None
     words: list[str] = []
     deadline = time.monotonic() + timeout
@@ -232,4 +235,7 @@ def follow(follower: PlayProcess, number: int, tables: Sequence[PlayProcess],
         carry_out(follower.table, guidance["current"])
         words.append(guidance.get("text", ""))
         done_key = key
+        if after_first_step is not None:
+            after_first_step()
+            after_first_step = None
     return words

@@ -29,15 +29,16 @@ class Match:
     """Two tables of one remote game; the guest's broker link goes through a relay."""
 
     def __init__(self, directory: Path, broker, game, keepalive_s: int = 2):
+        clock = '[clock]\nmode = "fischer"\ninitial_s = 600\nincrement_s = 2\n'
         self.game, self.broker = game, broker
         code = Invitation.new().code
         first = game.turns[0].seat
         self.link = CuttableLink(broker.port)
         self.host = PlayProcess(directory / "home", "home", "host", code, game.players,
-                                broker.url, first, keepalive_s=keepalive_s)
+                                broker.url, first, keepalive_s=keepalive_s, clock=clock)
         self.guest = PlayProcess(directory / "away", "away", "guest", code, game.players,
                                  f"mqtt://127.0.0.1:{self.link.port}", first,
-                                 keepalive_s=keepalive_s)
+                                 keepalive_s=keepalive_s, clock=clock)
         self.tables = (self.host, self.guest)
 
     def meet(self, timeout: float = 30.0) -> None:
@@ -46,9 +47,11 @@ class Match:
                          for t in self.tables), "the two tables meet", self.tables, timeout)
 
     def play(self, start: int, end: int,
-             faults: dict[int, Callable[[], None]] | None = None) -> None:
+             faults: dict[int, Callable[[], None]] | None = None,
+             mid_follow: dict[int, Callable[[], None]] | None = None) -> None:
         """Turns ``start`` to ``end`` (0-based, end excluded); ``faults[i]`` runs just after
-        the mover committed turn i (before the other table has laid it out)."""
+        the mover committed turn i (before the other table has laid it out),
+        ``mid_follow[i]`` once the other table's person carried out its first step."""
         by_seat = {0: self.host, 1: self.guest}
         turns = self.game.turns
         for index in range(start, end):
@@ -59,7 +62,8 @@ class Match:
                      index + 1, self.tables)
             if faults and index in faults:
                 faults[index]()
-            follow(follower, index + 1, self.tables)
+            follow(follower, index + 1, self.tables,
+                   after_first_step=(mid_follow or {}).get(index))
 
     def differences(self, stored: list[tuple[int, int, str]]) -> list[str]:
         """Where the stored turns differ from the transcript's: the seat, or the board a
@@ -121,6 +125,11 @@ def check_equal(match: Match, turns: int) -> None:
     assert host == match.guest.stored()
     assert [number for number, _, _ in host] == list(range(1, turns + 1))
     assert match.differences(host) == []
+    # The clocks too: each turn's mover's time after it (a timed game, 600 s + 2 s), as
+    # the table that made it read it, adopted by the other (across every fault).
+    clocks = match.host.stored("number, clock_ms")
+    assert clocks == match.guest.stored("number, clock_ms")
+    assert all(ms is not None for number, ms in clocks[2:]), clocks  # after the setup
 
 
 def play_with_faults(tmp_path: Path, broker, game_file: Path, turns: int | None) -> Match:
@@ -129,15 +138,19 @@ def play_with_faults(tmp_path: Path, broker, game_file: Path, turns: int | None)
     match = Match(tmp_path, broker, game)
     try:
         match.meet()
-        # Spread over the game: a play process killed while the other table lays out
-        # its turn; the broker killed; the guest's network silent for a while.
+        # Spread over the game: the guest's play process killed right after a turn was
+        # committed; the host's killed while its person lays out the guest's turn half
+        # way; the broker killed; the guest's network silent for a while.
         third = max(3, turns // 4)
         faults = {third: kill_and_restart(match.guest, match),
                   2 * third: kill_broker(match),
                   3 * third - 1: blackhole(match, 8.0)}
-        match.play(0, turns, {i: f for i, f in faults.items() if i < turns})
+        guest_moves = [i for i in range(third + 1, 2 * third)
+                       if game.turns[i].seat == match.guest.seat]
+        mid_follow = {guest_moves[0]: kill_and_restart(match.host, match)}
+        match.play(0, turns, {i: f for i, f in faults.items() if i < turns}, mid_follow)
         check_equal(match, turns)
-        assert match.guest.kills == 1
+        assert match.guest.kills == 1 and match.host.kills == 1
     except BaseException:
         match.close()
         raise

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from homeworlds.clock import ClockSpec, GameClocks
-from homeworlds.identity import sign
+from homeworlds.identity import ReplayWindow, sign
 from homeworlds.remote.game import DUPLICATE_WINDOW, RemoteGame
 from homeworlds.remote.invitation import Invitation, InvitationError
 from homeworlds.remote.messages import MessageError, Offline, TurnMessage, read_payload, to_payload
@@ -274,3 +274,29 @@ def test_a_late_last_will_of_a_side_that_is_back_pauses_only_until_it_answers():
     host.received(guest.topic, will)
     wire.poll()
     assert host.paused is None and list(host.refusals) == []
+
+
+def test_the_will_of_the_current_connection_counts_even_signed_before_a_restart():
+    """Each connection leaves a will naming it (``link``), and hellos name the connection
+    they come by. A will of a connection given up is ignored; the will of the current one
+    pauses this side even when it was signed before this side restarted (its replay
+    window now starts above that will's sequence number)."""
+    wire = Wire()
+    host, guest = wire.sides["host"], wire.sides["guest"]
+    link, old = "a" * 16, "b" * 16
+    current_will = guest.will(link)[1]  # signed when the connection was made
+    stale_will = guest.will(old)[1]
+    guest.current_link = lambda: link
+    guest._say(guest._hello())
+    wire.poll()
+    assert host.peer.link == link
+    host.received(guest.topic, stale_will)  # a connection given up
+    wire.poll()
+    assert host.paused is None and host.duplicates == 1
+    # The host restarts: its window starts above everything it accepted.
+    host.windows["guest"] = ReplayWindow(host.windows["guest"].highest)
+    guest.send = None  # the guest's connection is gone: nobody answers
+    host.received(guest.topic, current_will)
+    wire.poll()
+    assert host.paused == "paused: waiting for the other table"
+    assert list(host.refusals) == []

@@ -29,13 +29,17 @@ class RemoteConnection:
         self.broker = broker
         self.client: Any = make_client(
             broker, f"hw-remote-{game.game_id}-{game.role}", username=username,
-            password=password, ca_file=ca_file, will=game.will())
+            password=password, ca_file=ca_file)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         game.send = self._send
-        self._wills: deque[bytes] = deque()
+        #: Wills signed ahead (link id, data), one per connection attempt, and the link
+        #: id of the last attempt (the connection up now, once connected).
+        self._wills: deque[tuple[str, bytes]] = deque(game.wills_ahead())
+        self._link: str | None = None
         game.set_wills = self._set_wills
+        game.current_link = lambda: self._link
         self.client.on_pre_connect = self._on_pre_connect
 
     def start(self) -> None:
@@ -56,7 +60,7 @@ class RemoteConnection:
         game.send = None
         game.set_wills = None
 
-    def _set_wills(self, wills: list[bytes]) -> None:
+    def _set_wills(self, wills: list[tuple[str, bytes]]) -> None:
         """From the table loop: wills signed ahead, one for each attempt to connect."""
         self._wills = deque(wills)
 
@@ -64,7 +68,7 @@ class RemoteConnection:
         """Before each attempt to connect (paho's thread): the next fresh will."""
         wills = self._wills
         if wills:
-            data = wills.popleft() if len(wills) > 1 else wills[0]
+            self._link, data = wills.popleft() if len(wills) > 1 else wills[0]
             client.will_set(self.game.topic, data, qos=1, retain=True)
 
     def _send(self, topic: str, data: bytes, retain: bool) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import queue
+import secrets
 import threading
 import time
 from collections import deque
@@ -122,9 +123,11 @@ class RemoteGame:
         self.clock = clock
         #: Where messages go (the MQTT connection sets it): (topic, data, retain).
         self.send: Callable[[str, bytes, bool], None] | None = None
-        #: Hands the connection fresh last wills, one for each connection attempt to come
-        #: (the MQTT connection sets it).
-        self.set_wills: Callable[[list[bytes]], None] | None = None
+        #: Hands the connection fresh last wills (link id, data), one for each connection
+        #: attempt to come; ``current_link``: the link id of the connection up now (the
+        #: MQTT connection sets both).
+        self.set_wills: Callable[[list[tuple[str, bytes]]], None] | None = None
+        self.current_link: Callable[[], str | None] = lambda: None
         #: A departure (after, kind, seat) applied here from another table, and whether it
         #: ended the game (the table's store keeps it: ``RemoteTableLink``).
         self.on_departure: Callable[[tuple[int, str, int], bool], None] | None = None
@@ -260,9 +263,17 @@ class RemoteGame:
         """For ``new_session(player_factory=...)``: the other seats' "computer"."""
         return RemotePlayer(lambda: self)
 
-    def will(self) -> tuple[str, bytes]:
-        """The last will the broker publishes when this side's link is lost (signed now)."""
-        return self.topic, self.signer.sign(self.topic, to_payload(Offline(self.game_id)))
+    def will(self, link: str | None = None) -> tuple[str, bytes]:
+        """The last will the broker publishes when this side's link is lost (signed now);
+        ``link``: the connection it is left by."""
+        return self.topic, self.signer.sign(self.topic,
+                                            to_payload(Offline(self.game_id, link)))
+
+    def wills_ahead(self) -> list[tuple[str, bytes]]:
+        """Last wills for the connection attempts to come, each for a connection of its
+        own (a random link id) and with a fresh sequence number."""
+        return [(link, self.will(link)[1])
+                for link in (secrets.token_hex(8) for _ in range(WILLS))]
 
     def received(self, message_topic: str, data: bytes) -> None:
         """From the MQTT thread: a message arrived (handled by ``poll``). One too large to
@@ -350,7 +361,7 @@ class RemoteGame:
             # gets a will with a fresh sequence number, or the others would refuse it as a
             # replay and not learn of the next cut.
             if self.set_wills is not None:
-                self.set_wills([self.will()[1] for _ in range(WILLS)])
+                self.set_wills(self.wills_ahead())
             self._say(self._hello())
         else:
             for role in self.online:
@@ -363,8 +374,14 @@ class RemoteGame:
             self.windows[role].check(signed.seq)
             message = read_payload(payload, self.game_id)
         except ReplayError as exc:
-            if hashlib.sha256(data).digest() in self._recent \
-                    or _is_offline(payload, self.game_id):
+            will = _offline(payload, self.game_id)
+            if will is not None and will.link is not None and self.online[role] \
+                    and will.link == getattr(self.peers.get(role), "link", None):
+                # The will of the connection that side is on now, signed before this table
+                # last restarted (its replay window starts above it): the link is lost.
+                self._dispatch(role, will)
+                return
+            if hashlib.sha256(data).digest() in self._recent or will is not None:
                 # Delivered twice (at least once), not replayed; or an old last will
                 # (retained, or of an attempt given up): nothing to do either way.
                 self.duplicates += 1
@@ -389,8 +406,11 @@ class RemoteGame:
         elif isinstance(message, Refusal):
             self._refusal_received(role, message)
         elif isinstance(message, Offline):
-            # Say so: if that side is there after all (a will of a connection it gave up,
-            # published late), its answer resumes the game at once.
+            current = getattr(self.peers.get(role), "link", None)
+            if message.link is not None and current is not None and message.link != current:
+                self.duplicates += 1  # the will of a connection given up: that side is on
+                return
+            # Say so: if that side is there after all, its answer resumes the game at once.
             if self.online[role]:
                 self.online[role] = False
                 self._say(self._hello())
@@ -648,7 +668,8 @@ class RemoteGame:
                      self.tracker.rules.name, len(self.tracker.record),
                      seats if len(seats) > 1 or self.sides > 2 else (),
                      len(self.tracker.departures),
-                     self.session.timekeeper.game_spec or ClockSpec(), waiting, reading)
+                     self.session.timekeeper.game_spec or ClockSpec(), waiting, reading,
+                     self.current_link())
 
     def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
         departures = None
@@ -694,12 +715,13 @@ class RemoteGame:
         self.session.notices.append(f"remote game: {text}")
 
 
-def _is_offline(payload: bytes, game_id: str) -> bool:
-    """The (verified) payload is another side's last will."""
+def _offline(payload: bytes, game_id: str) -> Offline | None:
+    """The (verified) payload as another side's last will, None if it is none."""
     try:
-        return isinstance(read_payload(payload, game_id), Offline)
+        message = read_payload(payload, game_id)
     except MessageError:
-        return False
+        return None
+    return message if isinstance(message, Offline) else None
 
 
 class TurnSource(Protocol):

@@ -20,7 +20,8 @@ is a ``MessageError`` whose text is the reason told to all sides.
   (``kind``), after ``after`` turns, the ``index``-th departure of the game (issue 28).
 - ``refused``: this side refused a message (``number``: the turn, if any; ``to``: the role
   of the side whose message it was, if known).
-- ``offline``: the last will: the broker publishes it when the side's link is lost.
+- ``offline``: the last will: the broker publishes it when the side's link is lost;
+  ``link`` names the connection it was left by (the sender's hellos name its current one).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MAX_TURNS = 10_000
 MAX_TEXT = 2000
 TOPIC_ROOT = "homeworlds/remote"
 GAME_ID = re.compile(r"[0-9a-f]{16}")
+LINK_ID = re.compile(r"[0-9a-f]{16}")
 
 
 class MessageError(ValueError):
@@ -64,6 +66,8 @@ class Hello:
     waiting: bool = False
     #: each seat's clock (ms) where it stands still (waiting) or resumes from (an answer)
     clocks_ms: tuple[int, ...] | None = None
+    #: the sender's connection to the broker now (its last will names it)
+    link: str | None = None
 
     @property
     def played(self) -> tuple[int, ...]:
@@ -104,6 +108,9 @@ class Refusal:
 @dataclass(frozen=True)
 class Offline:
     game: str
+    #: the connection whose will it is (its hellos name it too): a will of a connection
+    #: given up, or an old one, is told from the current one's
+    link: str | None = None
 
 
 Message = Hello | TurnMessage | Departure | Refusal | Offline
@@ -171,7 +178,7 @@ def _hello(data: dict, game: str) -> Hello:
         raise MessageError("waiting: not true or false")
     return Hello(game, seat, tuple(players), _text(data, "rules", 40),
                  _int(data, "turns", 0, MAX_TURNS), seats, departures, spec, waiting,
-                 _clocks(data))
+                 _clocks(data), _link(data))
 
 
 def _refusal(data: dict, game: str) -> Refusal:
@@ -188,6 +195,15 @@ def _departure(data: dict, game: str) -> Departure:
         raise MessageError(f"kind: {str(kind)[:40]!r} is not resigned or skipped")
     return Departure(game, kind, _int(data, "seat", 0, 5), _int(data, "after", 0, MAX_TURNS),
                      _int(data, "index", 0, MAX_TURNS))
+
+
+def _link(data: dict) -> str | None:
+    value = data.get("link")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not LINK_ID.fullmatch(value):
+        raise MessageError("link: not 16 hexadecimal digits")
+    return value
 
 
 def _clocks(data: dict) -> tuple[int, ...] | None:
@@ -230,6 +246,6 @@ def read_payload(payload: bytes, game_id: str) -> Message:
     if kind == "refused":
         return _refusal(data, game_id)
     if kind == "offline":
-        return Offline(game_id)
+        return Offline(game_id, _link(data))
     raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, departed, refused or "
                        "offline")
