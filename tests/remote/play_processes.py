@@ -62,7 +62,7 @@ class PlayProcess:
             f'[store]\ntable = "{name}"\n'
             f'[display]\nenabled = true\nlisten = "127.0.0.1"\nport = {self.port}\n'
             f'[remote]\nbroker = "{broker_url}"\nrole = "{role}"\ncode_file = "remote.code"\n'
-            f'keepalive_s = {keepalive_s}\n{clock}')
+            f'keepalive = {keepalive_s}\n{clock}')
         self.store = directory / "games.sqlite"
         self.process: subprocess.Popen | None = None
         self.kills = 0

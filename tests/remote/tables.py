@@ -38,7 +38,7 @@ class RemoteTable:
         self.seats = seats or (seat,)
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
-        #: the broker link's keepalive (``[remote] keepalive_s``)
+        #: the broker link's keepalive (``[remote] keepalive``)
         self.keepalive_s = keepalive_s
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(

@@ -59,8 +59,8 @@ def test_a_remote_section_names_the_side_and_reads_the_code(tmp_path, capsys):
      "remote.code_file: the invitation code is mistyped"),
     ('broker = "mqtt://b"\nrole = "host"\ncode_file = "host.code"\n',
      "[seats.1]\ncomputer = true\n", "remote: a remote game has no computer seats"),
-    ('broker = "mqtt://b"\nrole = "host"\ncode_file = "host.code"\nkeepalive_s = 0\n', "",
-     "remote.keepalive_s: 0: from 1 to 300 seconds"),
+    ('broker = "mqtt://b"\nrole = "host"\ncode_file = "host.code"\nkeepalive = 0\n', "",
+     "remote.keepalive: 0: from 1 to 300 seconds"),
 ])
 def test_a_wrong_remote_section_is_refused_with_its_key(tmp_path, capsys, remote, extra, where):
     code = invite(tmp_path, capsys)

@@ -8,7 +8,7 @@ another table over a broker (docs/remote-play.md, "At the table").
     code_file = "remote.code"      # the invitation code (homeworlds remote-invite / -join)
     # seats = [1, 3]               # the seats this table plays (default: its role's)
     # username = "ann"; password_file = "broker.pw"; ca_file = "ca.pem"
-    # keepalive_s = 10             # how soon a silent link is noticed (about twice that)
+    # keepalive = 10               # how soon a silent link is noticed (about twice that)
 
 Pure: the configuration reader (``runtime.config``) checks the types and calls
 ``RemoteSettings.from_mapping``; a ``RemoteSettingsError`` names the key and the problem.
@@ -26,7 +26,7 @@ from homeworlds.remote.invitation import Invitation, InvitationError
 #: Keys of the ``[remote]`` section and their TOML types.
 REMOTE_KEYS: dict[str, type | tuple] = {
     "broker": str, "role": str, "code_file": str, "username": str, "password_file": str,
-    "ca_file": str, "seats": list, "keepalive_s": int,
+    "ca_file": str, "seats": list, "keepalive": int,
 }
 #: Seconds between keepalive pings of the broker link (MQTT keepalive): a link that went
 #: silent (a cut cable, a router that drops the connection without closing it) is noticed
@@ -121,10 +121,10 @@ class RemoteSettings:
         ca_file = base / data["ca_file"] if "ca_file" in data else None
         if ca_file is not None and not ca_file.is_file():
             raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
-        keepalive = data.get("keepalive_s", KEEPALIVE_S)
+        keepalive = data.get("keepalive", KEEPALIVE_S)
         low, high = KEEPALIVE_RANGE
         if not low <= keepalive <= high:
-            raise RemoteSettingsError("keepalive_s", f"{keepalive}: from {low} to {high} "
+            raise RemoteSettingsError("keepalive", f"{keepalive}: from {low} to {high} "
                                       "seconds")
         return cls(broker, data["role"], invitation, data.get("username"), password, ca_file,
                    tuple(sorted(played)), keepalive)
