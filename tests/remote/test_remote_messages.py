@@ -300,3 +300,54 @@ def test_the_will_of_the_current_connection_counts_even_signed_before_a_restart(
     wire.poll()
     assert host.paused == "paused: waiting for the other table"
     assert list(host.refusals) == []
+
+
+def test_three_tables_resume_from_the_same_clocks_and_stop_answering():
+    """Three tables (host, guest1, guest2): guest2's link was cut; host and guest1 paused
+    when they learnt it (at 590 s and 589 s on seat 0's clock), guest2 at 588 s. Back, it
+    says it waits; both others answer; every table then stands at 590 s, and the hellos
+    stop (an answer never waits, so two tables do not answer each other for ever)."""
+    invitation = Invitation.new(sides=3)
+    players = ("Ann", "Bob", "Cy")
+    layout = builtin_layout("four-seat")
+    now = [1000.0]
+    sides = {}
+    for role, seat in (("host", 0), ("guest1", 1), ("guest2", 2)):
+        session = new_session(layout, make_registry(layout, 3), preset("last-standing"), players,
+                              clock=lambda: now[0], clock_spec=FISCHER)
+        numbers = iter(range(1, 10**6, 256))
+        game = RemoteGame(session, invitation, role, seat,
+                          reserve=lambda n, numbers=numbers: next(numbers))
+        game.attach()
+        sides[role] = game
+    sent = []
+    for role, game in sides.items():
+        others = [g for r, g in sides.items() if r != role]
+        game.send = lambda t, d, r, others=others: (sent.append(t), [o.received(t, d)
+                                                                      for o in others])
+    for game in sides.values():
+        game.connected(True)
+
+    def poll():
+        for _ in range(6):
+            for game in sides.values():
+                game.poll()
+
+    poll()
+    assert all(game.paused is None for game in sides.values())
+    host, guest1, guest2 = sides["host"], sides["guest1"], sides["guest2"]
+    for game, left in ((host, 590.0), (guest1, 589.0), (guest2, 588.0)):
+        start_clocks(game, (left, 600.0, 600.0), now[0], {"remote"})
+    host.online["guest2"] = guest1.online["guest2"] = False
+    guest2.connected(False)
+    poll()
+    now[0] += 20.0
+    guest2.connected(True)
+    poll()
+    assert all(game.paused is None for game in sides.values())
+    readings = {role: tuple(game.session.clocks.remaining_ms(s, now[0]) for s in range(3))
+                for role, game in sides.items()}
+    assert set(readings.values()) == {(590_000, 600_000, 600_000)}, readings
+    count = len(sent)
+    poll()
+    assert len(sent) == count  # nothing more to say
