@@ -53,7 +53,7 @@ class RemoteConnection:
         game = self.game
         if self.client.is_connected():
             info = self.client.publish(game.topic, game.signer.sign(
-                game.topic, to_payload(Offline(game.game_id))), qos=1)
+                game.topic, to_payload(Offline(game.game_id, self._link))), qos=1)
             info.wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
