@@ -225,6 +225,12 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
         page = hub_get(hub, "/")
         assert "Remote games" in page and f'data-remote="{gid}"' in page
         assert "Table <a href=\"/tables/t1/live\">t1</a> (host" in page
+        # `play` restarted at t2: the game file names the store's game: resumed.
+        t2.stop()
+        t2.start()
+        wait(lambda: t1.game.paused is None and t2.game.paused is None,
+             "t2 resumes the game", tables)
+        assert len(t2.session.tracker.record) == 6
         play(6, 8)
         assert stored(t1) == stored(t2) and len(stored(t1)) == 8
         assert list(t1.game.refusals) == list(t2.game.refusals) == []
@@ -313,3 +319,45 @@ def test_play_starts_the_accepted_game_and_a_restart_resumes_it_from_the_game_fi
         stop.set()
         t1.close()
         t2.close()
+
+
+def test_a_rematch_between_the_same_players_begins_a_new_game(tmp_path, broker):
+    """An accepted invitation is a new game, even when the table's last game was a
+    finished one between the same players; its store game is then noted in the file."""
+    from homeworlds.event.identity import write_private
+    from homeworlds.remote.hub_invite import HubInvitation, store_game
+    from homeworlds.remote.invitation import Invitation
+    from homeworlds.rules import GameState, preset
+    from homeworlds.store import GameRecorder
+    from homeworlds.event.simtable import legal_record
+    from tests.event.tables import issue
+
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    issue(tmp_path / "hub.sqlite", "t1", keys)
+    (keys / "t1.pw").write_text("anonymous broker: unused\n")
+    t1 = HubTable(tmp_path / "t1", "t1", EVENT, broker.url, keys, 0, build=False)
+    try:
+        names, rules_name, record = legal_record(GAME, 4)
+        recorder = GameRecorder(t1.directory / "games.sqlite", table="t1",
+                                layout="standard-2p")
+        recorder.open()
+        state = GameState(preset(rules_name), 2, first_to_move=record[0][0])
+        recorder.start_game(preset(rules_name), names, record[0][0])
+        for number, (seat, turn) in enumerate(record, 1):
+            state.push(turn)
+            recorder.turn(number, seat, turn, state, names, {})
+        recorder.finish("resigned", [1 - state.to_move], state.to_move, len(record))
+        assert recorder.flush()
+        finished = recorder.uid
+        recorder.close()
+        invitation = Invitation.new()
+        path = t1.directory / "remote-game.json"
+        write_private(path, HubInvitation(
+            EVENT, "t1", invitation.game_id, "host", tuple(names), "sdg", "t1", "t2",
+            invitation).game_file_text())
+        t1.start()
+        assert t1.session.tracker.record == [] and not t1.session.tracker.state.is_over
+        assert store_game(path) == t1.running.recorder.uid != finished
+    finally:
+        t1.close()

@@ -225,6 +225,24 @@ def read_game_file(path: Path) -> HubInvitation:
     return HubInvitation(event, table, game, role, players, rules, host, guest, invitation)
 
 
+def store_game(path: Path) -> str | None:
+    """The uid of the store's game that plays the accepted invitation in ``path`` (None:
+    not started yet: the next start begins it as a new game)."""
+    try:
+        uid = json.loads(path.read_text(encoding="utf-8")).get("store_game")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return uid if isinstance(uid, str) and HEX.fullmatch(uid) and len(uid) <= 64 else None
+
+
+def note_store_game(path: Path, uid: str) -> None:
+    """Keep in ``path`` that the store's game ``uid`` plays its invitation (a restart
+    resumes that game, never an older one of the same players)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["store_game"] = uid
+    write_private(path, json.dumps(data, indent=1) + "\n")
+
+
 # ---------------------------------------------------------------------- the table's desk
 
 
