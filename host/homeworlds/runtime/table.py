@@ -117,7 +117,9 @@ def session_from_config(config: TableConfig, output: PixelOutput | None,
     red_alert = find_red_alert if config.rules.handicaps.red_alert else None
     seats, factory = dict(config.computer_seats), make_player
     if config.remote is not None and remote_side is not None:
-        seats[1 - config.remote.seat] = ComputerSeat()
+        for seat in range(len(config.players)):
+            if seat not in config.remote.seats:
+                seats[seat] = ComputerSeat()  # played at another table
         factory = remote_side.player_factory
     if config.phone is not None and phone_seat is not None:
         seats[config.phone.seat] = ComputerSeat()
@@ -253,11 +255,15 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         phones: list = []  # the phone's seat, made once the session is
         session = session_from_config(config, output, remote_side,
                                       phone_seat=lambda: phones[0])
-        phones += _phone_seat(config, session)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
         recorder = _open_store(config, store_path, store_opener)
+        try:
+            phones += _phone_seat(config, session, recorder)
+        except BaseException:
+            recorder.close()
+            raise
     except BaseException:
         _release(locks, output)
         raise
@@ -283,7 +289,8 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         replay_journal(session, pending)
     display = None
     if listen is not None:
-        display = _start_display(config, session, recorder, export, new_game, listen)
+        display = _start_display(config, session, recorder, export, new_game, listen,
+                                 phones[0] if phones else None)
         if isinstance(display, str):
             if publisher is not None:
                 publisher.stop()
@@ -296,7 +303,8 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     table = attract_table(config, session, display, recorder.path)
     if source is None:
         source = _serial_link(config)
-    upkeep = _Upkeep(session, recorder, publisher, commands, config, export)
+    upkeep = _Upkeep(session, recorder, publisher, commands, config, export,
+                     phones[0] if phones else None)
     upkeep.desk = desk
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
@@ -310,20 +318,42 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     return running
 
 
-def _phone_seat(config: TableConfig, session: TableSession) -> list:
-    """The phone's seat of ``[phone]`` (none without it), following the session."""
+def _phone_seat(config: TableConfig, session: TableSession, recorder: GameRecorder) -> list:
+    """The phone's seat of ``[phone]`` (none without it), following the session; its claim
+    is kept in the table's store (a restarted table knows the phone that claimed it), and
+    its resignation is recorded as the terminal's ``resign`` is."""
     if config.phone is None:
         return []
     from homeworlds.remote.phone import PhoneSeat
+    from homeworlds.runtime.terminal import end_game
+    from homeworlds.store import StoreError
+    from homeworlds.store.phone_claims import PhoneClaims
 
-    seat = PhoneSeat(session, config.phone.seat)
+    try:
+        seat = PhoneSeat(session, config.phone.seat,
+                         claims=PhoneClaims(recorder.path, config.table_name))
+    except StoreError as exc:
+        raise TableStartError(f"[phone]: the phone's claim cannot be kept: {exc}") from None
+    seat.end_game = lambda kind, who: end_game(session, recorder, config.players, kind, who)
     seat.attach()
     return [seat]
 
 
+def _release_phone(seat: Any) -> str:
+    """Free the phone's seat for another phone (``PhoneSeat.release``); ValueError when
+    the store cannot keep it."""
+    from homeworlds.remote.phone import ClaimRefused
+
+    try:
+        return seat.release()
+    except ClaimRefused as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _serve_phone(running: RunningTable, seat: Any) -> None:
-    """Serve the phone's pages and show its link and code; a port that cannot be served
-    stops the start (the table closed again)."""
+    """Serve the phone's pages and show its link and code (on the terminal and the
+    display's admin page); a port that cannot be served stops the start (the table
+    closed again)."""
     assert running.config.phone is not None
     try:
         from homeworlds.web import WebUnavailable, require_web
@@ -338,6 +368,9 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
         running.close()
         raise TableStartError(f"[phone]: {exc}") from None
     running.phone = server
+    seat.base_url = server.url
+    if running.display is not None:
+        seat.on_admin_info = running.display.server.show_phone
     announce(server.url, seat)
 
 
@@ -348,10 +381,12 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
     remote = config.remote
     if remote is None or side is None:
         return None
-    link = RemoteTableLink(remote, session, recorder.path, side)
-    print(f"remote game {link.game.game_id}: this table plays "
-          f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role}) via "
-          f"{remote.broker.text()}", flush=True)
+    link = RemoteTableLink(remote, session, recorder.path, side, recorder)
+    plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats)
+    sides = remote.invitation.sides
+    print(f"remote game {link.game.game_id}: this table plays {plays} as {remote.role}"
+          + (f" (one of {sides} tables)" if sides > 2 else "")
+          + f" via {remote.broker.text()}", flush=True)
     return link
 
 
@@ -538,8 +573,14 @@ class _Upkeep:
     LEDs, the event's view of the table, terminal commands, and the lines to print."""
 
     def __init__(self, session: TableSession, recorder: GameRecorder, publisher,
-                 commands: queue.Queue | None, config: TableConfig, export: GameExport):
+                 commands: queue.Queue | None, config: TableConfig, export: GameExport,
+                 phone: Any = None):
         self.export = export
+        #: the terminal's verbs of the phone's seat: ``decline`` its draw offer
+        self.more_commands: dict[str, Callable[[list[str]], str]] = (
+            {"decline": self._decline, "release-phone": self._release_phone}
+            if phone is not None else {})
+        self.phone = phone
         self.session = session
         self.recorder = recorder
         self.publisher = publisher
@@ -555,7 +596,7 @@ class _Upkeep:
         session, recorder, publisher = self.session, self.recorder, self.publisher
         recorder.poll()
         if self.commands is not None:
-            run_commands(self.commands, session, recorder, self.config,
+            run_commands(self.commands, session, recorder, self.config, self.more_commands,
                          self.desk.command if self.desk is not None else None)
         if recorder.fault != self.last_fault:
             report_fault(recorder, self.last_fault, self.export)
@@ -566,6 +607,18 @@ class _Upkeep:
             self.last_link = session.link_up
             publisher.table_status(link_up=self.last_link, store_fault=recorder.fault)
         session.lights.store_fault = recorder.fault is not None
+
+    def _decline(self, words: list[str]) -> str:
+        try:
+            return self.phone.decline_draw()
+        except ValueError as exc:
+            return f"cannot decline: {exc}"
+
+    def _release_phone(self, words: list[str]) -> str:
+        try:
+            return _release_phone(self.phone)
+        except ValueError as exc:
+            return f"cannot release the phone seat: {exc}"
 
     def terminal(self) -> None:
         session = self.session
@@ -708,7 +761,7 @@ def _feed_publisher(publisher, display, session, config: TableConfig, recorder) 
 
 
 def _start_display(config: TableConfig, session, recorder, export, new_game,
-                   listen: tuple[str, int]):
+                   listen: tuple[str, int], phone: Any = None):
     """The web display with its admin commands (run by this loop through the session's
     tick); a string says why it cannot start."""
     from homeworlds.web import WebUnavailable
@@ -734,7 +787,10 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
             max_brightness=brightness, store_path=recorder.path,
-            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions)
+            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions,
+            control_options={"decline_draw": phone.decline_draw,
+                             "release_phone": lambda: _release_phone(phone)}
+            if phone else None)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()
