@@ -53,9 +53,9 @@ def hub_get(hub: HubProcess, path: str) -> str:
         return answer.read().decode()
 
 
-def hub_serves_admin(hub: HubProcess) -> bool:
+def hub_serves(hub: HubProcess) -> bool:
     try:
-        return "Remote game" in hub_get(hub, "/admin")
+        return json.loads(hub_get(hub, "/api/remote")) == []
     except OSError:
         return False
 
@@ -134,7 +134,7 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
     insider = None
     try:
         hub.start()
-        wait(lambda: hub_serves_admin(hub),
+        wait(lambda: hub_serves(hub),
              "the hub serves its admin page", tables, timeout=30)
         arrange(hub, game.players)
         # The hub wrote the ACL with the game's topics; the organiser reloads mosquitto.
@@ -311,7 +311,7 @@ def test_play_starts_the_accepted_game_and_a_restart_resumes_it_from_the_game_fi
         thread = play()  # `homeworlds play` again: the game file names the game
         wait(lambda: t2.game.paused is None, "the restarted play meets t2 again", tables)
         out = capsys.readouterr().out
-        assert f"remote game {arranged.game_id}: this table plays Ann (seat 0, host)" in out
+        assert f"remote game {arranged.game_id}: this table plays Ann (seat 0) as host" in out
         assert "type `accept`" not in out  # the retained invitation is the game it plays
         stop.set()
         thread.join(15)
@@ -325,11 +325,11 @@ def test_a_rematch_between_the_same_players_begins_a_new_game(tmp_path, broker):
     """An accepted invitation is a new game, even when the table's last game was a
     finished one between the same players; its store game is then noted in the file."""
     from homeworlds.event.identity import write_private
+    from homeworlds.event.simtable import legal_record
     from homeworlds.remote.hub_invite import HubInvitation, store_game
     from homeworlds.remote.invitation import Invitation
     from homeworlds.rules import GameState, preset
     from homeworlds.store import GameRecorder
-    from homeworlds.event.simtable import legal_record
     from tests.event.tables import issue
 
     keys = tmp_path / "keys"

@@ -72,8 +72,10 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
                          event=EVENT, clock_control=control, remote=remote)
         server = live_server(build_app(pages))
 
-        page.goto(server.url + "/admin")
+        page.goto(server.url + "/admin")  # the organiser signs in (a session cookie)
         page.fill("#admin-token", "organiser")
+        page.click("#sign-in button")
+        page.wait_for_selector("select[name=host]")
         page.select_option("select[name=host]", "t1")
         page.fill("input[name=player0]", ann)
         page.select_option("select[name=guest]", "t2")
@@ -85,7 +87,6 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
             "invited: waiting for table t1 and t2 to accept"
         # A bad form is a page naming the problem.
         page.goto(server.url + "/admin")
-        page.fill("#admin-token", "organiser")
         page.select_option("select[name=host]", "t3")
         page.select_option("select[name=guest]", "t3")
         page.fill("input[name=player0]", "Cy")
