@@ -77,6 +77,10 @@ def test_a_table_takes_the_hubs_invitation_and_keeps_its_code(tmp_path, hub):
     guest.poll()
     assert guest.pending is not None and guest.pending.invitation.code == code
     assert guest.pending.role == "guest"
+    assert guest.command("decline-invitation").startswith(f"declined remote game {game.game_id}")
+    assert guest.pending is None
+    assert guest.command("decline") == "no invitation from the hub is waiting"
+    assert guest.command("resign Ann") is None  # not the desk's
 
 
 def test_forged_replayed_and_misdirected_invitations_are_refused_with_the_reason(

@@ -348,14 +348,17 @@ class InvitationDesk:
             self._say(f"refused an invitation on {topic}: {reason}")
 
     def command(self, line: str) -> str | None:
-        """``accept`` / ``decline`` typed at the table (None: not one of these)."""
+        """``accept`` / ``decline`` typed at the table, or ``accept-invitation`` /
+        ``decline-invitation`` (which no other verb of the table shares; None: not one of
+        these)."""
         words = line.split()
-        if not words or words[0].lower() not in ("accept", "decline"):
+        verb = words[0].lower().removesuffix("-invitation") if words else ""
+        if verb not in ("accept", "decline"):
             return None
         pending = self.pending
         if pending is None:
             return "no invitation from the hub is waiting"
-        if words[0].lower() == "decline":
+        if verb == "decline":
             self.declined.add(pending.game)
             self.pending = None
             return f"declined {pending.describe()}"
