@@ -202,8 +202,10 @@ def test_the_hub_follows_only_what_a_side_of_its_game_signed(hub):
     assert remote.refused == 3
     remote.handle(topic(gid, "guest"), guest.sign(topic(gid, "guest"), to_payload(
         Refusal(gid, 2, "turn 2 is illegal: <b>no</b>"))))
-    assert remote.overview()[0]["status"] == "table t2 refused turn 2: turn 2 is illegal: " \
-        "<b>no</b>"
+    row = remote.overview()[0]
+    assert row["status"] == "paused: table t2 refused a message of the other table (the " \
+        "reason is below)"
+    assert row["sides"][1]["refused"] == "turn 2: turn 2 is illegal: <b>no</b>"
     remote.handle(topic(gid, "host"), will)
     assert remote.overview()[0]["status"] == "paused: table t1 is offline"
 

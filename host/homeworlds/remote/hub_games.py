@@ -301,5 +301,6 @@ def _status_text(sides: list[dict]) -> str:
     refused = [s for s in sides if s["refused"]]
     turns = max((s["turns"] or 0 for s in sides), default=0)
     if refused:
-        return f"table {refused[0]['table']} refused {refused[0]['refused']}"
+        return (f"paused: table {refused[0]['table']} refused a message of the other table "
+                "(the reason is below)")
     return f"playing: {turns} turns"
