@@ -126,7 +126,8 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
                     acl_file=keys / "broker.acl")
     broker.start()
     hub = HubProcess(tmp_path, broker, keys)
-    hub.args += ["--keys-dir", str(keys)]
+    hub.args += ["--keys-dir", str(keys), "--reload-broker",
+                 f"kill -HUP {broker.process.pid}"]
     first = game.turns[0].seat
     t1 = HubTable(tmp_path / "t1", "t1", EVENT, broker.url, keys, first)
     t2 = HubTable(tmp_path / "t2", "t2", EVENT, broker.url, keys, first)
@@ -139,12 +140,13 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
         started = time.monotonic()
         arrange(hub, game.players)
         arranged_s = time.monotonic() - started
-        # The hub wrote the ACL with the game's topics; the organiser reloads mosquitto.
+        # The hub wrote the ACL with the game's topics and had mosquitto reload it.
+        assert "the broker reloaded it (kill -HUP" in hub.log_path.read_text()
         acl = (keys / "broker.acl").read_text()
         [row] = hub_remote(hub)
         gid = row["game"]
         assert f"topic write homeworlds/remote/{gid}/host" in acl
-        insider_lines()
+        insider_lines()  # the test's insider keeps its account (the hub rewrote the files)
         broker.process.send_signal(signal.SIGHUP)
         wait(lambda: t1.desk.pending is not None and t2.desk.pending is not None,
              "both tables show the invitation", tables)
@@ -193,6 +195,8 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
              "the insider reads the retained invitations", tables)
         genuine_t1, genuine_t2 = insider.seen[t1_topic][0], insider.seen[t2_topic][0]
         arrange(hub, ("Cy", "Di"))  # a newer invitation: t1 takes it (cannot accept now)
+        insider_lines()
+        broker.process.send_signal(signal.SIGHUP)
         wait(lambda: t1.desk.pending is not None and t1.desk.pending.players == ("Cy", "Di"),
              "t1 shows the newer invitation", tables)
         assert "cannot accept the invitation now: this table plays remote game" in \
