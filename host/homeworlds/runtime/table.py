@@ -28,7 +28,13 @@ from homeworlds.remote.connection import RemoteTableLink
 from homeworlds.remote.game import RemoteSide
 from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.runtime.config import TableConfig
-from homeworlds.runtime.hub_game import HubGameError, start_desk, with_hub_game
+from homeworlds.runtime.hub_game import (
+    HubGameError,
+    hub_game_resumes,
+    note_hub_game,
+    start_desk,
+    with_hub_game,
+)
 from homeworlds.runtime.loop import EventSource, TableLoop
 from homeworlds.runtime.record import (
     GameExport,
@@ -266,11 +272,13 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
                         uid=lambda: recorder.uid, store_fault=lambda: recorder.fault,
                         writer=export_writer)
     try:
-        pending = resume_game(session, recorder, record_path, config, export)
+        pending = resume_game(session, recorder, record_path, config, export,
+                              resumes=hub_game_resumes(config))
     except ResumeError as exc:
         recorder.close()
         _release(locks, output)
         raise TableStartError(str(exc)) from None
+    note_hub_game(config, recorder.uid)
     event_clock = _event_clock_follower(config, session)
     restart = threading.Event()
     desk = start_desk(config, session, recorder, store_path, restart)
