@@ -291,16 +291,25 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
 
 def _remote(data: dict[str, Any], seats: int, computer_seats: dict, source: str,
             base: Path) -> RemoteSettings | None:
-    """``[remote]``: this table's game is played against another table (two players, the
-    other table's seat is not the computer's)."""
+    """``[remote]``: this table's game is played against other tables (each table plays
+    one or more seats, every other seat is another table's, none is the computer's)."""
     if "remote" not in data:
         return None
     try:
         remote = RemoteSettings.from_mapping(data["remote"], base=base)
     except RemoteSettingsError as exc:
         raise ConfigError(source, exc.key, exc.reason) from None
-    if seats != 2:
-        raise ConfigError(source, "remote", f"remote play is for two players, not {seats}")
+    sides = remote.invitation.sides
+    if sides > seats:
+        raise ConfigError(source, "remote", f"the invitation is for {sides} tables, but "
+                          f"{seats} players play: every table plays one or more seats")
+    wrong = [s for s in remote.seats if s >= seats]
+    if wrong:
+        raise ConfigError(source, "remote.seats", f"seat {wrong[0]}: the players have seats "
+                          f"0 to {seats - 1}")
+    if seats - len(remote.seats) < sides - 1:
+        raise ConfigError(source, "remote.seats", f"this table plays {len(remote.seats)} of "
+                          f"{seats} seats: the {sides - 1} other tables need one each")
     if computer_seats:
         raise ConfigError(source, "remote", "a remote game has no computer seats: remove "
                           "the [seats.N] computer entries")

@@ -99,7 +99,8 @@ COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others
                 "on), skip (the player to move misses the turn; three or more players), "
                 "brain-transference (the junior player's handicap: the players change "
                 "places), "
-                "draw (draw by agreement), abandon (the game is abandoned), help")
+                "draw (draw by agreement), abandon (the game is abandoned), accept / "
+                "decline (an invitation from the event's hub to a remote game), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -120,9 +121,12 @@ def terminal_commands() -> queue.Queue | None:
 
 
 def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
-                 more: dict[str, Callable[[list[str]], str]] | None = None) -> None:
+                 more: dict[str, Callable[[list[str]], str]] | None = None,
+                 extra: Callable[[str], str | None] | None = None) -> None:
     """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
-    phone seat's ``decline``), each given the words after it."""
+    phone seat's ``decline``), each given the words after it; then ``extra(line)``
+    answers the commands it knows (the hub's invitations: ``accept``, ``decline``)
+    and None for the others."""
     while True:
         try:
             line = lines.get_nowait()
@@ -132,7 +136,9 @@ def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
         if words and more and words[0].lower() in more:
             print(more[words[0].lower()](words[1:]), flush=True)
             continue
-        print(run_command(line, session, recorder, config.players), flush=True)
+        answer = extra(line) if extra is not None else None
+        print(answer if answer is not None else
+              run_command(line, session, recorder, config.players), flush=True)
 
 
 def run_command(line: str, session, recorder, players) -> str:
