@@ -288,30 +288,43 @@ def test_the_table_frees_the_seat_for_another_phone(first_seat):
 
 
 def test_the_terminal_declines_a_draw_and_frees_the_seat(first_seat, capsys):
-    """``decline`` and ``release-phone`` typed on the table's terminal (``play``'s)."""
+    """``decline-draw``, ``decline`` (whichever waits: the phone's draw offer or the hub's
+    invitation) and ``release-phone`` typed on the table's terminal, as ``play`` runs them."""
     import queue
+    from types import SimpleNamespace
 
-    from homeworlds.runtime.table import _release_phone
-    from homeworlds.runtime.terminal import run_commands
+    from homeworlds.runtime.table import _Upkeep
 
     phone = first_seat.phone
     token = phone.claim("K7MQ2XPD")
-    phone.offer_draw()
     lines: queue.Queue = queue.Queue()
-    for line in ("decline", "decline", "release-phone"):
-        lines.put(line + "\n")
+    config = SimpleNamespace(players=first_seat.game.players)
+    upkeep = _Upkeep(first_seat.session, first_seat.recorder, None, lines, config, None,
+                     phone)
 
-    def decline(words):
-        try:
-            return phone.decline_draw()
-        except ValueError as exc:
-            return f"cannot decline: {exc}"
+    def typed(*texts):
+        for text in texts:
+            lines.put(text + "\n")
+        upkeep.store()
+        return capsys.readouterr().out.splitlines()
 
-    config = type("Config", (), {"players": first_seat.game.players})()
-    run_commands(lines, first_seat.session, first_seat.recorder, config,
-                 {"decline": decline, "release-phone": lambda words: _release_phone(phone)})
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == "jeep's draw offer declined: the game goes on"
-    assert out[1] == "cannot decline: jeep has not offered a draw"
-    assert out[2].startswith("the phone seat jeep is free: a phone claims it with the new code")
+    phone.offer_draw()
+    assert typed("decline-draw", "decline-draw", "decline") == [
+        "jeep's draw offer declined: the game goes on",
+        "cannot decline: jeep has not offered a draw",
+        "nothing to decline: no draw offer from the phone and no invitation from the hub "
+        "is waiting"]
+    phone.offer_draw()
+    assert typed("decline") == ["jeep's draw offer declined: the game goes on"]
+    # At an event the hub's invitation may wait too (its desk answers `decline`).
+    desk = SimpleNamespace(pending="game 7", command=lambda line: f"declined game 7 ({line})")
+    upkeep.desk = desk
+    assert typed("decline") == ["declined game 7 (decline)"]
+    phone.offer_draw()
+    assert typed("decline") == ["both a draw offer from the phone and an invitation from the "
+                                "hub wait: type decline-draw or decline-invitation"]
+    assert typed("decline-invitation", "decline-draw") == [
+        "declined game 7 (decline)", "jeep's draw offer declined: the game goes on"]
+    out = typed("release-phone")
+    assert out[0].startswith("the phone seat jeep is free: a phone claims it with the new code")
     assert not phone.holds(token)
