@@ -236,6 +236,11 @@ def test_a_draw_offer_is_declined_lapses_or_is_accepted(tmp_path):
         table.play_table_turn(2)
         table.pump_until(lambda: phone.view().draw == "declined", "the offer lapses")
         assert any("Danner's draw offer lapsed: jeep played on" in n for n in session.notices)
+        # The phone plays on too: the answer is no longer shown.
+        phone.add_action("Build R1 Danner")
+        phone.send(4)
+        table.follow_phone_turn()
+        table.pump_until(lambda: phone.view().draw is None, "the answer is dropped")
         # Offered once more and accepted at the table (its `draw`, as the terminal's).
         phone.offer_draw()
         from homeworlds.runtime.terminal import run_command
@@ -244,7 +249,7 @@ def test_a_draw_offer_is_declined_lapses_or_is_accepted(tmp_path):
         table.pump_until(lambda: phone.view().ended_by == "agreed-draw", "the phone's copy")
         assert phone.view().draw is None
         result = table.stored_result()
-        assert (result.kind, result.after_turn) == ("agreed-draw", 3)
+        assert (result.kind, result.after_turn) == ("agreed-draw", 4)
     finally:
         table.close()
 
