@@ -6,6 +6,7 @@ code and a second phone are refused; the claim survives a reload."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -142,9 +143,14 @@ def play_phone_turn(table, page, index):
             for word in _sdg(action, game.players).split()))
         assert page.locator("#mistake").count() == 0, (
             index, page.locator("#mistake").inner_text())
+    sent_at = time.monotonic()
     page.click("#send")
     assert table.phone.wait_for_turn(index + 1, 5.0) is not None
+    table.pump_until(lambda: (g := table.session.guidance_shown()) is not None
+                     and g.phase == "guiding", "the lights' first step of the phone's turn")
+    latency = time.monotonic() - sent_at
     assert table.follow_phone_turn(), "the lights led the person through the turn"
+    return latency
 
 
 def assert_store_holds_the_transcript(table):
@@ -202,6 +208,7 @@ def test_a_phone_plays_a_whole_archive_game_against_the_table(tmp_path, browser,
     context = browser.new_context(viewport=PHONE, is_mobile=True)
     context.set_default_timeout(15_000)
     game = table.game
+    latencies = []
     try:
         page = context.new_page()
         page.goto(f"{server.url}phone?code={CODE}")
@@ -231,8 +238,12 @@ def test_a_phone_plays_a_whole_archive_game_against_the_table(tmp_path, browser,
                 table.phone.decline_draw()
                 expect(page.locator("#draw")).to_contain_text("the table declined your "
                                                               "draw offer", timeout=15_000)
-            play_phone_turn(table, page, index)
+            latencies.append(play_phone_turn(table, page, index))
 
+        latencies.sort()
+        print(f"\nphone's Send -> the table's first guidance step: p50 "
+              f"{latencies[len(latencies) // 2] * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} "
+              f"ms over {len(latencies)} turns")
         assert table.session.tracker.state.result is not None
         expect(page.locator("#status")).to_have_text("the game is over: jeep won",
                                                      timeout=15_000)
