@@ -333,3 +333,18 @@ def test_the_terminal_declines_a_draw_and_frees_the_seat(first_seat, capsys):
     out = typed("release-phone")
     assert out[0].startswith("the phone seat jeep is free: a phone claims it with the new code")
     assert not phone.holds(token)
+
+
+def test_a_resignation_the_table_refuses_is_asked_once(first_seat):
+    """The table cannot end the game (its end_game says why): noted once, and the phone's
+    page is its play page again, not a resignation waiting forever."""
+    calls = []
+    phone = first_seat.phone
+    phone.end_game = lambda kind, seat: calls.append((kind, seat)) or "cannot resign: no"
+    phone.resign()
+    for _ in range(5):
+        phone.refresh()
+    assert calls == [("resigned", 0)]
+    assert list(first_seat.session.notices)[-2:] == ["jeep resigns from the phone",
+                                                     "cannot resign: no"]
+    assert not phone.view().resigning and phone.my_turn(phone.view()) is None

@@ -286,6 +286,9 @@ class PhoneSeat:
                 return
             self._note(f"{self.player} resigns from the phone")
             self._note(self.end_game("resigned", self.seat))
+            if self.session.tracker.state.result is None:
+                with self._lock:  # refused (the note says why): asked once, not each tick
+                    self._resign_asked = False
 
     # ------------------------------------------------------------------ the admin page
 
