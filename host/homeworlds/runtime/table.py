@@ -325,7 +325,12 @@ def _phone_seat(config: TableConfig, session: TableSession, recorder: GameRecord
         seat = PhoneSeat(session, config.phone.seat,
                          claims=PhoneClaims(recorder.path, config.table_name))
     except StoreError as exc:
-        raise TableStartError(f"[phone]: the phone's claim cannot be kept: {exc}") from None
+        # The game goes on (its turns are the store's, kept or queued as always); only
+        # which phone claimed the seat would be forgotten by a restart.
+        print(f"homeworlds play: warning: [phone]: the phone's claim cannot be kept in the "
+              f"store ({exc}): a restarted table will not know which phone claimed the "
+              "seat", file=sys.stderr, flush=True)
+        seat = PhoneSeat(session, config.phone.seat)
     seat.end_game = lambda kind, who: end_game(session, recorder, config.players, kind, who)
     seat.attach()
     return [seat]
