@@ -266,7 +266,13 @@ def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
     table = PhoneTable(tmp_path, 1, code=CODE)
     server = PhoneServer(table.phone, port=0, table_name="club").start()
     table.phone.base_url = server.url
-    state = DisplayState(FeedHub(), None, "correct-horse-battery-staple-42", "club")
+    from homeworlds.feed import FeedProducer
+
+    hub = FeedHub()
+    # The table's snapshot as the display gets it: the players in the admin page's forms.
+    FeedProducer(table.session, table="club", rules_name=table.rules.name,
+                 sinks=[hub.publish_threadsafe]).tick()
+    state = DisplayState(hub, None, "correct-horse-battery-staple-42", "club")
     table.phone.on_admin_info = lambda info: setattr(state, "phone", phone_info(info))
     display = live_server(create_app(state))
     desk = browser.new_context(viewport=FULL_HD)
@@ -284,6 +290,7 @@ def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
         small.goto(f"{display.url}/admin?token=correct-horse-battery-staple-42")
         box = small.locator("#phone svg.qr").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        small.screenshot(path=str(screenshot_dir / "phone-admin-phone.png"))
         small.close()
 
         page = phone.new_page()
