@@ -189,3 +189,22 @@ def test_an_undo_keeps_the_time_on_the_clocks_and_the_mover_of_the_withdrawn_tur
     assert [s["remaining_ms"] for s in clocks["seats"]] == [93_000, 97_000]
     t.wait(5)
     assert [t.remaining(0), t.remaining(1)] == [88_000, 97_000]
+
+
+def test_where_a_seat_played_elsewhere_plays_from():
+    """The other table's seat and a phone's seat say where their turns come from (their
+    ``waiting_text``), which the lights and displays name instead of the computer."""
+    from homeworlds.remote.game import RemotePlayer
+    from homeworlds.session.advisor import played_from
+
+    assert played_from(RemotePlayer(lambda: None)) == "the other table"
+    phone = RemotePlayer(lambda: None)
+    phone.waiting_text = "waiting for the turn from the phone…"  # as PhoneSeat makes it
+    assert played_from(phone) == "the phone"
+
+    class Named:
+        waiting_text = "waiting…"
+        played_from = "table 7"
+
+    assert played_from(Named()) == "table 7"
+    assert played_from(type("Vague", (), {"waiting_text": "waiting…"})()) == "elsewhere"
