@@ -103,10 +103,12 @@ class ComputerAtTable:
         self.restore_guidance: Guidance | None = None
 
     def _game_key(self) -> tuple:
-        """Identifies the committed position (a new game or a commit changes it). It holds
-        the game's state object itself, compared by identity (``GameState`` defines no
-        equality), so a new game is never taken for an old one."""
-        return (self.tracker.state, len(self.tracker.record))
+        """Identifies the committed position (a new game, a commit or a departure changes
+        it: a player who left or missed the turn passes the move on, and a question asked
+        for them no longer applies). It holds the game's state object itself, compared by
+        identity (``GameState`` defines no equality), so a new game is never taken for an
+        old one."""
+        return (self.tracker.state, len(self.tracker.record), len(self.tracker.departures))
 
     def _note(self, text: str) -> None:
         self.notices.append(text)

@@ -29,7 +29,7 @@ from homeworlds.event.pairing import PairingError
 from homeworlds.event.payloads import snapshot_message
 from homeworlds.event.rounds import EventBook
 from homeworlds.store import StoreError
-from homeworlds.web import kit
+from homeworlds.web import hub_remote, kit
 from homeworlds.web.hub_admin import (
     CSRF_COOKIE,
     SESSION_COOKIE,
@@ -105,14 +105,19 @@ for (const target of document.querySelectorAll('[data-updates]')) {
 }
 """
 
-HUB_STYLE = kit.Asset.css("/static/hub.css", CSS)
+HUB_STYLE = kit.Asset.css("/static/hub.css", CSS + hub_remote.CSS)
 HUB_SCRIPT = kit.Asset.js("/static/hub.js", UPDATE_JS)
 
 
 class HubPages:
     def __init__(self, ingest: HubIngest, store_path: str | Path, book: EventBook, *,
-                 admin_token: str, event: str, clock_control: Any = None):
+                 admin_token: str, event: str, clock_control: Any = None,
+                 remote: Any = None, on_arranged: Any = None):
         self.ingest = ingest
+        #: the remote games the hub arranges (``remote.hub_games.HubRemoteGames``) and
+        #: what is done once one is arranged (the broker's ACL written again), or None
+        self.remote = remote
+        self.on_arranged = on_arranged
         #: sets the event's time control on the broker (``HubClient``: ``event_clock``,
         #: ``set_event_clock``); None: this hub has no broker
         self.clock_control = clock_control
@@ -133,13 +138,32 @@ class HubPages:
 
     def tables_fragment(self) -> str:
         rows = self.ingest.overview()
+        remote = self.remote_rows(rows)
         if not rows:
-            return '<p class="none">No table has published yet.</p>'
-        cards = [self._card(row) for row in rows]
+            return ('<p class="none">No table has published yet.</p>' +
+                    hub_remote.remote_section(remote))
+        cards = [hub_remote.with_card_line(self._card(row), row["table"], remote)
+                 for row in rows]
         problems = list(self.ingest.problems)[-5:]
+        if self.remote is not None:
+            problems += self.remote.problems[-3:]
         extra = "".join(f'<li class="problem">{esc(p)}</li>' for p in problems)
         return ('<div class="tables">' + "".join(cards) + "</div>" +
+                hub_remote.remote_section(remote) +
                 (f"<h3>Problems</h3><ul>{extra}</ul>" if extra else ""))
+
+    def remote_rows(self, rows: list[dict[str, Any]] | None = None) -> list[dict]:
+        """The remote games (``HubRemoteGames.overview``), each table's published turns
+        of a game between the same players filling in what its side did not say."""
+        if self.remote is None:
+            return []
+        rows = self.ingest.overview() if rows is None else rows
+        games = {r["table"]: r["game"] for r in rows if r.get("game")}
+
+        def table_turns(table: str) -> int | None:
+            game = games.get(table)
+            return game["turns"] if game is not None else None
+        return self.remote.overview(table_turns)
 
     def _card(self, row: dict[str, Any]) -> str:
         name = row["table"]
@@ -460,7 +484,6 @@ def build_app(pages: HubPages):
     from starlette.responses import (
         HTMLResponse,
         JSONResponse,
-        RedirectResponse,
         StreamingResponse,
     )
     from starlette.routing import Route
@@ -531,12 +554,7 @@ def build_app(pages: HubPages):
         return response
 
     async def admin_action(request):
-        form, body, as_json = await _admin_form(request, pages)
-        action = request.path_params["action"]
-        if action == "clock":
-            return await _set_clock(pages, form, body if as_json else None)
-        await _admin_action(pages, action, form)
-        return RedirectResponse("/results", status_code=303)
+        return await _admin_dispatch(pages, request)
 
     async def http_error(request, exc):
         return HTMLResponse(kit.error_page(exc.status_code, exc.detail),
@@ -552,6 +570,7 @@ def build_app(pages: HubPages):
         Route("/", overview),
         Route("/fragment/tables", tables_fragment),
         Route("/api/tables", api_tables),
+        _remote_api(pages),
         Route("/events", events),
         Route("/tables/{table:str}/live", live),
         Route("/tables/{table:str}/live/events", live_events),
@@ -567,6 +586,20 @@ def build_app(pages: HubPages):
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+async def _admin_dispatch(pages: HubPages, request):
+    """One admin POST: the clock, a remote game arranged, or an action on the record."""
+    from starlette.responses import RedirectResponse
+
+    form, body, as_json = await _admin_form(request, pages)
+    action = request.path_params["action"]
+    if action == "clock":
+        return await _set_clock(pages, form, body if as_json else None)
+    if action == "remote":
+        return await _arrange_remote(pages, form)
+    await _admin_action(pages, action, form)
+    return RedirectResponse("/results", status_code=303)
 
 
 def _results_routes(pages: HubPages, title: str) -> list:
@@ -589,6 +622,17 @@ def _results_routes(pages: HubPages, title: str) -> list:
 
     return [Route("/results/screen", results_screen),
             Route("/fragment/results", results_fragment)]
+
+
+def _remote_api(pages: HubPages):
+    """``/api/remote``: the remote games as JSON (``HubPages.remote_rows``)."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def api_remote(request):
+        return JSONResponse(await run_in_threadpool(pages.locked, pages.remote_rows))
+    return Route("/api/remote", api_remote)
 
 
 def _table_name(ingest: HubIngest, request) -> str:
@@ -686,6 +730,9 @@ def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence, token
     control = pages.clock_control
     if control is not None:
         body += clock_form(control.event_clock, token)
+    if pages.remote is not None:
+        body += hub_remote.arrange_form(sorted(pages.ingest.identities.tables(
+            valid_only=True)), token)
     return body
 
 
@@ -775,3 +822,35 @@ async def _set_clock(pages: HubPages, form: dict[str, str], body: bytes | None):
     if body is not None:
         return JSONResponse({"clock": None if spec is None else spec.to_dict()})
     return RedirectResponse("/admin", status_code=303)
+
+
+async def _arrange_remote(pages: HubPages, form: dict[str, str]):
+    """Pair two tables for a remote game and send each its invitation (docs/remote-play.md,
+    "Invited by the hub"); the broker's ACL is written again with the game's topics."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import RedirectResponse
+
+    from homeworlds.event.hub_client import HubOffline
+    from homeworlds.remote.hub_games import ArrangeError
+
+    if pages.remote is None:
+        raise HTTPException(404, "this hub does not arrange remote games")
+    control = pages.clock_control
+    send = getattr(control, "send_invitations", None)
+    try:
+        game_id, _ = await run_in_threadpool(pages.locked, hub_remote.arranged, pages.remote,
+                                             form, None)
+        if pages.on_arranged is not None:
+            await run_in_threadpool(pages.locked, pages.on_arranged)
+        if send is None:
+            raise HubOffline("this hub has no broker")
+        await run_in_threadpool(send, game_id)
+    except ArrangeError as exc:
+        raise HTTPException(400, str(exc)) from None
+    except StoreError as exc:
+        raise HTTPException(503, str(exc)) from None
+    except HubOffline as exc:
+        raise HTTPException(503, f"the remote game {game_id} is kept, its invitations not "
+                            f"sent yet: {exc}") from None
+    return RedirectResponse("/", status_code=303)

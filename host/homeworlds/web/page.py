@@ -537,7 +537,9 @@ ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
 #: Admin actions that cannot be taken back: the page asks again before doing them.
 CONFIRMED = {"undo": "Withdraw the last committed turn?",
              "resign": "Resign the game for {seat}?",
-             "new-game": "Abandon the current game and start a new one?"}
+             "new-game": "Abandon the current game and start a new one?",
+             "release-phone": "Take the seat from the phone that plays it? A new code lets "
+                              "another phone claim it."}
 
 
 def _setting_words(info: dict[str, Any]) -> str:
@@ -555,7 +557,9 @@ def _setting_words(info: dict[str, Any]) -> str:
 
 
 def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
-               message: str | None = None, ok: bool = True) -> str:
+               message: str | None = None, ok: bool = True, extra: str = "") -> str:
+    """``extra``: more of the page (HTML, escaped by its maker) before the game's actions,
+    e.g. the phone seat's code."""
     t = escape(table)
     title = f"{table} — admin"
     head = f"<h1>{t}: admin</h1>"
@@ -585,7 +589,7 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
     turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
                   else form("brain-transference", "Brain Transference (the junior player "
                             "changes places with the senior)") if len(players) == 2 else "")
-    return kit.page(title, head + _flash(message, ok) +
+    return kit.page(title, head + _flash(message, ok) + extra +
                     '<fieldset><legend>Game</legend>' +
                     form("undo", "Undo the last committed turn", danger=True) +
                     form("draw", "Draw by agreement") +
