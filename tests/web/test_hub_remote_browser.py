@@ -74,6 +74,8 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
 
         page.goto(server.url + "/admin")
         page.fill("#admin-token", "organiser")
+        page.click("#sign-in button")  # the sign-in form (web.hub_admin): a session
+        page.wait_for_url(server.url + "/admin")
         page.select_option("select[name=host]", "t1")
         page.fill("input[name=player0]", ann)
         page.select_option("select[name=guest]", "t2")
@@ -84,8 +86,7 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
         assert page.locator(f'[data-remote="{gid}"] .status').inner_text() == \
             "invited: waiting for table t1 and t2 to accept"
         # A bad form is a page naming the problem.
-        page.goto(server.url + "/admin")
-        page.fill("#admin-token", "organiser")
+        page.goto(server.url + "/admin")  # still signed in
         page.select_option("select[name=host]", "t3")
         page.select_option("select[name=guest]", "t3")
         page.fill("input[name=player0]", "Cy")
