@@ -340,7 +340,7 @@ def test_the_irq_lines_save_an_spi_read_per_empty_slot(monkeypatch):
         for reader in mcu.emulated.readers:
             original = reader._read_irq
 
-            def counted(original=original):
+            def counted(original=original, calls=calls):
                 calls[0] += 1
                 return original()
 
