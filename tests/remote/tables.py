@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from homeworlds.event.settings import parse_broker_url
-from homeworlds.remote.connection import RemoteConnection
+from homeworlds.remote.connection import RemoteConnection, record_departure
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
 from homeworlds.remote.invitation import Invitation
 from homeworlds.replay import rules_for_game
@@ -29,19 +29,24 @@ class RemoteTable:
 
     def __init__(self, directory: Path, name: str, invitation: Invitation, role: str,
                  seat: int, rules: Rules, players: tuple[str, ...], first_seat: int,
-                 broker_url: str, clock_spec=None):
+                 broker_url: str, clock_spec=None, *, seats: tuple[int, ...] | None = None,
+                 alignments=None):
+        self.seats = seats or (seat,)
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
-            computer_seats={1 - seat: ComputerSeat()}, clock_spec=clock_spec,
+            computer_seats={s: ComputerSeat() for s in range(len(players))
+                            if s not in self.seats}, clock_spec=clock_spec,
+            alignments=alignments,
             player_factory=lambda *a: RemotePlayer(lambda: self.holder[0]))
         self.session = self.sim.session
         self.recorder = GameRecorder(directory / f"{name}.sqlite", table=name,
-                                     layout="standard-2p")
+                                     layout=self.sim.layout.name)
         self.recorder.open()
         self.recorder.start_game(rules, players, first_seat)
+        self.sim.control.recorder = self.recorder  # the admin's resign / skip are stored
         tracker = self.session.tracker
         self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
             len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
@@ -61,11 +66,14 @@ class RemoteTable:
         assert self.recorder.store is not None
         identity = StoredIdentity(self.recorder.store)
         key = self.invitation.key(self.role)
-        peer = self.invitation.key("guest" if self.role == "host" else "host")
-        game = RemoteGame(self.session, self.invitation, self.role, self.seat,
+        peers = {r: self.invitation.key(r).key_id for r in self.invitation.roles
+                 if r != self.role}
+        game = RemoteGame(self.session, self.invitation, self.role, self.seats,
                           reserve=lambda n: identity.reserve(key.key_id, n),
-                          seen=identity.seen(peer.key_id).get(CHANNEL, 0),
-                          record_seen=lambda h: identity.record_seen(peer.key_id, CHANNEL, h))
+                          seen={r: identity.seen(k).get(CHANNEL, 0) for r, k in peers.items()},
+                          record_seen_by=lambda r, h: identity.record_seen(peers[r], CHANNEL, h))
+        game.on_departure = lambda d, ended: record_departure(self.recorder, self.session, d,
+                                                              ended)
         if not self.holder:
             # What ``game.attach()`` does, through the holder: a restarted side takes over.
             events = self.session.events
@@ -106,6 +114,14 @@ class RemoteTable:
             game = store.latest_game(self.name)
             return [] if game is None else [(t.number, t.seat, t.sdg)
                                             for t in store.turns(game.id)]
+        finally:
+            store.close()
+
+    def stored_departures(self) -> list[tuple[int, str, int]]:
+        store = GameStore.open(self.recorder.path)
+        try:
+            game = store.latest_game(self.name)
+            return [] if game is None else store.departures(game.id)
         finally:
             store.close()
 

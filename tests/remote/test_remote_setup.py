@@ -67,3 +67,33 @@ def test_a_wrong_remote_section_is_refused_with_its_key(tmp_path, capsys, remote
     (tmp_path / "typo.code").chmod(0o600)
     with pytest.raises(ConfigError, match=where):
         load_config(table_toml(tmp_path, remote, extra))
+
+
+def test_three_tables_invite_join_and_name_their_roles_and_seats(tmp_path, capsys):
+    assert main(["remote-invite", "--tables", "3", "--out", str(tmp_path / "host.code")]) == 0
+    out = capsys.readouterr().out
+    code = out.split("invitation code: ")[1].split()[0]
+    assert code.startswith("hw3-") and "guest1 (seat 1), guest2 (seat 2)" in out
+    assert main(["remote-join", code, "--out", str(tmp_path / "g2.code")]) == 0
+    assert "roles are host, guest1, guest2" in capsys.readouterr().out
+    assert main(["remote-invite", "--tables", "7", "--out", str(tmp_path / "x.code")]) == 2
+    assert "2 to 6 tables, not 7" in capsys.readouterr().err
+
+    def three(remote: str) -> str:
+        path = tmp_path / "table.toml"
+        path.write_text('[table]\nlayout = "four-seat"\nplayers = ["Ann", "Bob", "Cat"]\n'
+                        'rules = "last-standing"\n[remote]\nbroker = "mqtt://b"\n'
+                        'code_file = "g2.code"\n' + remote)
+        return str(path)
+
+    config = load_config(three('role = "guest2"\n'))
+    assert config.remote is not None and config.remote.seats == (2,)
+    assert config.remote.invitation.sides == 3
+    with pytest.raises(ConfigError, match="remote.role: 'guest': the invitation is for 3 "
+                                          "tables, whose roles are host, guest1, guest2"):
+        load_config(three('role = "guest"\n'))
+    with pytest.raises(ConfigError, match="remote.seats: this table plays 2 of 3 seats: "
+                                          "the 2 other tables need one each"):
+        load_config(three('role = "guest2"\nseats = [1, 2]\n'))
+    with pytest.raises(ConfigError, match="remote.seats: seat 4"):
+        load_config(three('role = "guest2"\nseats = [4]\n'))

@@ -3,6 +3,7 @@ game played against another table over a broker (docs/remote-play.md).
 
     homeworlds remote-invite --out remote.code     # the inviting table: prints the code
     homeworlds remote-join hw-k3f9q-a7m2x-pd4wn-c8ter-vb5hz --out remote.code
+    homeworlds remote-invite --tables 3 --out remote.code   # three tables: hw3-...
 
 Both write the code into the file (mode 600) that the table's ``[remote] code_file`` names;
 ``remote-join`` refuses a mistyped code at once. Then start ``homeworlds play`` on both.
@@ -26,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         if name == "remote-join":
             p.add_argument("code", help="the code the inviting table showed")
+        else:
+            p.add_argument("--tables", type=int, default=2, metavar="N",
+                           help="how many tables play the game (2 to 6; default 2)")
         p.add_argument("--out", type=Path, default=Path("remote.code"), metavar="FILE",
                        help="where the code is kept (default: remote.code; mode 600)")
         p.add_argument("--force", action="store_true",
@@ -36,7 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     name = "remote-invite" if args.invite else "remote-join"
     if args.invite:
-        invitation = Invitation.new()
+        try:
+            invitation = Invitation.new(args.tables)
+        except InvitationError as exc:
+            print(f"homeworlds {name}: --tables: {exc}", file=sys.stderr)
+            return 2
     else:
         try:
             invitation = Invitation.from_code(args.code)
@@ -57,8 +65,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.invite:
         print(f"invitation code: {invitation.code}")
-        print("read it to the other player (in person, by phone or a private message); "
-              "anyone who has it can play the other seat")
+        if invitation.sides == 2:
+            print("read it to the other player (in person, by phone or a private message); "
+                  "anyone who has it can play the other seat")
+        else:
+            print("read it to the other players (in person, by phone or a private "
+                  "message); anyone who has it can play a seat. Each table names its "
+                  "[remote] role: " + ", ".join(f"{r} (seat {k})" for k, r in
+                                                enumerate(invitation.roles)))
+    else:
+        print(f"a game of {invitation.sides} tables: its roles are "
+              f"{', '.join(invitation.roles)}")
     print(f"remote game {invitation.game_id}: the code is in {args.out}; name it in "
           "[remote] code_file and start `homeworlds play`")
     return 0

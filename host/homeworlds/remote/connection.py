@@ -1,5 +1,5 @@
 """A remote game's link to the broker (paho-mqtt through ``event.mqtt``): it subscribes to
-the other side's topic, publishes this side's signed messages (QoS 1), leaves a signed last
+every other side's topic, publishes this side's signed messages (QoS 1), leaves a signed last
 will (``offline``) and reconnects by itself. It only moves bytes: ``RemoteGame`` judges
 them on the table loop's thread."""
 
@@ -11,7 +11,6 @@ from typing import Any
 from homeworlds.event.mqtt import make_client
 from homeworlds.event.settings import BrokerAddress
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemoteSide
-from homeworlds.remote.invitation import other_role
 from homeworlds.remote.messages import Offline, to_payload
 from homeworlds.remote.settings import RemoteSettings
 from homeworlds.session import TableSession
@@ -55,7 +54,8 @@ class RemoteConnection:
     def _on_connect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if getattr(reason_code, "is_failure", False):
             return
-        client.subscribe(self.game.peer_topic, qos=1)
+        for peer_topic in self.game.peer_topics:
+            client.subscribe(peer_topic, qos=1)
         self.game.connected(True)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
@@ -71,17 +71,22 @@ class RemoteTableLink:
     link. ``close`` leaves cleanly."""
 
     def __init__(self, settings: RemoteSettings, session: TableSession, store_path: Path,
-                 side: RemoteSide):
+                 side: RemoteSide, recorder: Any = None):
         self.store = GameStore.open(store_path)
         identity = StoredIdentity(self.store)
         invitation = settings.invitation
         key = invitation.key(settings.role).key_id
-        peer = invitation.key(other_role(settings.role)).key_id
+        peers = {role: invitation.key(role).key_id for role in invitation.roles
+                 if role != settings.role}
         self.game = RemoteGame(
-            session, invitation, settings.role, settings.seat,
+            session, invitation, settings.role, settings.seats,
             reserve=lambda n: identity.reserve(key, n),
-            seen=identity.seen(peer).get(CHANNEL, 0),
-            record_seen=lambda highest: identity.record_seen(peer, CHANNEL, highest))
+            seen={role: identity.seen(k).get(CHANNEL, 0) for role, k in peers.items()},
+            record_seen_by=lambda role, highest: identity.record_seen(peers[role], CHANNEL,
+                                                                      highest))
+        if recorder is not None:
+            self.game.on_departure = lambda d, ended: record_departure(recorder, session, d,
+                                                                       ended)
         self.game.attach()
         side.game = self.game
         self.connection = RemoteConnection(self.game, settings.broker,
@@ -94,3 +99,16 @@ class RemoteTableLink:
         self.connection.close()
         self.game.close()
         self.store.close()
+
+
+def record_departure(recorder: Any, session: TableSession, departure: tuple[int, str, int],
+                     ended: bool) -> None:
+    """Another table's player left or missed a turn: this table's store keeps it as the
+    admin's ``resign`` / ``skip`` does (``GameRecorder``: ``departure``, ``finish``)."""
+    if not ended:
+        recorder.departure(*departure)
+        return
+    tracker = session.tracker
+    result = tracker.state.result
+    recorder.finish("resigned", tuple(result.winners) if result is not None else (),
+                    departure[2], len(tracker.record))

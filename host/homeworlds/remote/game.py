@@ -20,15 +20,16 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
-from homeworlds.remote.invitation import Invitation, other_role
+from homeworlds.remote.invitation import Invitation
 from homeworlds.remote.messages import (
     MAX_BYTES,
+    Departure,
     Hello,
     Message,
     MessageError,
@@ -39,7 +40,7 @@ from homeworlds.remote.messages import (
     to_payload,
     topic,
 )
-from homeworlds.rules import GameState, HomeworldsError, Turn
+from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Turn
 from homeworlds.session import ClockReading, Stage, TableSession
 from homeworlds.store.records import turn_from_sdg, turn_to_sdg
 from homeworlds.table.tracker import Commit
@@ -51,6 +52,9 @@ INBOX_LIMIT = 1000
 #: At most so many refusals are told to the other side per minute (a flood of forgeries
 #: must not make this table flood the broker).
 TELL_PER_MINUTE = 20
+#: Turns a message may run ahead of this table and be kept until its time (three or more
+#: sides); beyond, it is refused as out of order.
+MAX_AHEAD = 64
 
 
 @dataclass(frozen=True)
@@ -65,37 +69,61 @@ class Refused:
 
 
 class RemoteGame:
-    """This table's side. ``reserve(n)``: the first of ``n`` fresh sequence numbers of this
-    side's key, persisted (``StoredIdentity.reserve``); ``seen``: the highest sequence
-    number of the other side accepted before (persisted by ``record_seen``)."""
+    """This table's side. ``local_seat``: the seat this table plays, or every seat it plays
+    (a table may play several seats of a game of three or more). ``reserve(n)``: the first
+    of ``n`` fresh sequence numbers of this side's key, persisted
+    (``StoredIdentity.reserve``); ``seen``: the highest sequence number accepted before of
+    the other side (two sides), or of each other side by role; ``record_seen(highest)``
+    (two sides) or ``record_seen_by(role, highest)`` persists it."""
 
     def __init__(self, session: TableSession, invitation: Invitation, role: str,
-                 local_seat: int, *, reserve: Callable[[int], int], seen: int = 0,
+                 local_seat: int | Iterable[int], *, reserve: Callable[[int], int],
+                 seen: int | Mapping[str, int] = 0,
                  record_seen: Callable[[int], None] = lambda highest: None,
+                 record_seen_by: Callable[[str, int], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.session = session
         self.tracker = session.tracker
+        self.invitation = invitation
         self.game_id = invitation.game_id
         self.role = role
-        self.local_seat = local_seat
+        self.roles = invitation.roles
+        if role not in self.roles:
+            raise ValueError(f"role {role!r}: one of {', '.join(self.roles)}")
+        self.peer_roles = tuple(r for r in self.roles if r != role)
         players = len(self.tracker.players)
-        if players != 2:
-            raise ValueError(f"remote play is for two tables of two players, not {players}")
-        self.peer_seat = 1 - local_seat
+        seats = (local_seat,) if isinstance(local_seat, int) else tuple(local_seat)
+        self.local_seats = frozenset(seats)
+        if not seats or not all(0 <= s < players for s in seats) \
+                or len(self.local_seats) != len(seats):
+            raise ValueError(f"seats {list(seats)}: one or more different seats from 0 to "
+                             f"{players - 1}")
+        if players - len(seats) < len(self.peer_roles):
+            raise ValueError(f"{len(self.roles)} tables cannot share {players} seats when "
+                             f"this one plays {len(seats)}: every table plays one or more")
+        self.local_seat = min(seats)
         self.key = invitation.key(role)
-        self.peer_key = invitation.key(other_role(role))
+        self.peer_keys = {r: invitation.key(r) for r in self.peer_roles}
         self.topic = topic(self.game_id, role)
-        self.peer_topic = topic(self.game_id, other_role(role))
+        self.peer_topics = {topic(self.game_id, r): r for r in self.peer_roles}
         self.signer = Signer(self.key, reserve)
-        self.window = ReplayWindow(seen)
-        self._record_seen = record_seen
+        highest = seen if isinstance(seen, Mapping) else {self.peer_roles[0]: seen}
+        self.windows = {r: ReplayWindow(highest.get(r, 0)) for r in self.peer_roles}
+        self._record_seen = record_seen_by or (lambda _role, h: record_seen(h))
         self.clock = clock
         #: Where messages go (the MQTT connection sets it): (topic, data, retain).
         self.send: Callable[[str, bytes, bool], None] | None = None
+        #: A departure (after, kind, seat) applied here from another table, and whether it
+        #: ended the game (the table's store keeps it: ``RemoteTableLink``).
+        self.on_departure: Callable[[tuple[int, str, int], bool], None] | None = None
         self._inbox: queue.Queue[tuple[str, bytes | bool]] = queue.Queue(INBOX_LIMIT)
         #: Messages dropped unread: too large, or the inbox full (a flood).
         self.dropped = 0
         self._ready: dict[int, Turn] = {}
+        #: Turns and departures that arrived before the ones before them (three or more
+        #: sides: a side that comes back hears every other side's again, in any order).
+        self._early: dict[int, tuple[str, TurnMessage]] = {}
+        self._early_departures: dict[int, tuple[str, Departure]] = {}
         #: The other side's clock reading of each turn ready here (adopted at the commit).
         self._readings: dict[int, ClockReading] = {}
         #: Our clock reading of each turn we sent (sent again with the turn).
@@ -103,18 +131,82 @@ class RemoteGame:
         self._ready_changed = threading.Condition()
         self.closed = False
         self.link_up = False
-        self.peer: Hello | None = None
-        self.peer_online = False
-        #: The other table refused our turn (number, reason) until it holds it.
-        self.refused_there: tuple[int | None, str] | None = None
+        #: Each other side's last hello, and whether it is online now.
+        self.peers: dict[str, Hello] = {}
+        self.online: dict[str, bool] = {r: False for r in self.peer_roles}
+        #: Each side that refused our turn: (number, reason), until it holds that turn.
+        self.refused_by: dict[str, tuple[int | None, str]] = {}
         self.refusals: deque[Refused] = deque(maxlen=100)
         self._told: deque[float] = deque()
-        #: Messages of the other side refused here in all, and since the last one noted.
+        #: Messages of other sides refused here in all, and since the last one noted.
         self.refused_count = 0
         self._quiet = 0
-        #: When each turn of the other side arrived and was accepted (the benchmark).
+        #: When each turn of another side arrived and was accepted (the benchmark).
         self.accepted_at: dict[int, float] = {}
         self._last_pause: str | None = None
+        #: Departures of the tracker known to this side (told, or applied from elsewhere).
+        self._departures_known = len(self.tracker.departures)
+
+    # ------------------------------------------------------------------ the sides
+
+    @property
+    def sides(self) -> int:
+        return len(self.roles)
+
+    @property
+    def remote_seats(self) -> frozenset[int]:
+        """The seats played at other tables."""
+        return frozenset(range(len(self.tracker.players))) - self.local_seats
+
+    @property
+    def peer_seat(self) -> int:
+        """The first seat played elsewhere (the other seat, with two players)."""
+        return min(self.remote_seats)
+
+    @property
+    def peer_topic(self) -> str:
+        """The other side's topic (the first other side's, with three or more)."""
+        return topic(self.game_id, self.peer_roles[0])
+
+    @property
+    def peer_key(self):
+        return self.peer_keys[self.peer_roles[0]]
+
+    @property
+    def peer(self) -> Hello | None:
+        return self.peers.get(self.peer_roles[0])
+
+    @property
+    def peer_online(self) -> bool:
+        """Every other side is online."""
+        return all(self.online.values())
+
+    @property
+    def refused_there(self) -> tuple[int | None, str] | None:
+        return next(iter(self.refused_by.values()), None)
+
+    def seats_of(self, role: str) -> frozenset[int]:
+        """The seats ``role`` plays: as its hello said; with two sides, before it said
+        hello, every seat not played here."""
+        hello = self.peers.get(role)
+        if hello is not None:
+            return frozenset(hello.played)
+        return self.remote_seats if self.sides == 2 else frozenset()
+
+    def owner_of(self, seat: int) -> str | None:
+        """The role of the side that plays ``seat`` (None: not known yet)."""
+        if seat in self.local_seats:
+            return self.role
+        return next((r for r in self.peer_roles if seat in self.seats_of(r)), None)
+
+    def table_name(self, role: str) -> str:
+        """How notes name a side: "the other table" with two; else by its players."""
+        if self.sides == 2:
+            return "the other table"
+        seats = sorted(self.seats_of(role))
+        if not seats:
+            return f"the {role} table"
+        return f"{' and '.join(self.tracker.players[s] for s in seats)}'s table ({role})"
 
     # ------------------------------------------------------------------ wiring
 
@@ -127,26 +219,26 @@ class RemoteGame:
         self.guard_seat()
 
     def guard_seat(self) -> None:
-        """The other seat's turns are committed only as they arrived from the other table
-        (a person handling that seat's pieces before is refused at the hand-over), with
-        the clocks as the other table read them (``clock_reading``)."""
-        self.tracker.elsewhere_seats = frozenset({self.peer_seat})
+        """The other tables' seats' turns are committed only as they arrived from there (a
+        person handling such a seat's pieces before is refused at the hand-over), with the
+        clocks as the sending table read them (``clock_reading``)."""
+        self.tracker.elsewhere_seats = self.remote_seats
         self.session.timekeeper.reading_for = self.clock_reading
 
     def clock_reading(self, commit: Commit) -> ClockReading | None:
-        """For the session's clocks, on the loop's thread: the other table's reading of
-        the clocks for the turn committed now, if it is the other side's and came with one."""
-        if commit.seat != self.peer_seat:
+        """For the session's clocks, on the loop's thread: the sending table's reading of
+        the clocks for the turn committed now, if it is another side's and came with one."""
+        if commit.seat in self.local_seats:
             return None
         return self._readings.pop(len(self.tracker.record), None)
 
     def pause_reason(self) -> str | None:
-        """"remote" while the game is paused by the other table or the link: the clocks
-        pause on both tables (docs/clocks.md)."""
+        """"remote" while the game is paused by another table or the link: the clocks
+        pause on every table (docs/clocks.md)."""
         return "remote" if self.paused is not None else None
 
     def player_factory(self, level, seed, rules, names) -> RemotePlayer:
-        """For ``new_session(player_factory=...)``: the other seat's "computer"."""
+        """For ``new_session(player_factory=...)``: the other seats' "computer"."""
         return RemotePlayer(lambda: self)
 
     def will(self) -> tuple[str, bytes]:
@@ -180,11 +272,17 @@ class RemoteGame:
         """Why the game cannot go on now (None: it can)."""
         if not self.link_up:
             return "paused: the link to the broker is lost (reconnecting)"
-        if self.refused_there is not None:
-            number, reason = self.refused_there
-            return f"paused: the other table refused turn {number}: {reason}"
-        if not self.peer_online:
-            return "paused: waiting for the other table"
+        for role, (number, reason) in self.refused_by.items():
+            return f"paused: {self.table_name(role)} refused turn {number}: {reason}"
+        away = [r for r in self.peer_roles if not self.online[r]]
+        if away:
+            if self.sides == 2:
+                return "paused: waiting for the other table"
+            return "paused: waiting for " + ", ".join(self.table_name(r) for r in away)
+        unplayed = [s for s in range(len(self.tracker.players)) if self.owner_of(s) is None]
+        if unplayed:
+            return "paused: no table plays " + ", ".join(
+                f"seat {s} ({self.tracker.players[s]})" for s in unplayed)
         return None
 
     def ready_turn(self, number: int) -> Turn | None:
@@ -192,7 +290,7 @@ class RemoteGame:
             return self._ready.get(number)
 
     def wait_for_turn(self, number: int, timeout: float) -> Turn | None:
-        """The other side's turn ``number`` once accepted, None after ``timeout`` seconds or
+        """Another side's turn ``number`` once accepted, None after ``timeout`` seconds or
         once closed (the advisor's thread waits)."""
         with self._ready_changed:
             if number not in self._ready and not self.closed:
@@ -210,15 +308,19 @@ class RemoteGame:
                 break
             if isinstance(data, bool):
                 self._link_changed(data)
-            elif where == self.peer_topic:
-                self._handle(data)
+            elif where in self.peer_topics:
+                self._handle(self.peer_topics[where], where, data)
         if self.dropped:
             self._refuse(None, f"{self.dropped} messages dropped unread (larger than "
                          f"{MAX_BYTES} bytes, or a flood of more than {INBOX_LIMIT})")
             self.dropped = 0
+        self._tell_departures()
+        self._release_early()
         pause = self.paused
         if pause != self._last_pause:
-            self._note(pause or "the other table is here: the game goes on")
+            self._note(pause or ("the other table is here: the game goes on"
+                                 if self.sides == 2 else
+                                 "every table is here: the game goes on"))
             self._last_pause = pause
 
     def _link_changed(self, up: bool) -> None:
@@ -226,101 +328,125 @@ class RemoteGame:
         if up:
             self._say(self._hello())
         else:
-            self.peer_online = False
+            for role in self.online:
+                self.online[role] = False
 
-    def _handle(self, data: bytes) -> None:
+    def _handle(self, role: str, where: str, data: bytes) -> None:
         try:
             signed = open_signed(data)
-            payload = signed.verify(self.peer_key, self.peer_topic)
-            self.window.check(signed.seq)
+            payload = signed.verify(self.peer_keys[role], where)
+            self.windows[role].check(signed.seq)
             message = read_payload(payload, self.game_id)
         except (SignatureError, ReplayError, MessageError) as exc:
-            self._refuse(None, f"a message refused: {exc}")
+            self._refuse(None, f"a message refused: {exc}", role)
             return
-        self.window.accept(signed.seq)
-        self._record_seen(self.window.highest)
-        self._dispatch(message)
+        self.windows[role].accept(signed.seq)
+        self._record_seen(role, self.windows[role].highest)
+        self._dispatch(role, message)
 
-    def _dispatch(self, message: Message) -> None:
+    def _dispatch(self, role: str, message: Message) -> None:
         if isinstance(message, Hello):
-            self._hello_received(message)
+            self._hello_received(role, message)
         elif isinstance(message, TurnMessage):
-            self._turn_received(message)
+            self._turn_received(role, message)
+        elif isinstance(message, Departure):
+            self._departure_received(role, message)
         elif isinstance(message, Refusal):
-            self.refusals.append(Refused("there", message.number, message.reason,
-                                         self.clock()))
-            self._note("the other table refused "
-                       + (f"turn {message.number}" if message.number else "a message")
-                       + f": {message.reason}")
-            if message.number is not None:
-                self.refused_there = (message.number, message.reason)
+            self._refusal_received(role, message)
         elif isinstance(message, Offline):
-            self.peer_online = False
+            self.online[role] = False
 
-    def _hello_received(self, hello: Hello) -> None:
-        mismatch = self._setup_mismatch(hello)
-        if mismatch is not None:
-            self._refuse(None, mismatch)
+    def _refusal_received(self, role: str, message: Refusal) -> None:
+        what = f"turn {message.number}" if message.number else "a message"
+        if message.to is not None and message.to != self.role:
+            # Every side reads every refusal: one of a third side's messages.
+            self._note(f"{self.table_name(role)} refused {self.table_name(message.to)}'s "
+                       f"{what}: {message.reason}")
             return
-        first = not self.peer_online
-        self.peer, self.peer_online = hello, True
+        self.refusals.append(Refused("there", message.number, message.reason, self.clock()))
+        self._note(f"{self.table_name(role)} refused {what}: {message.reason}")
+        if message.number is not None:
+            self.refused_by[role] = (message.number, message.reason)
+
+    def _hello_received(self, role: str, hello: Hello) -> None:
+        mismatch = self._setup_mismatch(role, hello)
+        if mismatch is not None:
+            self._refuse(None, mismatch, role)
+            return
+        first = not self.online[role]
+        self.peers[role], self.online[role] = hello, True
         count = len(self.tracker.record)
-        if self.refused_there is not None and hello.turns >= (self.refused_there[0] or 0):
-            self.refused_there = None
+        refused = self.refused_by.get(role)
+        if refused is not None and hello.turns >= (refused[0] or 0):
+            del self.refused_by[role]
         if first:
             self._say(self._hello())
-        # Turns of ours the other side missed (lost while its link or host was down).
+        # Turns and departures of ours the other side missed (lost while its link or host
+        # was down).
+        departures = self.tracker.departures
+        for index in range(hello.departures, len(departures)):
+            if departures[index][2] in self.local_seats and index < self._departures_known:
+                self._publish_departure(index)
         for number in range(hello.turns + 1, count + 1):
             seat, turn = self.tracker.record[number - 1]
-            if seat == self.local_seat:
+            if seat in self.local_seats:
                 self._publish_turn(number, seat, turn)
 
-    def _setup_mismatch(self, hello: Hello) -> str | None:
+    def _setup_mismatch(self, role: str, hello: Hello) -> str | None:
         players = tuple(self.tracker.players)
         if hello.players != players:
-            return (f"the other table plays {' v '.join(hello.players)}, this table "
+            return (f"{self.table_name(role)} plays {' v '.join(hello.players)}, this table "
                     f"{' v '.join(players)}")
         if hello.rules != self.tracker.rules.name:
-            return f"the other table plays {hello.rules} rules, this table " \
+            return f"{self.table_name(role)} plays {hello.rules} rules, this table " \
                    f"{self.tracker.rules.name}"
-        if hello.seat != self.peer_seat:
-            return f"both tables play seat {hello.seat} ({players[hello.seat]})"
+        for seat in hello.played:
+            if seat in self.local_seats:
+                return f"both tables play seat {seat} ({players[seat]})"
+            for other in self.peer_roles:
+                if other != role and seat in self.seats_of(other) and other in self.peers:
+                    return (f"{role} and {other} both play seat {seat} ({players[seat]})")
         return None
 
-    def _turn_received(self, message: TurnMessage) -> None:
+    def _turn_received(self, role: str, message: TurnMessage) -> None:
         try:
-            turn = self._check_turn(message)
+            turn = self._check_turn(role, message)
         except MessageError as exc:
-            self._refuse(message.number, str(exc))
+            self._refuse(message.number, str(exc), role)
             return
         if turn is None:
-            return  # a turn this table holds already (sent again after a reconnect)
+            return  # a turn this table holds already, or one held until its time
         if message.clocks_ms is not None:
-            self._note_reading(message.number, message.clocks_ms)
+            self._note_reading(message.number, message.seat, message.clocks_ms)
         with self._ready_changed:
             self._ready[message.number] = turn
             self._ready_changed.notify_all()
         self.accepted_at[message.number] = self.clock()
-        self._note(f"turn {message.number} from the other table: "
+        source = "the other table" if self.sides == 2 else self.table_name(role)
+        self._note(f"turn {message.number} from {source}: "
                    + "; ".join(map(str, turn)) + ": follow the lights")
 
-    def _note_reading(self, number: int, clocks_ms: tuple[int, ...]) -> None:
-        """Keep the other side's clocks of turn ``number``, with how long the mover's clock
-        has run here for it so far."""
+    def _note_reading(self, number: int, seat: int, clocks_ms: tuple[int, ...]) -> None:
+        """Keep the sending side's clocks of turn ``number``, with how long the mover's
+        clock has run here for it so far."""
         clocks = self.session.clocks
         if clocks is None:
             return  # untimed here: nothing to agree on
         now = self.session.clock()
-        used = clocks.at(now).used if clocks.to_move == self.peer_seat else 0.0
+        used = clocks.at(now).used if clocks.to_move == seat else 0.0
         self._readings[number] = ClockReading(clocks_ms, used, now)
 
-    def _check_turn(self, message: TurnMessage) -> Turn | None:
-        """The turn to lay out; None for a repeat of a turn held; MessageError: why not."""
+    def _check_turn(self, role: str, message: TurnMessage) -> Turn | None:
+        """The turn to lay out; None for a repeat of a turn held (or a turn kept until
+        the turns before it arrived); MessageError: why not."""
         players = self.tracker.players
         number, count = message.number, len(self.tracker.record)
-        if message.seat != self.peer_seat:
-            raise MessageError(f"turn {number} is for seat {message.seat}; the other "
-                               f"table plays {players[self.peer_seat]}")
+        played = self.seats_of(role)
+        if message.seat not in played:
+            plays = " and ".join(players[s] for s in sorted(played)) or "no seat yet"
+            raise MessageError(f"turn {number} is for seat {message.seat} "
+                               f"({players[message.seat]}); "
+                               f"{self.table_name(role)} plays {plays}")
         try:
             turn = turn_from_sdg(message.sdg, message.seat, players)
         except (HomeworldsError, ValueError) as exc:
@@ -332,16 +458,41 @@ class RemoteGame:
                 return None
             raise MessageError(f"turn {number} differs from the turn {number} this table "
                                f"holds ({turn_to_sdg(held[1], players)})")
+        departed = len(self.tracker.departures)
+        early = number > count + 1 or (message.departures or 0) > departed
+        if early and self.sides > 2 and number <= count + MAX_AHEAD:
+            self._early[number] = (role, message)
+            return None
         if number != count + 1:
             raise MessageError(f"out of order: turn {number} arrived, this table holds "
                                f"{count} turns and expects turn {count + 1}")
+        if message.departures is not None and message.departures != departed:
+            raise MessageError(f"turn {number} follows {message.departures} departures, "
+                               f"this table holds {departed}")
         if message.clocks_ms is not None and len(message.clocks_ms) != len(players):
             raise MessageError(f"turn {number}: {len(message.clocks_ms)} clocks for "
                                f"{len(players)} seats")
         state = self.tracker.state
-        if state.is_over or state.to_move != self.peer_seat:
-            raise MessageError(f"turn {number}: it is not {players[self.peer_seat]}'s turn")
+        if state.is_over or state.to_move != message.seat:
+            raise MessageError(f"turn {number}: it is not {players[message.seat]}'s turn")
         return self._legal(state, number, turn)
+
+    def _release_early(self) -> None:
+        """Turns and departures kept until the ones before them arrived: their time came."""
+        while True:
+            index = len(self.tracker.departures)
+            if index in self._early_departures \
+                    and self._early_departures[index][1].after <= len(self.tracker.record):
+                role, departure = self._early_departures.pop(index)
+                self._departure_received(role, departure)
+                continue
+            number = len(self.tracker.record) + 1
+            if number in self._early and number not in self._ready \
+                    and (self._early[number][1].departures or 0) <= index:
+                role, message = self._early.pop(number)
+                self._turn_received(role, message)
+                continue
+            return
 
     @staticmethod
     def _legal(state: GameState, number: int, turn: Turn) -> Turn:
@@ -352,13 +503,78 @@ class RemoteGame:
             raise MessageError(f"turn {number} is illegal: {exc}") from None
         return turn
 
+    # ------------------------------------------------------------------ departures
+
+    def _departure_received(self, role: str, message: Departure) -> None:
+        try:
+            self._apply_departure(role, message)
+        except MessageError as exc:
+            self._refuse(None, str(exc), role)
+
+    def _apply_departure(self, role: str, message: Departure) -> None:
+        """A player of ``role``'s seats resigned and left, or missed the turn (issue 28):
+        applied here as the admin's ``resign`` / ``skip`` is, once it is this table's
+        next departure after the same turns."""
+        players, tracker = self.tracker.players, self.tracker
+        seat = message.seat
+        if seat not in self.seats_of(role):
+            raise MessageError(f"{players[seat]} is not played at {self.table_name(role)}: "
+                               f"only their own table can say they {message.kind}")
+        held = tracker.departures
+        if message.index < len(held):
+            if held[message.index] == (message.after, message.kind, seat):
+                return  # held already (sent again after a reconnect)
+            raise MessageError(f"departure {message.index + 1} ({players[seat]} "
+                               f"{message.kind}) differs from the one this table holds")
+        count = len(tracker.record)
+        if message.index > len(held) or message.after > count:
+            if self.sides > 2 and message.after <= count + MAX_AHEAD:
+                self._early_departures[message.index] = (role, message)
+                return
+        if message.index != len(held) or message.after != count:
+            raise MessageError(f"out of order: {players[seat]} {message.kind} after turn "
+                               f"{message.after}; this table holds {count} turns and "
+                               f"{len(held)} departures")
+        if message.kind == "skipped" and tracker.state.to_move != seat:
+            raise MessageError(f"{players[seat]} cannot miss a turn that is not theirs")
+        try:
+            ended = self.session.resign(seat) if message.kind == "resigned" else \
+                (self.session.skip_turn(), False)[1]
+        except IllegalAction as exc:
+            raise MessageError(f"{players[seat]} {message.kind}: {exc}") from None
+        self._departures_known = len(tracker.departures)
+        what = "resigned and leaves the game" if message.kind == "resigned" else \
+            "misses the turn"
+        self._note(f"{players[seat]} {what} (at {self.table_name(role)})")
+        if self.on_departure is not None:
+            self.on_departure(tracker.departures[-1], ended)
+
+    def _tell_departures(self) -> None:
+        """Departures made at this table (the admin's ``resign`` / ``skip``) are told to
+        every other side; only a seat played here can leave here."""
+        departures = self.tracker.departures
+        self._departures_known = min(self._departures_known, len(departures))
+        while self._departures_known < len(departures):
+            index = self._departures_known
+            self._departures_known += 1
+            seat = departures[index][2]
+            if seat in self.local_seats:
+                self._publish_departure(index)
+            else:
+                self._note(f"{self.tracker.players[seat]} is played at another table: "
+                           "their departure here is not told to the others (they refuse "
+                           "it); let that table say it")
+
+    # ------------------------------------------------------------------ committing
+
     def committed(self, commit: Commit) -> None:
-        """A turn was committed here: ours goes out; either way the other side hears how
+        """A turn was committed here: ours goes out; either way the other sides hear how
         many turns this table holds."""
         number = len(self.tracker.record)
         with self._ready_changed:
             self._ready.pop(number, None)
-        if commit.seat == self.local_seat:
+        self._tell_departures()
+        if commit.seat in self.local_seats:
             clocks = self.session.clocks
             if clocks is not None and clocks.since is not None:
                 # As they stood at the commit (``since``), the mover's increment included.
@@ -370,20 +586,30 @@ class RemoteGame:
     # ------------------------------------------------------------------ sending
 
     def _hello(self) -> Hello:
-        return Hello(self.game_id, self.local_seat, tuple(self.tracker.players),
-                     self.tracker.rules.name, len(self.tracker.record))
+        seats = tuple(sorted(self.local_seats))
+        return Hello(self.game_id, seats[0], tuple(self.tracker.players),
+                     self.tracker.rules.name, len(self.tracker.record),
+                     seats if len(seats) > 1 or self.sides > 2 else (),
+                     len(self.tracker.departures))
 
     def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
+        departures = None
+        if len(self.tracker.players) > 2:
+            departures = sum(1 for d in self.tracker.departures if d[0] < number)
         self._say(TurnMessage(self.game_id, number, seat,
                               turn_to_sdg(turn, self.tracker.players),
-                              self._sent_clocks.get(number)))
+                              self._sent_clocks.get(number), departures))
+
+    def _publish_departure(self, index: int) -> None:
+        after, kind, seat = self.tracker.departures[index]
+        self._say(Departure(self.game_id, kind, seat, after, index))
 
     def _say(self, message: Message) -> None:
         if self.send is not None:
             self.send(self.topic, self.signer.sign(self.topic, to_payload(message)), False)
 
-    def _refuse(self, number: int | None, reason: str) -> None:
-        """Refused here: kept, noted and told to the other side; beyond
+    def _refuse(self, number: int | None, reason: str, role: str | None = None) -> None:
+        """Refused here: kept, noted and told to every other side; beyond
         ``TELL_PER_MINUTE`` a minute (a flood of forgeries) only counted, and the count
         said with the next refusal noted."""
         self.refusals.append(Refused("here", number, reason, self.clock()))
@@ -398,8 +624,11 @@ class RemoteGame:
             reason = f"{reason} (and {self._quiet} more refused since, not shown)"
             self._quiet = 0
         self._told.append(now)
-        self._note("refused from the other table: " + reason)
-        self._say(Refusal(self.game_id, number, reason[:500]))
+        source = "the other table" if self.sides == 2 or role is None else \
+            self.table_name(role)
+        self._note(f"refused from {source}: " + reason)
+        self._say(Refusal(self.game_id, number, reason[:500],
+                          role if self.sides > 2 else None))
 
     def _note(self, text: str) -> None:
         self.session.notices.append(f"remote game: {text}")

@@ -1,17 +1,22 @@
-"""The invitation to a remote game: one code that both tables hold, and nobody else.
+"""The invitation to a remote game: one code that every table of the game holds, and
+nobody else.
 
 The inviting table makes a fresh random code (120 bits) and shows it; its player reads it
-to the other player by a channel they trust (in person, a phone call, a private message);
-the other table types it in. Everything else comes from the code, the same at both ends:
+to the other players by a channel they trust (in person, a phone call, a private message);
+the other tables type it in. Everything else comes from the code, the same at every end:
 
+- how many tables (*sides*) play: two for a code ``hw-…`` (the first codes made, which
+  stores and code files still hold), three to six for ``hw3-…`` to ``hw6-…``;
+- the sides' roles: ``host`` (the inviting table) and ``guest`` with two sides; ``host``,
+  ``guest1``, ``guest2``, … with more;
 - the game's id (public: it names the broker topics) is a hash of the code;
 - each side's signing key (``homeworlds.identity.TableKey``, HMAC-SHA256, docs/event.md
-  "Identity") is derived from the code and the side's role (``host``: the inviting
-  table, ``guest``: the other one).
+  "Identity") is derived from the code and the side's role.
 
 Someone who sees every message on the broker learns the game id, never the code: they
 cannot sign a turn. A code looks like ``hw-k3f9q-a7m2x-pd4wn-c8ter-vb5hz``; its last letter
-is a check letter, so a mistyped code is refused at once instead of joining nothing.
+is a check letter (over the secret and the number of sides), so a mistyped code is refused
+at once instead of joining nothing.
 """
 
 from __future__ import annotations
@@ -29,15 +34,31 @@ ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 SECRET_BYTES = 15
 LETTERS = SECRET_BYTES * 8 // 5
 PREFIX = "hw"
+#: The roles of a two-side game (the first codes: ``hw-…``).
 ROLES = ("host", "guest")
+#: Sides a game may have: two tables up to one table per player of six.
+MIN_SIDES, MAX_SIDES = 2, 6
+
+
+def roles_for(sides: int) -> tuple[str, ...]:
+    """The roles of a game of ``sides`` tables, in side order (side 0 invited)."""
+    if not MIN_SIDES <= sides <= MAX_SIDES:
+        raise InvitationError(f"a remote game has {MIN_SIDES} to {MAX_SIDES} tables, "
+                              f"not {sides}")
+    if sides == 2:
+        return ROLES
+    return ("host",) + tuple(f"guest{k}" for k in range(1, sides))
 
 
 class InvitationError(ValueError):
     """Not an invitation code (the reason says what is wrong with it)."""
 
 
-def _check_letter(secret: bytes) -> str:
-    return ALPHABET[hashlib.sha256(b"homeworlds remote check\n" + secret).digest()[0] % 32]
+def _check_letter(secret: bytes, sides: int = 2) -> str:
+    # Two sides: as the first codes (no count in the hash); more: the count is checked too.
+    extra = b"" if sides == 2 else f"\n{sides}".encode()
+    return ALPHABET[hashlib.sha256(b"homeworlds remote check\n" + secret + extra)
+                    .digest()[0] % 32]
 
 
 def _letters(secret: bytes) -> str:
@@ -47,24 +68,34 @@ def _letters(secret: bytes) -> str:
 
 @dataclass(frozen=True)
 class Invitation:
-    """One remote game's shared secret; ``secret`` is never shown in a repr."""
+    """One remote game's shared secret and how many tables (``sides``) play it;
+    ``secret`` is never shown in a repr."""
 
     secret: bytes = field(repr=False)
+    sides: int = 2
 
     def __post_init__(self) -> None:
         if len(self.secret) != SECRET_BYTES:
             raise InvitationError(f"an invitation holds {SECRET_BYTES} bytes, "
                                   f"not {len(self.secret)}")
+        roles_for(self.sides)  # InvitationError for a count out of range
 
     @classmethod
-    def new(cls) -> Invitation:
-        return cls(secrets.token_bytes(SECRET_BYTES))
+    def new(cls, sides: int = 2) -> Invitation:
+        return cls(secrets.token_bytes(SECRET_BYTES), sides)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """Every side's role, in side order (``host`` first)."""
+        return roles_for(self.sides)
 
     @property
     def code(self) -> str:
-        """The code to read out: ``hw-`` and five groups of five letters."""
-        text = _letters(self.secret) + _check_letter(self.secret)
-        return PREFIX + "-" + "-".join(text[i:i + 5] for i in range(0, len(text), 5))
+        """The code to read out: ``hw-`` (``hw3-`` … ``hw6-`` for three to six tables) and
+        five groups of five letters."""
+        text = _letters(self.secret) + _check_letter(self.secret, self.sides)
+        prefix = PREFIX if self.sides == 2 else f"{PREFIX}{self.sides}"
+        return prefix + "-" + "-".join(text[i:i + 5] for i in range(0, len(text), 5))
 
     @classmethod
     def from_code(cls, text: str) -> Invitation:
@@ -73,6 +104,15 @@ class Invitation:
         cleaned = "".join(c for c in text.lower() if not c.isspace() and c != "-")
         if cleaned.startswith(PREFIX):
             cleaned = cleaned[len(PREFIX):]
+        sides = 2
+        # ``hw3…``: a count of tables before the letters (told apart from a first letter
+        # that is a digit by the length: the letters are always LETTERS + 1).
+        if len(cleaned) == LETTERS + 2 and cleaned[0].isdigit():
+            sides = int(cleaned[0])
+            if not 3 <= sides <= MAX_SIDES:
+                raise InvitationError(f"an invitation code names 3 to {MAX_SIDES} tables "
+                                      f"after 'hw' (or none: two tables), not {sides}")
+            cleaned = cleaned[1:]
         if len(cleaned) != LETTERS + 1:
             raise InvitationError(f"an invitation code has {LETTERS + 1} letters after "
                                   f"'hw-', not {len(cleaned)}")
@@ -84,20 +124,22 @@ class Invitation:
         for c in cleaned[:LETTERS]:
             number = number << 5 | ALPHABET.index(c)
         secret = number.to_bytes(SECRET_BYTES, "big")
-        if _check_letter(secret) != cleaned[-1]:
+        if _check_letter(secret, sides) != cleaned[-1]:
             raise InvitationError("the invitation code is mistyped (its check letter does "
                                   "not match): read it again from the other table")
-        return cls(secret)
+        return cls(secret, sides)
 
     @property
     def game_id(self) -> str:
         """The game's public name (16 hex digits): it reveals nothing of the code."""
-        return hashlib.sha256(b"homeworlds remote game\n" + self.secret).hexdigest()[:16]
+        extra = b"" if self.sides == 2 else f"\n{self.sides}".encode()
+        return hashlib.sha256(b"homeworlds remote game\n" + self.secret + extra
+                              ).hexdigest()[:16]
 
     def key(self, role: str) -> TableKey:
-        """The signing key of ``role`` (``host`` or ``guest``) in this game."""
-        if role not in ROLES:
-            raise ValueError(f"role {role!r}: 'host' or 'guest'")
+        """The signing key of ``role`` (one of ``roles``) in this game."""
+        if role not in self.roles:
+            raise ValueError(f"role {role!r}: one of {', '.join(self.roles)}")
         secret = hmac.new(self.secret, b"homeworlds remote key\n" + role.encode(),
                           hashlib.sha256).digest()
         return TableKey(f"{self.game_id}-{role}", f"{self.game_id}.{role}", secret)

@@ -1,16 +1,21 @@
-"""What two tables of a remote game say to each other (docs/remote-play.md, "Messages").
+"""What the tables of a remote game say to each other (docs/remote-play.md, "Messages").
 
 Each side publishes on its own topic, ``homeworlds/remote/<game id>/<role>``, every
 message signed with its key (``homeworlds.identity``): the header line, then one of these
-JSON objects. Every field is checked when read; anything else is a ``MessageError`` whose
-text is the reason told to both sides.
+JSON objects; every other side reads it. Every field is checked when read; anything else
+is a ``MessageError`` whose text is the reason told to all sides.
 
-- ``hello``: who is at this end (its seat, the players, the rules) and how many turns its
-  store holds; sent when it connects and after each turn it commits (retained).
+- ``hello``: who is at this end (``seats``: the seats it plays, ``seat`` the first of them;
+  the players, the rules) and how many turns (and departures) its store holds; sent when
+  it connects and after each turn it commits.
 - ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words;
   in a timed game ``clocks_ms``, each seat's clock in milliseconds as the sending table read
-  it at its commit (the receiving table adopts it when it commits the turn).
-- ``refused``: this side refused a message of the other (``number``: the turn, if any).
+  it at its commit (the receiving table adopts it when it commits the turn); in a game of
+  three or more ``departures``, how many departures the sender held before it.
+- ``departed``: a player of the sender's seats resigned and left the game, or missed a turn
+  (``kind``), after ``after`` turns, the ``index``-th departure of the game (issue 28).
+- ``refused``: this side refused a message (``number``: the turn, if any; ``to``: the role
+  of the side whose message it was, if known).
 - ``offline``: the last will: the broker publishes it when the side's link is lost.
 """
 
@@ -45,6 +50,15 @@ class Hello:
     players: tuple[str, ...]
     rules: str
     turns: int
+    #: every seat this side plays (empty: ``seat`` alone, as the first two-side hellos)
+    seats: tuple[int, ...] = ()
+    #: departures (resigned, skipped) this side holds
+    departures: int = 0
+
+    @property
+    def played(self) -> tuple[int, ...]:
+        """The seats this side plays."""
+        return self.seats or (self.seat,)
 
 
 @dataclass(frozen=True)
@@ -55,6 +69,17 @@ class TurnMessage:
     sdg: str
     #: each seat's clock (ms) at the sender's commit; None: an untimed game
     clocks_ms: tuple[int, ...] | None = None
+    #: departures the sender held when it committed the turn (None: not said, two sides)
+    departures: int | None = None
+
+
+@dataclass(frozen=True)
+class Departure:
+    game: str
+    kind: str
+    seat: int
+    after: int
+    index: int
 
 
 @dataclass(frozen=True)
@@ -62,6 +87,8 @@ class Refusal:
     game: str
     number: int | None
     reason: str
+    #: the role of the side whose message was refused (None: not known, or two sides)
+    to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,20 +96,19 @@ class Offline:
     game: str
 
 
-Message = Hello | TurnMessage | Refusal | Offline
+Message = Hello | TurnMessage | Departure | Refusal | Offline
+DEPARTURE_KINDS = ("resigned", "skipped")
+ROLE = re.compile(r"host|guest[1-5]?")
 
 
 def to_payload(message: Message) -> bytes:
-    fields = dict(vars(message))
-    kind = {Hello: "hello", TurnMessage: "turn", Refusal: "refused",
+    kind = {Hello: "hello", TurnMessage: "turn", Refusal: "refused", Departure: "departed",
             Offline: "offline"}[type(message)]
-    if isinstance(message, Hello):
-        fields["players"] = list(message.players)
-    if isinstance(message, TurnMessage):
-        if message.clocks_ms is None:
-            del fields["clocks_ms"]
-        else:
-            fields["clocks_ms"] = list(message.clocks_ms)
+    fields = {}
+    for name, value in vars(message).items():
+        if value is None or (name == "seats" and value == ()):
+            continue  # optional and not said (the first two-side messages had none)
+        fields[name] = list(value) if isinstance(value, tuple) else value
     return json.dumps({"type": kind, **fields}, sort_keys=True).encode()
 
 
@@ -109,13 +135,36 @@ def _hello(data: dict, game: str) -> Hello:
                        for p in players):
         raise MessageError("players: not a list of 2 to 6 names (printable, at most 40 "
                            "characters)")
-    return Hello(game, _int(data, "seat", 0, len(players) - 1), tuple(players),
-                 _text(data, "rules", 40), _int(data, "turns", 0, MAX_TURNS))
+    seat = _int(data, "seat", 0, len(players) - 1)
+    seats: tuple[int, ...] = ()
+    if data.get("seats") is not None:
+        value = data["seats"]
+        if not isinstance(value, list) or not 1 <= len(value) <= len(players) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s < len(players)
+                for s in value) or len(set(value)) != len(value) or value[0] != seat:
+            raise MessageError(f"seats: not a list of 1 to {len(players)} different seats "
+                               f"from 0 to {len(players) - 1}, the first {seat}")
+        seats = tuple(value)
+    departures = 0 if data.get("departures") is None else \
+        _int(data, "departures", 0, MAX_TURNS)
+    return Hello(game, seat, tuple(players), _text(data, "rules", 40),
+                 _int(data, "turns", 0, MAX_TURNS), seats, departures)
 
 
 def _refusal(data: dict, game: str) -> Refusal:
     number = None if data.get("number") is None else _int(data, "number", 1, MAX_TURNS)
-    return Refusal(game, number, _text(data, "reason"))
+    to = data.get("to")
+    if to is not None and (not isinstance(to, str) or not ROLE.fullmatch(to)):
+        raise MessageError("to: not a role (host, guest, guest1 to guest5)")
+    return Refusal(game, number, _text(data, "reason"), to)
+
+
+def _departure(data: dict, game: str) -> Departure:
+    kind = data.get("kind")
+    if kind not in DEPARTURE_KINDS:
+        raise MessageError(f"kind: {str(kind)[:40]!r} is not resigned or skipped")
+    return Departure(game, kind, _int(data, "seat", 0, 5), _int(data, "after", 0, MAX_TURNS),
+                     _int(data, "index", 0, MAX_TURNS))
 
 
 def _clocks(data: dict) -> tuple[int, ...] | None:
@@ -148,11 +197,16 @@ def read_payload(payload: bytes, game_id: str) -> Message:
     if kind == "hello":
         return _hello(data, game_id)
     if kind == "turn":
+        departures = None if data.get("departures") is None else \
+            _int(data, "departures", 0, MAX_TURNS)
         return TurnMessage(game_id, _int(data, "number", 1, MAX_TURNS),
                            _int(data, "seat", 0, 5), _text(data, "sdg", lines=True),
-                           _clocks(data))
+                           _clocks(data), departures)
+    if kind == "departed":
+        return _departure(data, game_id)
     if kind == "refused":
         return _refusal(data, game_id)
     if kind == "offline":
         return Offline(game_id)
-    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, refused or offline")
+    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, departed, refused or "
+                       "offline")

@@ -4,7 +4,9 @@ another table over a broker (docs/remote-play.md, "At the table").
     [remote]
     broker = "mqtt://broker.example.org"
     role = "host"                  # "host": this table invited (seat 0); "guest": seat 1
+                                   # (3+ tables: "guest1", "guest2", ...: seat 1, 2, ...)
     code_file = "remote.code"      # the invitation code (homeworlds remote-invite / -join)
+    # seats = [1, 3]               # the seats this table plays (default: its role's)
     # username = "ann"; password_file = "broker.pw"; ca_file = "ca.pem"
 
 Pure: the configuration reader (``runtime.config``) checks the types and calls
@@ -18,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from homeworlds.event.settings import BrokerAddress, parse_broker_url
-from homeworlds.remote.invitation import ROLES, Invitation, InvitationError
+from homeworlds.remote.invitation import Invitation, InvitationError
 
 #: Keys of the ``[remote]`` section and their TOML types.
 REMOTE_KEYS: dict[str, type | tuple] = {
     "broker": str, "role": str, "code_file": str, "username": str, "password_file": str,
-    "ca_file": str,
+    "ca_file": str, "seats": list,
 }
-#: The seat each role plays (the inviting table seat 0).
-SEAT_OF_ROLE = {"host": 0, "guest": 1}
+#: The seat each role plays unless ``seats`` says otherwise (the inviting table seat 0).
+SEAT_OF_ROLE = {"host": 0, "guest": 1} | {f"guest{k}": k for k in range(1, 6)}
 
 
 class RemoteSettingsError(ValueError):
@@ -59,10 +61,17 @@ class RemoteSettings:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     ca_file: Path | None = None
+    #: The seats this table plays (empty: its role's, ``SEAT_OF_ROLE``).
+    played: tuple[int, ...] = ()
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return self.played or (SEAT_OF_ROLE[self.role],)
 
     @property
     def seat(self) -> int:
-        return SEAT_OF_ROLE[self.role]
+        """The first seat this table plays."""
+        return self.seats[0]
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any], *, base: Path) -> RemoteSettings:
@@ -75,15 +84,26 @@ class RemoteSettings:
             broker = parse_broker_url(data["broker"])
         except ValueError as exc:
             raise RemoteSettingsError("broker", str(exc)) from None
-        if data["role"] not in ROLES:
+        if data["role"] not in SEAT_OF_ROLE:
             raise RemoteSettingsError("role", f"{data['role']!r}: 'host' (this table "
-                                      "invited) or 'guest' (it joined)")
+                                      "invited) or 'guest' (it joined; 'guest1', 'guest2', "
+                                      "... in a game of three or more tables)")
         code = _read_secret_file(base / data["code_file"], "code_file",
                                  "the remote game's invitation code")
         try:
             invitation = Invitation.from_code(code)
         except InvitationError as exc:
             raise RemoteSettingsError("code_file", str(exc)) from None
+        if data["role"] not in invitation.roles:
+            raise RemoteSettingsError("role", f"{data['role']!r}: the invitation is for "
+                                      f"{invitation.sides} tables, whose roles are "
+                                      f"{', '.join(invitation.roles)}")
+        played = data.get("seats", [])
+        if "seats" in data and (not played or len(set(played)) != len(played) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 5
+                for s in played)):
+            raise RemoteSettingsError("seats", f"{played!r}: a list of the different seats "
+                                      "(0 to 5) this table plays")
         password = None
         if "password_file" in data:
             password = _read_secret_file(base / data["password_file"], "password_file",
@@ -93,4 +113,5 @@ class RemoteSettings:
         ca_file = base / data["ca_file"] if "ca_file" in data else None
         if ca_file is not None and not ca_file.is_file():
             raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
-        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file)
+        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file,
+                   tuple(sorted(played)))

@@ -39,6 +39,7 @@ from homeworlds.rules.alignments import (
     Alignment,
     AlignmentError,
     Alignments,
+    alignment_counts,
     alignments_from_text,
     alignments_to_text,
     check_alignments,
@@ -103,8 +104,8 @@ __all__ = [
     # rule flags and presets
     "DEFAULT_PRESET", "Handicaps", "PRESETS", "Rules", "preset",
     # Good/Evil alignments (secret per-seat roles dealt at setup)
-    "Alignment", "AlignmentError", "Alignments", "alignments_from_text", "alignments_to_text",
-    "check_alignments", "deal_alignments",
+    "Alignment", "AlignmentError", "Alignments", "alignment_counts", "alignments_from_text",
+    "alignments_to_text", "check_alignments", "deal_alignments",
     # positions and the legality authority
     "GameResult", "GameState", "System", "TurnInProgress", "canonical_key",
     # reading the system signatures in a Successor's key (the AI's evaluation)

@@ -291,16 +291,25 @@ def config_from_mapping(data: dict[str, Any], source: str, base: Path = Path("."
 
 def _remote(data: dict[str, Any], seats: int, computer_seats: dict, source: str,
             base: Path) -> RemoteSettings | None:
-    """``[remote]``: this table's game is played against another table (two players, the
-    other table's seat is not the computer's)."""
+    """``[remote]``: this table's game is played against other tables (each table plays
+    one or more seats, every other seat is another table's, none is the computer's)."""
     if "remote" not in data:
         return None
     try:
         remote = RemoteSettings.from_mapping(data["remote"], base=base)
     except RemoteSettingsError as exc:
         raise ConfigError(source, exc.key, exc.reason) from None
-    if seats != 2:
-        raise ConfigError(source, "remote", f"remote play is for two players, not {seats}")
+    sides = remote.invitation.sides
+    if sides > seats:
+        raise ConfigError(source, "remote", f"the invitation is for {sides} tables, but "
+                          f"{seats} players play: every table plays one or more seats")
+    wrong = [s for s in remote.seats if s >= seats]
+    if wrong:
+        raise ConfigError(source, "remote.seats", f"seat {wrong[0]}: the players have seats "
+                          f"0 to {seats - 1}")
+    if seats - len(remote.seats) < sides - 1:
+        raise ConfigError(source, "remote.seats", f"this table plays {len(remote.seats)} of "
+                          f"{seats} seats: the {sides - 1} other tables need one each")
     if computer_seats:
         raise ConfigError(source, "remote", "a remote game has no computer seats: remove "
                           "the [seats.N] computer entries")
@@ -523,6 +532,25 @@ def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, 
         raise ConfigError(source, "computer.hint_level", f"no level {hint_level}: levels are "
                           f"{', '.join(map(str, levels))}")
     return limits, hint_level
+
+
+def with_phone(config: TableConfig, seat: int, listen: str | None = None,
+               port: int | None = None) -> TableConfig:
+    """``config`` with seat ``seat`` played from a phone (``play --phone``), served where
+    ``[phone]`` says unless ``listen``/``port`` are given; checked as ``[phone]`` is
+    (ConfigError naming the option's key)."""
+    from dataclasses import replace
+
+    section: dict[str, Any] = {"seat": seat}
+    if config.phone is not None:
+        section.update(listen=config.phone.listen, port=config.phone.port)
+    if listen is not None:
+        section["listen"] = listen
+    if port is not None:
+        section["port"] = port
+    phone = _phone(section, len(config.players), config.computer_seats, config.display,
+                   config.source, remote=config.remote is not None)
+    return replace(config, phone=phone)
 
 
 def _phone(section: dict[str, Any] | None, seats: int, computer_seats: dict,

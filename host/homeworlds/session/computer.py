@@ -56,6 +56,9 @@ class PlannedTurn(NamedTuple):
     seat: int
     turn: Turn
     plan: TablePlan
+    #: a seat played elsewhere: where its turn came from ("the other table"); None: the
+    #: computer chose it
+    played_from: str | None = None
 
 
 class ComputerAtTable:
@@ -100,10 +103,12 @@ class ComputerAtTable:
         self.restore_guidance: Guidance | None = None
 
     def _game_key(self) -> tuple:
-        """Identifies the committed position (a new game or a commit changes it). It holds
-        the game's state object itself, compared by identity (``GameState`` defines no
-        equality), so a new game is never taken for an old one."""
-        return (self.tracker.state, len(self.tracker.record))
+        """Identifies the committed position (a new game, a commit or a departure changes
+        it: a player who left or missed the turn passes the move on, and a question asked
+        for them no longer applies). It holds the game's state object itself, compared by
+        identity (``GameState`` defines no equality), so a new game is never taken for an
+        old one."""
+        return (self.tracker.state, len(self.tracker.record), len(self.tracker.departures))
 
     def _note(self, text: str) -> None:
         self.notices.append(text)
@@ -260,7 +265,7 @@ class ComputerAtTable:
         self._chosen = None
         seat = thinking.seat
         turn, plan = planned
-        self.planned_turn = PlannedTurn(thinking.key, seat, turn, plan)
+        self.planned_turn = PlannedTurn(thinking.key, seat, turn, plan, thinking.played_from)
         self.tracker.expected = (seat, turn)
         self._note(f"{self.tracker.players[seat]} plays: " + "; ".join(map(str, turn))
                    + f" ({thinking.seconds():.1f} s): follow the lights")
@@ -346,7 +351,8 @@ class ComputerAtTable:
         if thinking is not None and not thinking.done:
             return GuidanceShown(thinking.seat, "thinking",
                                  suggestion=thinking.purpose == "suggestion",
-                                 text=thinking.waiting_text or "")
+                                 text=thinking.waiting_text or "",
+                                 played_from=thinking.played_from)
         restore = None if self._restore_plan is None else PlannedTurn(
             (), self.tracker.state.to_move, (), self._restore_plan)
         for judged, suggestion, planned, restoring in (
@@ -367,5 +373,6 @@ class ComputerAtTable:
                 piece=step.piece, lift_slot=step.lift_slot, put_slot=step.put_slot,
                 from_bank=step.kind == "from-bank", new_system=step.new_system,
                 token_seat=step.target.seat if step.kind == "token" else None, text=text,
-                detail=judged.to_json(self.layout, self.tracker.players), restore=restoring)
+                detail=judged.to_json(self.layout, self.tracker.players), restore=restoring,
+                played_from=planned.played_from)
         return None
