@@ -454,7 +454,18 @@ class PN5180(Reader):
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
             yield self._field_ready_at
-        yield from self._inventory_steps(channel, several)
+        # _inventory_steps' body, not a call to it: every generator frame a reader keeps
+        # while on air costs the board's heap, four readers at once in the pipelined scan.
+        self._burst = True
+        try:
+            yield from self._inventory(several)
+        except ReaderError:
+            self.ready = False
+            raise
+        finally:
+            self._burst = False
+            self._field_off()
+            self._release_bus()
 
     def _start(self, channel):
         self.found = None
