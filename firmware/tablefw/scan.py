@@ -151,8 +151,11 @@ class Scanner:
             raise ValueError("zone_count %d is too small: reader %d serves zone %d" % (
                 zone_count, owner[served - 1], served - 1))
         self.zone_count = zone_count
-        self.debouncers = [ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
-                           for _ in range(zone_count)]
+        # A zone gets a debouncer of its own when a tag is first seen there, and gives it up
+        # when its last tag is gone: until then every empty zone shares this idle one,
+        # which is never updated (56 debouncers would cost the board's heap 2.5 KB).
+        self._idle = ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
+        self.debouncers = [self._idle] * zone_count
         self.slow = {}
         for zone in slow_zones:
             self.slow[zone] = True
@@ -180,6 +183,7 @@ class Scanner:
             from tablefw.pipeline import Pipeline
 
             self._schedule = [()]
+            self._switches = []  # the batches' grouping only
             self._pipeline = Pipeline(self, count)
         else:
             from tablefw import batches
@@ -411,8 +415,15 @@ class Scanner:
         elif zone in self._overflowing:
             del self._overflowing[zone]
         debouncer = self.debouncers[zone]
+        if debouncer is self._idle:
+            if not uids:
+                return  # an empty zone stays empty
+            debouncer = ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
+            self.debouncers[zone] = debouncer
         if debouncer.update(uids) and self.ready:
             self._send(ZoneState(zone, debouncer.present))
+        if debouncer._tracks is None and not debouncer.present:
+            self.debouncers[zone] = self._idle  # nothing left to count
 
     def _fault(self, index, zone, exc, now):
         self.reader_errors[index] += 1

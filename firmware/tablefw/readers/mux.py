@@ -26,15 +26,14 @@ class GpioMux:
     clock), so every reader sharing the select lines knows when the channel
     is usable."""
 
-    def __init__(self, pins, enable=None, enable_active_low=True, settle=None, settle_us=0,
-                 strobe=None, output=0):
+    def __init__(self, pins, enable=None, enable_active_low=True, settle_us=0, strobe=None,
+                 output=0):
         self.pins = tuple(pins)
         if not self.pins:
             raise ValueError("mux: at least one select pin is needed")
         self.channels = 1 << len(self.pins)
         self.enable = enable
         self.enable_active_low = enable_active_low
-        self.settle = settle  # optional callable run after switching
         self.settle_us = settle_us
         self.switches = 0
         self.settled_at = 0
@@ -58,8 +57,6 @@ class GpioMux:
             self.enable.value = not self.enable_active_low
         self.channel = channel
         self.switches += 1
-        if self.settle is not None:
-            self.settle()
         return True
 
     def release(self):
