@@ -365,6 +365,9 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
         from homeworlds.web.phone import PhoneServer, announce
 
         require_web()
+        # The game resumed from the store since the seat was made: the phone's first page
+        # shows it, not the empty table (the loop has not ticked yet).
+        seat.refresh()
         phone = running.config.phone
         server = PhoneServer(seat, host=phone.listen, port=phone.port,
                              table_name=running.config.table_name).start()
