@@ -379,6 +379,7 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
     seat.base_url = server.url
     if running.display is not None:
         seat.on_admin_info = running.display.server.show_phone
+        seat.show_admin_info()  # before the code is announced, not at the first tick
     announce(server.url, seat)
 
 
