@@ -51,15 +51,17 @@ def depart(tables: list[RemoteTable], reference: GameState, seat: int) -> None:
     pump(tables, lambda: all(t.in_step() for t in tables), "the token passed on")
 
 
-def play_game(tables: list[RemoteTable], game, turns: int | None = None) -> GameState:
+def play_game(tables: list[RemoteTable], game, turns: int | None = None, *,
+              alignments=None) -> GameState:
     """Turns of ``game`` up to ``turns`` (all): the mover's table plays each, the others
     follow their lights; after each every table's record, position and store are equal,
-    and equal to the transcript. Returns the transcript's position at the end."""
+    and equal to the transcript (``alignments``: the Good/Evil deal the tables made).
+    Returns the transcript's position at the end."""
     rules = rules_for_game(game, None)
     players = len(game.players)
     by_seat = {t.seat: t for t in tables}
     reference = GameState(rules, players, first_to_move=game.turns[0].seat,
-                          alignments=game.alignments)
+                          alignments=alignments or game.alignments)
     for index, turn in enumerate(game.turns[:turns]):
         if turn.seat != reference.to_move and not reference.is_over:
             infer_departures(reference, game, index, turn.seat)
@@ -75,6 +77,11 @@ def play_game(tables: list[RemoteTable], game, turns: int | None = None) -> Game
                 follow_remote_turn(follower, tables)
         records = {str(t.session.tracker.record) for t in tables}
         assert len(records) == 1, f"turn {index + 1}: the tables' records differ"
+        # A result may wait for a card another table reveals (Good/Evil): it arrives.
+        pump(tables, lambda: all(
+            canonical_key(t.session.tracker.state) == canonical_key(reference)
+            and t.session.tracker.state.result == reference.result for t in tables),
+             f"turn {index + 1}: every table's position and result as the transcript's")
         for table in tables:
             assert canonical_key(table.session.tracker.state) == canonical_key(reference), \
                 f"turn {index + 1}: {table.name} differs from the transcript"

@@ -87,6 +87,7 @@ class RemoteTableLink:
         if recorder is not None:
             self.game.on_departure = lambda d, ended: record_departure(recorder, session, d,
                                                                        ended)
+            self.game.on_result = lambda: record_result(recorder, session)
         self.game.attach()
         side.game = self.game
         self.connection = RemoteConnection(self.game, settings.broker,
@@ -112,3 +113,11 @@ def record_departure(recorder: Any, session: TableSession, departure: tuple[int,
     result = tracker.state.result
     recorder.finish("resigned", tuple(result.winners) if result is not None else (),
                     departure[2], len(tracker.record))
+
+
+def record_result(recorder: Any, session: TableSession) -> None:
+    """A result decided by a card another table revealed (Good/Evil): the store keeps it."""
+    tracker = session.tracker
+    result = tracker.state.result
+    if result is not None:
+        recorder.finish(result.kind, tuple(result.winners), None, len(tracker.record))

@@ -26,15 +26,21 @@ from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
+from homeworlds.remote.cards import TableCards
+from homeworlds.remote.deal import DealError
 from homeworlds.remote.invitation import Invitation
 from homeworlds.remote.messages import (
     MAX_BYTES,
+    Commitments,
+    DealStep,
     Departure,
     Hello,
+    Lock,
     Message,
     MessageError,
     Offline,
     Refusal,
+    Reveal,
     TurnMessage,
     read_payload,
     to_payload,
@@ -43,7 +49,7 @@ from homeworlds.remote.messages import (
 from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Turn
 from homeworlds.session import ClockReading, Stage, TableSession
 from homeworlds.store.records import turn_from_sdg, turn_to_sdg
-from homeworlds.table.tracker import Commit
+from homeworlds.table.tracker import Commit, Status
 
 #: The replay window's channel name in the store (``store.identity``, ``event_seen``).
 CHANNEL = "remote"
@@ -146,6 +152,23 @@ class RemoteGame:
         self._last_pause: str | None = None
         #: Departures of the tracker known to this side (told, or applied from elsewhere).
         self._departures_known = len(self.tracker.departures)
+        #: A result decided here by a card revealed by another table (the store keeps it).
+        self.on_result: Callable[[], None] | None = None
+        #: Good/Evil: the cards dealt across the tables (None: no secret cards).
+        self.cards: TableCards | None = None
+        self._cards_learnt = False
+        #: The resignation that ended the game here was told (or came from elsewhere).
+        self._end_told = self.tracker.ended_by is not None
+        self._audit_noted = False
+        if self.tracker.alignments is not None:
+            self.cards = TableCards(self.game_id, players, self.roles.index(role),
+                                    len(self.roles), self.local_seats)
+            # No card is known here until the tables have dealt them (the deal the session
+            # was made with is a stand-in: it is never shown, nor decides a result).
+            self.tracker.state.secret_seats = frozenset(range(players))
+            if self.tracker.record:
+                self._note("a Good/Evil game's deal across tables cannot be resumed after "
+                           "a restart: this table knows no card (docs/remote-play.md)")
 
     # ------------------------------------------------------------------ the sides
 
@@ -283,6 +306,9 @@ class RemoteGame:
         if unplayed:
             return "paused: no table plays " + ", ".join(
                 f"seat {s} ({self.tracker.players[s]})" for s in unplayed)
+        if self.cards is not None and not self.cards.dealt and not self.tracker.record:
+            return ("paused: the tables deal the Good/Evil cards ("
+                    f"{self.cards.progress()})")
         return None
 
     def ready_turn(self, number: int) -> Turn | None:
@@ -316,6 +342,7 @@ class RemoteGame:
             self.dropped = 0
         self._tell_departures()
         self._release_early()
+        self._deal_cards()
         pause = self.paused
         if pause != self._last_pause:
             self._note(pause or ("the other table is here: the game goes on"
@@ -355,6 +382,11 @@ class RemoteGame:
             self._refusal_received(role, message)
         elif isinstance(message, Offline):
             self.online[role] = False
+        elif isinstance(message, DealStep | Commitments | Reveal | Lock):
+            try:
+                self._cards_message(role, message)
+            except DealError as exc:
+                self._refuse(None, str(exc), role)
 
     def _refusal_received(self, role: str, message: Refusal) -> None:
         what = f"turn {message.number}" if message.number else "a message"
@@ -421,6 +453,13 @@ class RemoteGame:
         with self._ready_changed:
             self._ready[message.number] = turn
             self._ready_changed.notify_all()
+        if self.cards is not None:
+            # A player of ours it eliminates reveals their card now (002: "any players that
+            # you eliminated should aso reveal their aignments"): every table knows it
+            # before it commits the turn.
+            after = self.tracker.state.copy()
+            after.apply_turn(turn)
+            self._reveal_cards(s for s in self.local_seats if after.revealed[s] is not None)
         self.accepted_at[message.number] = self.clock()
         source = "the other table" if self.sides == 2 else self.table_name(role)
         self._note(f"turn {message.number} from {source}: "
@@ -521,6 +560,8 @@ class RemoteGame:
             raise MessageError(f"{players[seat]} is not played at {self.table_name(role)}: "
                                f"only their own table can say they {message.kind}")
         held = tracker.departures
+        if tracker.is_over:
+            return  # over here already (the resignation that ended it, sent again)
         if message.index < len(held):
             if held[message.index] == (message.after, message.kind, seat):
                 return  # held already (sent again after a reconnect)
@@ -545,14 +586,26 @@ class RemoteGame:
         self._departures_known = len(tracker.departures)
         what = "resigned and leaves the game" if message.kind == "resigned" else \
             "misses the turn"
+        if ended:
+            what = "resigned: the game is over"
         self._note(f"{players[seat]} {what} (at {self.table_name(role)})")
         if self.on_departure is not None:
-            self.on_departure(tracker.departures[-1], ended)
+            self.on_departure((message.after, message.kind, seat), ended)
 
     def _tell_departures(self) -> None:
-        """Departures made at this table (the admin's ``resign`` / ``skip``) are told to
-        every other side; only a seat played here can leave here."""
+        """Departures made at this table (the admin's ``resign`` / ``skip``, and a
+        resignation that ends the game) are told to every other side; only a seat played
+        here can leave here."""
         departures = self.tracker.departures
+        state = self.tracker.state
+        if self.tracker.ended_by == "resigned" and not self._end_told:
+            self._end_told = True
+            left = {d[2] for d in departures if d[1] == "resigned"}
+            for seat in sorted(self.local_seats):
+                if state.eliminated[seat] and state.eliminated_by[seat] is None \
+                        and seat not in left and state.revealed[seat] is None:
+                    self._say(Departure(self.game_id, "resigned", seat,
+                                        len(self.tracker.record), len(departures)))
         self._departures_known = min(self._departures_known, len(departures))
         while self._departures_known < len(departures):
             index = self._departures_known
@@ -560,6 +613,9 @@ class RemoteGame:
             seat = departures[index][2]
             if seat in self.local_seats:
                 self._publish_departure(index)
+                if departures[index][1] == "resigned":
+                    # Who wins may depend on the card of a player who left: it is shown.
+                    self._reveal_cards([seat])
             else:
                 self._note(f"{self.tracker.players[seat]} is played at another table: "
                            "their departure here is not told to the others (they refuse "
@@ -581,7 +637,114 @@ class RemoteGame:
                 self._sent_clocks[number] = tuple(clocks.remaining_ms(seat, clocks.since)
                                                   for seat in range(len(clocks.remaining)))
             self._publish_turn(number, commit.seat, commit.turn)
+        if self.cards is not None:
+            state = self.tracker.state
+            self._reveal_cards(s for s in self.local_seats if state.revealed[s] is not None)
         self._say(self._hello())
+
+    # ------------------------------------------------------------------ Good/Evil
+
+    def _owners(self) -> list[int]:
+        """The side index playing each seat."""
+        return [self.roles.index(self.owner_of(s) or self.role)
+                for s in range(len(self.tracker.players))]
+
+    def _deal_cards(self) -> None:
+        """Good/Evil: take this side's next step of the deal when it is due; once every
+        card is dealt, give the rules engine the cards known here; at the end of the game
+        reveal every card of ours and our lock (the audit)."""
+        cards = self.cards
+        if cards is None or self.send is None or not self.link_up:
+            return
+        if not cards.dealt:
+            if any(not self.online[r] for r in self.peer_roles) or any(
+                    self.owner_of(s) is None for s in range(len(self.tracker.players))):
+                return
+            try:
+                for message in cards.due_steps():
+                    self._say(message)
+            except DealError as exc:
+                self._refuse(None, str(exc))
+                return
+            if not cards.dealt:
+                return
+        if not self._cards_learnt:
+            self._cards_learnt = True
+            self._learn_cards()
+            self._note("the Good/Evil cards are dealt: this table knows only its own "
+                       "players' (press your seat's button to see yours)")
+        if self.tracker.is_over and not cards.lock_sent:
+            self._reveal_cards(self.local_seats)
+            self._say(cards.lock())
+            try:
+                cards.try_audit(self._owners())
+            except DealError as exc:
+                self._refuse(None, str(exc))
+            self._audited()
+
+    def _reveal_cards(self, seats: Iterable[int]) -> None:
+        cards = self.cards
+        if cards is None or not cards.dealt:
+            return
+        for seat in sorted(seats):
+            if seat in self.local_seats and seat not in cards.revealed_sent:
+                self._say(cards.reveal(seat))
+
+    def _cards_message(self, role: str, message: DealStep | Commitments | Reveal | Lock
+                       ) -> None:
+        cards, players = self.cards, self.tracker.players
+        if cards is None:
+            raise DealError("this game has no Good/Evil cards")
+        side = self.roles.index(role)
+        played = self.seats_of(role)
+        if isinstance(message, DealStep):
+            if message.side != side:
+                raise DealError(f"{self.table_name(role)} sent side {message.side}'s step of "
+                                "the deal")
+            cards.step_received(message)
+        elif isinstance(message, Commitments):
+            wrong = [s for s, _ in message.cards if s not in played]
+            if wrong:
+                raise DealError(f"{self.table_name(role)} committed to the card of seat "
+                                f"{wrong[0]}, which it does not play")
+            cards.commitments_received(message)
+        elif isinstance(message, Reveal):
+            if message.seat not in played:
+                raise DealError(f"{self.table_name(role)} revealed the card of seat "
+                                f"{message.seat}, which it does not play")
+            if cards.reveal_received(message):
+                self._note(f"{players[message.seat]}'s card: {message.alignment.capitalize()} "
+                           "(revealed by their table, as committed at the deal)")
+                self._learn_cards()
+        else:
+            cards.lock_received(side, message, self._owners())
+            self._audited()
+
+    def _audited(self) -> None:
+        if self.cards is not None and self.cards.audit_result == "" \
+                and not self._audit_noted:
+            self._audit_noted = True
+            self._note("the deal checks: every card revealed is the card the tables dealt")
+
+    def _learn_cards(self) -> None:
+        """The rules engine plays with the cards known here (stand-ins for the others); a
+        result that waited for a card revealed now is decided."""
+        assert self.cards is not None
+        vector, secret = self.cards.vector()
+        tracker = self.tracker
+        was_over = tracker.state.is_over
+        tracker.alignments = vector
+        tracker.state.learn_alignments(vector, secret)
+        result = tracker.state.result
+        if result is not None and not was_over:
+            winners = ", ".join(tracker.players[s] for s in result.winners) or "nobody"
+            tracker.status = Status("over", tracker.state.to_move,
+                                    f"game over: {winners} wins" if result.winners
+                                    else "game over: draw")
+            self.session.status = tracker.status
+            self._note(tracker.status.message)
+            if self.on_result is not None:
+                self.on_result()
 
     # ------------------------------------------------------------------ sending
 

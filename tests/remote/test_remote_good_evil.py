@@ -1,0 +1,111 @@
+"""A Good/Evil game across three tables against a real mosquitto (issue 30: "Good/Evil
+deals for 3+ players across tables"): the tables deal the cards among themselves
+(``remote.deal``), each learns only its own player's card, the cards an elimination
+reveals are checked against the commitments made at the deal and decide the game on every
+table alike, and the deal is audited at the end. A reveal that does not match its
+commitment is refused with the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeworlds.notation import parse_sdg_action, read_sdg, sdg_game, write_sdg
+from homeworlds.remote.messages import Reveal
+from homeworlds.rules import Alignment, deal_alignments, preset
+from homeworlds.session import AdminCommand
+from tests.remote.multi_tables import play_game, tables_for
+from tests.remote.tables import pump
+
+NAMES = ("Ann", "Bob", "Cat")
+#: Made up (the archive has no Good/Evil game): Ann trades for a large red ship, flies to
+#: Bob's home and captures his only ship: Bob is eliminated at the end of turn 13.
+TURNS = [("Ann", "Homeworld Y1 B2 G3"), ("Bob", "Homeworld Y3 G3 G1"),
+         ("Cat", "Homeworld R2 B1 G3"), ("Ann", "Build G1 Ann"), ("Bob", "Pass"),
+         ("Cat", "Build G1 Cat"), ("Ann", "Trade G3 R3 Ann"), ("Bob", "Pass"), ("Cat", "Pass"),
+         ("Ann", "Move R3 Ann Bob"), ("Bob", "Pass"), ("Cat", "Pass"), ("Ann", "Attack G1 Bob")]
+
+
+def game_text():
+    turns = [(parse_sdg_action(text, player=who),) for who, text in TURNS]
+    return read_sdg(write_sdg(sdg_game(NAMES, turns, rules="good-evil")))
+
+
+@pytest.fixture
+def dealt(tmp_path, broker):
+    # Each table's session starts with a stand-in deal of its own: never shown, replaced
+    # by the deal the tables make together.
+    tables = tables_for(tmp_path, broker.url, NAMES, preset("good-evil"), 0,
+                        alignments=deal_alignments(3, 99))
+    try:
+        pump(tables, lambda: all(t.game.paused is None for t in tables),
+             "the tables deal the cards", timeout=90)
+        yield tables
+    finally:
+        for table in tables:
+            table.close()
+
+
+def test_three_tables_deal_in_secret_and_a_reveal_decides_the_game_on_every_table(dealt):
+    """002 (Good and Evil): "You may look at your own alignment card, but you may not
+    reveal it to any other player"; (Elimination and Winning): "At the end of your turn,
+    if you've eliminated someone, reveal your secret alignment (if you haven't aready);
+    any players that you eliminated should aso reveal their aignments"."""
+    tables = dealt
+    cards = [t.game.cards for t in tables]
+    # Each table knows one card, its own player's; the three make the rulebook's deal.
+    assert [sorted(c.known) for c in cards] == [[0], [1], [2]]
+    deal = tuple(c.known[k] for k, c in enumerate(cards))
+    assert sorted(deal) == [Alignment.EVIL, Alignment.GOOD, Alignment.GOOD]
+    for table in tables:
+        state = table.session.tracker.state
+        assert state.secret_seats == frozenset({0, 1, 2} - {table.seat})
+        assert state.revealed_alignments() == {}
+        # The seat button shows this table's own card only (Bob's button at Ann's table
+        # shows nothing: that card is not here).
+        other = (table.seat + 1) % 3
+        assert table.session._shows_alignment(other) is False
+    assert tables[1].session._shows_alignment(1) is True  # Bob is not to move
+    assert tables[1].session.lights._alignment_shown[0] == 1
+
+    reference = play_game(tables, game_text(), alignments=deal)
+    # Ann and Bob revealed; every table knows both cards, checked, and the same result.
+    assert reference.revealed_alignments() == {0: deal[0], 1: deal[1]}
+    for table in tables:
+        state = table.session.tracker.state
+        assert state.revealed_alignments() == {0: deal[0], 1: deal[1]}
+        assert state.result == reference.result
+    notes = [n for n in tables[2].session.notices if "card:" in n]
+    assert any("Bob's card: " + deal[1].capitalize() in n for n in notes), notes
+    if reference.result is None:
+        # Ann and Bob were Good: Cat (Evil) plays on against Ann; Cat leaves: Ann wins.
+        tables[2].sim.command(AdminCommand("resign", seat=2))
+        pump(tables, lambda: all(t.session.tracker.is_over for t in tables),
+             "Cat resigns at their table; the game ends on every table")
+    # The end: every table reveals its cards and its lock; the deal is audited.
+    pump(tables, lambda: all(t.game.cards.audit_result == "" for t in tables),
+         "every table audits the deal", timeout=60)
+    for table in tables:
+        assert table.game.cards.known == dict(enumerate(deal))
+        assert any("the deal checks" in n for n in table.session.notices)
+
+
+def test_a_reveal_that_does_not_match_its_commitment_is_refused_with_the_reason(dealt):
+    tables = dealt
+    cat = tables[2]
+    dealt_card, salt = cat.game.cards.deal.cards[2]
+    lie = "good" if dealt_card == Alignment.EVIL else "evil"
+    cat.game._say(Reveal(cat.game.game_id, 2, lie, salt.hex()))
+    # And a table revealing a card of a seat it does not play.
+    cat.game._say(Reveal(cat.game.game_id, 0, "good", salt.hex()))
+    pump(tables, lambda: all(len([r for r in t.game.refusals if r.side == "here"]) >= 2
+                             for t in tables[:2]), "both other tables refuse both")
+    for table in tables[:2]:
+        reasons = [r.reason for r in table.game.refusals if r.side == "here"]
+        assert any(f"seat 2's reveal ({lie}) does not match the commitment its table made "
+                   "at the deal" in r for r in reasons), reasons
+        assert any("revealed the card of seat 0, which it does not play" in r
+                   for r in reasons), reasons
+        assert 2 not in table.game.cards.known
+        assert table.session.tracker.state.revealed_alignments() == {}
+    pump(tables, lambda: len([r for r in cat.game.refusals if r.side == "there"]) >= 4,
+         "Cat's table hears why")
