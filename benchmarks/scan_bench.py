@@ -14,12 +14,18 @@ until the firmware sends the ZONE line that shows it is measured (then it goes b
 
 Designs:
 
-* ``batches`` (the design before issue 25): every multiplexer follows the shared select
-  lines, so a batch is one channel on every reader and waits for the slowest pad;
-* ``pipelined`` (the reference design now): each multiplexer board latches its own
-  channel (its 74HCT4514's latch, strobed per board), so every reader walks its own pads
+* ``batches`` (the wiring before issue 25: ``Board.transparent()``): every multiplexer's
+  ``LE`` is tied high, so every board follows the shared select lines, a batch is one
+  channel on every reader and waits for the slowest pad; no IRQ lines;
+* ``pipelined`` (the reference wiring as built, hardware/layouts/*.toml and
+  hardware/netlist/mux16.toml): each multiplexer board latches its own channel (its
+  74HCT4514's ``LE``, strobed from the latch decoder), so every reader walks its own pads
   and starts the next the moment one is done; each PN5180's IRQ output goes to an MCU
-  input, so an empty slot costs a pin reading instead of a register read.
+  input, so an empty slot costs a pin reading instead of a register read;
+* ``pipelined-no-irq``: the latches as built but no IRQ line (every wait ends with an
+  IRQ_STATUS read over SPI): the option that saves the IRQ pins, measured to decide.
+
+Every MCU pin write (select lines, latch strobe) costs the band's pin figure.
 
 Tags are what a builder gets from one reel of ICODE tags (consecutive serial numbers,
 stuck on the pieces in random order). Figures: round time (every system pad scanned
@@ -39,6 +45,7 @@ import sys
 
 from homeworlds.rules import PIECES
 from homeworlds.sim import SimulatedMcu, VirtualTable, make_registry
+from homeworlds.table.board import describe
 from homeworlds.table.enroll import copies_for_players
 from homeworlds.table.layout import builtin_layout
 from homeworlds.table.registry import COPY_LETTERS, Registry, TagInfo
@@ -46,7 +53,7 @@ from homeworlds.table.scancosts import BANDS, load_costs
 from tablefw import protocol as p
 
 LAYOUTS = ("standard-2p", "four-seat")
-DESIGNS = ("batches", "pipelined")
+DESIGNS = ("batches", "pipelined", "pipelined-no-irq")
 TRIALS = 50
 #: Targets on the likely band (issue 25): round p95, placement -> ZONE p95 (ms).
 ROUND_P95_TARGET = 250
@@ -137,13 +144,15 @@ class Run:
         return None
 
 
-def emulation_for(design, band_costs):
+def emulation_for(design, band_costs, layout):
     """The emulated board's options for ``design`` with one band of costs."""
     options = {"costs": band_costs}
-    if design == "pipelined":
-        options["latched"] = True
-        options["irq_read_us"] = band_costs["pin_read_us"] if band_costs else 0.0
-    elif design != "batches":
+    board = describe(layout)
+    if design == "batches":
+        options["board"] = board.transparent()
+    elif design == "pipelined-no-irq":
+        options["irq"] = False
+    elif design != "pipelined":
         raise ValueError(f"no design {design!r}: expected one of {', '.join(DESIGNS)}")
     return options
 
@@ -156,7 +165,11 @@ def bench(layout_name, tags, seed=7, design="batches", band_costs=None, trials=N
         registry = make_registry(layout, players)
     else:
         registry = reel_registry(layout, players, rng)
-    run = Run(layout, registry, seed, emulation_for(design, band_costs))
+    run = Run(layout, registry, seed, emulation_for(design, band_costs, layout))
+    expected = design != "batches"
+    if run.mcu.scanner.pipelined != expected:
+        raise RuntimeError(f"{layout_name} {design}: the scan core runs "
+                           f"{'pipelined' if run.mcu.scanner.pipelined else 'in batches'}")
     run.start(rng)
     pads = [zone for slot in layout.slots for zone in slot.zones]
     placed, removed = [], []

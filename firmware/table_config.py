@@ -23,15 +23,20 @@ CONFIG = {
     "mux_settle_us": 4000,
     # Readers' fields on at once: 1.2 A budget, 250 mA a field, 145 mA relays and bias.
     "fields_at_once": 4,
+    # 74HC139 driving the chip selects: address A0 first, enable active low.
+    "nss_decoder": {"address": ["GP20", "GP21"], "enable": "GP17"},
+    # Enable of the 74HC238 strobing each multiplexer's LE (address: the NSS decoder's lines):
+    # every board holds its own channel, the scan runs pipelined.
+    "mux_latch": "GP22",
     "readers": [
         # reader 0: south-west and middle: slots 0-4
-        {"cs": "GP17", "busy": "GP2", "zones": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]},
+        {"cs": 0, "busy": "GP2", "irq": "GP0", "zones": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]},
         # reader 1: east: slots 5-9
-        {"cs": "GP20", "busy": "GP3", "zones": [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]},
+        {"cs": 1, "busy": "GP3", "irq": "GP1", "zones": [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]},
         # reader 2: north-west and middle: slots 10-13
-        {"cs": "GP21", "busy": "GP4", "zones": [30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41]},
+        {"cs": 2, "busy": "GP4", "irq": "GP7", "zones": [30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41]},
         # reader 3: bank tray; both turn tokens on channels 12-13
-        {"cs": "GP22", "busy": "GP5", "zones": [44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 42, 43]},
+        {"cs": 3, "busy": "GP5", "irq": "GP8", "zones": [44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 42, 43]},
     ],
     # Seat buttons 0, 1, ...: to ground, internal pull-ups.
     "buttons": ["GP14", "GP15"],

@@ -13,6 +13,11 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
 - ``reset``: shared reset pin of the PN5180s (optional)
 - ``mux``: select pins shared by all readers, least significant first
 - ``mux_enable``: the multiplexers' active-low enable (EN_N), one pin for all
+- ``mux_latch``: the enable of the decoder that strobes each multiplexer board's latch
+  (its 74HCT4514's ``LE``); the decoder's address lines are ``nss_decoder``'s, and the
+  board of the reader whose ``cs`` is decoder output *n* latches on output *n*. With it
+  every board holds its own channel and the scan core runs pipelined; without it the
+  boards follow the shared select lines (``LE`` tied high) and it scans in batches
 - ``mux_settle_us``: relay settle time after a channel switch (operate +
   bounce, or release if longer), waited before the first request
 - ``fields_at_once``: how many readers may have their field on together
@@ -21,7 +26,8 @@ Configuration keys (a dict, see firmware/table_config.py for a full example):
   driving the chip selects; a reader's ``cs`` is then a decoder output number
 - ``readers``: list of dicts; PN5180 keys ``cs``, ``busy``, ``zones``,
   optional ``mux``, ``reset`` (own reset line), ``channels`` (the mux channel
-  of each zone, when some channels are not connected); PN532 keys ``tx``,
+  of each zone, when some channels are not connected), ``irq`` (the MCU input its
+  IRQ output goes to); PN532 keys ``tx``,
   ``rx``, ``zones``, optional ``mux``, ``channels``, ``max_targets``
 - ``buttons``: pin names of the seat buttons (to ground, pulled up)
 - ``settings``: initial scan settings (see tablefw.settings)
@@ -37,10 +43,10 @@ from tablefw.settings import Settings
 # imported where a configuration asks for them: a board loads only what it drives
 # (each module loaded costs heap, about 8 KB for a driver).
 
-KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_settle_us",
+KNOWN_KEYS = ("reader", "zones", "spi", "reset", "mux", "mux_enable", "mux_latch", "mux_settle_us",
               "fields_at_once",
               "nss_decoder", "readers", "buttons", "settings", "timing", "slow_zones")
-PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels")
+PN5180_KEYS = ("cs", "busy", "zones", "mux", "reset", "channels", "irq")
 PN532_KEYS = ("tx", "rx", "zones", "mux", "channels", "max_targets", "baudrate")
 PN5180_TIMING = ("sof_timeout_ms", "rx_timeout_ms", "busy_timeout_ms", "power_up_ms", "max_rounds",
                  "baudrate")
@@ -99,14 +105,20 @@ def _zones(value, where):
     return list(value)
 
 
-def _mux(hw, pins, where, cache, enable=None, settle_us=0):
+def _mux(hw, pins, where, cache, enable=None, settle_us=0, latch=None):
+    """The multiplexer on select ``pins`` (boards on the same pins share one), or with
+    ``latch`` = (strobe, output) a board of its own that latches its channel from them."""
     if not isinstance(pins, (list, tuple)) or not pins:
         raise ConfigError("%s: expected a list of select pin names" % where)
     key = tuple(pins)
     if key not in cache:
         outputs = [hw.output(name, "%s[%d]" % (where, i)) for i, name in enumerate(pins)]
         cache[key] = GpioMux(outputs, enable=enable, settle_us=settle_us)
-    return cache[key]
+    if latch is None:
+        return cache[key]
+    from tablefw.readers.mux import LatchedMux
+
+    return LatchedMux(cache[key].pins, latch[0], latch[1], enable=enable, settle_us=settle_us)
 
 
 def _count(config, key, low, high, default):
@@ -219,6 +231,7 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
     decoder = None
     if config.get("nss_decoder") is not None:
         decoder = _decoder(hw, config["nss_decoder"])
+    strobe = _latch_strobe(hw, config, decoder, kind)
     decoder_outputs: dict[int, str] = {}
     # What every reader is built with, beside its own entry.
     shared = (hw, busio, kind, timing, spi, reset, resets, decoder, decoder_outputs, clock,
@@ -236,7 +249,16 @@ def build(config, board, busio, digitalio, clock=None, sleep=None):
                 raise ConfigError("%s.zones: zone %d is already served by readers[%d]"
                                   % (where, zone, owner[zone]))
             owner[zone] = index
-        mux = _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us)
+        latch = None
+        if strobe is not None:
+            cs = entry.get("cs")
+            if not isinstance(cs, int) or isinstance(cs, bool):
+                raise ConfigError("%s.cs: with 'mux_latch' the multiplexer's latch is strobed "
+                                  "on the decoder output of the reader's chip select: expected "
+                                  "a decoder output number, got %r" % (where, cs))
+            latch = (strobe, cs)
+        mux = _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us,
+                          latch)
         readers.append(_reader(entry, index, where, zones, mux, shared))
 
     served = max(owner) + 1
@@ -267,9 +289,23 @@ def _spi_bus(config, hw, busio):
     return spi, reset
 
 
-def _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us):
+def _latch_strobe(hw, config, decoder, kind):
+    """The decoder strobing the multiplexers' latches (``mux_latch``), or None: the boards
+    then follow the shared select lines."""
+    if config.get("mux_latch") is None:
+        return None
+    if kind != "pn5180" or decoder is None:
+        raise ConfigError("mux_latch: the latch decoder's address lines are the NSS decoder's: "
+                          "it needs 'nss_decoder' (and PN5180 readers on its outputs)")
+    from tablefw.chipselect import LatchStrobe
+
+    return LatchStrobe(decoder.address, hw.output(config["mux_latch"], "mux_latch"))
+
+
+def _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_us, latch=None):
     """The multiplexer in front of one reader (None for a reader of one pad), its
-    channels remapped when the entry lists them."""
+    channels remapped when the entry lists them; ``latch``: (strobe, output) of a board
+    that latches its channel."""
     mux_pins = entry.get("mux", shared_mux)
     mux = None
     if len(zones) > 1 or entry.get("channels", [0]) != [0]:
@@ -277,7 +313,7 @@ def _reader_mux(hw, entry, zones, where, shared_mux, muxes, mux_enable, settle_u
             raise ConfigError("%s: %d zones need 'mux' select pins (here or at the top level)"
                               % (where, len(zones)))
         mux = _mux(hw, mux_pins, where + ".mux" if "mux" in entry else "mux", muxes,
-                   mux_enable, settle_us)
+                   mux_enable, settle_us, latch)
         if len(zones) > mux.channels:
             raise ConfigError("%s.zones: %d zones but the mux has %d channels"
                               % (where, len(zones), mux.channels))
@@ -307,9 +343,10 @@ def _reader(entry, index, where, zones, mux, shared):
         from tablefw.readers.pn5180 import PN5180
 
         cs = _chip_select(hw, entry["cs"], where + ".cs", decoder, decoder_outputs)
+        irq = hw.input(entry["irq"], where + ".irq") if entry.get("irq") is not None else None
         reader: Reader = PN5180(spi, cs, hw.input(entry["busy"], where + ".busy"),
                                 reader_reset, zones, mux, clock=clock, sleep=sleep, name=name,
-                                **options)
+                                irq=irq, **options)
         return reader
     for key in ("tx", "rx"):
         if key not in entry:

@@ -100,6 +100,8 @@ def _switch(reader):
     base = getattr(mux, "mux", mux)
     pins = getattr(base, "pins", None)
     key = tuple([id(pin) for pin in pins]) if pins is not None else id(base)
+    if getattr(base, "strobe", None) is not None:
+        key = (id(base),)  # a board that latches its channel: shared lines, a switch of its own
     return (key, getattr(mux, "map", None))
 
 def ready_reader(reader, faulted):
@@ -162,9 +164,11 @@ class Scanner:
         self._schedule = self._batches(fields_at_once)
         # The wiring does not change: each reader's switch is worked out once, not every batch.
         self._switches = [_switch(reader) for reader in self.readers]
-        # Pipelined: every reader has a switch of its own (latched select lines), so each
-        # walks its own channels and starts its next pad the moment it finished one; no
-        # reader waits for the slowest pad of a batch.
+        # Pipelined: every reader has a switch of its own (a board that latches its channel,
+        # tablefw.readers.mux.LatchedMux, or select lines of its own), so each walks its own
+        # channels and starts its next pad the moment it finished one; no reader waits for
+        # the slowest pad of a batch. Boards that follow shared select lines (LE tied high)
+        # share one key, and scan in batches.
         keys = [switch[0] for switch in self._switches if switch is not None]
         self.pipelined = self.concurrent and len(set(keys)) == len(keys)
         count = len(self.readers)

@@ -45,7 +45,7 @@ def test_a_layout_without_wiring_is_refused_naming_the_key(tmp_path, capsys):
     text = STANDARD.read_text()
     text = text[:text.index("[mcu]")] + text[text.index("# A batch scans"):]
     text = "\n".join(line for line in text.splitlines()
-                     if not line.startswith(("nss =", "busy =")))
+                     if not line.startswith(("nss_output =", "busy =", "irq =")))
     path = tmp_path / "bare.toml"
     path.write_text(text)
     assert main(["firmware-config", str(path)]) == 2

@@ -39,3 +39,12 @@ def test_a_remote_seat_waits_for_the_other_table_instead_of_thinking():
     assert guidance_text(waiting, PLAYERS) == "Hal: waiting for the turn from the other table…"
     assert guidance_text(GuidanceShown(1, "thinking"), PLAYERS) == \
         "Hal (the computer) is thinking…"
+
+
+def test_a_step_of_a_turn_played_elsewhere_is_named_by_where_it_came_from():
+    """The other table's (or the phone's) turn laid out here is not the computer's."""
+    remote = _step(played_from="the other table")
+    assert guidance_text(remote, PLAYERS).startswith(
+        "Hal (from the other table), step 2 of 4: Lift")
+    assert "computer" not in guidance_text(remote, PLAYERS)
+    assert guidance_text(_step(), PLAYERS).startswith("Hal (the computer), step 2 of 4: ")

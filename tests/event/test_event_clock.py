@@ -25,6 +25,7 @@ from homeworlds.session import Stage  # noqa: E402
 from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import wait_for  # noqa: E402
+from tests.event.hub_sign_in import sign_in  # noqa: E402
 from tests.event.tables import key_file  # noqa: E402
 from tests.event.test_play_publishes import event_table  # noqa: E402, F401
 from tests.test_session_clocks import LAYOUT, SETUP, Table  # noqa: E402
@@ -120,6 +121,7 @@ def test_the_hubs_clock_applies_to_the_next_game_not_the_one_in_progress(hub, ta
                  follow_redirects=False)
     assert r.status_code == 303, r.text
     host.loop_until(lambda: host.session.clock_spec == FISCHER, "the event's clock at t1")
+    sign_in(web, TOKEN)  # the admin page shows the clock form to the organiser
     assert "fischer 300 s + 5 s" in web.get("/admin").text
 
     # The game in progress keeps the time control it began with: Bob flags at 60 s.

@@ -20,6 +20,7 @@ from homeworlds.store import GameStore  # noqa: E402
 from homeworlds.store.export import export_sdg  # noqa: E402
 from homeworlds.web.hub import HubPages, build_app  # noqa: E402
 from tests.event.helpers import TWO_PLAYER_GAMES  # noqa: E402
+from tests.event.hub_sign_in import csrf_of, sign_in  # noqa: E402
 from tests.event.tables import TableSigner, issue, messages, played_store  # noqa: E402
 
 EVENT = "club"
@@ -329,13 +330,76 @@ def test_results_show_table_numbers_buchholz_and_a_big_screen_view(hub):
 
 
 def test_the_admin_page_has_one_sign_in_for_every_form(hub):
+    """Signed out: the sign-in form alone. Signed in: every admin form carries the page's
+    CSRF field, none the token; the script plays no part in signing in."""
     client, *_ = hub
     page = client.get("/admin").text
-    assert page.count('id="admin-token"') == 1
-    assert page.count('type="password"') == 1
+    assert page.count('id="admin-token"') == 1 and page.count('type="password"') == 1
+    assert '<form id="sign-in" method="post" action="/admin/sign-in">' in page
+    assert '<form class="admin"' not in page
+    csrf = sign_in(client, TOKEN)
+    page = client.get("/admin").text
+    assert 'id="admin-token"' not in page and 'action="/admin/sign-out"' in page
     forms = page.count('<form class="admin"')
-    assert forms >= 3 and page.count('<input type="hidden" name="token" value="">') == forms
-    assert '<script src="/static/hub.js" defer>' in page
+    assert forms >= 3 and page.count(f'<input type="hidden" name="csrf" value="{csrf}">') \
+        == forms + 1  # and the sign-out form
+    assert 'name="token"' not in page
+    assert "sessionStorage" not in client.get("/static/hub.js").text
+
+
+def test_signing_in_needs_no_script_and_every_form_then_its_csrf_field(hub):
+    """Issue 29's leftover: a plain form post signs in; the browser then holds a session
+    cookie (not the token) and its forms need the CSRF field and this site's origin."""
+    client, _, book, _ = hub
+    here = {"origin": "http://testserver"}
+    csrf = csrf_of(client.get("/admin").text)
+    wrong = client.post("/admin/sign-in", data={"csrf": csrf, "token": "guess"}, headers=here)
+    assert wrong.status_code == 403 and "wrong admin token" in wrong.text
+    forged = client.post("/admin/sign-in", data={"csrf": "x" * 32, "token": TOKEN},
+                         headers=here)
+    assert forged.status_code == 403 and "CSRF" in forged.text
+    elsewhere = client.post("/admin/sign-in", data={"csrf": csrf, "token": TOKEN},
+                            headers={"origin": "https://evil.example"})
+    assert elsewhere.status_code == 403
+    r = client.post("/admin/sign-in", data={"csrf": csrf, "token": TOKEN}, headers=here,
+                    follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/admin"
+    cookie = r.headers["set-cookie"]
+    assert "hw_hub_admin=" in cookie and TOKEN not in cookie
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    # Signed in: a form with the page's CSRF field, from this site, acts.
+    r = client.post("/admin/players", data={"csrf": csrf, "players": "Ann\nBob"},
+                    headers=here, follow_redirects=False)
+    assert r.status_code == 303 and book.players() == ["Ann", "Bob"]
+    # Without the field, from another site, or without an origin: refused.
+    for data, headers in (({"players": "Eve"}, here),
+                          ({"csrf": "y" * 32, "players": "Eve"}, here),
+                          ({"csrf": csrf, "players": "Eve"}, {"origin": "https://evil.example"}),
+                          ({"csrf": csrf, "players": "Eve"}, {})):
+        r = client.post("/admin/players", data=data, headers=headers)
+        assert r.status_code == 403, (data, headers)
+    assert book.players() == ["Ann", "Bob"]
+    # Signed out: the cookie is forgotten by the hub, even if a browser kept it.
+    kept = client.cookies.get("hw_hub_admin")
+    r = client.post("/admin/sign-out", data={"csrf": csrf}, headers=here,
+                    follow_redirects=False)
+    assert r.status_code == 303
+    client.cookies.set("hw_hub_admin", kept)
+    r = client.post("/admin/players", data={"csrf": csrf, "players": "Eve"}, headers=here)
+    assert r.status_code == 403 and "not signed in" in r.text
+    assert book.players() == ["Ann", "Bob"]
+
+
+def test_wrong_tokens_make_sign_in_wait(hub):
+    client, *_ = hub
+    here = {"origin": "http://testserver"}
+    csrf = csrf_of(client.get("/admin").text)
+    codes = [client.post("/admin/sign-in", data={"csrf": csrf, "token": f"guess{k}"},
+                         headers=here).status_code for k in range(11)]
+    assert codes[:10] == [403] * 10 and codes[10] == 429
+    r = client.post("/admin/sign-in", data={"csrf": csrf, "token": TOKEN}, headers=here,
+                    follow_redirects=False)
+    assert r.status_code == 429  # even the right token waits the minute out
 
 
 def test_the_live_view_of_a_table_without_a_retained_state_is_as_of_its_last_turn(hub):

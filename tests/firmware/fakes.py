@@ -48,12 +48,23 @@ def mux_channel(pins) -> int:
 
 
 class FakeDigitalInOut:
-    def __init__(self, registry, pin) -> None:
+    def __init__(self, registry, pin, listeners=()) -> None:
         self.pin = pin
-        self.value = False
+        self.listeners = listeners  # called with (pin name, level) after every write
+        self._value = False
         self.direction = None
         self.pull = None
         registry[pin] = self
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, level):
+        self._value = level
+        for listener in self.listeners:
+            listener(self.pin, level)
 
     def switch_to_output(self, value=False):
         self.direction = "output"
@@ -77,8 +88,44 @@ def make_digitalio():
         Pull=SimpleNamespace(UP="UP", DOWN="DOWN"),
         registry=registry,
     )
-    module.DigitalInOut = lambda pin: FakeDigitalInOut(registry, pin)
+    module.listeners = []
+    module.DigitalInOut = lambda pin: FakeDigitalInOut(registry, pin, module.listeners)
     return module
+
+
+class LatchedBoards:
+    """Multiplexer boards whose decoder latches the shared select lines while its ``LE``
+    (latch decoder output *n*: ``enable`` high and ``address`` = *n*) is high, as the
+    reference boards do; ``pins(n)`` gives what board *n*'s decoder sees."""
+
+    def __init__(self, digitalio, select, address, enable):
+        self.registry = digitalio.registry
+        self.select, self.address, self.enable = select, address, enable
+        self.held: dict[int, list[bool]] = {}
+        digitalio.listeners.append(self._written)
+
+    def _written(self, _pin, _level):
+        enable = self.registry.get(self.enable)
+        if enable is None or not enable.value:
+            return
+        output = sum(1 << bit for bit, name in enumerate(self.address)
+                     if self.registry[name].value)
+        self.held[output] = [bool(self.registry[name].value) for name in self.select]
+
+    def pins(self, output):
+        return lambda: [FakePin(level) for level in self.held.get(output, [False] * 4)]
+
+
+def decoded_select(digitalio, address, enable, output):
+    """Chip select ``output`` of a 74HC138-style decoder (low while enabled and addressed)."""
+    registry = digitalio.registry
+
+    def line():
+        selected = not registry[enable].value and sum(
+            1 << bit for bit, name in enumerate(address) if registry[name].value) == output
+        return FakePin(not selected)
+
+    return line
 
 
 class FakeUsbPort:

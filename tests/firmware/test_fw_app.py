@@ -17,7 +17,16 @@ from tablefw.readers.mux import GpioMux
 from tablefw.readers.pn532 import PN532
 from tablefw.readers.pn5180 import PN5180
 
-from .fakes import FakeClock, FakePin, FakeUsbPort, TickingClock, make_board, make_digitalio
+from .fakes import (
+    FakeClock,
+    FakePin,
+    FakeUsbPort,
+    LatchedBoards,
+    TickingClock,
+    decoded_select,
+    make_board,
+    make_digitalio,
+)
 from .pn532_emulator import FakeUart, Pn532Chip, Target
 from .pn5180_emulator import FakeSpiBus, Pn5180Chip
 
@@ -69,9 +78,15 @@ def test_reference_config_builds_four_pn5180_readers():
     assert readers[1].zones == tuple(range(15, 30))
     assert readers[2].zones == tuple(range(30, 42))
     assert readers[3].zones == (*range(44, 56), 42, 43)
-    assert readers[0].mux is readers[3].mux and readers[0].mux.channels == 16  # shared select lines
+    # Each board latches its own channel from the shared select lines: a switch per reader.
+    assert readers[0].mux is not readers[3].mux and readers[0].mux.channels == 16
+    assert readers[0].mux.pins == readers[3].mux.pins  # the same four select outputs
+    assert [r.mux.strobe.outputs for r in readers] == [4] * 4
+    assert [r.mux.output for r in readers] == [0, 1, 2, 3]
+    assert [r.irq.pin for r in readers] == ["GP0", "GP1", "GP7", "GP8"]  # IRQ inputs
     assert len(buttons) == 2 and all(b.pull == "UP" for b in buttons)
-    assert digitalio.registry["GP17"].value is True  # chip selects idle high
+    assert digitalio.registry["GP17"].value is True  # chip selects idle high (decoder off)
+    assert digitalio.registry["GP22"].value is False  # latch strobe idle: every board holds
     assert all(digitalio.registry[f"GP{n}"].direction == "input" for n in (2, 3, 4, 5))  # BUSY
     assert settings.snap_ms == 5000
 
@@ -92,9 +107,13 @@ def test_pn532_example_config_builds():
         (lambda c: c.update(colour="red"), "config: unknown key 'colour'"),
         (lambda c: c.update(reader="rc522"), "reader: expected 'pn5180' or 'pn532'"),
         (lambda c: c["readers"][2].pop("busy"), "readers[2]: missing key 'busy'"),
-        (lambda c: c["readers"][1].update(cs="GP99"), "readers[1].cs: board has no pin 'GP99'"),
-        (lambda c: c["readers"][1].update(cs="GP17"), "readers[1].cs: pin GP17 is already used by "
-                                                      "readers[0].cs"),
+        (lambda c: c["readers"][1].update(cs="GP99"), "readers[1].cs: with 'mux_latch' the "
+                                                      "multiplexer's latch is strobed on the "
+                                                      "decoder output"),
+        (lambda c: c["readers"][1].update(irq="GP17"), "readers[1].irq: pin GP17 is already used "
+                                                       "by nss_decoder.enable"),
+        (lambda c: c.pop("nss_decoder"), "mux_latch: the latch decoder's address lines are the "
+                                         "NSS decoder's"),
         (lambda c: c["readers"][3].update(zones=[1]), "readers[3].zones: zone 1 is already served "
                                                       "by readers[0]"),
         (lambda c: c["readers"][0].update(zones=list(range(100, 117))), "17 zones but the mux has "
@@ -107,8 +126,8 @@ def test_pn532_example_config_builds():
         (lambda c: c.update(timing={"timeout": 5}), "timing: unknown key 'timeout'"),
         (lambda c: c["readers"][0].update(colour=1), "readers[0]: unknown key 'colour'"),
         (lambda c: c.update(buttons=["GP10"]), "buttons[0]: pin GP10 is already used by mux[0]"),
-        (lambda c: c["readers"][1].update(cs=2), "readers[1].cs: decoder output 2 needs "
-                                                 "'nss_decoder'"),
+        (lambda c: c["readers"][1].update(cs=0), "readers[1].cs: decoder output 0 is already "
+                                                 "used by readers[0].cs"),
         (lambda c: c["readers"][1].update(channels=[0, 1]), "readers[1].channels: expected one mux "
                                                             "channel per zone"),
         (lambda c: c["readers"][3].update(channels=list(range(3, 17))), "readers[3].channels: "
@@ -129,19 +148,23 @@ def test_config_mistakes_name_the_key(change, message):
 def test_main_scans_real_drivers_over_fake_spi_and_talks_over_usb():
     config, _ = reference_config()
     config["readers"] = config["readers"][:2]
+    for entry in config["readers"]:
+        del entry["irq"]  # these fake inputs do not follow the chips (tests of the IRQ pin:
+        # test_fw_scan_pipeline.py)
     config["zones"] = 43
     config["slow_zones"] = [1, 2]  # visited every few rounds, like the bank tray
     config["settings"] = {"debounce_on": 1, "snap_ms": 0}
     digitalio = make_digitalio()
     bus = FakeSpiBus()
 
-    def pins(names):
-        return lambda: [digitalio.registry[name] for name in names]
-
-    chips = [Pn5180Chip({0: [T1]}, mux_pins=pins(config["mux"])),
-             Pn5180Chip({3: [T2]}, mux_pins=pins(config["mux"]))]
-    bus.attach(lambda: digitalio.registry["GP17"], chips[0])
-    bus.attach(lambda: digitalio.registry["GP20"], chips[1])
+    # The reference wiring: chip selects through the 74HC139, each multiplexer board latching
+    # the shared select lines when the 74HC238 on the same address lines strobes its LE.
+    address, enable = config["nss_decoder"]["address"], config["nss_decoder"]["enable"]
+    boards = LatchedBoards(digitalio, config["mux"], address, config["mux_latch"])
+    chips = [Pn5180Chip({0: [T1]}, mux_pins=boards.pins(0)),
+             Pn5180Chip({3: [T2]}, mux_pins=boards.pins(1))]
+    bus.attach(decoded_select(digitalio, address, enable, 0), chips[0])
+    bus.attach(decoded_select(digitalio, address, enable, 1), chips[1])
     port = FakeUsbPort()
     port.incoming += p.Encoder().encode(p.Ping(9))
     clock = bus.clock  # simulated time: SPI frames and the air interface move it

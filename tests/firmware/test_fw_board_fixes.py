@@ -97,3 +97,40 @@ def test_a_uid_without_e0_is_reported_once_by_name_and_not_as_a_piece():
     errors = [m for m in messages if isinstance(m, p.ErrorReport)]
     assert len(errors) == 1 and errors[0].code == "UID" and bad in errors[0].text
     assert scanner.snapshot() == ((),)
+
+
+def test_only_boards_that_latch_their_channel_are_scanned_pipelined():
+    """The reference config strobes each board's latch: the scan core pipelines. The same
+    readers on boards whose LE is tied high (no mux_latch: one shared switch) scan in
+    batches, a channel on every reader at once."""
+    config, _ = reference_config()
+    readers, _, _, _ = build(config, make_board(), fake_busio(FakeSpiBus()), make_digitalio())
+    assert Scanner(readers, lambda data: None, SimClock(), fields_at_once=4).pipelined
+    del config["mux_latch"]
+    readers, _, _, _ = build(config, make_board(), fake_busio(FakeSpiBus()), make_digitalio())
+    assert readers[0].mux is readers[1].mux  # the boards follow the same select lines
+    scanner = Scanner(readers, lambda data: None, SimClock(), fields_at_once=4)
+    assert not scanner.pipelined and scanner._schedule[0] == (0, 1 << 8, 2 << 8, 3 << 8)
+
+
+def test_a_switch_strobes_its_own_board_after_the_select_lines_are_set():
+    config, _ = reference_config()
+    digitalio = make_digitalio()
+    readers, _, _, _ = build(config, make_board(), fake_busio(FakeSpiBus()), digitalio)
+    registry = digitalio.registry
+    seen = []
+
+    def written(pin, level):
+        if pin == config["mux_latch"] and level:  # the 74HC238 drives one LE high now
+            address = [registry[name].value for name in config["nss_decoder"]["address"]]
+            select = [registry[name].value for name in config["mux"]]
+            seen.append((sum(1 << b for b, v in enumerate(address) if v),
+                         sum(1 << b for b, v in enumerate(select) if v)))
+
+    digitalio.listeners.append(written)
+    readers[2].mux.select(5)
+    readers[1].mux.select(9)
+    readers[2].mux.select(5)  # already there: no strobe
+    assert seen == [(2, 5), (1, 9)]
+    assert registry[config["mux_latch"]].value is False  # every latch closed again
+    assert registry[config["mux_enable"]].value is False  # enabled after the first strobe

@@ -104,17 +104,42 @@ def test_the_guidance_is_json_for_the_feed():
                     "piece": "b2", "lift_slot": 3, "put_slot": 5, "from_bank": False,
                     "new_system": False, "token_seat": None,
                     "text": "Lift the medium blue ship …", "restore": False,
-                    "steps_left": 2}
+                    "played_from": None, "steps_left": 2}
 
 
 def test_settings_know_the_guidance_keys():
     settings = HintSettings.from_mapping({"suggestions": False, "guide_color": "#ffffff",
                                           "suggestion_color": [0, 200, 255],
-                                          "think_period": 2.0})
-    assert settings.suggestions is False
+                                          "think_period": 2.0, "wait_period": 4.0})
+    assert settings.suggestions is False and settings.wait_period == 4.0
     try:
         HintSettings.from_mapping({"suggestions": "no"}, source="t.toml", prefix="hints.")
     except ValueError as exc:
         assert str(exc) == "t.toml: hints.suggestions: must be true or false, not 'no'"
     else:
         raise AssertionError("accepted")
+
+
+def test_a_seat_played_elsewhere_breathes_its_bar_while_its_turn_is_awaited():
+    """Not the computer's comet: nobody at this table thinks. The seat's whole bar breathes
+    slowly in its colour (``wait_period``), never dark; with a game clock only the share of
+    the main time left breathes."""
+    waiting = GuidanceShown(1, "thinking", text="waiting for the turn from the other table…",
+                            played_from="the other table")
+    frames = [render(_view(waiting), SETTINGS, t * SETTINGS.wait_period / 12)
+              for t in range(12)]
+    bars = [_bar(f, 1) for f in frames]
+    violet = SETTINGS.seat_colors[1]
+    assert all(len(set(bar)) == 1 and bar[0] != BLACK for bar in bars)  # whole bar, lit
+    assert all(_shade_of(bar[0], violet) for bar in bars)
+    levels = [max(bar[0]) for bar in bars]
+    assert max(levels) >= max(scale(violet, SETTINGS.bar)) - 2  # up to the bar level
+    assert min(levels) <= max(scale(violet, SETTINGS.pulse_low * SETTINGS.bar)) + 2
+    # The computer's thinking on the same seat is the comet: part of the bar dark.
+    comet = _bar(render(_view(GuidanceShown(1, "thinking")), SETTINGS, 0.3), 1)
+    assert BLACK in comet and all(BLACK not in bar for bar in bars)
+    # With a clock: a quarter of the main time left, a quarter of the bar breathes.
+    timed = HintView(LAYOUT, active_seat=1, guidance=waiting, clock_fraction=0.25)
+    bar = _bar(render(timed, SETTINGS, SETTINGS.wait_period / 2), 1)
+    lit = [c for c in bar if c != BLACK]
+    assert 0 < len(lit) <= -(-len(bar) // 4) and bar[:len(lit)] == lit

@@ -12,8 +12,10 @@ from homeworlds.remote.phone import PhoneSeat
 from homeworlds.replay import rules_for_game
 from homeworlds.rules import GameState
 from homeworlds.runtime.table_replay import SimulatedTableGame
+from homeworlds.runtime.terminal import end_game
 from homeworlds.session import ComputerSeat, Stage
 from homeworlds.store import GameRecorder, GameStore
+from homeworlds.store.phone_claims import PhoneClaims
 from tests.remote.tables import follow_remote_turn, play_own_turn, pump
 
 GAME = Path(__file__).parent.parent / "data" / "games" / "sdg" / "3426.raw"
@@ -23,7 +25,7 @@ class PhoneTable:
     """The table, its store, and seat ``phone_seat`` played from a phone."""
 
     def __init__(self, directory: Path, phone_seat: int, *, start: bool = True,
-                 game_path: Path = GAME, code: str | None = None):
+                 game_path: Path = GAME, code: str | None = None, clock_spec=None):
         self.game = read_sdg_file(game_path)
         self.name = "table"
         self.rules = rules_for_game(self.game, None)
@@ -33,15 +35,21 @@ class PhoneTable:
         self.sim = SimulatedTableGame(
             self.rules, players, first_seat=first, miss_rate=0.0, seed=3,
             computer_seats={phone_seat: ComputerSeat()},
-            player_factory=lambda *a: holder[0].player_factory(*a))
+            player_factory=lambda *a: holder[0].player_factory(*a),
+            **({"clock_spec": clock_spec} if clock_spec is not None else {}))
         self.session = self.sim.session
-        self.phone = PhoneSeat(self.session, phone_seat, code=code)
-        holder.append(self.phone)
-        self.phone.attach()
         self.recorder = GameRecorder(directory / "table.sqlite", table=self.name,
                                      layout="standard-2p")
         self.recorder.open()
         self.recorder.start_game(self.rules, players, first)
+        #: the claim kept in the table's store, as ``play`` keeps it
+        self.claims = PhoneClaims(self.recorder.path, self.name)
+        self.phone = PhoneSeat(self.session, phone_seat, code=code, claims=self.claims)
+        holder.append(self.phone)
+        # The phone's resignation and an accepted draw are recorded as `play` records them.
+        self.phone.end_game = lambda kind, seat: end_game(self.session, self.recorder,
+                                                          players, kind, seat)
+        self.phone.attach()
         tracker = self.session.tracker
         self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
             len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
@@ -83,6 +91,14 @@ class PhoneTable:
             game = store.latest_game(self.name)
             return [] if game is None else [(t.number, t.seat, t.sdg)
                                             for t in store.turns(game.id)]
+        finally:
+            store.close()
+
+    def stored_result(self):
+        store = GameStore.open(self.recorder.path)
+        try:
+            game = store.latest_game(self.name)
+            return None if game is None else store.result(game.id)
         finally:
             store.close()
 

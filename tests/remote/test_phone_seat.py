@@ -151,3 +151,167 @@ def test_a_turn_sent_before_an_undo_is_never_taken_for_the_new_position(tmp_path
         assert phone.wait_for_turn(4, 0.01) is None and not phone.view().sent
     finally:
         table.close()
+
+
+def test_the_claim_is_kept_in_the_store_across_a_restart(first_seat):
+    """Only hashes are kept; a restarted table (a new PhoneSeat on the same store) knows
+    the phone that claimed the seat, and no second phone can claim it, old code or new."""
+    token = first_seat.phone.claim("K7MQ2XPD")
+    again = PhoneSeat(first_seat.session, 0, claims=first_seat.claims)
+    assert again.claimed and again.holds(token)
+    assert again.code != "K7MQ2XPD"
+    for code in ("K7MQ2XPD", again.code):
+        with pytest.raises(ClaimRefused, match="already played from another phone"):
+            again.claim(code)
+    kept = first_seat.claims.load(0)
+    assert kept is not None and token.encode() not in kept.token_hash
+    assert len(kept.code_hash) == len(kept.token_hash) == 32
+    import sqlite3
+
+    dump = "\n".join(sqlite3.connect(first_seat.recorder.path).iterdump())
+    assert token not in dump and again.code not in dump, "the store holds a secret"
+
+
+def test_an_unclaimed_seat_gets_a_new_code_after_a_restart(first_seat):
+    again = PhoneSeat(first_seat.session, 0, claims=first_seat.claims)
+    assert not again.claimed
+    with pytest.raises(ClaimRefused, match="wrong code"):
+        again.claim("K7MQ2XPD")  # the code shown before the restart is gone with it
+    assert again.holds(again.claim(again.code))
+
+
+def test_a_claim_the_store_cannot_keep_is_refused(first_seat):
+    from homeworlds.store import StoreUnavailable
+
+    def broken(seat, claim):
+        raise StoreUnavailable(str(first_seat.recorder.path), "disk I/O error")
+
+    first_seat.claims.save = broken
+    with pytest.raises(ClaimRefused, match="could not keep the claim") as refused:
+        first_seat.phone.claim("K7MQ2XPD")
+    assert refused.value.status == 503 and not first_seat.phone.claimed
+
+
+def test_the_phone_resigns_and_the_store_records_it(tmp_path):
+    table = PhoneTable(tmp_path, 1)
+    try:
+        table.play_table_turn(0)
+        phone = table.phone
+        phone.resign()
+        assert phone.my_turn(phone.view()) == "you resigned: the table ends the game"
+        table.pump_until(lambda: table.session.tracker.state.result is not None,
+                         "the table ends the game")
+        assert any("Danner resigns from the phone" in n for n in table.session.notices)
+        result = table.stored_result()
+        assert (result.kind, result.winners, result.by_seat) == ("resigned", (0,), 1)
+        table.pump_until(lambda: phone.view().ended_by == "resigned", "the phone's copy")
+        with pytest.raises(PhoneMistake, match="the game is over"):
+            phone.offer_draw()
+    finally:
+        table.close()
+
+
+def test_a_draw_offer_is_declined_lapses_or_is_accepted(tmp_path):
+    table = PhoneTable(tmp_path, 1)
+    try:
+        phone, session = table.phone, table.session
+        table.play_table_turn(0)
+        phone.offer_draw()
+        with pytest.raises(PhoneMistake, match="waits for the table's answer"):
+            phone.offer_draw()
+        assert phone.view().draw == "offered"
+        table.pump_until(lambda: any(
+            "Danner offers a draw from the phone: type `draw` to accept or `decline`" in n
+            for n in session.notices), "the table tells its person")
+        assert phone.admin_info()["draw_offered"]
+        assert phone.decline_draw() == "Danner's draw offer declined: the game goes on"
+        with pytest.raises(ValueError, match="has not offered a draw"):
+            phone.decline_draw()
+        assert phone.view().draw == "declined" and session.tracker.state.result is None
+        # Offered again, then the table's player plays on: the offer lapses.
+        phone.offer_draw()
+        phone.add_action("Homeworld Y1 G1 R3")
+        phone.send(2)
+        table.follow_phone_turn()
+        table.play_table_turn(2)
+        table.pump_until(lambda: phone.view().draw == "declined", "the offer lapses")
+        assert any("Danner's draw offer lapsed: jeep played on" in n for n in session.notices)
+        # Offered once more and accepted at the table (its `draw`, as the terminal's).
+        phone.offer_draw()
+        from homeworlds.runtime.terminal import run_command
+
+        run_command("draw", session, table.recorder, table.game.players)
+        table.pump_until(lambda: phone.view().ended_by == "agreed-draw", "the phone's copy")
+        assert phone.view().draw is None
+        result = table.stored_result()
+        assert (result.kind, result.after_turn) == ("agreed-draw", 3)
+    finally:
+        table.close()
+
+
+def test_the_phone_reads_the_tables_clocks(tmp_path):
+    from homeworlds.clock import ClockSpec
+
+    table = PhoneTable(tmp_path, 1, clock_spec=ClockSpec.parse("300+2"))
+    try:
+        table.play_table_turn(0)
+        table.phone.add_action("Homeworld Y1 G1 R3")
+        table.phone.send(2)
+        table.follow_phone_turn()
+        table.play_table_turn(2)  # the clocks start after the (untimed) setup
+        table.pump_until(lambda: table.phone.view().clocks is not None
+                         and table.phone.view().clocks["seats"][1]["running"],
+                         "the phone's seat's clock runs")
+        clocks = table.phone.view().clocks
+        reading = table.session.clocks_feed()
+        assert [s["running"] for s in clocks["seats"]] == [False, True]
+        assert clocks["seats"][0]["remaining_ms"] == reading["seats"][0]["remaining_ms"]
+        assert abs(clocks["seats"][1]["remaining_ms"] - reading["seats"][1]["remaining_ms"]) \
+            < 2000
+    finally:
+        table.close()
+
+
+def test_the_table_frees_the_seat_for_another_phone(first_seat):
+    """The phone was lost (or another visitor takes over): the table's person frees the
+    seat; the old phone no longer plays it, the new code claims it, also after a restart."""
+    phone = first_seat.phone
+    token = phone.claim("K7MQ2XPD")
+    phone.base_url = "http://192.168.1.20:8090/"
+    said = phone.release()
+    assert not phone.holds(token) and not phone.claimed
+    assert said == (f"the phone seat jeep is free: a phone claims it with the new code "
+                    f"{phone.code} (http://192.168.1.20:8090/phone?code={phone.code})")
+    again = PhoneSeat(first_seat.session, 0, claims=first_seat.claims)
+    assert not again.claimed and not again.holds(token)
+    assert again.holds(again.claim(again.code))
+
+
+def test_the_terminal_declines_a_draw_and_frees_the_seat(first_seat, capsys):
+    """``decline`` and ``release-phone`` typed on the table's terminal (``play``'s)."""
+    import queue
+
+    from homeworlds.runtime.table import _release_phone
+    from homeworlds.runtime.terminal import run_commands
+
+    phone = first_seat.phone
+    token = phone.claim("K7MQ2XPD")
+    phone.offer_draw()
+    lines: queue.Queue = queue.Queue()
+    for line in ("decline", "decline", "release-phone"):
+        lines.put(line + "\n")
+
+    def decline(words):
+        try:
+            return phone.decline_draw()
+        except ValueError as exc:
+            return f"cannot decline: {exc}"
+
+    config = type("Config", (), {"players": first_seat.game.players})()
+    run_commands(lines, first_seat.session, first_seat.recorder, config,
+                 {"decline": decline, "release-phone": lambda words: _release_phone(phone)})
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "jeep's draw offer declined: the game goes on"
+    assert out[1] == "cannot decline: jeep has not offered a draw"
+    assert out[2].startswith("the phone seat jeep is free: a phone claims it with the new code")
+    assert not phone.holds(token)

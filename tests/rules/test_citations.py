@@ -140,3 +140,33 @@ def test_the_action_the_table_shows_and_the_rule_it_breaks(change, guessed, rule
         assert str(action) == guessed
     refusal = diagnose(state.begin_turn(), observed)
     assert (None if refusal is None else rule_of(refusal)) == rule
+
+
+@pytest.mark.parametrize(("actions", "rule", "section"), [
+    ((Build(P("g2"), "Ann"),), "build-smallest", "Free Actions"),
+    ((Build(P("b1"), "Ann"),), "build-colour", "Free Actions"),
+    ((Build(P("y1"), "Far"),), "technology", "Free Actions"),
+    ((Trade(P("g1"), P("b2"), "Ann"),), "trade", "Free Actions"),
+    ((Move(P("g1"), "Ann", "Ben"),), "connection", "Star-Systems and Star ships"),
+    ((Build(P("g1"), "Ann"), Build(P("g2"), "Ann")), "one-action", "Play"),
+    # (Good/Evil: catastrophes come after the turn's action)
+    ((Build(P("g1"), "Ann"), Catastrophe("Ann", Color.GREEN)), "catastrophe",
+     "Overpopulation and Catastrophes"),
+])
+def test_a_good_evil_game_quotes_the_good_evil_rulebook(actions, rule, section):
+    """Under the Good/Evil rules a refusal quotes John & Gina's rulebook (002), not Looney
+    Labs' wording naming that other book."""
+    citation = cite(_refusal(actions, rules="good-evil"), "good-evil")
+    assert citation is not None and citation.rule == rule
+    assert citation.file == "002_97f4ce8dbb4cee45.txt" and citation.section == section
+    assert citation.book == "the Good/Evil rules"
+    # The two-player presets keep Looney Labs' sentence (or BGA's for connections).
+    assert citation_for(rule, "looney").file != citation.file
+
+
+def test_every_rule_the_good_evil_rulebook_states_is_quoted_from_it():
+    """Every rule with a sentence of the Good/Evil rulebook gives it to a good-evil game;
+    the rules that book does not state (no pass: it allows one) fall back, naming theirs."""
+    for rule in CITATIONS:
+        citation = citation_for(rule, "good-evil")
+        assert citation.file == "002_97f4ce8dbb4cee45.txt" or rule == "pass", rule

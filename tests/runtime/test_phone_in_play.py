@@ -79,3 +79,39 @@ def test_the_phone_cannot_play_the_computers_seat(tmp_path):
     config = config_from_mapping({**BASE, "phone": {"seat": 0, "listen": "0.0.0.0"}},
                                  "table.toml", tmp_path)
     assert (config.phone.seat, config.phone.listen, config.phone.port) == (0, "0.0.0.0", 8090)
+
+
+def test_play_phone_gives_a_seat_to_a_phone_without_editing_the_configuration(tmp_path):
+    from homeworlds.commands.play import _with_phone
+
+    config = config_from_mapping({**BASE, "display": {"enabled": True}}, "table.toml",
+                                 tmp_path)
+    assert config.phone is None
+    phone = _with_phone(config, "1").phone
+    assert (phone.seat, phone.listen, phone.port) == (1, "127.0.0.1", 8090)
+    phone = _with_phone(config, "0@0.0.0.0:8091").phone
+    assert (phone.seat, phone.listen, phone.port) == (0, "0.0.0.0", 8091)
+    configured = config_from_mapping({**BASE, "phone": {"seat": 1, "port": 8095}},
+                                     "table.toml", tmp_path)
+    assert _with_phone(configured, "0").phone.port == 8095  # the rest from [phone]
+
+
+@pytest.mark.parametrize("option, says", [
+    ("x", "'x' is not a seat: give 0 or 1"),
+    ("2", "no seat 2"),
+    ("1@example.org", "not an IP address"),
+    ("1@127.0.0.1:99999", "the port must be a number"),
+    ("1@127.0.0.1:8080", "the display's port"),
+])
+def test_a_wrong_play_phone_option_is_refused_with_the_reason(tmp_path, option, says, capsys):
+    from homeworlds.cli import main
+
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\nregistry = "registry.toml"\nrules = "looney"\n'
+                    'players = ["Ann", "Bob"]\n[serial]\nport = "/dev/null"\n'
+                    '[pixels]\nsink = "memory"\n[display]\nenabled = true\n')
+    assert main(["play", "--config", str(path), "--phone", option]) == 2
+    err = capsys.readouterr().err
+    assert "homeworlds play: --phone: " in err and says in err, err

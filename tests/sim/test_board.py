@@ -236,3 +236,117 @@ def test_a_uid_that_does_not_start_with_e0_is_reported_by_name_not_reported_as_a
     errors = [m for m in messages if isinstance(m, p.ErrorReport) and m.code == "UID"]
     assert len(errors) == 1 and bad in errors[0].text and "E0" in errors[0].text
     assert all(bad not in m.uids for m in messages if isinstance(m, p.ZoneState))
+
+
+# ---------------------------------------------------------------- 6. latches and IRQ lines
+
+
+def _old_netlist(tmp_path):
+    """hardware/netlist/mux16.toml as it was before the latch strobe: U1.LE tied to +5 V,
+    no LE on the control header, no R3."""
+    from homeworlds.table.board import MUX_NETLIST
+
+    text = MUX_NETLIST.read_text(encoding="utf-8")
+    text = text.replace('"+5V" = ["J18.VCC", "U1.VCC", ', '"+5V" = ["J18.VCC", "U1.VCC", "U1.LE", ')
+    text = text.replace('"LE" = ["J18.LE", "U1.LE", "R3.2"]\n', "")
+    text = text.replace('"GND" = ["J18.GND", "U1.GND", "R3.1", ', '"GND" = ["J18.GND", "U1.GND", ')
+    text = text.replace('R3 = "RC0603FR-0710KL"\n', "")
+    text = text.replace('"7 EN_N out", "8 LE out"]', '"7 EN_N out"]')
+    path = tmp_path / "mux16-le-high.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_netlist_says_whether_each_board_latches_its_channel(tmp_path):
+    layout = builtin_layout("standard-2p")
+    new = describe(layout)
+    assert (new.mux.latch_wiring, new.mux.latch_pull_part, new.mux.latch_pin) == \
+        ("header", "R3", "GP22")
+    assert new.mux.latched and new.irq_readers == (0, 1, 2, 3)
+    old = describe(layout, mux_netlist=_old_netlist(tmp_path))
+    assert old.mux.latch_wiring == "high" and not old.mux.latched
+
+
+def test_the_generator_refuses_a_latch_no_pin_drives_and_a_strobe_for_tied_latches(tmp_path,
+                                                                                   monkeypatch):
+    from homeworlds.table import fwconfig
+
+    layout = builtin_layout("standard-2p")
+    assert layout.mcu is not None
+    unstrobed = Layout.from_toml_text(replace(layout, mcu=replace(layout.mcu, mux_latch=None))
+                                      .to_toml_text())
+    with pytest.raises(FirmwareConfigError) as caught:
+        firmware_config(unstrobed)
+    text = str(caught.value)
+    assert "mcu.mux_latch: missing: LE of the multiplexers (U1.LE, pulled down by R3" in text
+    assert "every pad reads empty" in text
+    old = _old_netlist(tmp_path)
+    monkeypatch.setattr(fwconfig, "describe", lambda lay: describe(lay, mux_netlist=old))
+    with pytest.raises(FirmwareConfigError) as caught:
+        firmware_config(layout)
+    text = str(caught.value)
+    assert "mcu.mux_latch: U1.LE of mux16 is tied high: the latch is transparent" in text
+    assert "must not be pipelined" in text
+    # The old board without the strobe: a config the firmware scans in batches.
+    config = firmware_config(unstrobed)
+    assert "mux_latch" not in config
+
+
+@pytest.mark.parametrize("name", ["standard-2p", "four-seat"])
+def test_the_generated_config_strobes_every_latch_and_wires_every_irq(name):
+    layout = builtin_layout(name)
+    config = firmware_config(layout)
+    assert config["mux_latch"] == layout.mcu.mux_latch
+    assert [entry["cs"] for entry in config["readers"]] == list(range(len(layout.readers)))
+    assert all("irq" in entry for entry in config["readers"])
+    table = wiring_table(layout)
+    assert f"| MUX LE strobe | {layout.mcu.mux_latch} | G1 (active high" in table
+    assert f"| IRQ 0–{len(layout.readers) - 1} |" in table
+
+
+def test_pipelined_on_boards_whose_le_is_tied_high_misses_tags_and_on_latched_boards_reads_all():
+    """The old wiring (every 74HCT4514's LE tied high) under a pipelined scan: each board
+    follows the shared select lines, so one reader's switch moves the others' relays in the
+    middle of their reads. The wiring as built latches each board's channel."""
+    layout = builtin_layout("standard-2p")
+    transparent = describe(layout).transparent()
+    old, table = _mcu(layout, board=transparent, latched=True)
+    assert old.scanner.pipelined
+    old.run_for(3000)
+    assert _seen(old) < PIECES_UIDS // 2  # relays switched under the readers
+    batches, _ = _mcu(layout, board=transparent)
+    assert not batches.scanner.pipelined  # the old wiring is scanned in batches, and reads all
+    batches.run_for(3000)
+    assert _seen(batches) == PIECES_UIDS
+    new, table = _mcu(layout)
+    assert new.scanner.pipelined
+    new.run_for(3000)
+    assert _seen(new) == PIECES_UIDS == sum(len(zone) for zone in table.zone_sets())
+    assert all(mux.switches > 15 for mux in new.emulated.muxes)
+    # Without strobes the latched boards hold their power-up channel: every reader reads
+    # channel 0's tags on every pad.
+    unstrobed, _ = _mcu(layout, latched=False)
+    unstrobed.run_for(3000)
+    assert unstrobed.scanner.snapshot() != table.zone_sets()
+
+
+def test_the_irq_lines_save_an_spi_read_per_empty_slot(monkeypatch):
+    """With each PN5180's IRQ output on an MCU input, an empty slot is told by a pin reading;
+    without the line, by an IRQ_STATUS read over SPI."""
+    reads = {}
+    for irq in (False, True):
+        mcu, _ = _mcu(builtin_layout("standard-2p"), irq=irq)
+        calls = [0]
+        for reader in mcu.emulated.readers:
+            original = reader._read_irq
+
+            def counted(original=original, calls=calls):
+                calls[0] += 1
+                return original()
+
+            monkeypatch.setattr(reader, "_read_irq", counted)
+        mcu.run_for(3000)
+        assert _seen(mcu) == PIECES_UIDS
+        assert all((r.irq is not None) == irq for r in mcu.emulated.readers)
+        reads[irq] = calls[0] / max(1, mcu.scanner.scans)
+    assert reads[True] < 0.6 * reads[False]  # register reads per pad scanned

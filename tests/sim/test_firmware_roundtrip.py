@@ -111,9 +111,10 @@ def test_a_config_the_firmware_refuses_is_named():
     layout = builtin_layout("standard-2p")
     table = VirtualTable(layout, make_registry(layout))
     config = generated_config("standard-2p")
-    config["readers"][1]["cs"] = "GP17"
+    config["readers"][1]["cs"] = 0
     with pytest.raises(SimError,
-                       match=r"readers\[1\]\.cs: pin GP17 is already used by readers\[0\]\.cs"):
+                       match=r"readers\[1\]\.cs: decoder output 0 is already used by "
+                             r"readers\[0\]\.cs"):
         SimulatedMcu(table, firmware_config=config)
 
 
@@ -148,4 +149,4 @@ def test_sim_mcu_command_refuses_a_config_the_firmware_refuses(tmp_path):
                              "--firmware-config", str(path)], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 1
-    assert "readers[1].busy: pin GP17 is already used by readers[0].cs" in result.stderr
+    assert "readers[1].busy: pin GP17 is already used by nss_decoder.enable" in result.stderr

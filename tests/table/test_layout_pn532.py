@@ -6,20 +6,20 @@ import pytest
 
 from homeworlds.table.layout import Layout, LayoutError, builtin_layout
 
-#: UART pins for a PN532 in place of each PN5180's NSS and BUSY lines (reader index: nss,
-#: busy -> tx, rx).
-UART_PINS = {0: ("GP17", "GP2", "GP0", "GP1"), 1: ("GP20", "GP3", "GP8", "GP7"),
-             2: ("GP21", "GP4", "GP26", "GP27"), 3: ("GP22", "GP5", "GP12", "GP13")}
+#: UART pins for a PN532 in place of each PN5180's chip select, BUSY and IRQ lines (reader
+#: index: decoder output, busy, irq -> tx = the busy pin, rx = the irq pin).
+UART_PINS = {0: (0, "GP2", "GP0"), 1: (1, "GP3", "GP1"), 2: (2, "GP4", "GP7"),
+             3: (3, "GP5", "GP8")}
 
 
 def with_chip(chip_of_reader):
     text = builtin_layout("standard-2p").to_toml_text()
     parts = text.split("[[readers]]")
     for index, chip in chip_of_reader.items():
-        nss, busy, tx, rx = UART_PINS[index]
+        output, busy, irq = UART_PINS[index]
         part = parts[index + 1].replace('chip = "pn5180"', f'chip = "{chip}"', 1)
-        parts[index + 1] = part.replace(f'nss = "{nss}"', f'tx = "{tx}"').replace(
-            f'busy = "{busy}"', f'rx = "{rx}"')
+        parts[index + 1] = part.replace(f'nss_output = {output}\n', "").replace(
+            f'busy = "{busy}"', f'tx = "{busy}"').replace(f'irq = "{irq}"', f'rx = "{irq}"')
     return "[[readers]]".join(parts)
 
 

@@ -27,8 +27,18 @@ def refused(text: str) -> str:
 
 
 BAD = [
-    ("pin used twice", 'nss = "GP20"', 'nss = "GP17"',
-     "table.toml: readers[1].nss: pin GP17 is already used by readers[0].nss"),
+    ("pin used twice", 'irq = "GP1"', 'irq = "GP0"',
+     "table.toml: readers[1].irq: pin GP0 is already used by readers[0].irq"),
+    ("MCU output facing IRQ", 'irq = "GP7"', 'irq = "GP9"',
+     "table.toml: readers[2].irq: pin GP9 is mcu.mux_enable (an MCU output) and readers[2].irq "
+     "(driven by the PN5180's IRQ output)"),
+    ("latch strobe without its decoder",
+     'nss_decoder = { address = ["GP20", "GP21"], enable = "GP17" }\n', "",
+     "table.toml: mcu.mux_latch: the latch decoder's address inputs are the NSS decoder's "
+     "lines"),
+    ("latched multiplexer behind a plain chip select", "nss_output = 2", 'nss = "GP26"',
+     "table.toml: readers[2].nss: with mcu.mux_latch this reader's multiplexer latches on the "
+     "latch decoder's output of its chip select"),
     ("MCU output facing BUSY", 'mux_select = ["GP10", "GP11", "GP12", "GP13"]',
      'mux_select = ["GP2", "GP11", "GP12", "GP13"]',
      "table.toml: readers[0].busy: pin GP2 is mcu.mux_select[0] (an MCU output) and "
@@ -50,8 +60,7 @@ BAD = [
      "table.toml: mcu.buttons[1]: pin GP13 is already used by mcu.mux_select[3]"),
     ("no busy", 'busy = "GP4"\n', "",
      "table.toml: readers[2].busy: missing (required for a PN5180 reader"),
-    ("decoder output without decoder", 'nss = "GP21"', "nss_output = 2",
-     "table.toml: readers[2].nss_output: nss_output needs mcu.nss_decoder"),
+
     ("misspelt key", 'reset = "GP6"', 'rst = "GP6"',
      "table.toml: mcu.rst: unknown key"),
     ("not a pin name", 'busy = "GP5"', "busy = 5",
@@ -72,7 +81,7 @@ def test_reader_pins_need_the_mcu_table():
 
 
 def test_a_layout_without_any_wiring_still_loads_for_the_host():
-    text = re.sub(r'^(nss|busy) = .*\n', "", STANDARD, flags=re.M)
+    text = re.sub(r'^(nss_output|busy|irq) = .*\n', "", STANDARD, flags=re.M)
     text = text[:text.index("[mcu]")] + text[text.index("# A batch scans"):]
     layout = Layout.from_toml_text(text)
     assert layout.mcu is None and layout.zone_count == 56
@@ -94,11 +103,18 @@ def test_a_shared_reset_named_again_by_a_reader_is_one_line():
 
 
 def test_select_lines_shared_as_a_group_but_not_in_part():
-    ok = mutate('busy = "GP5"\n', 'busy = "GP5"\nmux_select = ["GP10", "GP11", "GP12", "GP13"]\n')
+    unlatched = re.sub(r"^mux_latch = .*\n", "", STANDARD, flags=re.M)
+    ok = mutate('busy = "GP5"\n', 'busy = "GP5"\nmux_select = ["GP10", "GP11", "GP12", "GP13"]\n',
+                unlatched)
     assert Layout.from_toml_text(ok).readers[3].pins.mux_select == ("GP10", "GP11", "GP12", "GP13")
-    bad = mutate('busy = "GP5"\n', 'busy = "GP5"\nmux_select = ["GP10", "GP26", "GP27", "GP28"]\n')
+    bad = mutate('busy = "GP5"\n', 'busy = "GP5"\nmux_select = ["GP10", "GP26", "GP27", "GP28"]\n',
+                 unlatched)
     assert refused(bad).startswith(
         "table.toml: readers[3].mux_select[0]: pin GP10 is already used by mcu.mux_select[0]")
+    latched = mutate('busy = "GP5"\n', 'busy = "GP5"\nmux_select = ["GP26", "GP27"]\n')
+    assert refused(latched).startswith(
+        "table.toml: readers[3].mux_select: a multiplexer that latches its channel takes the "
+        "shared mcu.mux_select lines")
 
 
 def test_unconnected_channels_are_reachable_with_enough_select_lines():
@@ -137,14 +153,14 @@ def test_the_readme_table_names_busy_inputs_and_16_way_select_lines():
 
 def test_pn532_readers_get_a_two_tags_per_pad_warning():
     text = STANDARD
-    for nss, busy, tx, rx in (("GP17", "GP2", "GP0", "GP1"), ("GP20", "GP3", "GP8", "GP7"),
-                              ("GP21", "GP4", "GP26", "GP27")):
+    for index, (busy, irq) in enumerate((("GP2", "GP0"), ("GP3", "GP1"), ("GP4", "GP7"))):
         text = text.replace('chip = "pn5180"\nchannels = 16\nzones', 'chip = "pn532"\n'
                             'channels = 16\nzones', 1)
-        text = text.replace(f'nss = "{nss}"\nbusy = "{busy}"', f'tx = "{tx}"\nrx = "{rx}"')
+        text = text.replace(f'nss_output = {index}\nbusy = "{busy}"\nirq = "{irq}"',
+                            f'tx = "{busy}"\nrx = "{irq}"')
     layout = Layout.from_toml_text(text)
     assert [reader.chip for reader in layout.readers] == ["pn532"] * 3 + ["pn5180"]
-    assert layout.readers[0].pins.tx == "GP0"
+    assert layout.readers[0].pins.tx == "GP2"
     assert layout.warnings[0].startswith("readers[0]: a PN532 reads at most two tags per pad, "
                                          "but zone(s) 1-2, 4-5, 7-8, 10-11, 13-14 (ship pads")
     assert len(layout.warnings) == 3

@@ -43,9 +43,14 @@ def _archive_view(store):
 
 
 def _hub(store):
+    from homeworlds.remote.hub_games import HubRemoteGames
+
     hub_store = GameStore.open(store.with_name("hub.sqlite"))
-    return build_hub_app(HubPages(HubIngest(hub_store, "club"), store.with_name("hub.sqlite"),
-                                  EventBook(hub_store), admin_token=TOKEN, event="club"))
+    ingest = HubIngest(hub_store, "club")
+    remote = HubRemoteGames(hub_store, "club", ingest.identities, lock=ingest.lock)
+    return build_hub_app(HubPages(ingest, store.with_name("hub.sqlite"),
+                                  EventBook(hub_store), admin_token=TOKEN, event="club",
+                                  remote=remote))
 
 
 def _routes(app):

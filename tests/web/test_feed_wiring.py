@@ -94,6 +94,51 @@ class _SlowPlayer:
         return self.player.choose_turn(state)
 
 
+class _PhonePlayer(_SlowPlayer):
+    """A seat played from a phone, as ``PhoneSeat.player_factory`` makes it: it waits for
+    the phone's turn (here: a computer's, when released) and says what it waits for."""
+
+    waiting_text = "waiting for the turn from the phone…"
+
+
+def test_a_seat_played_from_a_phone_is_not_called_the_computer_anywhere():
+    """The terminal's status line, the feed (the web page) and the LEDs: while the phone's
+    turn is awaited, and while its turn is laid out here."""
+    from homeworlds.display.guidance_text import guidance_text
+
+    release = threading.Event()
+    sim = SimulatedTableGame(preset("looney"), ("Ann", "Hal"), miss_rate=0.0, seed=11,
+                             computer_seats={1: ComputerSeat(level=1)},
+                             player_factory=lambda *args: _PhonePlayer(release))
+    with sim:
+        _hub, producer, _c, _q = attach_feed(sim.session, table="t", rules_name="looney")
+        person = GreedyPlayer(seed=3, names=("Ann", "Hal"))
+        sim.driver.play_turn(person.choose_turn(sim.session.tracker.state), hand_over=False)
+        sim.settle()
+        assert sim.hand_over_and_wait(1)
+        wait_for(sim, lambda: (producer.latest.hints.guidance or {}).get("phase")
+                 == "thinking", "the waiting in the feed")
+        guidance = producer.latest.hints.guidance
+        assert guidance["text"] == "Hal: waiting for the turn from the phone…"
+        assert guidance["played_from"] == "the phone"
+        shown = sim.session.guidance_shown()
+        assert guidance_text(shown, ("Ann", "Hal")) == "Hal: waiting for the turn from the phone…"
+        # The LEDs: Hal's whole bar breathes in Hal's colour, no comet (no dark LED).
+        session = sim.session
+        bar = session.layout.seats[1].bar
+        frames = [session.lights.render(session.hint_view(), t * 0.25) for t in range(12)]
+        assert all(frame[i] != (0, 0, 0) for frame in frames for i in bar)
+        assert all(len({frame[i] for i in bar}) == 1 for frame in frames)
+        release.set()
+        wait_for(sim, lambda: (producer.latest.hints.guidance or {}).get("phase")
+                 == "guiding", "a step in the feed")
+        guidance = producer.latest.hints.guidance
+        assert guidance["played_from"] == "the phone"
+        line = guidance_text(sim.session.guidance_shown(), ("Ann", "Hal"))
+        assert line is not None and line.startswith("Hal (from the phone), step 1 of ")
+        assert "computer" not in line
+
+
 def test_the_computer_thinking_and_its_steps_are_in_the_snapshot():
     release = threading.Event()
     sim = SimulatedTableGame(preset("looney"), ("Ann", "Hal"), miss_rate=0.0, seed=11,

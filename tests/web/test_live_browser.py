@@ -98,7 +98,9 @@ def test_the_page_follows_a_game_and_draws_every_position_as_the_engine_has_it(
         assert page.locator("#map g.system.touched").count() >= 1, f"turn {committed}"
         assert page.locator("#story").inner_text().startswith(f"Last turn: {players[seat]} ")
         assert page.locator("#turn").inner_text().startswith(players[state.to_move])
-    assert page.locator("#turn-timer").inner_text().count(":") == 1
+    # An untimed game: no clock in the header (a "0:00" there reads as a game clock).
+    assert page.locator("#turn-timer").is_hidden() and page.locator("#clocks").is_hidden()
+    assert ":" not in page.locator("#top").inner_text()
     assert page.locator("#hints-box").is_hidden(), "an empty hints panel is shown"
     assert page.evaluate("() => document.documentElement.scrollHeight") <= 1080, \
         "the live view does not fit a 1920x1080 screen"
@@ -233,10 +235,23 @@ def test_the_page_reconnects_after_the_host_restarts_and_resyncs(table, page):
     assert "connected" in page.locator("#link").inner_text()
 
 
+#: A timed game: its header shows the seats' clocks and how long the turn has lasted.
+TIMED = {"mode": "sudden-death", "initial_s": 3600}
+
+
+@pytest.fixture
+def timed_table():
+    from homeworlds.clock import ClockSpec
+
+    with LiveTable(clock_spec=ClockSpec.from_dict(TIMED)) as t:
+        yield t
+
+
 def test_the_turn_timer_counts_by_the_hosts_clock_even_when_the_spectators_is_wrong(
-        table, browser):
+        timed_table, browser):
     import time
 
+    table = timed_table
     table.play_turn()
     table.play_turn()
     # The turn began 125 s ago on the host, and nothing changed on the table for 100 s:
@@ -383,6 +398,18 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     assert banner.locator(".badge").inner_text() == "HINT" and "hint" in banner.get_attribute(
         "class")
     assert "Ann" in words and "step 2 of 3" in words and "Lift the small red ship" in words
+    # A seat played at another table (or from a phone) waits, and its turn is laid out
+    # here: never called the computer.
+    publish({"phase": "thinking", "seat": 1, "hint": False, "played_from": "the other table",
+             "text": "Hal: waiting for the turn from the other table…"})
+    assert banner.inner_text().startswith("Hal: waiting for the turn from the other table")
+    publish({"phase": "guiding", "seat": 1, "hint": False, "kind": "move",
+             "played_from": "the other table",
+             "text": "Lift the small red ship from slot S3 and put it on slot 5",
+             "steps_total": 3, "steps_left": 3, "mistakes": []})
+    words = banner.inner_text()
+    assert "Hal (from the other table)" in words and "step 1 of 3" in words
+    assert "computer" not in words
     publish(None, {"seats": [{"remaining_ms": 0, "running": False, "flagged": True,
                               "delay_ms": 0},
                              {"remaining_ms": 95_000, "running": False, "flagged": False,
@@ -392,14 +419,25 @@ def test_the_guidance_banner_shows_the_computer_thinking_a_hint_and_a_flag(
     assert flagged.get_attribute("data-flagged") == "true"
     assert "flag fell" in flagged.inner_text() and "0.0" in flagged.inner_text()
     assert page.locator("#clocks .clock[data-seat='1'] .time").inner_text() == "1:35"
+    # A player who left a game of three or more: their time stands, marked as left.
+    publish(None, {"seats": [{"remaining_ms": 60_000, "running": True, "flagged": False,
+                              "delay_ms": 0},
+                             {"remaining_ms": 95_000, "running": False, "flagged": False,
+                              "delay_ms": 0, "left": True}], "paused": None})
+    left = page.locator("#clocks .clock[data-seat='1']")
+    assert left.get_attribute("data-left") == "true" and "left the game" in left.inner_text()
+    assert left.locator(".time").inner_text() == "1:35"
+    assert page.locator("#clocks .clock[data-seat='0']").get_attribute("data-left") == "false"
 
 
-def test_a_step_of_the_spectators_wall_clock_moves_neither_timer_nor_clock(table, browser):
+def test_a_step_of_the_spectators_wall_clock_moves_neither_timer_nor_clock(timed_table,
+                                                                           browser):
     """Issue 27, defect 9: the page counts on with ``performance.now()``, so a wall-clock
     step of an hour on the spectator's machine neither blanks a clock nor adds an hour to
     the turn timer."""
     import time
 
+    table = timed_table
     table.play_turn()
     table.play_turn()
     context = browser.new_context()

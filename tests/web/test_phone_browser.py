@@ -16,7 +16,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 from homeworlds.web.phone import PhoneServer  # noqa: E402
 from tests.remote.phone_table import PhoneTable  # noqa: E402
-from tests.web.conftest import PHONE  # noqa: E402
+from tests.web.conftest import FULL_HD, PHONE  # noqa: E402
 
 CODE = "K7MQ2XPD"
 #: The phone plays Danner (seat 1) of archive game 3426; the table's person plays jeep.
@@ -141,3 +141,150 @@ def _sdg(action, players):
     from homeworlds.notation import format_sdg_action
 
     return format_sdg_action(action, players=players)
+
+
+def test_a_phone_plays_a_whole_archive_game_against_the_table(tmp_path, browser,
+                                                              screenshot_dir):
+    """Issue 30 item 4 (phone): the phone plays jeep's side of archive game 3426 (17 turns,
+    a sacrifice and the winning catastrophe among them) action by action through the page,
+    in a timed game; the table's person plays Danner's turns with their hands and lays the
+    phone's out by the lights. The phone's clocks read what the table's read; a draw the
+    phone offers is declined at the table. At the end the table's store holds the
+    transcript turn by turn (the same seats and, turn after turn, the same board)."""
+    from homeworlds.clock import ClockSpec, format_clock
+    from homeworlds.rules import GameState
+    from homeworlds.rules.inference import board_key
+    from homeworlds.store.records import turn_from_sdg
+
+    table = PhoneTable(tmp_path, 0, code=CODE, clock_spec=ClockSpec.parse("600+5"))
+    server = PhoneServer(table.phone, port=0, table_name="club").start()
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    context.set_default_timeout(15_000)
+    game = table.game
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}phone?code={CODE}")
+        page.click("#claim-button")
+        for index, turn in enumerate(game.turns):
+            if turn.seat == 1:
+                table.play_table_turn(index)
+                continue
+            wait_for_my_turn(table, page, index + 1)
+            if index == 4:
+                # The clocks run (the setup is untimed): the page shows the table's reading;
+                # Danner's clock stands while jeep thinks, so it reads exactly the same.
+                clocks = table.session.timekeeper.clocks
+                now = table.session.clock()
+                assert page.locator("#clocks .seat-0").get_attribute("class").endswith(
+                    "running")
+                assert page.locator("#clocks .seat-1 .time").inner_text() == \
+                    format_clock(clocks.remaining_ms(1, now))
+                page.screenshot(path=str(screenshot_dir / "phone-clocks.png"))
+            if index == 8:
+                # A draw offered from the phone, declined at the table (its `decline`).
+                page.click("#offer-draw")
+                expect(page.locator("#draw")).to_contain_text("you offered a draw")
+                table.pump_until(lambda: any("jeep offers a draw from the phone" in n
+                                             for n in table.session.notices),
+                                 "the table tells its person of the offer")
+                table.phone.decline_draw()
+                expect(page.locator("#draw")).to_contain_text("the table declined your "
+                                                              "draw offer", timeout=15_000)
+            names = table_names(table.reference_before(index), table.phone.view().state)
+            for action in turn.actions:
+                type_action(page, " ".join(names.get(word, word)
+                                           for word in _sdg(action, game.players).split()))
+                assert page.locator("#mistake").count() == 0, (
+                    index, page.locator("#mistake").inner_text())
+            page.click("#send")
+            assert table.phone.wait_for_turn(index + 1, 5.0) is not None
+            assert table.follow_phone_turn(), "the lights led the person through the turn"
+
+        assert table.session.tracker.state.result is not None
+        expect(page.locator("#status")).to_have_text("the game is over: jeep won",
+                                                     timeout=15_000)
+        stored = table.stored_turns()
+        assert [(n, s) for n, s, _ in stored] == [
+            (k + 1, t.seat) for k, t in enumerate(game.turns)]
+        played = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
+        replayed = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
+        for (number, seat, sdg), turn in zip(stored, game.turns, strict=True):
+            played.apply_turn(turn.actions)
+            replayed.apply_turn(turn_from_sdg(sdg, seat, game.players))
+            assert board_key(replayed) == board_key(played), f"turn {number}: {sdg}"
+        assert replayed.result is not None and replayed.result.winners == played.result.winners
+    finally:
+        context.close()
+        server.stop()
+        table.close()
+
+
+def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
+        tmp_path, browser, screenshot_dir, live_server):
+    """Resign asks again; confirmed, the table ends the game and records it as its own
+    ``resign`` does, and the page says who won. The display's admin page (as the table's
+    person sees it, 1920×1080 and 390×844) shows the seat's code and QR code until a phone
+    claims it. The play page at 1920×1080 keeps its one column."""
+    from homeworlds.feed import FeedHub
+    from homeworlds.web.app import DisplayState, create_app, phone_info
+
+    table = PhoneTable(tmp_path, 1, code=CODE)
+    server = PhoneServer(table.phone, port=0, table_name="club").start()
+    table.phone.base_url = server.url
+    state = DisplayState(FeedHub(), None, "correct-horse-battery-staple-42", "club")
+    table.phone.on_admin_info = lambda info: setattr(state, "phone", phone_info(info))
+    display = live_server(create_app(state))
+    desk = browser.new_context(viewport=FULL_HD)
+    phone = browser.new_context(viewport=PHONE, is_mobile=True)
+    desk.set_default_timeout(15_000)
+    phone.set_default_timeout(15_000)
+    try:
+        table.pump_until(lambda: state.phone is not None, "the admin page's information")
+        admin = desk.new_page()
+        admin.goto(f"{display.url}/admin?token=correct-horse-battery-staple-42")
+        expect(admin.locator("#phone-code")).to_have_text(CODE)
+        assert admin.locator("#phone svg.qr").bounding_box()["width"] >= 200
+        admin.screenshot(path=str(screenshot_dir / "phone-admin.png"))
+        small = phone.new_page()
+        small.goto(f"{display.url}/admin?token=correct-horse-battery-staple-42")
+        box = small.locator("#phone svg.qr").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        small.close()
+
+        page = phone.new_page()
+        page.goto(admin.locator("#phone-link").get_attribute("href"))
+        page.click("#claim-button")
+        table.pump_until(lambda: state.phone["claimed"], "the table's loop sees the claim")
+        admin.reload()
+        expect(admin.locator("#phone-claimed")).to_contain_text("Danner is played from a phone")
+        assert admin.locator("#phone-code").count() == 0
+
+        table.play_table_turn(0)
+        wait_for_my_turn(table, page, 2)
+        wide = desk.new_page()
+        wide.context.add_cookies(phone.cookies())
+        wide.goto(server.url + "phone")
+        expect(wide.locator("#status")).to_have_text(re.compile("^your turn"))
+        wide.screenshot(path=str(screenshot_dir / "phone-desktop.png"))
+        wide.close()
+
+        page.click("#resign")
+        expect(page.locator("#question")).to_contain_text("Resign the game?")
+        page.screenshot(path=str(screenshot_dir / "phone-resign.png"))
+        page.click("#cancel")  # not yet: the game goes on
+        expect(page.locator("#status")).to_have_text(re.compile("^your turn"))
+        assert not table.phone.view().resigning
+        page.click("#resign")
+        page.click("#do-confirm")
+        table.pump_until(lambda: table.session.tracker.state.result is not None,
+                         "the table ends the game")
+        expect(page.locator("#status")).to_have_text(
+            "the game is over: jeep won by resignation", timeout=15_000)
+        assert page.locator("#resign").count() == 0
+        result = table.stored_result()
+        assert (result.kind, result.winners, result.by_seat) == ("resigned", (0,), 1)
+    finally:
+        desk.close()
+        phone.close()
+        server.stop()
+        table.close()

@@ -162,3 +162,56 @@ def test_the_claim_survives_a_new_connection_with_its_cookie(table):
     forged = client(table)
     forged.cookies.set(SESSION_COOKIE, token[:-2] + "AA")
     assert 'id="claim"' in forged.get("/phone").text
+
+
+def test_resigning_asks_again_and_needs_the_claimed_phone(table):
+    spectator = client(table)
+    refused = spectator.post("/phone/resign", data={"csrf": csrf_of(spectator),
+                                                    "confirm": "yes"}, headers=ORIGIN)
+    assert refused.status_code == 403 and not table.phone.view().resigning
+    c = claimed(table)
+    csrf = csrf_of(c)
+    assert c.post("/phone/resign", data={"confirm": "yes"}, headers=ORIGIN).status_code == 403
+    asked = c.post("/phone/resign", data={"csrf": csrf}, headers=ORIGIN)
+    assert asked.status_code == 200 and 'id="question"' in asked.text
+    assert 'name="confirm" value="yes"' in asked.text and not table.phone.view().resigning
+    done = c.post("/phone/resign", data={"csrf": csrf, "confirm": "yes"}, headers=ORIGIN,
+                  follow_redirects=False)
+    assert done.status_code == 303 and table.phone.view().resigning
+    page = c.get("/phone").text
+    assert "you resigned: the table ends the game" in page and 'id="resign"' not in page
+
+
+def test_a_draw_is_offered_once_from_the_page(table):
+    c = claimed(table)
+    csrf = csrf_of(c)
+    assert 'id="offer-draw"' in c.get("/phone").text
+    assert c.post("/phone/draw", data={}, headers=ORIGIN).status_code == 403
+    offered = c.post("/phone/draw", data={"csrf": csrf}, headers=ORIGIN,
+                     follow_redirects=False)
+    assert offered.status_code == 303 and table.phone.draw_offered
+    page = c.get("/phone").text
+    assert "you offered a draw" in page and 'id="offer-draw"' not in page
+    again = c.post("/phone/draw", data={"csrf": csrf}, headers=ORIGIN)
+    assert again.status_code == 422 and "waits for the table&#x27;s answer" in again.text
+    table.phone.decline_draw()
+    assert "the table declined your draw offer" in c.get("/phone").text
+
+
+def test_the_play_page_shows_the_clocks_as_the_table_reads_them(table):
+    from dataclasses import replace
+
+    c = claimed(table)
+    assert 'id="clocks"' not in c.get("/phone").text  # an untimed game shows none
+    reading = {"seats": [{"remaining_ms": 283_400, "running": True, "flagged": False,
+                          "delay_ms": 0},
+                         {"remaining_ms": 5_100, "running": False, "flagged": False,
+                          "delay_ms": 0}], "paused": None}
+    phone = table.phone
+    phone._view = replace(phone._view, clocks=reading, taken_at=10**9)  # no time has run
+    page = c.get("/phone").text
+    assert '<span class="clock seat-0 running" data-seat="0">jeep <span class="time" ' \
+           'data-ms="283400" data-delay="0">4:43</span>' in page
+    assert 'data-ms="5100" data-delay="0">5.1</span>' in page
+    phone._view = replace(phone._view, clocks={**reading, "paused": "link-down"})
+    assert "clocks paused: the table&#x27;s link is down" in c.get("/phone").text

@@ -60,6 +60,7 @@ def test_the_steady_clock_counts_monotonic_time_from_its_anchor():
     (lambda c: c["seats"][0].update(remaining_ms="many"), "is not a"),
     (lambda c: c.update(seats=[c["seats"][0]] * 9), "1 to 8 seats"),
     (lambda c: c.update(paused="<b>nap</b>"), "paused"),
+    (lambda c: c["seats"][1].update(left="yes"), "left: 'yes' is not a"),
 ])
 def test_clock_values_are_range_checked_where_a_feed_is_read(change, words):
     from homeworlds.feed import FeedError, event_from_json

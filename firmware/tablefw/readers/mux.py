@@ -54,3 +54,36 @@ class GpioMux:
         if self.enable is not None:
             self.enable.value = self.enable_active_low
         self.channel = None
+
+
+class LatchedMux(GpioMux):
+    """One multiplexer board whose decoder latches its channel (the 74HCT4514's ``LE``):
+    the select ``pins`` are shared by every board, and ``strobe.pulse(output)`` opens this
+    board's latch for a moment (``LE`` high, then low), so the board takes the channel on
+    the select lines and holds it while the lines are set for another board. Each reader
+    then owns its switch: the scan core walks every reader's pads on its own (the
+    pipelined order). A board whose ``LE`` is tied high follows the shared lines instead
+    and must not be driven as a LatchedMux."""
+
+    def __init__(self, pins, strobe, output, enable=None, enable_active_low=True, settle=None,
+                 settle_us=0):
+        GpioMux.__init__(self, pins, enable, enable_active_low, settle, settle_us)
+        self.strobe = strobe
+        self.output = output
+
+    def select(self, channel):
+        if channel < 0 or channel >= self.channels:
+            raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
+        if channel == self.channel:
+            return False
+        pins = self.pins
+        for bit in range(len(pins)):
+            pins[bit].value = bool((channel >> bit) & 1)
+        self.strobe.pulse(self.output)  # the latch takes the lines, then holds them
+        if self.enable is not None:
+            self.enable.value = not self.enable_active_low
+        self.channel = channel
+        self.switches += 1
+        if self.settle is not None:
+            self.settle()
+        return True

@@ -233,6 +233,9 @@ class GameClocks:
     flagged: tuple[int, ...] = ()
     #: the game is over: the clocks stopped for good
     ended: bool = False
+    #: seats that left the game (resigned in a game of three or more that goes on): their
+    #: clocks stopped for good
+    departed: tuple[int, ...] = ()
 
     @classmethod
     def new(cls, spec: ClockSpec, seats: int) -> GameClocks:
@@ -309,14 +312,17 @@ class GameClocks:
                            "running": (running := self.running and seat == self.to_move
                                        and seat not in self.flagged),
                            "flagged": seat in self.flagged,
-                           "delay_ms": delay_ms if running else 0}
+                           "delay_ms": delay_ms if running else 0,
+                           # a player who left the game (only then: older readers ignore it)
+                           **({"left": True} if seat in self.departed else {})}
                           for seat in range(len(self.remaining))],
                 "paused": self.pause_reason() if self.started else None}
 
     def state_key(self) -> tuple:
         """What a display must be told about when it changes: the seat to move, running or
         paused (and why), flags, the end — not the time ticking away."""
-        return (self.to_move, self.running, self.pause_reason(), self.flagged, self.ended)
+        return (self.to_move, self.running, self.pause_reason(), self.flagged, self.ended,
+                self.departed)
 
     # ------------------------------------------------------------------ changing
 
@@ -339,6 +345,8 @@ class GameClocks:
         """``seat``'s turn begins: its clock runs from ``now`` (after the delay)."""
         if not 0 <= seat < len(self.remaining):
             raise ValueError(f"no seat {seat} (seats 0-{len(self.remaining) - 1})")
+        if seat in self.departed:
+            raise ValueError(f"seat {seat} left the game: its clock stopped for good")
         settled = self.at(now)
         return replace(settled, to_move=seat, since=max(now, settled.since or now),
                        grace=self.spec.delay_s if self.spec.mode == "delay" else 0.0,
@@ -376,6 +384,19 @@ class GameClocks:
         if self.to_move is None:
             return replace(fresh, since=now, grace=0.0, paused=self.paused)
         return replace(fresh.at(now), paused=self.paused)
+
+    def depart(self, seat: int, now: float) -> GameClocks:
+        """``seat`` leaves the game (a resignation in a game that goes on): its clock stops
+        for good, with the time it had at ``now``. When it was the seat to move no clock
+        runs until the next seat's starts (``start``)."""
+        if not 0 <= seat < len(self.remaining):
+            raise ValueError(f"no seat {seat} (seats 0-{len(self.remaining) - 1})")
+        if seat in self.departed:
+            return self
+        settled = self.at(now)
+        if settled.to_move == seat:
+            settled = replace(settled, to_move=None, grace=0.0, used=0.0)
+        return replace(settled, departed=settled.departed + (seat,))
 
     def stop(self, now: float) -> GameClocks:
         """The game is over: every clock stops as it stands at ``now``."""

@@ -37,7 +37,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--admin-token-file", metavar="FILE")
     p.add_argument("--format", choices=("swiss", "round-robin"), default="swiss",
                    help="how rounds are paired (default: swiss)")
+    p.add_argument("--keys-dir", metavar="DIR", type=Path,
+                   help="where `homeworlds hub-keys` keeps the broker's files: the hub "
+                   "writes broker.acl there again with each remote game it arranges "
+                   "(docs/remote-play.md); without it, run `hub-keys … acl` after one")
+    p.add_argument("--hub-user", default="hub",
+                   help="the hub's broker account in the ACL --keys-dir gets (default: hub)")
     p.set_defaults(func=run)
+
+
+def _acl_writer(args: argparse.Namespace, remote):
+    """What the hub does once a remote game is arranged: write the broker's ACL again
+    with the game's topics (``--keys-dir``), and say so in its log."""
+    if args.keys_dir is None:
+        def remind() -> None:
+            logging.getLogger("homeworlds.hub").warning(
+                "hub: a remote game was arranged: run `homeworlds hub-keys --store %s "
+                "--event %s acl`, copy broker.acl to the broker and reload mosquitto so "
+                "that its tables may use its topics", args.store, args.event)
+        return remind
+    from homeworlds.event.identity import BrokerFiles
+
+    def rewrite() -> None:
+        files = BrokerFiles(args.keys_dir, args.event, args.hub_user)
+        files.remote_games = remote.acl_games()
+        files.rewrite()
+        logging.getLogger("homeworlds.hub").info(
+            "hub: %s written again with the remote games' topics: copy it to the broker "
+            "and reload mosquitto", files.acl)
+    return rewrite
 
 
 def _fail(message: str) -> int:
@@ -110,15 +138,20 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         print("homeworlds hub: no table has a key yet: every table's messages are refused "
               f"until `homeworlds hub-keys --store {args.store} --event {args.event} issue "
               "TABLE…` (docs/event.md, \"Identity\")", flush=True)
+    from homeworlds.remote.hub_games import HubRemoteGames
+
+    remote = HubRemoteGames(store, args.event, ingest.identities, lock=ingest.lock)
     try:
         client = HubClient(broker, args.event, ingest, username=args.username,
                            password=password,
-                           ca_file=Path(args.ca_file) if args.ca_file else None)
+                           ca_file=Path(args.ca_file) if args.ca_file else None,
+                           remote=remote)
     except MqttUnavailable as exc:
         store.close()
         return _fail(str(exc))
     pages = HubPages(ingest, args.store, EventBook(store, args.format), admin_token=token,
-                     event=args.event, clock_control=client)
+                     event=args.event, clock_control=client, remote=remote,
+                     on_arranged=_acl_writer(args, remote))
     app = build_app(pages)
     client.start()
     print(f"homeworlds hub: event {args.event} from {broker.text()}, store {args.store}, "

@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from homeworlds.event.identity import BrokerFiles, issue_key, key_list, revoke_keys
     from homeworlds.event.settings import NAME_PATTERN
     from homeworlds.store import GameStore, StoreError
+    from homeworlds.store.remote_games import StoredRemoteGames
 
     problem = _bad_names(args, NAME_PATTERN)
     if problem is not None:
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     files = BrokerFiles(args.dir, args.event, args.hub_user)
     try:
+        # The remote games the hub arranged keep their topics in the ACL.
+        files.remote_games = [(g.game_id, g.host_table, g.guest_table)
+                              for g in StoredRemoteGames(store).games()]
         held = {k.table for k in key_list(store) if k.valid}
         if args.action == "issue":
             again = [t for t in args.tables if t in held]

@@ -41,12 +41,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--listen", metavar="ADDR[:PORT]",
                    help="serve the web display there (overrides [display] listen and port "
                    "and turns the display on; e.g. 0.0.0.0:8080); see docs/display.md")
+    p.add_argument("--phone", metavar="SEAT[@ADDR[:PORT]]",
+                   help="play seat SEAT (0 or 1) from a phone's browser, its pages served "
+                   "at ADDR:PORT (default: the [phone] section's, else 127.0.0.1:8090; "
+                   "e.g. 1@0.0.0.0:8090); the table shows the link and a one-time code; "
+                   "see docs/remote-play.md")
     p.set_defaults(func=run)
 
 
 def _fail(message: str) -> int:
     print(f"homeworlds play: {message}", file=sys.stderr)
     return 2
+
+
+def _with_phone(config, text: str):
+    """``--phone SEAT[@ADDR[:PORT]]`` applied to ``config`` (ValueError or ConfigError
+    says what is wrong)."""
+    from homeworlds.runtime.config import with_phone
+
+    seat_text, _, where = text.strip().partition("@")
+    if not seat_text.isdigit() or len(seat_text) > 2:
+        raise ValueError(f"{seat_text!r} is not a seat: give 0 or 1, e.g. --phone 1 or "
+                         "--phone 1@0.0.0.0:8090")
+    listen = port = None
+    if where:
+        from homeworlds.web.server import parse_listen
+
+        listen, port = parse_listen(where, config.phone.port if config.phone else 8090)
+    return with_phone(config, int(seat_text), listen, port)
 
 
 def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
@@ -62,6 +84,13 @@ def run(args: argparse.Namespace, stop: threading.Event | None = None) -> int:
         output = open_table_output(config)
     except (ConfigError, TableStartError) as exc:
         return _fail(str(exc))
+    if getattr(args, "phone", None):
+        try:
+            config = _with_phone(config, args.phone)
+        except (ConfigError, ValueError) as exc:
+            if output is not None:
+                output.close()
+            return _fail(f"--phone: {exc}")
     here = Path(config.source).parent
     record_path = Path(args.record) if args.record else here / "game-record.raw"
     store_path = Path(args.store) if getattr(args, "store", None) else (

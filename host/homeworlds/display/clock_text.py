@@ -16,7 +16,10 @@ RUNNING_MARK = "◂"
 
 
 def seat_clock_text(clocks: GameClocks, seat: int, now: float) -> str:
-    """One seat's clock: its time left, ``FLAG`` once its flag fell."""
+    """One seat's clock: its time left, ``FLAG`` once its flag fell; a player who left the
+    game: the time they had, and ``(left)``."""
+    if seat in clocks.departed:
+        return f"{format_clock(clocks.remaining_ms(seat, now))} (left)"
     if seat in clocks.flagged:
         return "FLAG"
     text = format_clock(clocks.remaining_ms(seat, now))

@@ -1,9 +1,10 @@
 """The computer at the table as one line of text, for the terminal's status lines.
 
 ``guidance_text`` says what the lights show of ``TableSession.guidance_shown()``: the
-computer thinking (for its own turn, or a learner's hint) or a remote seat waiting for its
-turn from the other table, the current step of its turn or
-of a hint (counted), or the step back to the position before an undone turn.
+computer thinking (for its own turn, or a learner's hint) or a seat played elsewhere
+waiting for its turn (from the other table, from a phone), the current step of its turn
+or of a hint (counted) — a seat played elsewhere is named by where its turn came from,
+not as the computer — or the step back to the position before an undone turn.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def guidance_text(shown: GuidanceShown | None, players: Sequence[str]) -> str | 
         head = f"undo: back to the earlier position, {count}"
     elif shown.suggestion:
         head = f"HINT for {who}, {count}"
+    elif shown.played_from is not None:
+        head = f"{who} (from {shown.played_from}), {count}"
     else:
         head = f"{who} (the computer), {count}"
     return f"{head}: {shown.text}"

@@ -142,7 +142,7 @@ class HubIngest:
             self._refuse(None, topic, f"not a table topic of event {self.event}")
             return
         _, table, kind = where
-        if kind == "request":
+        if kind in ("request", "invite"):
             return  # the hub's own
         with self.lock:
             try:

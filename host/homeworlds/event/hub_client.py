@@ -32,10 +32,12 @@ class HubClient:
     def __init__(self, broker: BrokerAddress, event: str, ingest: HubIngest, *,
                  username: str | None = None, password: str | None = None,
                  ca_file: Path | None = None, client_id: str | None = None,
-                 keepalive: int = 30):
+                 keepalive: int = 30, remote: Any = None):
         self.broker = broker
         self.event = event
         self.ingest = ingest
+        #: the remote games the hub arranged (``remote.hub_games.HubRemoteGames``), or None
+        self.remote = remote
         self.connected = False
         self.fault: str | None = None
         #: the event's time control as the broker holds it (None: each table's own)
@@ -83,6 +85,42 @@ class HubClient:
         if signed is not None:
             self._client.publish(topic, signed, qos=1)
 
+    def send_invitations(self, game_id: str) -> int:
+        """Publish the remote game's invitation to each of its tables (retained, so a
+        table that starts later gets it); waits for the broker's PUBACKs. The number
+        sent; HubOffline when the broker cannot take them now."""
+        if self.remote is None:
+            raise HubOffline("this hub does not arrange remote games")
+        if not self.connected:
+            raise HubOffline(f"the hub is not connected to the broker {self.broker.text()} "
+                             f"({self.fault or 'connecting'}): the invitation is sent when "
+                             "it is")
+        infos = [self._client.publish(topic, signed, qos=1, retain=True)
+                 for topic, signed in self.remote.invitations(game_id)]
+        for info in infos:
+            try:
+                info.wait_for_publish(timeout=PUBLISH_TIMEOUT_S)
+            except (RuntimeError, ValueError) as exc:
+                raise HubOffline(f"the invitation could not be sent: {exc}") from None
+        if not all(info.is_published() for info in infos):
+            raise HubOffline(f"the broker {self.broker.text()} did not confirm the "
+                             f"invitation within {PUBLISH_TIMEOUT_S:g} s: it is sent again "
+                             "when the hub reconnects")
+        log.info("hub: remote game %s: invitation sent to %d tables", game_id, len(infos))
+        return len(infos)
+
+    def _send_unjoined(self) -> None:
+        """On (re)connecting: the invitations of games a table has not joined yet again (a
+        broker restarted without persistence lost them; a table ignores a repeat)."""
+        if self.remote is None:
+            return
+        try:
+            for game_id in self.remote.unjoined():
+                for topic, signed in self.remote.invitations(game_id):
+                    self._client.publish(topic, signed, qos=1, retain=True)
+        except StoreError as exc:
+            log.warning("hub: could not send the remote games' invitations again: %s", exc)
+
     @property
     def clock_topic(self) -> str:
         return event_config_topic(self.event, "clock")
@@ -122,8 +160,12 @@ class HubClient:
             self.fault = fault
             return
         self.connected, self.fault = True, None
-        client.subscribe([(event_filter(self.event), 1), (self.clock_topic, 1)])
+        topics = [(event_filter(self.event), 1), (self.clock_topic, 1)]
+        if self.remote is not None:
+            topics.append((self.remote.topic_filter, 1))
+        client.subscribe(topics)
         log.info("hub connected to %s", self.broker.text())
+        threading.Thread(target=self._send_unjoined, name="hub-invite", daemon=True).start()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if self.connected:
@@ -142,6 +184,13 @@ class HubClient:
                                             f"is not one: {exc}")
                 log.warning("hub: ignored the event's time control on %s: %s",
                             message.topic, exc)
+            return
+        if self.remote is not None and self.remote.follows(message.topic):
+            try:
+                self.remote.handle(message.topic, message.payload)
+            except Exception as exc:  # noqa: BLE001 - paho's thread must live
+                log.error("hub: a message on %s could not be handled: %s: %s",
+                          message.topic, type(exc).__name__, exc)
             return
         try:
             self.ingest.handle(message.topic, message.payload)

@@ -56,6 +56,7 @@ class EventPublisher:
                  poll_s: float = POLL_S,
                  clocks: Callable[[], dict | None] | None = None,
                  on_event_clock: Callable[[Any], None] | None = None,
+                 on_invitation: Callable[[str, bytes], None] | None = None,
                  client_factory: Callable[..., Any] = make_client):
         self.settings = settings
         self.store_path = Path(store_path)
@@ -65,6 +66,9 @@ class EventPublisher:
         #: called (on paho's thread: it must only queue) with the event's time control
         #: (a ClockSpec, or None when the hub cleared it); docs/event.md
         self._on_event_clock = on_event_clock
+        #: called (on paho's thread: it must only queue) with each message on the table's
+        #: ``invite`` topic: the hub's invitations to remote games (remote.hub_invite)
+        self._on_invitation = on_invitation
         self._client_factory = client_factory
         if settings.key is None:
             raise ValueError(f"table {settings.table}: no signing key (event.key_file)")
@@ -214,6 +218,8 @@ class EventPublisher:
         client.subscribe(self.topic("request"), qos=1)
         if self._on_event_clock is not None:
             client.subscribe(event_config_topic(self.settings.event, "clock"), qos=1)
+        if self._on_invitation is not None:
+            client.subscribe(self.topic("invite"), qos=1)
         try:
             client.publish(self.topic("online"), self._signed(
                 "online", {"table": self.settings.table, "online": True,
@@ -234,6 +240,10 @@ class EventPublisher:
     def _on_message(self, client, userdata, message) -> None:
         if message.topic == event_config_topic(self.settings.event, "clock"):
             self._event_clock(message)
+            return
+        if message.topic == self.topic("invite"):
+            if self._on_invitation is not None:
+                self._on_invitation(message.topic, message.payload)
             return
         try:
             signed = open_signed(message.payload)

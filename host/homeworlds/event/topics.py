@@ -6,6 +6,8 @@
     homeworlds/<event>/tables/<table>/result    QoS 1     how a game ended
     homeworlds/<event>/tables/<table>/events    QoS 1     table events (link, store faults)
     homeworlds/<event>/tables/<table>/request   QoS 1     hub -> table: send turns again
+    homeworlds/<event>/tables/<table>/invite    retained  hub -> table: a remote game's
+                                                          invitation (remote.hub_invite)
     homeworlds/<event>/config/clock             retained  hub -> tables: the event's time
                                                           control (ClockSpec.to_dict());
                                                           empty: each table's own [clock]
@@ -16,7 +18,7 @@ Event and table names are single topic levels (``settings.NAME_PATTERN``).
 from __future__ import annotations
 
 ROOT = "homeworlds"
-KINDS = ("online", "state", "turns", "result", "events", "request")
+KINDS = ("online", "state", "turns", "result", "events", "request", "invite")
 
 
 def table_topic(event: str, table: str, kind: str) -> str:

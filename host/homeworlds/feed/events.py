@@ -295,6 +295,8 @@ def _clocks(value: Any, where: str) -> dict[str, Any] | None:
             raise FeedError(f"{at}.delay_ms: {delay} is out of range (0 to {MAX_DELAY_MS})")
         checked.append({"remaining_ms": remaining, "running": _get(seat, "running", bool, at),
                         "flagged": _get(seat, "flagged", bool, at), "delay_ms": delay})
+        if _get(seat, "left", bool, at, optional=True):  # a player who left the game
+            checked[-1]["left"] = True
     paused = value.get("paused")
     if paused is not None and paused not in PAUSE_REASONS:
         raise FeedError(f"{where}.paused: {paused!r} is not one of {', '.join(PAUSE_REASONS)}")

@@ -333,12 +333,15 @@ class Renderer:
 
     def _bar_pattern(self, seat: int, length: int, view: HintView, now: float,
                      seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...] | None:
-        """What one seat's bar shows, by precedence: the computer thinking, the guided
-        step's blink, an alignment, a refused handover, the result, the red alert, the
-        active seat's clock (None: leave it dark)."""
+        """What one seat's bar shows, by precedence: the computer thinking (or a seat played
+        elsewhere waiting for its turn), the guided step's blink, an alignment, a refused
+        handover, the result, the red alert, the active seat's clock (None: leave it
+        dark)."""
         s = self.settings
         shown = view.guidance
         if shown is not None and shown.phase == "thinking" and seat == shown.seat:
+            if shown.played_from is not None and not shown.suggestion:
+                return self._waiting(seat, length, view, now, seat_colors)
             color = s.suggestion_color if shown.suggestion else seat_colors[seat]
             return spinner(length, spinner_head(now, s.think_period, length), color, s.bar)
         if shown is not None and shown.token_seat == seat and shown.phase == "guiding":
@@ -369,6 +372,20 @@ class Renderer:
         if not view.clock_low or blink_on(now, s.clock_period):
             return self._gauge(length, view.clock_fraction, color)
         return None
+
+    def _waiting(self, seat: int, length: int, view: HintView, now: float,
+                 seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...]:
+        """A seat played elsewhere whose turn is awaited: its whose-turn bar (with a game
+        clock, the share of the main time left) breathes slowly in the seat's colour —
+        not the computer's comet: nobody at this table is thinking."""
+        s = self.settings
+        color = scale(seat_colors[seat], pulse_level(now, s.wait_period, s.pulse_low * s.bar,
+                                                     s.bar))
+        if view.clock_fraction is None or seat != view.active_seat:
+            return solid(length, color)
+        lit = min(length, max(1 if view.clock_fraction > 0 else 0,
+                              math.ceil(view.clock_fraction * length - 1e-9)))
+        return (color,) * lit + (BLACK,) * (length - lit)
 
     def _heard_or_revealed(self, seat: int, length: int, view: HintView, now: float,
                            seat_colors: tuple[RGB, ...]) -> tuple[RGB, ...] | None:

@@ -60,7 +60,8 @@ class HintSettingsError(ValueError):
 
 _LEVELS = ("bright", "dim", "idle", "bar", "pulse_low")
 _PERIODS = ("blink_period", "pulse_period", "spin_period", "link_down_period",
-            "alert_period", "celebrate_period", "clock_period", "think_period")
+            "alert_period", "celebrate_period", "clock_period", "think_period",
+            "wait_period")
 _SINGLE_COLORS = ("mistake_color", "link_down_color", "alert_color", "hint_color",
                   "guide_color", "suggestion_color")
 _MAX_PERIOD = 60.0
@@ -116,6 +117,10 @@ class HintSettings:
     """A learner's hint (the computer's suggestion): the same steps in this colour."""
     think_period: float = 1.2
     """The thinking computer's bar: one run of the comet along the bar."""
+    wait_period: float = 3.0
+    """A seat played elsewhere (another table, a phone) whose turn is awaited: its bar
+    breathes slowly in the seat's colour, trough to trough (slower than the link-down
+    amber, and on that seat's bar alone)."""
     suggestions: bool = True
     """A long press of a seat's button shows the computer's suggestion for that seat;
     False (tournament mode) refuses it."""

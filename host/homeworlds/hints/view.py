@@ -47,7 +47,10 @@ class GuidanceShown:
     seat the turn token goes to. ``text`` is the step in words, ``detail`` the whole
     guidance as JSON-able data (steps left, mistakes with their corrections).
     ``restore``: the steps put the table back to an earlier position (an undo), not a
-    turn; lit like the computer's steps."""
+    turn; lit like the computer's steps. ``played_from``: the seat is played elsewhere
+    ("the other table", "the phone"), not by the computer: while its turn is awaited
+    ("thinking") its bar shows the waiting, not the computer's thinking; its steps are
+    lit as the computer's and named after where the turn came from."""
 
     seat: int
     phase: str
@@ -62,6 +65,7 @@ class GuidanceShown:
     text: str = ""
     detail: Mapping | None = None
     restore: bool = False
+    played_from: str | None = None
 
     def to_json(self) -> dict:
         """What a display needs (the feed's ``hints.guidance``)."""
@@ -69,7 +73,8 @@ class GuidanceShown:
                "kind": self.kind, "piece": self.piece.to_text() if self.piece else None,
                "lift_slot": self.lift_slot, "put_slot": self.put_slot,
                "from_bank": self.from_bank, "new_system": self.new_system,
-               "token_seat": self.token_seat, "text": self.text, "restore": self.restore}
+               "token_seat": self.token_seat, "text": self.text, "restore": self.restore,
+               "played_from": self.played_from}
         if self.detail is not None:
             out.update(self.detail)
         return out

@@ -22,7 +22,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from homeworlds.notation import format_sdg_action, parse_sdg_action
 from homeworlds.remote.game import RemotePlayer
@@ -36,6 +36,8 @@ from homeworlds.rules import (
 )
 from homeworlds.rules.citations import Citation, cite
 from homeworlds.session import Stage, TableSession
+from homeworlds.store import StoreError
+from homeworlds.store.phone_claims import PhoneClaims, StoredClaim
 
 #: The claim code's letters: no 0/O, 1/I/L to misread on a screen.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -79,6 +81,18 @@ class PhoneView:
     rules: str
     #: The phone's turn was sent and the table has not yet committed it.
     sent: bool
+    #: The game clocks as the table read them when the copy was taken (the ``clocks`` of
+    #: the table feed: docs/clocks.md), None when the game is untimed.
+    clocks: dict | None = None
+    #: ``time.monotonic()`` when the copy was taken (the running clock counts from there).
+    taken_at: float = 0.0
+    #: The phone's draw offer: None, "offered" (the table's person has not answered),
+    #: "declined" (answered no, or played on).
+    draw: str | None = None
+    #: The phone asked to resign and the table has not yet ended the game.
+    resigning: bool = False
+    #: How the game ended ("resigned", "agreed-draw", ...; None: by the rules or not over).
+    ended_by: str | None = None
 
     @property
     def number(self) -> int:
@@ -99,7 +113,11 @@ class PhoneSeat:
     """Seat ``seat`` of ``session`` played from one phone."""
 
     def __init__(self, session: TableSession, seat: int, *, code: str | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 claims: PhoneClaims | None = None):
+        """``claims``: where the claim is kept across restarts (the table's store): a phone
+        that claimed the seat before keeps it; StoreError when it cannot be read or the
+        new code cannot be kept."""
         tracker = session.tracker
         if not 0 <= seat < len(tracker.players):
             raise ValueError(f"seat {seat}: the game has seats 0 to {len(tracker.players) - 1}")
@@ -112,12 +130,32 @@ class PhoneSeat:
         self._ready = threading.Condition(self._lock)
         self._turns: dict[int, Turn] = {}
         self._token_hash: bytes | None = None
+        self._claims = claims
+        if claims is not None:
+            kept = claims.load(seat)
+            if kept is not None:
+                self._token_hash = kept.token_hash
+            # A code shown before the restart is not kept (only its hash was): the table
+            # shows this one now, and only it claims an unclaimed seat.
+            claims.save(seat, StoredClaim(_digest(self.code), self._token_hash))
         self._wrong: deque[float] = deque()
         self._clock = clock
         self._draft: list[Action] = []
         self._draft_for = -1
         self._closed = False
-        self._seen: tuple[int, bool] | None = None
+        self._seen: tuple | None = None
+        self._draw: str | None = None
+        self._draw_noted = False
+        self._resign_asked = False
+        #: Ends the game as the table's terminal does, with the store's record (kind
+        #: "resigned" or "agreed-draw", the seat that resigned): given by the table's host.
+        self.end_game: Callable[[str, int | None], str] | None = None
+        #: Told what the table's admin page shows of the seat (``admin_info``), on the
+        #: table loop's thread whenever it changes.
+        self.on_admin_info: Callable[[dict], None] | None = None
+        #: Where the phone's pages are served (for the admin page's link and QR code).
+        self.base_url: str | None = None
+        self._admin_shown: dict | None = None
         self._view = self._take_view(0)
 
     # ------------------------------------------------------------------ the table's side
@@ -134,27 +172,139 @@ class PhoneSeat:
         return player
 
     def refresh(self) -> None:
+        """On the table loop's thread (every tick): a new copy of the position when the
+        game moved on, its clocks changed state or the phone's requests were answered; the
+        phone's resignation and draw offer are handed to the table here."""
+        self._run_requests()
         tracker = self.session.tracker
-        seen = (len(tracker.record), tracker.state.result is not None)
-        if seen == self._seen:
-            return
-        went_back = self._seen is not None and seen[0] < self._seen[0]
-        self._seen = seen
-        with self._lock:
-            version = self._view.version + 1
-            # A turn committed is the table's now; after an undo or a new game a turn sent
-            # for the old position must never be taken for the new one.
-            for number in [n for n in self._turns if n <= tracker.state.ply or went_back]:
-                del self._turns[number]
-        view = self._take_view(version)
-        with self._lock:
-            self._view = view
+        seen = (len(tracker.record), tracker.state.result is not None, self._clock_key(),
+                self._draw, self._resign_asked)
+        if seen != self._seen:
+            went_back = self._seen is not None and seen[0] < self._seen[0]
+            moved_on = self._seen is not None and seen[0] > self._seen[0]
+            self._seen = seen
+            with self._lock:
+                version = self._view.version + 1
+                # A turn committed is the table's now; after an undo or a new game a turn
+                # sent for the old position must never be taken for the new one.
+                for number in [n for n in self._turns
+                               if n <= tracker.state.ply or went_back]:
+                    del self._turns[number]
+                if moved_on and self._draw == "offered" and tracker.record and \
+                        tracker.record[-1][0] != self.seat:
+                    # As in chess: the other player declines an offer by playing on.
+                    self._draw = "declined"
+                    self._note(f"{self.player}'s draw offer lapsed: "
+                               f"{tracker.players[tracker.record[-1][0]]} played on")
+                if tracker.state.result is not None:
+                    self._resign_asked = False
+                    if self._draw == "offered":
+                        self._draw = None
+            view = self._take_view(version)
+            with self._lock:
+                self._view = view
+            self._seen = seen[:3] + (self._draw, self._resign_asked)
+        self._show_admin_info()
+
+    @property
+    def player(self) -> str:
+        return self.session.tracker.players[self.seat]
+
+    def _note(self, text: str) -> None:
+        notices = getattr(self.session, "notices", None)
+        if notices is not None:
+            notices.append(text)
+
+    def _clock_key(self) -> tuple | None:
+        keeper = getattr(self.session, "timekeeper", None)
+        clocks = getattr(keeper, "clocks", None)
+        return None if clocks is None else clocks.state_key()
 
     def _take_view(self, version: int) -> PhoneView:
         tracker = self.session.tracker
         state = tracker.state.copy()
+        feed = getattr(self.session, "clocks_feed", None)
         return PhoneView(version, state, tuple(tracker.players), tracker.rules.name,
-                         sent=state.ply + 1 in self._turns)
+                         sent=state.ply + 1 in self._turns,
+                         clocks=feed() if feed is not None else None,
+                         taken_at=time.monotonic(), draw=self._draw,
+                         resigning=self._resign_asked,
+                         ended_by=getattr(tracker, "ended_by", None)
+                         if state.result is not None else None)
+
+    # ------------------------------------------------------------------ resign, draw
+
+    def resign(self) -> None:
+        """The phone's player resigns (the page asked them to confirm): the table ends the
+        game at its next tick, as its terminal's ``resign`` does."""
+        view = self.view()
+        if view.state.result is not None:
+            raise PhoneMistake("not now: the game is over")
+        with self._lock:
+            self._resign_asked = True
+
+    def offer_draw(self) -> None:
+        """The phone's player offers a draw; the table's person accepts (``draw`` at the
+        terminal, or Draw on the admin page) or declines (``decline``)."""
+        view = self.view()
+        if view.state.result is not None:
+            raise PhoneMistake("not now: the game is over")
+        with self._lock:
+            if self._draw == "offered":
+                raise PhoneMistake("your draw offer waits for the table's answer")
+            self._draw, self._draw_noted = "offered", False
+
+    def decline_draw(self) -> str:
+        """The table's person declines the phone's draw offer (on the loop's thread);
+        ValueError when there is none."""
+        with self._lock:
+            if self._draw != "offered":
+                raise ValueError(f"{self.player} has not offered a draw")
+            self._draw = "declined"
+        return f"{self.player}'s draw offer declined: the game goes on"
+
+    @property
+    def draw_offered(self) -> bool:
+        return self._draw == "offered"
+
+    def _run_requests(self) -> None:
+        with self._lock:
+            resign, offered = self._resign_asked, self._draw == "offered"
+            note_offer = offered and not self._draw_noted
+            self._draw_noted = self._draw_noted or offered
+        if note_offer:
+            self._note(f"{self.player} offers a draw from the phone: type `draw` to accept "
+                       "or `decline` to decline (or answer on the display's admin page)")
+        if resign and self.session.tracker.state.result is None:
+            if self.end_game is None:
+                with self._lock:
+                    self._resign_asked = False
+                self._note(f"{self.player} resigns from the phone, but this table cannot "
+                           f"record it: type `resign {self.player}` to end the game")
+                return
+            self._note(f"{self.player} resigns from the phone")
+            self._note(self.end_game("resigned", self.seat))
+
+    # ------------------------------------------------------------------ the admin page
+
+    def admin_info(self) -> dict:
+        """What the table's admin page shows of the seat: the player, the link with the
+        code (while unclaimed), whether a phone holds it, a draw offer waiting."""
+        base = (self.base_url or "").rstrip("/")
+        claimed = self.claimed
+        return {"seat": self.seat, "player": self.player, "claimed": claimed,
+                "code": None if claimed else self.code,
+                "link": None if claimed or not base else f"{base}/phone?code={self.code}",
+                "page": f"{base}/phone" if base else None,
+                "draw_offered": self.draw_offered}
+
+    def _show_admin_info(self) -> None:
+        if self.on_admin_info is None:
+            return
+        info = self.admin_info()
+        if info != self._admin_shown:
+            self._admin_shown = info
+            self.on_admin_info(info)
 
     @property
     def closed(self) -> bool:
@@ -175,7 +325,9 @@ class PhoneSeat:
     # ------------------------------------------------------------------ the claim
 
     def claim(self, code: str) -> str:
-        """The session token of the phone that gave the right code (once); ClaimRefused."""
+        """The session token of the phone that gave the right code (once); ClaimRefused.
+        The claim is kept in the table's store before the token is given (a restarted
+        table knows the phone)."""
         given = normal_code(code)[:64]
         with self._lock:
             if self._token_hash is not None:
@@ -190,8 +342,20 @@ class PhoneSeat:
                 self._wrong.append(now)
                 raise ClaimRefused("wrong code: type the code the table shows", 403)
             token = secrets.token_urlsafe(32)
+            self._keep(self.code, _digest(token))
             self._token_hash = _digest(token)
             return token
+
+    def _keep(self, code: str, token_hash: bytes | None) -> None:
+        """Keep the claim in the store (with the lock held); ClaimRefused when it cannot
+        be kept, and nothing changes."""
+        if self._claims is None:
+            return
+        try:
+            self._claims.save(self.seat, StoredClaim(_digest(code), token_hash))
+        except StoreError as exc:
+            raise ClaimRefused(f"the table could not keep the claim in its store ({exc}): "
+                               "try again", 503) from None
 
     def new_code(self) -> str:
         """A fresh claim code (the table's player asks for one after too many wrong
@@ -199,9 +363,27 @@ class PhoneSeat:
         with self._lock:
             if self._token_hash is not None:
                 raise ClaimRefused("this seat is already played from another phone", 409)
-            self.code = new_claim_code()
+            code = new_claim_code()
+            self._keep(code, None)
+            self.code = code
             self._wrong.clear()
             return self.code
+
+    def release(self) -> str:
+        """The table's person frees the seat (the phone was lost, or another visitor takes
+        over): the phone that held it no longer plays it, a new code claims it. Its turn
+        already sent stays (the table lays it out); ClaimRefused when the store cannot keep
+        the change (nothing changes then)."""
+        with self._lock:
+            code = new_claim_code()
+            self._keep(code, None)
+            self._token_hash, self.code = None, code
+            self._wrong.clear()
+            self._draft = []
+        self._admin_shown = None
+        return (f"the phone seat {self.player} is free: a phone claims it with the new code "
+                f"{code}" + (f" ({self.base_url.rstrip('/')}/phone?code={code})"
+                             if self.base_url else ""))
 
     @property
     def claimed(self) -> bool:
@@ -219,8 +401,10 @@ class PhoneSeat:
         with self._lock:
             view = self._view
             sent = view.number in self._turns
-        return view if sent == view.sent else PhoneView(
-            view.version, view.state, view.players, view.rules, sent)
+            draw, resigning = self._draw, self._resign_asked
+        if (sent, draw, resigning) == (view.sent, view.draw, view.resigning):
+            return view
+        return replace(view, sent=sent, draw=draw, resigning=resigning)
 
     def draft(self) -> tuple[Action, ...]:
         with self._lock:
@@ -235,6 +419,8 @@ class PhoneSeat:
         state = view.state
         if state.result is not None:
             return "the game is over"
+        if view.resigning:
+            return "you resigned: the table ends the game"
         if state.to_move != self.seat:
             return f"waiting for {view.players[state.to_move]}'s turn at the table"
         if view.sent:

@@ -84,52 +84,99 @@ def _c(rule: str, title: str, quote: str, file: str, section: str) -> Citation:
 
 #: rule -> its sentences, in the order they are preferred (the preset's book first).
 CITATIONS: dict[str, tuple[Citation, ...]] = {
-    "one-action": (_c(
-        "one-action", "One action a turn",
-        "During each turn, you may perform one Basic action, OR you may return one of your "
-        "ships to the Bank in order to gain as many as three Sacrifice actions.",
-        LOONEY, "TURN OPTIONS"),),
-    "technology": (_c(
-        "technology", "Colour powers",
-        "You can’t use the power of a color another player has in the same system",
-        LOONEY, "COMMON MISTAKES"),),
-    "build-colour": (_c(
-        "build-colour", "Build: a colour you have there",
-        "The color of your new ship must be the same as one of the ships you control in the "
-        "system where the new ship is being Built.", LOONEY, "GREEN"),),
-    "build-smallest": (_c(
-        "build-smallest", "Build: the smallest in the bank",
-        "The ship you Build must be the smallest size of that color currently available in "
-        "the Bank.", LOONEY, "GREEN"),),
-    "trade": (_c(
-        "trade", "Trade",
-        "Swap one of your ships with a differently colored piece of the same size from the "
-        "Bank.", LOONEY, "BLUE"),),
-    "capture": (_c(
-        "capture", "Capture",
-        "You can only attack a ship if it’s smaller or the same size as the biggest ship YOU "
-        "have in that system.", LOONEY, "RED"),),
-    "move": (_c(
-        "move", "Move",
-        "Move a ship from the system it’s in to any other Connected system (new or known).",
-        LOONEY, "YELLOW"),),
-    "connection": (_c(
-        "connection", "Connections",
-        "You can move a ship from one star system to another ONLY if the stars are of "
-        "different sizes.", BGA, "Fundamentals of space travel"),),
-    "discover": (_c(
-        "discover", "Discover",
-        "Take a piece of your choice from the Bank, add it to the board as a star, then move "
-        "your ship to that star.", LOONEY, "YELLOW"),),
-    "sacrifice": (_c(
-        "sacrifice", "Sacrifice",
-        "You get that many actions, of that ship’s color, in any systems where you still "
-        "control a ship, regardless of colors you have available at that star.",
-        LOONEY, "TURN OPTIONS"),),
-    "catastrophe": (_c(
-        "catastrophe", "Overpopulation",
-        "Overpopulation exists any time a single system contains four or more pieces of the "
-        "same color", LOONEY, "OVERPOPULATION"),),
+    "one-action": (
+        _c("one-action", "One action a turn",
+           "During each turn, you may perform one Basic action, OR you may return one of your "
+           "ships to the Bank in order to gain as many as three Sacrifice actions.",
+           LOONEY, "TURN OPTIONS"),
+        _c("one-action", "One action a turn",
+           "On your turn, do one of these three things: perform a single free action in a "
+           "system that you occupy, sacrifice one of your ships to take a certain number "
+           "of actions of that ship's color, or take no action at all.", GOOD_EVIL,
+           "Play")),
+    "technology": (
+        _c("technology", "Colour powers",
+           "You can’t use the power of a color another player has in the same system",
+           LOONEY, "COMMON MISTAKES"),
+        _c("technology", "Colour powers",
+           "When you choose to perform a single free action in a system that you occupy, "
+           "you may use the power of any technology (color) that's available to you in "
+           "that system.", GOOD_EVIL,
+           "Free Actions")),
+    "build-colour": (
+        _c("build-colour", "Build: a colour you have there",
+           "The color of your new ship must be the same as one of the ships you control in the "
+           "system where the new ship is being Built.", LOONEY, "GREEN"),
+        _c("build-colour", "Build: a colour you have there",
+           "The new ship must match the color a ship that you aready own in that system.",
+           GOOD_EVIL,
+           "Free Actions")),
+    "build-smallest": (
+        _c("build-smallest", "Build: the smallest in the bank",
+           "The ship you Build must be the smallest size of that color currently available in "
+           "the Bank.", LOONEY, "GREEN"),
+        _c("build-smallest", "Build: the smallest in the bank",
+           "Take the smallest-sized piece available from one of the four global color "
+           "stashes and add it to the system as anew ship.", GOOD_EVIL,
+           "Free Actions")),
+    "trade": (
+        _c("trade", "Trade",
+           "Swap one of your ships with a differently colored piece of the same size from the "
+           "Bank.", LOONEY, "BLUE"),
+        _c("trade", "Trade",
+           "Swap one of your shipsin the system with an identically-sized piece of a "
+           "different color from the global stash.", GOOD_EVIL,
+           "Free Actions")),
+    "capture": (
+        _c("capture", "Capture",
+           "You can only attack a ship if it’s smaller or the same size as the biggest ship YOU "
+           "have in that system.", LOONEY, "RED"),
+        _c("capture", "Capture",
+           "cannot take control of an enemy ship if it's larger than the largest ship you "
+           "own in the system.", GOOD_EVIL,
+           "Free Actions")),
+    "move": (
+        _c("move", "Move",
+           "Move a ship from the system it’s in to any other Connected system (new or known).",
+           LOONEY, "YELLOW"),
+        _c("move", "Move",
+           "Move one of your ships from the system into any existing connected system.",
+           GOOD_EVIL,
+           "Free Actions")),
+    "connection": (
+        _c("connection", "Connections",
+           "You can move a ship from one star system to another ONLY if the stars are of "
+           "different sizes.", BGA, "Fundamentals of space travel"),
+        _c("connection", "Connections",
+           "If two systems contain the same size system marker, those two systems are not "
+           "connected.", GOOD_EVIL,
+           "Star-Systems and Star ships")),
+    "discover": (
+        _c("discover", "Discover",
+           "Take a piece of your choice from the Bank, add it to the board as a star, then move "
+           "your ship to that star.", LOONEY, "YELLOW"),
+        _c("discover", "Discover",
+           "by taking a single piece of any color from the global stash, setting it "
+           "upright on the playing field, and moving your ship into it.", GOOD_EVIL,
+           "Free Actions")),
+    "sacrifice": (
+        _c("sacrifice", "Sacrifice",
+           "You get that many actions, of that ship’s color, in any systems where you still "
+           "control a ship, regardless of colors you have available at that star.",
+           LOONEY, "TURN OPTIONS"),
+        _c("sacrifice", "Sacrifice",
+           "Sacrificing a ship gives you temporary access to that color in any system you "
+           "occupy.", GOOD_EVIL,
+           "Sacrifice Actions")),
+    "catastrophe": (
+        _c("catastrophe", "Overpopulation",
+           "Overpopulation exists any time a single system contains four or more pieces of the "
+           "same color", LOONEY, "OVERPOPULATION"),
+        _c("catastrophe", "Overpopulation",
+           "If asystem contains four or more pieces of the same color (including system "
+           "markers and ships of any ownership), that system contains an overpopulation of "
+           "that color.", GOOD_EVIL,
+           "Overpopulation and Catastrophes")),
     "catastrophe-timing": (
         _c("catastrophe-timing", "When a catastrophe may be declared",
            "After you do one of these three things, you may trigger catastrophes for any "
@@ -147,7 +194,11 @@ CITATIONS: dict[str, tuple[Citation, ...]] = {
            "player making 3 selections total (2 stars + 1 ship).", SPEC,
            "Initial Phase (Setup)"),
         _c("setup", "Setup", "The game begins with a setup round, during which the players "
-           "choose their initial pieces.", LOONEY, "THE FIRST TURN")),
+           "choose their initial pieces.", LOONEY, "THE FIRST TURN"),
+        _c("setup", "Setup",
+           "Select any two pieces of any sizes and colors to represent your Homeworld, and "
+           "a third piece of any size and color to represent your first starship.",
+           GOOD_EVIL, "Setting Up Your Homeworld")),
     "setup-ship": (
         _c("setup-ship", "Your first ship",
            "a third piece of any size and color to represent your first starship", GOOD_EVIL,

@@ -534,6 +534,25 @@ def _computer_settings(section: dict[str, Any], source: str) -> tuple[dict[int, 
     return limits, hint_level
 
 
+def with_phone(config: TableConfig, seat: int, listen: str | None = None,
+               port: int | None = None) -> TableConfig:
+    """``config`` with seat ``seat`` played from a phone (``play --phone``), served where
+    ``[phone]`` says unless ``listen``/``port`` are given; checked as ``[phone]`` is
+    (ConfigError naming the option's key)."""
+    from dataclasses import replace
+
+    section: dict[str, Any] = {"seat": seat}
+    if config.phone is not None:
+        section.update(listen=config.phone.listen, port=config.phone.port)
+    if listen is not None:
+        section["listen"] = listen
+    if port is not None:
+        section["port"] = port
+    phone = _phone(section, len(config.players), config.computer_seats, config.display,
+                   config.source, remote=config.remote is not None)
+    return replace(config, phone=phone)
+
+
 def _phone(section: dict[str, Any] | None, seats: int, computer_seats: dict,
            display: DisplayConfig, source: str, remote: bool = False) -> PhoneConfig | None:
     """``[phone]``: one seat of a two-player game, not the computer's, on a port of its

@@ -10,7 +10,6 @@ the simulated table shows (``run_until``).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
@@ -36,6 +35,12 @@ class Table(Protocol):
     def tick(self) -> None: ...
 
 
+class StopSignal(Protocol):
+    """What ends ``TableLoop.run``: a ``threading.Event``, or anything that says so."""
+
+    def is_set(self) -> bool: ...
+
+
 class TableLoop:
     """Runs ``table`` on the events of ``source``; ``work`` runs after every tick, in
     order (each a callable without arguments)."""
@@ -55,7 +60,7 @@ class TableLoop:
         for work in self.work:
             work()
 
-    def run(self, stop: threading.Event) -> None:
+    def run(self, stop: StopSignal) -> None:
         """Pass after pass until ``stop`` is set."""
         while not stop.is_set():
             self.step()

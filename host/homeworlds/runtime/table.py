@@ -28,6 +28,7 @@ from homeworlds.remote.connection import RemoteTableLink
 from homeworlds.remote.game import RemoteSide
 from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.runtime.config import TableConfig
+from homeworlds.runtime.hub_game import HubGameError, start_desk, with_hub_game
 from homeworlds.runtime.loop import EventSource, TableLoop
 from homeworlds.runtime.record import (
     GameExport,
@@ -145,11 +146,16 @@ class RunningTable:
     #: the remote game's side and broker link (``[remote]``), or None
     remote: Any = None
     phone: Any = None  # web.phone.PhoneServer of ``[phone]``
+    #: set when the table must be built again (an invitation from the hub accepted:
+    #: ``runtime.hub_game``); ``serve`` does
+    restart: threading.Event = field(default_factory=threading.Event)
+    #: the hub's invitations (``remote.hub_invite.InvitationDesk``), or None
+    desk: Any = None
     closed: bool = field(default=False, init=False)
 
     def run(self, stop: threading.Event) -> None:
-        """The table loop until ``stop`` is set."""
-        self.loop.run(stop)
+        """The table loop until ``stop`` (or ``restart``) is set."""
+        self.loop.run(_Either(stop, self.restart))
 
     def _say_where_the_game_is(self, recorder: GameRecorder) -> None:
         """On stop with writes the store never took: the export holds the game when its
@@ -205,6 +211,16 @@ class RunningTable:
             self.output.close()
 
 
+class _Either:
+    """Set when either event is (what the loop's ``run`` asks of its stop)."""
+
+    def __init__(self, *events: threading.Event):
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
+
+
 def build_table(config: TableConfig, output: PixelOutput | None, record_path: Path, *,
                 store_path: Path | None = None, commands: queue.Queue | None = None,
                 store_opener=None, view=None, listen: tuple[str, int] | None = None,
@@ -223,16 +239,25 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     store_path = store_path or record_path.with_name("games.sqlite")
     locks: list[HolderLock] = []
     try:
+        config = with_hub_game(config)  # the remote game accepted from the hub, if any
+    except HubGameError as exc:
+        _release(locks, output)
+        raise TableStartError(str(exc)) from None
+    try:
         locks = claim_table(config, store_path, serial=source is None)
         remote_side = RemoteSide() if config.remote is not None else None
         phones: list = []  # the phone's seat, made once the session is
         session = session_from_config(config, output, remote_side,
                                       phone_seat=lambda: phones[0])
-        phones += _phone_seat(config, session)
         for seat, computer in sorted(config.computer_seats.items()):
             print(f"{config.players[seat]} (seat {seat}) is the computer, level "
                   f"{computer.level}", flush=True)
         recorder = _open_store(config, store_path, store_opener)
+        try:
+            phones += _phone_seat(config, session, recorder)
+        except BaseException:
+            recorder.close()
+            raise
     except BaseException:
         _release(locks, output)
         raise
@@ -247,13 +272,17 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
         _release(locks, output)
         raise TableStartError(str(exc)) from None
     event_clock = _event_clock_follower(config, session)
-    publisher = start_publisher(config, store_path, recorder.table, event_clock)
+    restart = threading.Event()
+    desk = start_desk(config, session, recorder, store_path, restart)
+    publisher = start_publisher(config, store_path, recorder.table, event_clock,
+                                on_invitation=desk.offer if desk is not None else None)
     new_game = _listen_for_the_record(session, config, recorder, export, publisher)
     if pending is not None:
         replay_journal(session, pending)
     display = None
     if listen is not None:
-        display = _start_display(config, session, recorder, export, new_game, listen)
+        display = _start_display(config, session, recorder, export, new_game, listen,
+                                 phones[0] if phones else None)
         if isinstance(display, str):
             if publisher is not None:
                 publisher.stop()
@@ -266,32 +295,57 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
     table = attract_table(config, session, display, recorder.path)
     if source is None:
         source = _serial_link(config)
-    upkeep = _Upkeep(session, recorder, publisher, commands, config, export)
+    upkeep = _Upkeep(session, recorder, publisher, commands, config, export,
+                     phones[0] if phones else None)
+    upkeep.desk = desk
     work = [upkeep.store, upkeep.terminal]
     if view is not None:
         work.append(lambda: view.tick(session))
     loop = TableLoop(source, table, work=work)
     running = RunningTable(config, session, recorder, export, loop, source, output,
-                           store_path, record_path, display, publisher, locks, remote)
+                           store_path, record_path, display, publisher, locks, remote,
+                           restart=restart, desk=desk)
     if phones:
         _serve_phone(running, phones[0])
     return running
 
 
-def _phone_seat(config: TableConfig, session: TableSession) -> list:
-    """The phone's seat of ``[phone]`` (none without it), following the session."""
+def _phone_seat(config: TableConfig, session: TableSession, recorder: GameRecorder) -> list:
+    """The phone's seat of ``[phone]`` (none without it), following the session; its claim
+    is kept in the table's store (a restarted table knows the phone that claimed it), and
+    its resignation is recorded as the terminal's ``resign`` is."""
     if config.phone is None:
         return []
     from homeworlds.remote.phone import PhoneSeat
+    from homeworlds.runtime.terminal import end_game
+    from homeworlds.store import StoreError
+    from homeworlds.store.phone_claims import PhoneClaims
 
-    seat = PhoneSeat(session, config.phone.seat)
+    try:
+        seat = PhoneSeat(session, config.phone.seat,
+                         claims=PhoneClaims(recorder.path, config.table_name))
+    except StoreError as exc:
+        raise TableStartError(f"[phone]: the phone's claim cannot be kept: {exc}") from None
+    seat.end_game = lambda kind, who: end_game(session, recorder, config.players, kind, who)
     seat.attach()
     return [seat]
 
 
+def _release_phone(seat: Any) -> str:
+    """Free the phone's seat for another phone (``PhoneSeat.release``); ValueError when
+    the store cannot keep it."""
+    from homeworlds.remote.phone import ClaimRefused
+
+    try:
+        return seat.release()
+    except ClaimRefused as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _serve_phone(running: RunningTable, seat: Any) -> None:
-    """Serve the phone's pages and show its link and code; a port that cannot be served
-    stops the start (the table closed again)."""
+    """Serve the phone's pages and show its link and code (on the terminal and the
+    display's admin page); a port that cannot be served stops the start (the table
+    closed again)."""
     assert running.config.phone is not None
     try:
         from homeworlds.web import WebUnavailable, require_web
@@ -306,6 +360,9 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
         running.close()
         raise TableStartError(f"[phone]: {exc}") from None
     running.phone = server
+    seat.base_url = server.url
+    if running.display is not None:
+        seat.on_admin_info = running.display.server.show_phone
     announce(server.url, seat)
 
 
@@ -508,8 +565,14 @@ class _Upkeep:
     LEDs, the event's view of the table, terminal commands, and the lines to print."""
 
     def __init__(self, session: TableSession, recorder: GameRecorder, publisher,
-                 commands: queue.Queue | None, config: TableConfig, export: GameExport):
+                 commands: queue.Queue | None, config: TableConfig, export: GameExport,
+                 phone: Any = None):
         self.export = export
+        #: the terminal's verbs of the phone's seat: ``decline`` its draw offer
+        self.more_commands: dict[str, Callable[[list[str]], str]] = (
+            {"decline": self._decline, "release-phone": self._release_phone}
+            if phone is not None else {})
+        self.phone = phone
         self.session = session
         self.recorder = recorder
         self.publisher = publisher
@@ -518,12 +581,15 @@ class _Upkeep:
         self.last_fault: str | None = None
         self.last_link: bool | None = None
         self.last_message: str | None = None
+        #: the hub's invitations (``accept`` / ``decline`` typed here), or None
+        self.desk: Any = None
 
     def store(self) -> None:
         session, recorder, publisher = self.session, self.recorder, self.publisher
         recorder.poll()
         if self.commands is not None:
-            run_commands(self.commands, session, recorder, self.config)
+            run_commands(self.commands, session, recorder, self.config, self.more_commands,
+                         self.desk.command if self.desk is not None else None)
         if recorder.fault != self.last_fault:
             report_fault(recorder, self.last_fault, self.export)
             self.last_fault = recorder.fault
@@ -533,6 +599,18 @@ class _Upkeep:
             self.last_link = session.link_up
             publisher.table_status(link_up=self.last_link, store_fault=recorder.fault)
         session.lights.store_fault = recorder.fault is not None
+
+    def _decline(self, words: list[str]) -> str:
+        try:
+            return self.phone.decline_draw()
+        except ValueError as exc:
+            return f"cannot decline: {exc}"
+
+    def _release_phone(self, words: list[str]) -> str:
+        try:
+            return _release_phone(self.phone)
+        except ValueError as exc:
+            return f"cannot release the phone seat: {exc}"
 
     def terminal(self) -> None:
         session = self.session
@@ -551,16 +629,23 @@ def serve(config: TableConfig, output: PixelOutput | None, record_path: Path,
           stop: threading.Event, **options) -> int:
     """Build the table (``build_table``: ``options`` are its keywords) and run it until
     ``stop``; 2 when it cannot start (the reason on stderr), else 0."""
-    try:
-        table = build_table(config, output, record_path, **options)
-    except TableStartError as exc:
-        print(f"homeworlds play: {exc}", file=sys.stderr)
-        return 2
-    try:
-        table.run(stop)
-    finally:
-        table.close()
-    return 0
+    while True:
+        try:
+            table = build_table(config, output, record_path, **options)
+        except TableStartError as exc:
+            print(f"homeworlds play: {exc}", file=sys.stderr)
+            return 2
+        try:
+            table.run(stop)
+        finally:
+            table.close()
+        if stop.is_set() or not table.restart.is_set():
+            return 0
+        # An invitation from the hub was accepted: the table again, in the remote game
+        # (its LEDs were closed with the table).
+        print("homeworlds play: starting the remote game accepted from the hub", flush=True)
+        if output is not None:
+            output = open_table_output(config)
 
 
 def serve_live(screen, config: TableConfig, output, record_path: Path, store_path: Path,
@@ -599,7 +684,7 @@ def _event_clock_follower(config: TableConfig, session):
 
 
 def start_publisher(config: TableConfig, store_path: Path, store_table: str,
-                    event_clock=None):
+                    event_clock=None, on_invitation=None):
     """The event publisher when the configuration names a broker ([event]); the table plays
     on without it when the MQTT library is missing (the store keeps every turn, published
     once the table runs with it: docs/event.md)."""
@@ -609,7 +694,8 @@ def start_publisher(config: TableConfig, store_path: Path, store_table: str,
     try:
         from homeworlds.event.publisher import EventPublisher
         publisher = EventPublisher(config.event, store_path, store_table,
-                                   on_event_clock=event_clock.offer if event_clock else None)
+                                   on_event_clock=event_clock.offer if event_clock else None,
+                                   on_invitation=on_invitation)
         publisher.start()
     except MqttUnavailable as exc:
         print(f"homeworlds play: not publishing to the event: {exc}", file=sys.stderr,
@@ -667,7 +753,7 @@ def _feed_publisher(publisher, display, session, config: TableConfig, recorder) 
 
 
 def _start_display(config: TableConfig, session, recorder, export, new_game,
-                   listen: tuple[str, int]):
+                   listen: tuple[str, int], phone: Any = None):
     """The web display with its admin commands (run by this loop through the session's
     tick); a string says why it cannot start."""
     from homeworlds.web import WebUnavailable
@@ -693,7 +779,10 @@ def _start_display(config: TableConfig, session, recorder, export, new_game,
             admin_token=config.display.admin_token, uid=lambda: recorder.uid,
             recorder=recorder, start_new_game=start_new_game, on_undo=undone,
             max_brightness=brightness, store_path=recorder.path,
-            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions)
+            attract_after_s=config.attract_after_s, suggestions=config.hints.suggestions,
+            control_options={"decline_draw": phone.decline_draw,
+                             "release_phone": lambda: _release_phone(phone)}
+            if phone else None)
     except WebUnavailable as exc:
         return str(exc)
     display.server.announce()

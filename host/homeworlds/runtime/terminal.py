@@ -11,6 +11,7 @@ import queue
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from homeworlds.runtime.config import TableConfig
 
@@ -98,7 +99,8 @@ COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others
                 "on), skip (the player to move misses the turn; three or more players), "
                 "brain-transference (the junior player's handicap: the players change "
                 "places), "
-                "draw (draw by agreement), abandon (the game is abandoned), help")
+                "draw (draw by agreement), abandon (the game is abandoned), accept / "
+                "decline (an invitation from the event's hub to a remote game), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -118,13 +120,25 @@ def terminal_commands() -> queue.Queue | None:
     return lines
 
 
-def run_commands(lines: queue.Queue, session, recorder, config: TableConfig) -> None:
+def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
+                 more: dict[str, Callable[[list[str]], str]] | None = None,
+                 extra: Callable[[str], str | None] | None = None) -> None:
+    """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
+    phone seat's ``decline``), each given the words after it; then ``extra(line)``
+    answers the commands it knows (the hub's invitations: ``accept``, ``decline``)
+    and None for the others."""
     while True:
         try:
             line = lines.get_nowait()
         except queue.Empty:
             return
-        print(run_command(line, session, recorder, config.players), flush=True)
+        words = line.split()
+        if words and more and words[0].lower() in more:
+            print(more[words[0].lower()](words[1:]), flush=True)
+            continue
+        answer = extra(line) if extra is not None else None
+        print(answer if answer is not None else
+              run_command(line, session, recorder, config.players), flush=True)
 
 
 def run_command(line: str, session, recorder, players) -> str:
@@ -160,7 +174,19 @@ def run_command(line: str, session, recorder, players) -> str:
         if len(rest) != 1 or rest[0].casefold() not in names:
             return f"resign whom? resign NAME, with NAME one of {', '.join(players)}"
         seat = names.index(rest[0].casefold())
-    kind = {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb]
+    return end_game(session, recorder, players,
+                    {"resign": "resigned", "draw": "agreed-draw", "abandon": "abandoned"}[verb],
+                    seat)
+
+
+def end_game(session, recorder, players, kind: str, seat: int | None = None) -> str:
+    """End the game off the board as the terminal's commands do (``kind``: "resigned" with
+    the ``seat`` that resigns, "agreed-draw", "abandoned"), recorded in the store; returns
+    what to show."""
+    from homeworlds.rules import IllegalAction
+
+    tracker = session.tracker
+    verb = {"resigned": "resign", "agreed-draw": "draw", "abandoned": "abandon"}[kind]
     try:
         if seat is not None:
             if not session.resign(seat):

@@ -13,6 +13,7 @@ the player's ``choose_turn`` accepts them, so any player with ``choose_turn(stat
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -41,6 +42,21 @@ def make_player(level: int, seed: int | None, rules: Rules, names: tuple[str, ..
     return ComputerPlayer(level, seed=seed, rules=rules, names=names)
 
 
+def played_from(player) -> str:
+    """Where a seat played elsewhere plays from, in words: the player's ``played_from``,
+    else what its ``waiting_text`` names ("waiting for the turn from the phone…" -> "the
+    phone"), else "elsewhere"."""
+    given = getattr(player, "played_from", None)
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    found = _FROM.search(getattr(player, "waiting_text", None) or "")
+    return found.group(1) if found else "elsewhere"
+
+
+#: The place a ``waiting_text`` names: "… from the other table…".
+_FROM = re.compile(r"\bfrom (.+?)(?:…|\.\.\.)?\s*$")
+
+
 class Thinking:
     """One choice of a turn, running in a daemon thread. ``purpose``: "turn" (the
     computer's own turn) or "suggestion" (a learner's hint); ``key`` identifies the
@@ -61,6 +77,10 @@ class Thinking:
         #: ``RemotePlayer``: "waiting for the turn from the other table…"), or None.
         waiting = getattr(player, "waiting_text", None) if purpose == "turn" else None
         self.waiting_text: str | None = waiting if isinstance(waiting, str) else None
+        #: Where that seat's turn comes from ("the other table", "the phone"), or None: the
+        #: computer chooses it. What the lights and displays say instead of "the computer".
+        self.played_from: str | None = (played_from(player) if self.waiting_text is not None
+                                        else None)
         self._clock = clock
         self._done = threading.Event()
         kwargs: dict[str, object] = {}

@@ -93,6 +93,11 @@ class SessionClocks:
         spec = spec if spec is not None and spec.timed else None
         self._game_spec = spec
         self.clocks = GameClocks.restored(spec, remaining_ms) if spec else None
+        if self.clocks is not None:
+            # Those who left the game (its departures, applied by the tracker) stay out.
+            left = tuple(dict.fromkeys(seat for _, kind, seat in self.tracker.departures
+                                       if kind == "resigned"))
+            self.clocks = replace(self.clocks, departed=left)
         self._game = self.tracker.state
 
     def _start_now(self) -> bool:
@@ -201,6 +206,23 @@ class SessionClocks:
         if self.clocks is not None:
             self.clocks = self.clocks.stop(now)
         return True
+
+    def departed(self, kind: str, seat: int, now: float) -> None:
+        """``seat`` left the game (``kind`` "resigned": a resignation in a game of three or
+        more that goes on) or missed its turn ("skipped"), at ``now``, and the tracker has
+        passed the turn on (``TurnTracker.leave``, ``skip_turn``). A player who left keeps
+        the time they had, stopped for good; when the departed seat was to move, its clock
+        stops (no increment: no turn was made) and the next seat's clock runs from ``now``
+        — the players pass the token to it, as after a turn."""
+        clocks = self.clocks
+        if clocks is None or self.tracker.state is not self._game:
+            return
+        was_moving = clocks.started and clocks.to_move == seat
+        if kind == "resigned":
+            clocks = clocks.depart(seat, now)
+        if was_moving and not self.tracker.is_over:
+            clocks = clocks.start(self.tracker.state.to_move, now)
+        self.clocks = clocks
 
     def undone(self, now: float) -> None:
         """A turn was withdrawn: the tracker's game goes on from the earlier position, the

@@ -56,6 +56,9 @@ class PlannedTurn(NamedTuple):
     seat: int
     turn: Turn
     plan: TablePlan
+    #: a seat played elsewhere: where its turn came from ("the other table"); None: the
+    #: computer chose it
+    played_from: str | None = None
 
 
 class ComputerAtTable:
@@ -262,7 +265,7 @@ class ComputerAtTable:
         self._chosen = None
         seat = thinking.seat
         turn, plan = planned
-        self.planned_turn = PlannedTurn(thinking.key, seat, turn, plan)
+        self.planned_turn = PlannedTurn(thinking.key, seat, turn, plan, thinking.played_from)
         self.tracker.expected = (seat, turn)
         self._note(f"{self.tracker.players[seat]} plays: " + "; ".join(map(str, turn))
                    + f" ({thinking.seconds():.1f} s): follow the lights")
@@ -348,7 +351,8 @@ class ComputerAtTable:
         if thinking is not None and not thinking.done:
             return GuidanceShown(thinking.seat, "thinking",
                                  suggestion=thinking.purpose == "suggestion",
-                                 text=thinking.waiting_text or "")
+                                 text=thinking.waiting_text or "",
+                                 played_from=thinking.played_from)
         restore = None if self._restore_plan is None else PlannedTurn(
             (), self.tracker.state.to_move, (), self._restore_plan)
         for judged, suggestion, planned, restoring in (
@@ -369,5 +373,6 @@ class ComputerAtTable:
                 piece=step.piece, lift_slot=step.lift_slot, put_slot=step.put_slot,
                 from_bank=step.kind == "from-bank", new_system=step.new_system,
                 token_seat=step.target.seat if step.kind == "token" else None, text=text,
-                detail=judged.to_json(self.layout, self.tracker.players), restore=restoring)
+                detail=judged.to_json(self.layout, self.tracker.players), restore=restoring,
+                played_from=planned.played_from)
         return None

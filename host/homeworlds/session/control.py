@@ -20,7 +20,8 @@ from homeworlds.session.lights import HINT_LEVELS
 from homeworlds.store.records import cooked_position, position_to_json, turn_to_sdg
 
 #: The admin verbs.
-VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings")
+VERBS = ("new-game", "resign", "skip", "brain-transference", "draw", "undo", "settings",
+         "decline-draw", "release-phone")
 
 #: Lowest LED brightness the admin page may set (0 would look like a dead table).
 MIN_BRIGHTNESS = 0.02
@@ -90,7 +91,9 @@ class TableControl:
                  start_new_game: Callable[[], None] | None = None,
                  on_undo: Callable[[int], None] | None = None,
                  max_brightness: float = 1.0, verbs: tuple[str, ...] = VERBS,
-                 refusal: str = "not available here"):
+                 refusal: str = "not available here",
+                 decline_draw: Callable[[], str] | None = None,
+                 release_phone: Callable[[], str] | None = None):
         self.session = session
         #: the actions this table allows (the demo, which plays a recorded game, allows
         #: only the settings); ``refusal`` says why the others are refused
@@ -101,6 +104,10 @@ class TableControl:
         self.start_new_game = start_new_game
         self.on_undo = on_undo
         self.max_brightness = max_brightness
+        #: declines the draw offered from a phone (``PhoneSeat.decline_draw``), if any
+        self.decline_draw = decline_draw
+        #: frees the phone's seat for another phone (``PhoneSeat.release``), if any
+        self.release_phone = release_phone
 
     def __call__(self, command: AdminCommand) -> str:
         if command.verb not in self.verbs:
@@ -171,6 +178,22 @@ class TableControl:
 
     def _draw(self, command: AdminCommand) -> str:
         return self._end("agreed-draw", None)
+
+    def _release_phone(self, command: AdminCommand) -> str:
+        if self.release_phone is None:
+            raise ControlError("release-phone: this table has no phone seat")
+        try:
+            return self.release_phone()
+        except ValueError as exc:  # the store could not keep it (ClaimRefused)
+            raise ControlError(f"release-phone: {exc}") from None
+
+    def _decline_draw(self, command: AdminCommand) -> str:
+        if self.decline_draw is None:
+            raise ControlError("decline-draw: no one offered a draw (only a phone's seat can)")
+        try:
+            return self.decline_draw()
+        except ValueError as exc:
+            raise ControlError(f"decline-draw: {exc}") from None
 
     def _new_game(self, command: AdminCommand) -> str:
         tracker = self.session.tracker

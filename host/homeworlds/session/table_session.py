@@ -328,7 +328,10 @@ class TableSession:
         """``seat`` resigns: the game ends (True) or, with three or more players who play
         on, the player leaves it (False; ``TurnTracker.leave``). IllegalAction when it
         cannot be done."""
+        now = self.clock()
         ended = self.tracker.leave(seat)
+        if not ended:
+            self.timekeeper.departed("resigned", seat, now)
         self.status = self.tracker.status
         self.red_alert_seat = None
         self.watch.changed()  # judged again: the turn may have passed on
@@ -337,7 +340,9 @@ class TableSession:
     def skip_turn(self) -> int:
         """The player to move misses the turn (three or more players:
         ``TurnTracker.skip_turn``); returns their seat."""
+        now = self.clock()
         seat = self.tracker.skip_turn()
+        self.timekeeper.departed("skipped", seat, now)
         self.status = self.tracker.status
         self.red_alert_seat = None
         self.watch.changed()

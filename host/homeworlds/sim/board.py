@@ -4,7 +4,10 @@
 hardware/parts.toml; this module turns that description into the parts the emulated
 readers are wired to:
 
-- :class:`RelayMux` - one multiplexer: the decoder (4 select lines, active-low enable),
+- :class:`RelayMux` - one multiplexer: the decoder (4 select lines, active-low enable)
+  with its input latch (the 74HCT4514's ``LE``: high = transparent, the decoder follows
+  the shared select lines; low = it holds what it had; tied high on the old boards,
+  strobed per board from the latch decoder, :class:`DecoderOutput`, on the new ones),
   a relay per channel with the datasheet's operate, bounce and release times. The enable
   is an MCU line when the layout gives ``mcu.mux_enable``; otherwise the net stays at the
   level its pull resistor holds it (R2 pulls EN_N up: the decoder is disabled, no relay
@@ -29,11 +32,16 @@ from homeworlds.table.board import Board, Relay
 
 
 class Line:
-    """A net between the MCU and a multiplexer: a pin sets ``value``; the board hears it."""
+    """A net between the MCU and a multiplexer: a pin sets ``value``; the board hears it.
+    With a ``clock``, every write costs the MCU ``cost_us`` (a call into C)."""
 
-    def __init__(self, level: bool, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(self, level: bool, on_change: Callable[[], None] | None = None,
+                 clock=None, cost_us: float = 0.0) -> None:
         self._value = level
         self.on_change = on_change
+        self.clock = clock
+        self.cost_us = cost_us
+        self.writes = 0
 
     @property
     def value(self) -> bool:
@@ -41,6 +49,9 @@ class Line:
 
     @value.setter
     def value(self, level: bool) -> None:
+        self.writes += 1
+        if self.clock is not None and self.cost_us:
+            self.clock.advance_us(self.cost_us)
         level = bool(level)
         if level != self._value:
             self._value = level
@@ -56,6 +67,25 @@ class PulledNet:
 
     def __init__(self, level: bool) -> None:
         self.value = level
+
+
+class DecoderOutput:
+    """Output ``output`` of the latch decoder (a 74HC238 or 74HC4514: active-high outputs)
+    on ``address`` lines, enabled while ``enable`` is at ``active``: the ``LE`` of one
+    multiplexer board."""
+
+    def __init__(self, address: Sequence[Line], enable: Line, output: int,
+                 active: bool = True) -> None:
+        self.address = address
+        self.enable = enable
+        self.output = output
+        self.active = active
+
+    @property
+    def value(self) -> bool:
+        if self.enable.value != self.active:
+            return False
+        return sum(1 << bit for bit, line in enumerate(self.address) if line.value) == self.output
 
 
 class MicrosecondClock(Protocol):
@@ -79,17 +109,23 @@ class RelayMux:
     enable: Line | PulledNet
     relay: Relay
     clock: MicrosecondClock
+    latch: Line | PulledNet | DecoderOutput | None = None
+    """The decoder's ``LE``: None or high = transparent (follows ``select``)."""
     coils: dict[int, _Coil] = field(default_factory=dict)
     energised: int | None = None
     switches: int = 0
+    held: int = 0
+    """What the decoder's input latch holds (random at power-up: 0 here)."""
 
     def __post_init__(self) -> None:
         self.changed()
 
     def decoded(self) -> int | None:
+        if self.latch is None or self.latch.value:  # transparent: it takes the lines
+            self.held = sum(1 << bit for bit, line in enumerate(self.select) if line.value)
         if self.enable.value:  # EN_N high: every decoder output low, every coil off
             return None
-        return sum(1 << bit for bit, line in enumerate(self.select) if line.value)
+        return self.held
 
     def changed(self) -> None:
         """A select or enable line moved: the decoder drives another coil (or none)."""
@@ -134,6 +170,10 @@ class RelayMux:
         if len(closed) != 1:
             return None, 0.0
         return closed[0], max(since, opened)
+
+    def decoder_inputs(self) -> list[PulledNet]:
+        """The decoder's inputs behind its latch (what it decodes), S0 first."""
+        return [PulledNet(bool(self.held >> bit & 1)) for bit in range(len(self.select))]
 
     @property
     def coil_on(self) -> bool:

@@ -3,9 +3,11 @@ when it is asked to model the hardware (``SimulatedMcu(reader_model="pn5180")``)
 
 Each reader of the layout gets a :class:`~homeworlds.sim.pn5180_chip.Pn5180Chip`
 on a simulated clock, its own relay multiplexer (:mod:`homeworlds.sim.board`:
-select lines and enable shared by all readers, as on the reference table, relays
-with their datasheet timing), one reset line shared by all chips, and the 5 V
-supply they all draw from. The firmware's own ``tablefw.readers.pn5180.PN5180`` drives them; every
+select lines and enable shared by all readers, as on the reference table, each board's
+decoder latch strobed from the latch decoder or tied transparent as its netlist says,
+relays with their datasheet timing), its IRQ output on an MCU input where the layout
+wires one, one reset line shared by all chips, and the 5 V supply they all draw from.
+The firmware's own ``tablefw.readers.pn5180.PN5180`` drives them; every
 SPI frame costs the time :mod:`homeworlds.sim.scan_timing` gives it.
 
 How a piece lies decides how well its tag is read (:class:`ReadModel`): stars and
@@ -20,12 +22,13 @@ import random
 from collections.abc import Mapping
 from dataclasses import replace
 
-from homeworlds.sim.board import Line, PulledNet, RelayMux, Supply, ether
+from homeworlds.sim.board import DecoderOutput, Line, PulledNet, RelayMux, Supply, ether
 from homeworlds.sim.pn5180_chip import Pn5180Chip, ReadModel, SharedResetLine, Tag
 from homeworlds.sim.scan_timing import BUS_LOCK_US, ZONE_OVERHEAD_US, spi_frame_us
-from homeworlds.table.board import Relay, describe
+from homeworlds.table.board import Board, Relay, describe
 from homeworlds.table.layout import Layout, ZoneKind
-from tablefw.readers.mux import GpioMux
+from tablefw.chipselect import LatchStrobe
+from tablefw.readers.mux import GpioMux, LatchedMux
 from tablefw.readers.pn5180 import PN5180, bus_holders
 
 
@@ -127,10 +130,15 @@ class EmulatedTable:
     relay settle time, the number of fields on at once. ``settle_us``, ``mux_enable``
     and ``fields_at_once`` override them (a test planting another design).
     ``led_amps``: what the LEDs draw from the shared supply (default: the host's cap).
-    ``latched``: every multiplexer board holds its own channel (its decoder's latch,
-    strobed per board), so each reader walks its own pads (the scan core's pipelined
-    order); otherwise all boards follow the shared select lines. ``irq_read_us``: the
-    chips' IRQ outputs are wired to MCU inputs, each reading costing that much.
+    ``board``: the board as built (default: :func:`homeworlds.table.board.describe` of the
+    layout; ``describe(layout).transparent()`` is the wiring before issue 25). Its netlist
+    says where each multiplexer's latch enable ``LE`` goes: tied high, the board follows
+    the shared select lines; on the header, it latches them when the latch decoder strobes
+    it. ``latched``: the firmware drives the boards as latched ones (a strobe per board:
+    the scan core's pipelined order; default: as the board is wired - True planted on a
+    transparent board is the old wiring under the new firmware). ``irq``: the chips' IRQ
+    outputs go to MCU inputs (default: the readers whose layout entry names an ``irq``
+    pin), each reading costing ``irq_read_us`` (default: the band's pin reading).
     ``costs``: one band of the board's per-operation costs
     (``homeworlds.table.scancosts.load_costs().band("likely")``): command and answer frames, bus
     lock, clock and pin readings, bookkeeping per pad, GC pauses, relay and field
@@ -142,12 +150,13 @@ class EmulatedTable:
     def __init__(self, layout: Layout, clock, *, model: ReadModel | None = None, seed: int = 0,
                  settle_us: int | None = None, mux_enable: bool | None = None,
                  fields_at_once: int | None = None, led_amps: float | None = None,
-                 latched: bool = False, irq_read_us: float | None = None,
+                 latched: bool | None = None, irq: bool | None = None,
+                 irq_read_us: float | None = None, board: Board | None = None,
                  costs: Mapping[str, float] | None = None, relay: Relay | None = None):
-        self.layout = layout
         self.clock = clock
         self.model = model if model is not None else ReadModel()
-        self.board = describe(layout)
+        self.board = board if board is not None else describe(layout)
+        layout = self.layout = self.board.layout
         mux_board = self.board.mux
         switch = relay if relay is not None else mux_board.relay
         if costs is not None and relay is None:
@@ -181,34 +190,62 @@ class EmulatedTable:
         channels = max(reader.channels for reader in layout.readers)
         lines = max(1, (channels - 1).bit_length())
         self.muxes: list[RelayMux] = []
-        self.select_lines = [Line(False, self._lines_changed) for _ in range(lines)]
+        # Every MCU pin write costs the board a call into C (the band's pin figure).
+        pin_us = self.pin_read_us
+        self.select_lines = [Line(False, self._lines_changed, clock, pin_us)
+                             for _ in range(lines)]
         self.enable_line: Line | PulledNet
         if mux_enable:
-            self.enable_line = Line(True, self._lines_changed)
+            self.enable_line = Line(True, self._lines_changed, clock, pin_us)
         else:
             self.enable_line = PulledNet(bool(mux_board.enable_pulled is not False))
         mux = GpioMux(self.select_lines, enable=self.enable_line if mux_enable else None,
                       settle_us=settle_us)
+        if latched is None:
+            latched = self.board.mux.latched
+        self.latched = latched
+        # The latch decoder on the NSS decoder's address lines (or lines of its own where
+        # the layout has no NSS decoder: a board under study).
+        mcu = layout.mcu
+        address = (len(mcu.nss_decoder.address)
+                   if mcu is not None and mcu.nss_decoder is not None else
+                   max(1, (len(layout.readers) - 1).bit_length()))
+        self.latch_address = [Line(False, self._lines_changed, clock, pin_us)
+                              for _ in range(address)]
+        self.latch_enable = Line(address > 3, self._lines_changed, clock, pin_us)
+        self.strobe = LatchStrobe(self.latch_address, self.latch_enable) if latched else None
+        wired_irq = set(self.board.irq_readers)
+        if irq_read_us is None:
+            irq_read_us = self.pin_read_us
         self.chips: list[Pn5180Chip] = []
         self.readers: list[EmulatedPN5180] = []
         self.reset_line = SharedResetLine()
         for reader in layout.readers:
             select = self.select_lines
-            if latched:  # the board's latch outputs: they follow the select lines only when strobed
-                select = [Line(False, self._lines_changed) for _ in range(lines)]
-                mux = GpioMux(select, enable=self.enable_line if mux_enable else None,
-                              settle_us=settle_us)
+            output = _latch_output(reader, mcu)
+            if self.strobe is not None:
+                mux = LatchedMux(select, self.strobe, output,
+                                 enable=self.enable_line if mux_enable else None,
+                                 settle_us=settle_us)
             chip = Pn5180Chip({}, mux_pins=select, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]
             if len(zones) > 1:
-                relay_mux = RelayMux(select, self.enable_line, switch, clock)
+                # LE of this board: tied high (transparent) or the latch decoder's output.
+                le = (DecoderOutput(self.latch_address, self.latch_enable, output,
+                                    active=address <= 3)
+                      if mux_board.latch_wiring == "header" else
+                      PulledNet(mux_board.latch_wiring == "high"))
+                relay_mux = RelayMux(select, self.enable_line, switch, clock, latch=le)
                 self.muxes.append(relay_mux)
                 chip.route = relay_mux.route
+                chip.mux_pins = relay_mux.decoder_inputs  # what its decoder sees: the latch
             name = f"reader {reader.index}" + (f" ({reader.label})" if reader.label else "")
-            irq = IrqLine(chip, irq_read_us) if irq_read_us is not None else None
+            wired = reader.index in wired_irq if irq is None else irq
+            irq_line = IrqLine(chip, irq_read_us) if wired else None
             timing = {} if power_up_us is None else {"power_up_us": power_up_us}
-            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None, irq=irq,
+            driver = EmulatedPN5180(chip, zones=zones, mux=mux if len(zones) > 1 else None,
+                                    irq=irq_line,
                                     reset=self.reset_line, name=name, call_overhead_us=frame_us,
                                     answer_overhead_us=answer_us, lock_us=lock_us, gc=self.gc,
                                     zone_overhead_us=zone_us, **timing)
@@ -220,6 +257,11 @@ class EmulatedTable:
         for chip in self.chips:
             chip.external_field = sensed
             chip.on_field = self.supply.check
+
+    @property
+    def pipelined(self) -> bool:
+        """Whether the firmware's scan core runs these readers pipelined."""
+        return self.strobe is not None
 
     def _lines_changed(self) -> None:
         for relay_mux in getattr(self, "muxes", ()):
@@ -254,3 +296,12 @@ class EmulatedTable:
 
     def clear_fault(self, reader: int) -> None:
         self.chips[reader].dead = False
+
+
+def _latch_output(reader, mcu) -> int:
+    """The latch decoder output of ``reader``'s multiplexer: its NSS decoder output (the
+    reader's index where the layout has no NSS decoder)."""
+    pins = reader.pins
+    if mcu is not None and pins is not None and pins.nss_output is not None:
+        return int(pins.nss_output)
+    return int(reader.index)

@@ -6,12 +6,14 @@ do on the board; hardware/parts.toml gives the datasheet figures of the parts th
 names. :func:`describe` joins them into a :class:`Board`, from which come
 
 - the firmware's configuration (:mod:`homeworlds.table.fwconfig`): the multiplexer enable
-  pin, the relay settle time, how many readers' fields may be on at once;
+  pin, the latch strobe (whether each board holds its own channel: the pipelined scan), the
+  relay settle time, how many readers' fields may be on at once;
 - the simulated board (:mod:`homeworlds.sim.board`): relays with the datasheet's timing, a
   decoder that stays disabled while its enable is pulled inactive and driven by no pin,
   the supply's budget;
-- :meth:`Board.problems`: what cannot work as described (an enable driven by nothing, a
-  supply budget smaller than one reader's field).
+- :meth:`Board.problems`: what cannot work as described (an enable or a latch driven by
+  nothing, a latch strobe given for boards whose latch is tied transparent, a supply budget
+  smaller than one reader's field).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ TAG_PART = "SL2S2602"
 #: The multiplexer's control header: which of its pins carries which [mcu] signal.
 HEADER_SELECT = ("S0", "S1", "S2", "S3")
 HEADER_ENABLE = "EN_N"
+HEADER_LATCH = "LE"
 SUPPLY_VOLTS = 5.0
 
 
@@ -88,11 +91,24 @@ class MuxBoard:
     relay: Relay
     bias_amps: float
     """The selected pad's PIN-diode bias current (R1 of the multiplexer)."""
+    latch_wiring: str = "high"
+    """Where the decoder's latch enable (``LE`` of the 74HCT4514) goes: ``"high"`` tied to
+    the supply (transparent: the board follows the shared select lines), ``"low"`` tied to
+    GND (the latch never opens), ``"header"`` to the control header, strobed by the MCU."""
+    latch_part: str = "U1.LE"
+    latch_pull_part: str | None = None
+    latch_pin: str | None = None
+    """The MCU pin enabling the latch decoder (the layout's ``mcu.mux_latch``), or None."""
 
     @property
     def can_enable(self) -> bool:
         """Whether the decoder can ever be enabled (EN_N low)."""
         return self.enable_pin is not None or self.enable_pulled is False
+
+    @property
+    def latched(self) -> bool:
+        """Whether each board holds its own channel: ``LE`` on the header, strobed."""
+        return self.latch_wiring == "header" and self.latch_pin is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +124,26 @@ class Board:
     @property
     def multiplexers(self) -> int:
         return sum(1 for reader in self.layout.readers if reader.channels > 1)
+
+    @property
+    def irq_readers(self) -> tuple[int, ...]:
+        """The readers whose IRQ output goes to an MCU input."""
+        return tuple(reader.index for reader in self.layout.readers
+                     if reader.pins is not None and reader.pins.irq is not None)
+
+    def transparent(self) -> Board:
+        """The same table wired as before issue 25: every multiplexer's ``LE`` tied high
+        (each board follows the shared select lines), no latch strobe, no IRQ line."""
+        layout = self.layout
+        if layout.mcu is not None:
+            from dataclasses import replace
+
+            readers = tuple(replace(reader, pins=replace(reader.pins, irq=None))
+                            if reader.pins is not None else reader for reader in layout.readers)
+            layout = Layout.from_toml_text(replace(
+                layout, mcu=replace(layout.mcu, mux_latch=None), readers=readers).to_toml_text())
+        mux = _replace(self.mux, latch_wiring="high", latch_pull_part=None, latch_pin=None)
+        return _replace(self, layout=layout, mux=mux)
 
     @property
     def idle_amps(self) -> float:
@@ -141,6 +177,7 @@ class Board:
                           f"{self.mux.netlist} is driven by no pin, so the decoder stays "
                           "disabled, no relay closes and every pad reads empty; give the MCU "
                           "pin that drives it low"))
+        found += self._latch_problems()
         if self.scanner_amps is not None and \
                 self.scanner_draw(1) > self.scanner_amps + 1e-9:
             found.append(("power.scanner_amps",
@@ -155,6 +192,36 @@ class Board:
                           f"{self.scanner_amps:g} A is the whole of {self.supply.part} "
                           f"({self.supply.amps:g} A): nothing is left for the LEDs"))
         return found
+
+
+    def _latch_problems(self) -> list[tuple[str, str]]:
+        mux = self.mux
+        if not self.multiplexers:
+            return []
+        if mux.latch_wiring == "low":
+            return [("mcu.mux_latch", f"{mux.latch_part} of {mux.netlist} is tied to GND: the "
+                     "latch never takes a channel, no relay closes and every pad reads empty; "
+                     f"tie it high or bring it to the control header ({HEADER_LATCH})")]
+        if mux.latch_wiring == "header" and mux.latch_pin is None:
+            pull = f", pulled down by {mux.latch_pull_part}" if mux.latch_pull_part else ""
+            return [("mcu.mux_latch",
+                     f"missing: {HEADER_LATCH} of the multiplexers ({mux.latch_part}{pull}, in "
+                     f"{mux.netlist}) is driven by no pin, so the latch never takes a channel, "
+                     "no relay closes and every pad reads empty; give the MCU pin that enables "
+                     "the latch decoder")]
+        if mux.latch_wiring == "high" and mux.latch_pin is not None:
+            return [("mcu.mux_latch",
+                     f"{mux.latch_part} of {mux.netlist} is tied high: the latch is transparent, "
+                     "every multiplexer follows the shared select lines and cannot hold a "
+                     "channel of its own, so the scan must not be pipelined; bring "
+                     f"{HEADER_LATCH} to the control header or drop mcu.mux_latch")]
+        return []
+
+
+def _replace(value, **changes):
+    from dataclasses import replace
+
+    return replace(value, **changes)
 
 
 def load_parts(path: Path = PARTS_FILE) -> dict[str, dict]:
@@ -218,6 +285,35 @@ def _enable_pull(netlist: _netlist.Netlist) -> tuple[bool | None, str | None]:
     return None, None
 
 
+def _latch_wiring(netlist: _netlist.Netlist) -> tuple[str, str, str | None]:
+    """(where the decoder's LE goes: "high", "low" or "header"; the decoder pin; the
+    resistor holding it while the header is undriven)."""
+    decoder = next((ref for ref, kind in sorted(netlist.parts.items())
+                    if ref.startswith("U") and netlist.types.get(kind) is not None
+                    and netlist.types[kind].pin(HEADER_LATCH) is not None), None)
+    if decoder is None:
+        return "high", "LE", None  # no latch at all: it follows the select lines
+    pin = f"{decoder}.{HEADER_LATCH}"
+    nets = netlist.nets
+    net = next((name for name, members in nets.items() if pin in members), None)
+    if net is None:
+        raise BoardError(f"{netlist.source}: {pin} is on no net (tie it high or bring it to "
+                         "the control header)")
+    if net in ("+5V", "+3V3"):
+        return "high", pin, None
+    if net == "GND":
+        return "low", pin, None
+    header = f"{_header(netlist)}.{HEADER_LATCH}"
+    if header not in nets[net]:
+        raise BoardError(f"{netlist.source}: {pin} (net {net}) is neither tied to a supply nor "
+                         f"on the control header's {HEADER_LATCH}")
+    pull = None
+    for member in nets[net]:
+        if member.startswith("R"):
+            pull = member.partition(".")[0]
+    return "header", pin, pull
+
+
 def _header(netlist: _netlist.Netlist) -> str:
     for ref, kind in netlist.parts.items():
         spec = netlist.types.get(kind)
@@ -246,9 +342,11 @@ def describe(layout: Layout, parts_file: Path = PARTS_FILE,
         raise BoardError(str(error)) from None
     pulled, pull_part = _enable_pull(mux_net)
     mcu = layout.mcu
+    latch_wiring, latch_part, latch_pull = _latch_wiring(mux_net)
     mux = MuxBoard(mux_net.name or mux_netlist.stem, mcu.mux_enable if mcu is not None else None,
                    pulled, pull_part, _relay(parts, mux_net, parts_file),
-                   _bias_amps(parts, mux_net, parts_file))
+                   _bias_amps(parts, mux_net, parts_file), latch_wiring, latch_part, latch_pull,
+                   mcu.mux_latch if mcu is not None else None)
     reader = ReaderChip(READER_PART, _figure(parts, READER_PART, "field_ma", parts_file) / 1000,
                         parts[READER_PART]["source"])
     power_up = round(_figure(parts, TAG_PART, "power_up_us", parts_file))

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from homeworlds.table.board import BoardError, describe
 from homeworlds.table.layout import BUILTIN_LAYOUTS_DIR, Layout, Reader
-from homeworlds.table.wiring import McuPins, ReaderPins
+from homeworlds.table.wiring import McuPins, ReaderPins, latch_decoder_part
 
 GENERATOR = "homeworlds firmware-config"
 
@@ -58,10 +58,8 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
             continue
         raise _fail(source, key, reason)
     config: dict = {"reader": chip, "zones": layout.zone_count}
-    if mcu.spi is not None and chip == "pn5180":
-        config["spi"] = {"clock": mcu.spi.sck, "mosi": mcu.spi.mosi, "miso": mcu.spi.miso}
-    if mcu.reset is not None and chip == "pn5180":
-        config["reset"] = mcu.reset
+    if chip == "pn5180":
+        config.update(_spi_lines(mcu))
     if mcu.mux_select:
         config["mux"] = list(mcu.mux_select)
     if mcu.mux_enable is not None:
@@ -75,6 +73,9 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
     if mcu.nss_decoder is not None:
         config["nss_decoder"] = {"address": list(mcu.nss_decoder.address),
                                  "enable": mcu.nss_decoder.enable}
+    if board.mux.latched and multiplexed:
+        # Each board latches its own channel: the firmware scans pipelined.
+        config["mux_latch"] = board.mux.latch_pin
     config["readers"] = [_reader_entry(reader) for reader in layout.readers]
     if mcu.buttons:
         config["buttons"] = list(mcu.buttons)
@@ -82,6 +83,16 @@ def firmware_config(layout: Layout, source: str | None = None) -> dict:
         # The bank tray changes at most once a turn: the scanner visits it less often.
         config["slow_zones"] = sorted(compartment.zone for compartment in layout.bank)
     return config
+
+
+def _spi_lines(mcu: McuPins) -> dict:
+    """The PN5180s' SPI bus and shared reset line."""
+    lines: dict = {}
+    if mcu.spi is not None:
+        lines["spi"] = {"clock": mcu.spi.sck, "mosi": mcu.spi.mosi, "miso": mcu.spi.miso}
+    if mcu.reset is not None:
+        lines["reset"] = mcu.reset
+    return lines
 
 
 def _pins(reader: Reader) -> ReaderPins:
@@ -97,6 +108,8 @@ def _reader_entry(reader: Reader) -> dict:
     if reader.chip == "pn5180":
         entry["cs"] = pins.nss if pins.nss is not None else pins.nss_output
         entry["busy"] = pins.busy
+        if pins.irq is not None:
+            entry["irq"] = pins.irq
         if pins.reset is not None:
             entry["reset"] = pins.reset
     else:
@@ -171,6 +184,12 @@ def render_table_config(layout: Layout, given: str) -> str:
                          f"{board.idle_amps * 1000:.0f} mA relays and bias.")
         elif key == "buttons":
             lines.append("    # Seat buttons 0, 1, ...: to ground, internal pull-ups.")
+        elif key == "mux_latch":
+            decoder = layout.mcu.nss_decoder if layout.mcu is not None else None
+            part = latch_decoder_part(len(decoder.address) if decoder else 3)
+            lines.append(f"    # Enable of the {part} strobing each multiplexer's LE (address: "
+                         "the NSS decoder's lines):")
+            lines.append("    # every board holds its own channel, the scan runs pipelined.")
         elif key == "nss_decoder":
             decoder = layout.mcu.nss_decoder if layout.mcu is not None else None
             part = decoder.part if decoder is not None else "74HC138"
@@ -241,6 +260,13 @@ def _pn5180_rows(mcu: McuPins, pn5180: list[Reader]) -> list[tuple[str, str | No
                  f"NSS of reader {_span(len(pn5180))}{via}"))
     rows.append((f"BUSY {_span(len(pn5180))}", ", ".join(str(_pins(r).busy) for r in pn5180),
                  f"BUSY of reader {_span(len(pn5180))} (MCU inputs)"))
+    irq = [r for r in pn5180 if _pins(r).irq is not None]
+    if irq:
+        indices = [r.index for r in irq]
+        which = (_span(len(irq)) if indices == list(range(len(irq)))
+                 else ", ".join(str(index) for index in indices))
+        rows.append((f"IRQ {which}", ", ".join(str(_pins(r).irq) for r in irq),
+                     f"IRQ of reader {which} (MCU inputs)"))
     if mcu.reset is not None:
         shared = [r for r in pn5180 if _pins(r).reset is None]
         rows.append(("RST", mcu.reset, "RST of every PN5180" if len(shared) == len(pn5180)
@@ -282,6 +308,14 @@ def wiring_table(layout: Layout) -> str:
     if mcu.mux_enable is not None:
         rows.append(("MUX EN_N", mcu.mux_enable, "EN_N of every multiplexer: low enables it "
                      "(R2 pulls it up while the scanner is off)"))
+    if mcu.mux_latch is not None and mcu.nss_decoder is not None:
+        part = latch_decoder_part(len(mcu.nss_decoder.address))
+        enable = "G1 (active high; G2A, G2B to GND)" if part == "74HC238" else \
+            "E_N (active low; its LE to 3.3 V)"
+        rows.append(("MUX LE strobe", mcu.mux_latch,
+                     f"{enable} of the {part} whose address inputs are the decoder's A0–"
+                     f"A{len(mcu.nss_decoder.address) - 1}; its output Y*n* goes to LE of the "
+                     "multiplexer of the reader on NSS output *n* (R3 pulls LE down)"))
     for reader in readers:
         select = _pins(reader).mux_select
         if select is not None:

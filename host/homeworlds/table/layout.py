@@ -1000,6 +1000,8 @@ def _mcu_lines(mcu: McuPins) -> list[str]:
     if mcu.nss_decoder is not None:
         lines.append(f"nss_decoder = {{ address = {_pin_list(mcu.nss_decoder.address)}, "
                      f"enable = {_toml_string(mcu.nss_decoder.enable)} }}")
+    if mcu.mux_latch is not None:
+        lines.append(f"mux_latch = {_toml_string(mcu.mux_latch)}")
     if mcu.buttons:
         lines.append(f"buttons = {_pin_list(mcu.buttons)}")
     if mcu.dev_jumper is not None:

@@ -125,6 +125,12 @@ class McuPins:
     (R2 of hardware/netlist/mux16.toml): without a pin driving it low the decoder
     stays disabled and no relay ever closes."""
     nss_decoder: ChipSelectDecoder | None = None
+    mux_latch: str | None = None
+    """Enable of the latch decoder (:func:`latch_decoder_part`, active-high outputs) whose
+    address inputs are ``nss_decoder``'s lines: output *n* goes to ``LE`` of the
+    multiplexer of the reader with ``nss_output = n``, so each board latches its own
+    channel from the shared select lines (the pipelined scan). Without it a board's
+    ``LE`` must be tied high (transparent) and the boards follow the select lines."""
     buttons: tuple[str, ...] = ()
     """Pin of seat button 0, 1, ... (to ground, internal pull-up)."""
     dev_jumper: str | None = None
@@ -135,13 +141,16 @@ class McuPins:
 @dataclass(frozen=True, slots=True)
 class ReaderPins:
     """Pins of one reader. PN5180: ``nss`` (or ``nss_output`` of the decoder),
-    ``busy``, optional own ``reset`` and ``mux_select``. PN532: ``tx``, ``rx``."""
+    ``busy``, optional ``irq``, own ``reset`` and ``mux_select``. PN532: ``tx``, ``rx``."""
 
     nss: str | None = None
     nss_output: int | None = None
     busy: str | None = None
     reset: str | None = None
     mux_select: tuple[str, ...] | None = None
+    irq: str | None = None
+    """The MCU input the PN5180's IRQ output goes to (optional): an empty slot is then told
+    by one pin reading instead of an IRQ_STATUS read over SPI."""
     tx: str | None = None
     rx: str | None = None
 
@@ -150,9 +159,16 @@ class ReaderPins:
         return self == ReaderPins()
 
 
-MCU_KEYS = ("board", "spi", "reset", "mux_select", "mux_enable", "nss_decoder", "buttons",
-            "dev_jumper")
-READER_PIN_KEYS = ("nss", "nss_output", "busy", "reset", "mux_select", "tx", "rx")
+MCU_KEYS = ("board", "spi", "reset", "mux_select", "mux_enable", "nss_decoder", "mux_latch",
+            "buttons", "dev_jumper")
+READER_PIN_KEYS = ("nss", "nss_output", "busy", "irq", "reset", "mux_select", "tx", "rx")
+
+
+def latch_decoder_part(address_lines: int) -> str:
+    """The decoder with active-high outputs (idle low) that strobes the multiplexers'
+    ``LE`` from this many address lines: a 74HC238 (3-to-8) up to three, else a
+    74HC4514 (4-to-16, its own LE tied high)."""
+    return "74HC238" if address_lines <= 3 else "74HC4514"
 
 
 # --------------------------------------------------------------------------- parsing
@@ -209,16 +225,21 @@ def parse_mcu(value: object) -> McuPins:
         decoder = ChipSelectDecoder(
             _pins(table["address"], "mcu.nss_decoder.address", limit=MAX_DECODER_LINES),
             _pin(table["enable"], "mcu.nss_decoder.enable"))
+    latch = _pin(data["mux_latch"], "mcu.mux_latch") if "mux_latch" in data else None
+    if latch is not None and decoder is None:
+        raise WiringError("the latch decoder's address inputs are the NSS decoder's lines: "
+                          "mux_latch needs mcu.nss_decoder (and each reader's nss_output)",
+                          "mcu.mux_latch")
     buttons = _pins(data["buttons"], "mcu.buttons") if "buttons" in data else ()
     jumper = _pin(data["dev_jumper"], "mcu.dev_jumper") if "dev_jumper" in data else None
     return McuPins(board.strip() if board else None, spi, reset, mux_select, mux_enable, decoder,
-                   buttons, jumper)
+                   latch, buttons, jumper)
 
 
 def parse_reader_pins(data: dict, key: str) -> ReaderPins:
     """The pin keys of one ``[[readers]]`` table (other keys are the layout's)."""
     values: dict[str, Any] = {}
-    for name in ("nss", "busy", "reset", "tx", "rx"):
+    for name in ("nss", "busy", "irq", "reset", "tx", "rx"):
         if name in data:
             values[name] = _pin(data[name], f"{key}.{name}")
     if "nss_output" in data:
@@ -243,7 +264,8 @@ class _Use:
 
     def text(self) -> str:
         if self.role == "busy":
-            return f"{self.key} (driven by the PN5180's BUSY output)"
+            output = "IRQ" if self.key.endswith(".irq") else "BUSY"
+            return f"{self.key} (driven by the PN5180's {output} output)"
         if self.role == "output":
             return f"{self.key} (an MCU output)"
         return f"{self.key} (an MCU input)"
@@ -323,6 +345,8 @@ def _claim_shared_lines(claims: _PinClaims, mcu: McuPins, any_pn5180: bool) -> N
         for i, pin in enumerate(mcu.nss_decoder.address):
             claims.claim(pin, f"mcu.nss_decoder.address[{i}]", "output")
         claims.claim(mcu.nss_decoder.enable, "mcu.nss_decoder.enable", "output")
+    if mcu.mux_latch is not None:
+        claims.claim(mcu.mux_latch, "mcu.mux_latch", "output")
 
 
 def _claim_reader(claims: _PinClaims, reader, mcu: McuPins,
@@ -337,10 +361,12 @@ def _claim_reader(claims: _PinClaims, reader, mcu: McuPins,
             claims.claim(pins.nss, f"{key}.nss", "output")
         assert pins.busy is not None  # _check_pn5180 refused a reader without it
         claims.claim(pins.busy, f"{key}.busy", "busy")
+        if pins.irq is not None:
+            claims.claim(pins.irq, f"{key}.irq", "busy")  # the PN5180 drives it too
         if pins.reset is not None:
             claims.claim(pins.reset, f"{key}.reset", "output", shareable="reset")
     else:
-        for name in ("nss", "nss_output", "busy", "reset"):
+        for name in ("nss", "nss_output", "busy", "irq", "reset"):
             if getattr(pins, name) is not None:
                 raise WiringError("a PN532 reader is wired by its UART: give tx and rx",
                                   f"{key}.{name}")
@@ -385,6 +411,15 @@ def _check_pn5180(reader, pins: ReaderPins, mcu: McuPins, key: str,
     if pins.reset is None and mcu.reset is None:
         raise WiringError("no reset line: set mcu.reset (shared) or this reader's reset",
                           f"{key}.reset")
+    if mcu.mux_latch is not None and reader.channels > 1:
+        if pins.nss_output is None:
+            raise WiringError("with mcu.mux_latch this reader's multiplexer latches on the "
+                              "latch decoder's output of its chip select: give nss_output "
+                              "(an output of mcu.nss_decoder), not nss", f"{key}.nss")
+        if pins.mux_select is not None:
+            raise WiringError("a multiplexer that latches its channel takes the shared "
+                              "mcu.mux_select lines: drop this reader's own mux_select",
+                              f"{key}.mux_select")
 
 
 def _check_channels(reader, select: tuple[str, ...], select_key: str, key: str) -> None:

@@ -85,6 +85,9 @@ class DisplayState:
 
     #: (stream, seq, at) -> the event as sent: one encoding per event, not per spectator
     _sse_cache: dict[tuple, str] = field(default_factory=dict)
+    #: What the admin page shows of the seat played from a phone (``phone_info``), None
+    #: without one. Never on a spectator's page: its code claims the seat.
+    phone: dict[str, Any] | None = None
 
     def svg_for(self, snapshot: SnapshotEvent, shape: str = "") -> str:
         """The map of ``snapshot`` drawn for a page's ``shape`` (``map_shape``)."""
@@ -273,7 +276,9 @@ def _admin_page(request: Request, state: DisplayState) -> Response:
     authorised = _same(request.cookies.get(ADMIN_COOKIE), state.admin_token)
     csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
     response = HTMLResponse(page.admin_page(state.table_name, authorised, csrf,
-                                            _settings(state)), headers=kit.headers())
+                                            _settings(state),
+                                            extra=phone_section(state.phone, csrf)
+                                            if authorised else ""), headers=kit.headers())
     _set_cookie(response, CSRF_COOKIE, csrf, request)
     return response
 
@@ -426,5 +431,73 @@ def _answer(request: Request, state: DisplayState, status: int, message: str) ->
                             headers=kit.headers())
     csrf = request.cookies.get(CSRF_COOKIE) or ""
     return HTMLResponse(page.admin_page(state.table_name, True, csrf, _settings(state),
-                                        message=message, ok=status == 200),
+                                        message=message, ok=status == 200,
+                                        extra=phone_section(state.phone, csrf)),
                         status_code=status, headers=kit.headers())
+
+
+#: The longest link or name the admin page takes from the table's pipe.
+MAX_PHONE_TEXT = 200
+
+
+def phone_info(data: Any) -> dict[str, Any] | None:
+    """The phone seat's admin information as it came from the table (``PhoneSeat.
+    admin_info``), every field checked: anything else is None (the page shows nothing
+    rather than something wrong)."""
+    if not isinstance(data, dict):
+        return None
+    seat, player, claimed = data.get("seat"), data.get("player"), data.get("claimed")
+    code, link, where = data.get("code"), data.get("link"), data.get("page")
+    if not (isinstance(seat, int) and 0 <= seat < 6 and isinstance(player, str)
+            and 0 < len(player) <= MAX_PHONE_TEXT and isinstance(claimed, bool)):
+        return None
+    if code is not None and not (isinstance(code, str) and code.isascii()
+                                 and code.isalnum() and 6 <= len(code) <= 32):
+        return None
+    for url in (link, where):
+        if url is not None and not (isinstance(url, str) and len(url) <= MAX_PHONE_TEXT
+                                    and url.startswith(("http://", "https://"))
+                                    and url.isprintable()):
+            return None
+    return {"seat": seat, "player": player, "claimed": claimed, "code": code, "link": link,
+            "page": where, "draw_offered": data.get("draw_offered") is True}
+
+
+def phone_section(info: dict[str, Any] | None, csrf: str) -> str:
+    """The admin page's box of the phone's seat: its code, link and QR code while no phone
+    holds it; once one does, that it is played from a phone; a draw offered from the phone
+    with its answers (Draw by agreement accepts)."""
+    from html import escape
+
+    if info is None:
+        return ""
+    player = escape(info["player"])
+    c = escape(csrf, quote=True)
+    if info["claimed"]:
+        where = (f' (<a href="{escape(info["page"], quote=True)}">{escape(info["page"])}</a>)'
+                 if info["page"] else "")
+        body = (f'<p id="phone-claimed">{player} is played from a phone{where}: no other '
+                "phone can take the seat.</p>"
+                f'<form method="post" action="/admin/release-phone" id="form-release-phone">'
+                f'<input type="hidden" name="csrf" value="{c}">'
+                '<button type="submit" id="do-release-phone" class="danger">Free the seat '
+                "for another phone (a new code)</button></form>")
+    else:
+        link = info["link"]
+        shown = (f'<p>On the phone, scan the QR code or open <a id="phone-link" '
+                 f'href="{escape(link, quote=True)}">{escape(link)}</a>, then press '
+                 "<b>Play this seat</b>.</p><p>" + kit.qr_svg(link) + "</p>") if link else ""
+        body = (f"<p>{player} plays from a phone; no phone has claimed the seat yet. Its "
+                f'one-time code: <b id="phone-code">{escape(info["code"] or "")}</b></p>'
+                + shown)
+    if info["draw_offered"]:
+        body += (f'<p id="phone-draw">{player} offers a draw from the phone.</p>'
+                 f'<form method="post" action="/admin/draw" id="form-accept-draw">'
+                 f'<input type="hidden" name="csrf" value="{c}">'
+                 '<button type="submit" id="do-accept-draw">Accept: draw by agreement'
+                 '</button></form>'
+                 f'<form method="post" action="/admin/decline-draw" id="form-decline-draw">'
+                 f'<input type="hidden" name="csrf" value="{c}">'
+                 '<button type="submit" id="do-decline-draw">Decline the draw</button></form>')
+    return f'<fieldset id="phone"><legend>Phone seat</legend>{body}</fieldset>'
+

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         from homeworlds.feed import FeedError, FeedHub, event_from_json
-        from homeworlds.web.process import ACTIVITY, TOKEN_VARIABLE, RemoteControl
+        from homeworlds.web.process import ACTIVITY, PHONE, TOKEN_VARIABLE, RemoteControl
         from homeworlds.web.server import WebDisplay
 
         hub = FeedHub()
@@ -76,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
                 data = json.loads(line)
                 if isinstance(data, dict) and data.get("type") == "reply":
                     control.answer(data)
+                    continue
+                if isinstance(data, dict) and data.get("type") == PHONE:
+                    from homeworlds.web.app import phone_info
+
+                    server.state.phone = phone_info(data.get("info"))
                     continue
                 if isinstance(data, dict) and data.get("type") == ACTIVITY:
                     if mode is not None:

@@ -4,9 +4,10 @@ hub's pages"). They are made with the display's page kit (``web.kit``: frame, st
 security headers, error page, star map) and its live page fed by the hub's copy of a table.
 
 Spectators read; admin actions (players, start a round, correct a result, the event's
-clock) are POSTs that carry the admin token in the form (or ``Authorization: Bearer``),
-never in a cookie, so a page of another site cannot make a browser send them; a request
-without the right token gets 403. Errors are pages naming the problem, never a trace.
+clock) are POSTs from a browser signed in with the admin token (``web.hub_admin``: a
+plain sign-in form, no script needed; then the page's CSRF field and a same-site origin),
+or carrying the token itself (a form field ``token`` or ``Authorization: Bearer``, for
+scripts); anything else gets 403. Errors are pages naming the problem, never a trace.
 """
 
 from __future__ import annotations
@@ -28,7 +29,18 @@ from homeworlds.event.pairing import PairingError
 from homeworlds.event.payloads import snapshot_message
 from homeworlds.event.rounds import EventBook
 from homeworlds.store import StoreError
-from homeworlds.web import kit
+from homeworlds.web import hub_remote, kit
+from homeworlds.web.hub_admin import (
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    AdminSessions,
+    browser_refusal,
+    csrf_field,
+    csrf_of,
+    set_cookie,
+    sign_in_form,
+    sign_in_routes,
+)
 
 #: Seconds between two update notices to one page (a busy event changes many times a second).
 SSE_MIN_INTERVAL_S = 0.1
@@ -55,7 +67,7 @@ table.results td.num, table.results th.num { text-align: right; }
 nav a { margin-right: 1rem; }
 #sign-in { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap;
            padding: .5rem .8rem; border: 1px solid #2c3550; border-radius: .5rem; }
-#sign-in input { font-size: 1rem; min-height: 2.2rem; }
+#sign-in input, #sign-in button { font-size: 1rem; min-height: 2.2rem; }
 #signed { color: #7be08a; } #signed.out { color: #ff8a80; }
 /* The big screen of the results: read from across the room. */
 body.screen { font-size: clamp(18px, 2vw, 40px); }
@@ -91,50 +103,29 @@ for (const target of document.querySelectorAll('[data-updates]')) {
     if (r.ok) { target.innerHTML = await r.text(); localTimes(target); }
   };
 }
-// One sign-in for every admin form: the token typed once (kept for this tab only) goes
-// into each form's token field when it is sent; it never goes into a cookie.
-const signIn = document.getElementById('admin-token');
-if (signIn) {
-  const shown = document.getElementById('signed');
-  const show = () => {
-    const on = !!signIn.value;
-    shown.textContent = on ? 'signed in for this tab' : 'not signed in';
-    shown.className = on ? '' : 'out';
-  };
-  signIn.value = sessionStorage.getItem('hw-hub-token') || '';
-  show();
-  signIn.addEventListener('input', () => {
-    sessionStorage.setItem('hw-hub-token', signIn.value);
-    show();
-  });
-  document.getElementById('sign-out').addEventListener('click', () => {
-    sessionStorage.removeItem('hw-hub-token');
-    signIn.value = '';
-    show();
-  });
-  for (const form of document.querySelectorAll('form.admin')) {
-    form.addEventListener('submit', (e) => {
-      if (!signIn.value) { e.preventDefault(); signIn.focus(); return; }
-      form.querySelector('input[name=token]').value = signIn.value;
-    });
-  }
-}
 """
 
-HUB_STYLE = kit.Asset.css("/static/hub.css", CSS)
+HUB_STYLE = kit.Asset.css("/static/hub.css", CSS + hub_remote.CSS)
 HUB_SCRIPT = kit.Asset.js("/static/hub.js", UPDATE_JS)
 
 
 class HubPages:
     def __init__(self, ingest: HubIngest, store_path: str | Path, book: EventBook, *,
-                 admin_token: str, event: str, clock_control: Any = None):
+                 admin_token: str, event: str, clock_control: Any = None,
+                 remote: Any = None, on_arranged: Any = None):
         self.ingest = ingest
+        #: the remote games the hub arranges (``remote.hub_games.HubRemoteGames``) and
+        #: what is done once one is arranged (the broker's ACL written again), or None
+        self.remote = remote
+        self.on_arranged = on_arranged
         #: sets the event's time control on the broker (``HubClient``: ``event_clock``,
         #: ``set_event_clock``); None: this hub has no broker
         self.clock_control = clock_control
         self.store_path = Path(store_path)
         self.book = book
         self.admin_token = admin_token
+        #: The browsers signed in as the organiser (``web.hub_admin``).
+        self.sessions = AdminSessions(admin_token)
         self.event = event
         #: table -> (what its live snapshot shows, the event sent for it)
         self._live_events: dict[str, tuple[str, str]] = {}
@@ -147,13 +138,32 @@ class HubPages:
 
     def tables_fragment(self) -> str:
         rows = self.ingest.overview()
+        remote = self.remote_rows(rows)
         if not rows:
-            return '<p class="none">No table has published yet.</p>'
-        cards = [self._card(row) for row in rows]
+            return ('<p class="none">No table has published yet.</p>' +
+                    hub_remote.remote_section(remote))
+        cards = [hub_remote.with_card_line(self._card(row), row["table"], remote)
+                 for row in rows]
         problems = list(self.ingest.problems)[-5:]
+        if self.remote is not None:
+            problems += self.remote.problems[-3:]
         extra = "".join(f'<li class="problem">{esc(p)}</li>' for p in problems)
         return ('<div class="tables">' + "".join(cards) + "</div>" +
+                hub_remote.remote_section(remote) +
                 (f"<h3>Problems</h3><ul>{extra}</ul>" if extra else ""))
+
+    def remote_rows(self, rows: list[dict[str, Any]] | None = None) -> list[dict]:
+        """The remote games (``HubRemoteGames.overview``), each table's published turns
+        of a game between the same players filling in what its side did not say."""
+        if self.remote is None:
+            return []
+        rows = self.ingest.overview() if rows is None else rows
+        games = {r["table"]: r["game"] for r in rows if r.get("game")}
+
+        def table_turns(table: str) -> int | None:
+            game = games.get(table)
+            return game["turns"] if game is not None else None
+        return self.remote.overview(table_turns)
 
     def _card(self, row: dict[str, Any]) -> str:
         name = row["table"]
@@ -474,7 +484,6 @@ def build_app(pages: HubPages):
     from starlette.responses import (
         HTMLResponse,
         JSONResponse,
-        RedirectResponse,
         StreamingResponse,
     )
     from starlette.routing import Route
@@ -529,18 +538,23 @@ def build_app(pages: HubPages):
                                   (HUB_SCRIPT,)))
 
     async def admin(request):
-        players = await run_in_threadpool(pages.locked, pages.book.players)
-        stored = await run_in_threadpool(pages.locked, ingest.store.games)
-        return HTMLResponse(whole(f"{title}: admin", _admin_body(pages, players, stored),
-                                  (HUB_SCRIPT,)))
+        csrf = csrf_of(request.cookies)
+        signed_in = pages.sessions.holds(request.cookies.get(SESSION_COOKIE))
+        body = sign_in_form(csrf, signed_in)
+        if signed_in:
+            players = await run_in_threadpool(pages.locked, pages.book.players)
+            stored = await run_in_threadpool(pages.locked, ingest.store.games)
+            body += _admin_body(pages, players, stored, csrf_field(csrf))
+        else:
+            body += ('<p class="none">Sign in to name the players, start a round, correct '
+                     "a result and set the event's clock.</p>")
+        response = HTMLResponse(whole(f"{title}: admin", body, (HUB_SCRIPT,)),
+                                headers={"Cache-Control": "no-store"})
+        set_cookie(response, CSRF_COOKIE, csrf, request)
+        return response
 
     async def admin_action(request):
-        form, body, as_json = await _admin_form(request, pages)
-        action = request.path_params["action"]
-        if action == "clock":
-            return await _set_clock(pages, form, body if as_json else None)
-        await _admin_action(pages, action, form)
-        return RedirectResponse("/results", status_code=303)
+        return await _admin_dispatch(pages, request)
 
     async def http_error(request, exc):
         return HTMLResponse(kit.error_page(exc.status_code, exc.detail),
@@ -556,6 +570,7 @@ def build_app(pages: HubPages):
         Route("/", overview),
         Route("/fragment/tables", tables_fragment),
         Route("/api/tables", api_tables),
+        _remote_api(pages),
         Route("/events", events),
         Route("/tables/{table:str}/live", live),
         Route("/tables/{table:str}/live/events", live_events),
@@ -564,12 +579,27 @@ def build_app(pages: HubPages):
         Route("/results", results),
         *_results_routes(pages, title),
         Route("/admin", admin),
+        *sign_in_routes(pages.sessions),
         Route("/admin/{action:str}", admin_action, methods=["POST"]),
         *archive_routes(store_path=pages.store_path),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                         Exception: server_error},
                      middleware=[Middleware(kit.SecurityHeaders)])
+
+
+async def _admin_dispatch(pages: HubPages, request):
+    """One admin POST: the clock, a remote game arranged, or an action on the record."""
+    from starlette.responses import RedirectResponse
+
+    form, body, as_json = await _admin_form(request, pages)
+    action = request.path_params["action"]
+    if action == "clock":
+        return await _set_clock(pages, form, body if as_json else None)
+    if action == "remote":
+        return await _arrange_remote(pages, form)
+    await _admin_action(pages, action, form)
+    return RedirectResponse("/results", status_code=303)
 
 
 def _results_routes(pages: HubPages, title: str) -> list:
@@ -592,6 +622,17 @@ def _results_routes(pages: HubPages, title: str) -> list:
 
     return [Route("/results/screen", results_screen),
             Route("/fragment/results", results_fragment)]
+
+
+def _remote_api(pages: HubPages):
+    """``/api/remote``: the remote games as JSON (``HubPages.remote_rows``)."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def api_remote(request):
+        return JSONResponse(await run_in_threadpool(pages.locked, pages.remote_rows))
+    return Route("/api/remote", api_remote)
 
 
 def _table_name(ingest: HubIngest, request) -> str:
@@ -670,18 +711,12 @@ async def _change_stream(ingest, request) -> AsyncIterator[str]:
         ingest.listeners.remove(listener)
 
 
-def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence) -> str:
-    """The admin page's forms: players, rounds, result corrections, the event's clock."""
+def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence, token: str) -> str:
+    """The admin page's forms for a signed-in browser: players, rounds, result corrections,
+    the event's clock. ``token``: each form's CSRF field (``web.hub_admin``)."""
     games = "".join(f'<option value="{g.id}">game {g.id}: {esc(" v ".join(g.players))} '
                     f"(table {esc(g.table)})</option>" for g in stored)
-    # One sign-in for every form: the page's script puts the token typed here into each
-    # form's token field as it is sent (hub.js).
-    token = '<input type="hidden" name="token" value="">'
     body = (
-        '<div id="sign-in"><label>Admin token (the one the hub printed when it started) '
-        '<input type="password" id="admin-token" autocomplete="off"></label> '
-        '<span id="signed" class="out">not signed in</span> '
-        '<button type="button" id="sign-out">Sign out</button></div>'
         f'<h2>Players</h2><form class="admin" method="post" action="/admin/players">{token}'
         f'<textarea name="players" rows="8" cols="30">{esc(chr(10).join(players))}</textarea>'
         '<br><button>Save players</button></form>'
@@ -695,6 +730,9 @@ def _admin_body(pages: HubPages, players: Sequence[str], stored: Sequence) -> st
     control = pages.clock_control
     if control is not None:
         body += clock_form(control.event_clock, token)
+    if pages.remote is not None:
+        body += hub_remote.arrange_form(sorted(pages.ingest.identities.tables(
+            valid_only=True)), token)
     return body
 
 
@@ -720,9 +758,15 @@ async def _admin_form(request, pages: HubPages) -> tuple[dict[str, str], bytes, 
     form = {k: v[0] for k, v in fields.items()}
     bearer = request.headers.get("authorization", "")
     token = form.get("token") or (bearer[7:] if bearer.startswith("Bearer ") else None)
-    if not pages.authorised(token if isinstance(token, str) else None):
-        raise HTTPException(403, "the admin token is missing or wrong")
+    if token:  # a script, or a form that carries the token itself
+        if not pages.authorised(token if isinstance(token, str) else None):
+            raise HTTPException(403, "the admin token is missing or wrong")
+        return form, body, as_json
+    refused = browser_refusal(form, request.cookies, request.headers, pages.sessions)
+    if refused is not None:
+        raise HTTPException(403, refused)
     return form, body, as_json
+
 
 
 async def _admin_action(pages: HubPages, action: str, form: dict[str, str]) -> None:
@@ -778,3 +822,35 @@ async def _set_clock(pages: HubPages, form: dict[str, str], body: bytes | None):
     if body is not None:
         return JSONResponse({"clock": None if spec is None else spec.to_dict()})
     return RedirectResponse("/admin", status_code=303)
+
+
+async def _arrange_remote(pages: HubPages, form: dict[str, str]):
+    """Pair two tables for a remote game and send each its invitation (docs/remote-play.md,
+    "Invited by the hub"); the broker's ACL is written again with the game's topics."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.exceptions import HTTPException
+    from starlette.responses import RedirectResponse
+
+    from homeworlds.event.hub_client import HubOffline
+    from homeworlds.remote.hub_games import ArrangeError
+
+    if pages.remote is None:
+        raise HTTPException(404, "this hub does not arrange remote games")
+    control = pages.clock_control
+    send = getattr(control, "send_invitations", None)
+    try:
+        game_id, _ = await run_in_threadpool(pages.locked, hub_remote.arranged, pages.remote,
+                                             form, None)
+        if pages.on_arranged is not None:
+            await run_in_threadpool(pages.locked, pages.on_arranged)
+        if send is None:
+            raise HubOffline("this hub has no broker")
+        await run_in_threadpool(send, game_id)
+    except ArrangeError as exc:
+        raise HTTPException(400, str(exc)) from None
+    except StoreError as exc:
+        raise HTTPException(503, str(exc)) from None
+    except HubOffline as exc:
+        raise HTTPException(503, f"the remote game {game_id} is kept, its invitations not "
+                            f"sent yet: {exc}") from None
+    return RedirectResponse("/", status_code=303)

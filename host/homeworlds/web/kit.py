@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["KIT_CSS", "SECURITY_HEADERS", "STATUS_TITLES", "Asset", "SecurityHeaders",
            "asset_routes", "error_page", "error_response", "headers", "json_block", "map_svg",
-           "page"]
+           "page", "qr_svg"]
 
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
@@ -180,3 +180,24 @@ def map_svg(draw: Callable[[], str]) -> str:
 
 def _attr(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+def qr_svg(link: str, size: int = 220) -> str:
+    """The link as a QR code drawn in SVG (dark squares on white, a quiet zone of two),
+    for a page; "" without ``qrcode`` (the web extra brings it). No style attribute: the
+    pages' content security policy allows none."""
+    try:
+        import qrcode
+    except ImportError:
+        return ""
+    code = qrcode.QRCode(border=2)
+    code.add_data(link)
+    code.make(fit=True)
+    matrix = code.get_matrix()
+    cells = len(matrix)
+    path = "".join(f"M{x} {y}h1v1h-1z" for y, row in enumerate(matrix)
+                   for x, dark in enumerate(row) if dark)
+    return (f'<svg class="qr" xmlns="http://www.w3.org/2000/svg" width="{size}" '
+            f'height="{size}" viewBox="0 0 {cells} {cells}" shape-rendering="crispEdges" '
+            f'role="img" aria-label="QR code of the link"><rect width="{cells}" '
+            f'height="{cells}" fill="#fff"/><path fill="#000" d="{path}"/></svg>')

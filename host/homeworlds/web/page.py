@@ -106,6 +106,7 @@ aside h2 { font-size:0.85em; margin:0.2em 0; color:var(--muted); text-transform:
 #clocks .clock.low .time { color:#ffcf40; animation:blink 1s steps(2, start) infinite; }
 #clocks .clock.flagged .time { color:var(--alert); }
 #clocks .flag { color:var(--alert); margin-left:0.3em; }
+#clocks .clock.left { opacity:0.55; } #clocks .clock.left .flag { color:inherit; font-size:0.7em; }
 #clocks .paused { font-size:0.6em; color:#ffcf40; }
 @keyframes blink { to { visibility:hidden; } }
 #guidance { margin:0.2em 0.8em; padding:0.3em 0.7em; border-radius:8px;
@@ -217,13 +218,15 @@ LIVE_JS = r"""
       if (s.running) left -= Math.max(0, ran - (s.delay_ms || 0));
       const el = box.children[seat];
       el.className = 'clock seat-' + seat + (s.running ? ' running' : '') +
-                     (s.flagged ? ' flagged' : '') +
+                     (s.flagged ? ' flagged' : '') + (s.left ? ' left' : '') +
                      (s.running && !s.flagged && left < LOW_MS ? ' low' : '');
       el.dataset.seat = seat;
       el.dataset.running = s.running;
       el.dataset.flagged = s.flagged;
+      el.dataset.left = !!s.left;
       text(el.children[1], clockText(left));
-      text(el.children[2], s.flagged ? '⚑ flag fell' : '');
+      // A player who left the game (issue 28): their clock stopped for good.
+      text(el.children[2], s.left ? 'left the game' : s.flagged ? '⚑ flag fell' : '');
     });
     const paused = box.children[c.seats.length];
     paused.dataset.reason = c.paused || '';
@@ -254,7 +257,9 @@ LIVE_JS = r"""
         'Undo of turn ' + g.withdrawn_turn + (g.sdg ? ' (' + g.sdg + ')' : '');
     } else if (g.seat !== null && g.seat !== undefined) {
       label.append(seatSpan(players, g.seat));
-      label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' : ' (the computer)');
+      // A seat played at another table or from a phone is not the computer.
+      label.append(g.hint ? ': a suggestion' : g.phase === 'thinking' ? '' :
+                   g.played_from ? ' (from ' + g.played_from + ')' : ' (the computer)');
     }
     if (g.phase !== 'thinking') box.append(label);
     if (g.steps_total) {
@@ -361,7 +366,8 @@ LIVE_JS = r"""
       turn.append(g.in_setup ? ' sets up' : ' to move — turn ' + g.turn_number);
     }
     turn.dataset.seat = g.result ? '' : g.to_move;
-    $('turn-timer').hidden = !!g.result;
+    // No clock in an untimed game's header: a "0:00" there reads as a game clock.
+    $('turn-timer').hidden = !!g.result || !snap.clocks;
     const result = $('result');
     result.hidden = !g.result;
     result.replaceChildren();
@@ -531,7 +537,9 @@ ADMIN_ASSET = kit.Asset.css("/static/admin.css", ADMIN_STYLE)
 #: Admin actions that cannot be taken back: the page asks again before doing them.
 CONFIRMED = {"undo": "Withdraw the last committed turn?",
              "resign": "Resign the game for {seat}?",
-             "new-game": "Abandon the current game and start a new one?"}
+             "new-game": "Abandon the current game and start a new one?",
+             "release-phone": "Take the seat from the phone that plays it? A new code lets "
+                              "another phone claim it."}
 
 
 def _setting_words(info: dict[str, Any]) -> str:
@@ -549,7 +557,9 @@ def _setting_words(info: dict[str, Any]) -> str:
 
 
 def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
-               message: str | None = None, ok: bool = True) -> str:
+               message: str | None = None, ok: bool = True, extra: str = "") -> str:
+    """``extra``: more of the page (HTML, escaped by its maker) before the game's actions,
+    e.g. the phone seat's code."""
     t = escape(table)
     title = f"{table} — admin"
     head = f"<h1>{t}: admin</h1>"
@@ -579,7 +589,7 @@ def admin_page(table: str, authorised: bool, csrf: str, info: dict[str, Any], *,
     turn_order = (form("skip", "The player to move misses the turn") if len(players) > 2
                   else form("brain-transference", "Brain Transference (the junior player "
                             "changes places with the senior)") if len(players) == 2 else "")
-    return kit.page(title, head + _flash(message, ok) +
+    return kit.page(title, head + _flash(message, ok) + extra +
                     '<fieldset><legend>Game</legend>' +
                     form("undo", "Undo the last committed turn", danger=True) +
                     form("draw", "Draw by agreement") +

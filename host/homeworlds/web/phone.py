@@ -46,7 +46,7 @@ SESSION_COOKIE = "hw_phone"
 CSRF_COOKIE = "hw_phone_csrf"
 #: Largest form accepted (a few short fields).
 MAX_FORM_BYTES = 2048
-FIELDS = {"csrf", "code", "action", "number"}
+FIELDS = {"csrf", "code", "action", "number", "confirm"}
 
 PHONE_CSS = kit.Asset.css("/static/phone.css", """
 body { padding: .5rem .7rem; max-width: 40rem; margin: 0 auto; }
@@ -62,6 +62,13 @@ input[name=action], input[name=code] { width: 100%; box-sizing: border-box; }
 blockquote { margin: .3rem 0 .3rem 1rem; color: #c9d2ee; }
 button { background: #23304f; color: #e8ebf5; border: 1px solid #4a5a85; border-radius: .3rem; }
 #send { background: #2f6b3a; border-color: #4fa35f; font-weight: bold; }
+button.danger { background: #6b1f2a; border-color: #a33a48; }
+#clocks { display: flex; gap: .8rem; flex-wrap: wrap; font-size: 1.1rem; margin: .3rem 0; }
+#clocks .clock { padding: .15rem .5rem; border: 1px solid #4a5a85; border-radius: .3rem; }
+#clocks .running { border-color: #e8ebf5; font-weight: bold; }
+#clocks .time { font-family: "DejaVu Sans Mono", monospace; }
+.ending { margin-top: 1.2rem; border-top: 1px solid #3a4259; padding-top: .4rem; }
+.confirm { border: 2px solid #a33a48; border-radius: .5rem; padding: .5rem .8rem; }
 input { background: #161b29; color: #e8ebf5; border: 1px solid #4a5a85; }
 """)
 
@@ -69,6 +76,24 @@ PHONE_JS = kit.Asset.js("/static/phone.js", """
 (function () {
   var body = document.body;
   if (body.dataset.page !== "play") { return; }
+  // The running game clock counts down from the table's reading (data-ms, taken when the
+  // page was made) after the delay it had left (data-delay), as the table's clock does.
+  var loaded = Date.now();
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function clockText(ms) {
+    ms = Math.max(0, Math.floor(ms));
+    if (ms < 10000) { return Math.floor(ms / 1000) + "." + Math.floor(ms % 1000 / 100); }
+    var s = Math.floor(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
+    return h ? h + ":" + pad(m) + ":" + pad(s % 60) : m + ":" + pad(s % 60);
+  }
+  function tick() {
+    var ran = Date.now() - loaded;
+    document.querySelectorAll("#clocks .running .time").forEach(function (el) {
+      var ms = Number(el.dataset.ms), delay = Number(el.dataset.delay || 0);
+      if (isFinite(ms)) { el.textContent = clockText(ms - Math.max(0, ran - delay)); }
+    });
+  }
+  if (document.querySelector("#clocks .running")) { window.setInterval(tick, 100); }
   var version = body.dataset.version, sent = body.dataset.sent;
   function check() {
     fetch("/phone/state", {credentials: "same-origin", cache: "no-store"})
@@ -144,12 +169,32 @@ def build_phone_app(seat: PhoneSeat, table_name: str = "table") -> Starlette:
         Route("/phone/action", action, methods=["POST"]),
         Route("/phone/undo", undo, methods=["POST"]),
         Route("/phone/send", send, methods=["POST"]),
+        *_ending_routes(seat, table_name),
         Route("/phone/state", state),
         *kit.asset_routes([kit.KIT_CSS, PHONE_CSS, PHONE_JS]),
     ]
     return Starlette(debug=False, routes=routes, exception_handlers={
         HTTPException: failed, Exception: crashed, 500: crashed},
         middleware=[Middleware(kit.SecurityHeaders)])
+
+
+def _ending_routes(seat: PhoneSeat, table_name: str) -> list[Route]:
+    """``POST /phone/resign`` (asks again unless ``confirm=yes``) and ``/phone/draw``."""
+
+    async def resign(request: Request) -> Response:
+        form, problem = await _form(request)
+        if problem is None and form.get("confirm") != "yes" and \
+                seat.holds(request.cookies.get(SESSION_COOKIE)):
+            # A tap must not end the game: the page asks again.
+            return _confirm_page(request, seat, table_name)
+        return await _act(request, seat, table_name, lambda form: seat.resign(), form,
+                          problem)
+
+    async def draw(request: Request) -> Response:
+        return await _act(request, seat, table_name, lambda form: seat.offer_draw())
+
+    return [Route("/phone/resign", resign, methods=["POST"]),
+            Route("/phone/draw", draw, methods=["POST"])]
 
 
 class PhoneServer:
@@ -241,8 +286,10 @@ def announce(base_url: str, seat: PhoneSeat, out: TextIO | None = None,
         print_qr(link, out)
 
 
-async def _act(request: Request, seat: PhoneSeat, table_name: str, do) -> Response:
-    form, problem = await _form(request)
+async def _act(request: Request, seat: PhoneSeat, table_name: str, do,
+               form: dict[str, str] | None = None, problem: str | None = None) -> Response:
+    if form is None:
+        form, problem = await _form(request)
     if problem is not None:
         return _error(request, 403, problem)
     if not seat.holds(request.cookies.get(SESSION_COOKIE)):
@@ -342,8 +389,9 @@ def _play(request: Request, seat: PhoneSeat, table_name: str,
     body = (f"<h1>{_esc(view.players[seat.seat])} at {_esc(table_name)}, turn "
             f"{view.number}</h1>"
             f'<p id="status">{_esc(_status(seat, view))}</p>'
+            f"{_clocks(view)}{_draw_note(view)}"
             f"{_mistake(mistake)}<div class=\"map\" id=\"map\">{svg}</div>"
-            f"{_turn_form(seat, view, csrf)}")
+            f"{_turn_form(seat, view, csrf)}{_endings(view, csrf)}")
     page = kit.page(f"{view.players[seat.seat]}: turn {view.number}", body,
                     styles=[PHONE_CSS], scripts=[PHONE_JS],
                     data={"page": "play", "version": view.version,
@@ -356,10 +404,80 @@ def _status(seat: PhoneSeat, view: PhoneView) -> str:
     if problem is None:
         return "your turn: add actions one by one, then send"
     if view.state.result is not None:
+        if view.ended_by == "agreed-draw":
+            return "the game is over: drawn by agreement"
         winners = view.state.result.winners
         names = ", ".join(view.players[w] for w in winners)
-        return f"the game is over{': ' + names + ' won' if names else ''}"
+        how = {"resigned": " by resignation", "flag": " on time"}.get(view.ended_by or "", "")
+        return f"the game is over{': ' + names + ' won' + how if names else ''}"
     return problem
+
+
+def _clocks(view: PhoneView) -> str:
+    """The game clocks as the table read them (docs/clocks.md), the running one counting
+    down on the page; nothing for an untimed game."""
+    from homeworlds.clock import PAUSE_TEXT, format_clock
+
+    clocks = view.clocks
+    if not clocks:
+        return ""
+    ran_ms = max(0.0, (time.monotonic() - view.taken_at) * 1000)
+    parts = []
+    for seat, reading in enumerate(clocks.get("seats", ())[:len(view.players)]):
+        left = float(reading.get("remaining_ms", 0))
+        running = bool(reading.get("running"))
+        delay = float(reading.get("delay_ms", 0))
+        if running:
+            left -= max(0.0, ran_ms - delay)
+            delay = max(0.0, delay - ran_ms)
+        shown = "FLAG" if reading.get("flagged") else format_clock(left)
+        parts.append(f'<span class="clock seat-{seat}{" running" if running else ""}" '
+                     f'data-seat="{seat}">{_esc(view.players[seat])} <span class="time" '
+                     f'data-ms="{int(left)}" data-delay="{int(delay)}">{_esc(shown)}</span>'
+                     "</span>")
+    paused = clocks.get("paused")
+    if paused:
+        parts.append(f'<span class="paused">clocks paused: '
+                     f"{_esc(PAUSE_TEXT.get(paused, paused))}</span>")
+    return f'<div id="clocks">{"".join(parts)}</div>'
+
+
+def _draw_note(view: PhoneView) -> str:
+    if view.state.result is not None or view.draw is None:
+        return ""
+    text = ("you offered a draw: the table's person answers at the table"
+            if view.draw == "offered" else "the table declined your draw offer: play on")
+    return f'<p id="draw">{_esc(text)}</p>'
+
+
+def _endings(view: PhoneView, csrf: str) -> str:
+    """Offer a draw, resign: while the game goes on (resigning asks again)."""
+    if view.state.result is not None or view.resigning:
+        return ""
+    hidden = _hidden(csrf)
+    offer = "" if view.draw == "offered" else (
+        f'<form method="post" action="/phone/draw">{hidden}'
+        '<button type="submit" id="offer-draw">Offer a draw</button></form>')
+    return (f'<div class="row ending">{offer}'
+            f'<form method="post" action="/phone/resign">{hidden}'
+            '<button type="submit" id="resign" class="danger">Resign</button></form></div>')
+
+
+def _confirm_page(request: Request, seat: PhoneSeat, table_name: str) -> Response:
+    """The second step of resigning (no script needed): the same form with confirm=yes."""
+    csrf = _csrf(request)
+    player = seat.view().players[seat.seat]
+    body = (f"<h1>{_esc(player)} at {_esc(table_name)}</h1><div class=\"confirm\">"
+            '<p id="question">Resign the game? It cannot be taken back: the other player '
+            "wins.</p>"
+            f'<form method="post" action="/phone/resign" id="form-confirm">{_hidden(csrf)}'
+            '<input type="hidden" name="confirm" value="yes"><div class="row">'
+            '<button type="submit" id="do-confirm" class="danger">Yes, resign</button>'
+            '</div></form><p><a href="/phone" id="cancel">No, back to the game</a></p>'
+            "</div>")
+    page = kit.page(f"{player}: resign?", body, styles=[PHONE_CSS], scripts=[PHONE_JS],
+                    data={"page": "confirm"})
+    return _respond(request, csrf, page)
 
 
 def _mistake(mistake: PhoneMistake | None) -> str:

@@ -8,8 +8,9 @@ under Python's global interpreter lock: the line → LED frame latency doubled i
 process and talk to it over its standard streams, one JSON object a line:
 
 * host → child (stdin): feed events exactly as ``feed.encode`` writes them, answers to
-  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``, and
-  ``{"type": "attract-activity"}`` when a piece was placed (the attract mode stops);
+  admin commands ``{"type": "reply", "id": N, "ok": bool, "message": str}``,
+  ``{"type": "attract-activity"}`` when a piece was placed (the attract mode stops), and
+  ``{"type": "phone-seat", "info": {...}}``, what the admin page shows of the phone's seat;
 * child → host (stdout): ``{"ready": PORT}`` once it serves (or ``{"error": text}``), then
   admin commands ``{"type": "command", "id": N, "command": {...}}``.
 
@@ -39,6 +40,8 @@ from homeworlds.web import WebUnavailable
 TOKEN_VARIABLE = "HOMEWORLDS_DISPLAY_TOKEN"
 #: host → child: a piece was placed on the table (the attract mode stops its replays).
 ACTIVITY = "attract-activity"
+#: host → child: what the admin page shows of the phone's seat (its code while unclaimed).
+PHONE = "phone-seat"
 #: Events waiting for the pipe before the child counts as behind (then it is resynced).
 PIPE_QUEUE_LIMIT = 256
 STARTUP_TIMEOUT_S = 30.0
@@ -69,6 +72,7 @@ class DisplayProcess:
         self._proc: subprocess.Popen | None = None
         self._out: queue.Queue[bytes | None] = queue.Queue(PIPE_QUEUE_LIMIT)
         self._latest: SnapshotEvent | None = None
+        self._phone: bytes | None = None
         self._behind = False
         self.resyncs = 0
         self.restarts = 0
@@ -148,6 +152,8 @@ class DisplayProcess:
             thread.start()
             self._threads.append(thread)
         self._behind = False
+        if self._phone is not None:
+            self._out.put_nowait(self._phone)
         if self._latest is not None:
             self.publish(self._latest)
 
@@ -216,11 +222,26 @@ class DisplayProcess:
             if not isinstance(event, SnapshotEvent):
                 return  # the snapshot that follows carries it
             self._behind = False
+            if self._phone is not None:
+                try:
+                    self._out.put_nowait(self._phone)
+                except queue.Full:
+                    pass
         try:
             self._out.put_nowait((encode(event) + "\n").encode())
         except queue.Full:
             self._behind = True
             self.resyncs += 1
+
+    def show_phone(self, info: dict) -> None:
+        """What the admin page shows of the phone's seat (``PhoneSeat.admin_info``): sent
+        to the child, and again to a child started anew. Never blocks."""
+        line = (json.dumps({"type": PHONE, "info": info}) + "\n").encode()
+        self._phone = line
+        try:
+            self._out.put_nowait(line)
+        except queue.Full:
+            pass  # the child is behind: it gets the latest when it is resynced
 
     def activity(self) -> None:
         """A piece was placed on the table (the host's attract mode saw it): the display's

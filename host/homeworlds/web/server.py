@@ -80,6 +80,13 @@ class WebDisplay:
     def admin_token(self) -> str:
         return self.state.admin_token
 
+    def show_phone(self, info: dict) -> None:
+        """What the admin page shows of the phone's seat (``PhoneSeat.admin_info``),
+        checked as it would be from the table's pipe (``app.phone_info``)."""
+        from homeworlds.web.app import phone_info
+
+        self.state.phone = phone_info(info)
+
     @property
     def url(self) -> str:
         return display_url(self.host, self.port)
