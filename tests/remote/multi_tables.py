@@ -52,7 +52,7 @@ def depart(tables: list[RemoteTable], reference: GameState, seat: int) -> None:
 
 
 def play_game(tables: list[RemoteTable], game, turns: int | None = None, *,
-              alignments=None) -> GameState:
+              alignments=None, start: int = 0) -> GameState:
     """Turns of ``game`` up to ``turns`` (all): the mover's table plays each, the others
     follow their lights; after each every table's record, position and store are equal,
     and equal to the transcript (``alignments``: the Good/Evil deal the tables made).
@@ -65,9 +65,12 @@ def play_game(tables: list[RemoteTable], game, turns: int | None = None, *,
     for index, turn in enumerate(game.turns[:turns]):
         if turn.seat != reference.to_move and not reference.is_over:
             infer_departures(reference, game, index, turn.seat)
-            depart(tables, reference, turn.seat)
+            if index >= start:
+                depart(tables, reference, turn.seat)
         before = reference.copy()
         reference.apply_turn(turn.actions)
+        if index < start:
+            continue  # played before (``start``: the first turn to play now)
         mover = by_seat[turn.seat]
         following = reference.to_move if not reference.is_over \
             else (turn.seat + 1) % players

@@ -12,8 +12,9 @@ from homeworlds.notation import read_sdg_file
 from homeworlds.remote.invitation import Invitation, InvitationError
 from homeworlds.remote.messages import TurnMessage, to_payload
 from homeworlds.replay import rules_for_game
+from homeworlds.rules import GameState
 from tests.remote.multi_tables import play_game, tables_for
-from tests.remote.tables import pump
+from tests.remote.tables import follow_remote_turn, play_own_turn, pump
 
 
 def test_a_three_table_code_names_its_tables_and_keeps_the_two_table_codes():
@@ -111,3 +112,84 @@ def test_a_third_sides_forged_or_out_of_turn_turn_is_refused_by_every_other_tabl
     pump(tables, lambda: len([r for r in thief.game.refusals if r.side == "there"]) >= 4,
          "the thief hears the refusals")
     assert thief.game.paused is not None and "refused turn 4" in thief.game.paused, told
+
+
+def test_a_table_that_was_away_catches_up_on_the_turns_of_both_other_tables(three):
+    """The third table's link is closed for two turns, each played by another table; when
+    it connects again (a new side, from its store) both tables send their turn again, in
+    whatever order they arrive it lays out both, and the game goes on to the end."""
+    game, tables = three
+    play_game(tables, game, turns=3)
+    by_seat = {t.seat: t for t in tables}
+    away = by_seat[game.turns[5].seat]
+    assert {game.turns[3].seat, game.turns[4].seat} == {0, 1, 2} - {away.seat}
+    present = [t for t in tables if t is not away]
+    away.disconnect()
+    pump(tables, lambda: all(t.game.paused is not None and "waiting for" in t.game.paused
+                             for t in present), "the others see the third table leave")
+    reference = GameState(rules_for_game(game, None), 3, first_to_move=game.turns[0].seat)
+    for turn in game.turns[:3]:
+        reference.apply_turn(turn.actions)
+    for index in (3, 4):
+        turn = game.turns[index]
+        before = reference.copy()
+        reference.apply_turn(turn.actions)
+        mover = by_seat[turn.seat]
+        play_own_turn(mover, turn.actions, reference.to_move, present, before)
+        follow_remote_turn(next(t for t in present if t is not mover), present)
+    assert len(away.session.tracker.record) == 3
+    away.connect()
+    follow_remote_turn(away, tables)
+    follow_remote_turn(away, tables)
+    assert {str(t.session.tracker.record) for t in tables} == {
+        str(tables[0].session.tracker.record)}
+    assert away.stored_turns() == present[0].stored_turns()
+    pump(tables, lambda: all(t.game.paused is None for t in tables), "all here again")
+    play_game(tables, game, start=5)
+
+
+def test_a_turn_ahead_of_the_one_before_it_is_kept_until_its_time_not_refused():
+    """Three sides joined directly (no broker): the third hears turn 2 before turn 1 (as
+    when it comes back and two tables send their turns again): turn 2 is kept, turn 1 laid
+    out; a turn far ahead is refused as out of order."""
+    from homeworlds.remote.game import MAX_AHEAD, RemoteGame
+    from homeworlds.rules import preset
+    from homeworlds.session import new_session
+    from homeworlds.sim import make_registry
+    from homeworlds.table.layout import builtin_layout
+
+    players = ("Ann", "Bob", "Cat")
+    invitation = Invitation.new(sides=3)
+    sides = {}
+    for seat, role in enumerate(invitation.roles):
+        layout = builtin_layout("four-seat")
+        session = new_session(layout, make_registry(layout, 3), preset("last-standing"),
+                              players)
+        numbers = iter(range(1, 10**6, 256))
+        sides[role] = RemoteGame(session, invitation, role, seat,
+                                 reserve=lambda n, numbers=numbers: next(numbers))
+        sides[role].attach()
+    for role, game in sides.items():
+        game.send = lambda t, d, r, role=role: [g.received(t, d) for other, g in sides.items()
+                                                if other != role]
+        game.connected(True)
+    for _ in range(4):
+        for game in sides.values():
+            game.poll()
+    host, guest1, guest2 = sides.values()
+    assert all(g.paused is None for g in sides.values())
+    held = []
+    guest2.send = lambda t, d, r: None  # what guest2 says is not needed here
+    host.send = lambda t, d, r: held.append((t, d))
+    guest1.send = lambda t, d, r: held.append((t, d))
+    host._say(TurnMessage(host.game_id, 1, 0, "Homeworld Y1 B2 G3", departures=0))
+    guest1._say(TurnMessage(guest1.game_id, 2, 1, "Homeworld Y3 G3 G1", departures=0))
+    guest1._say(TurnMessage(guest1.game_id, 2 + MAX_AHEAD, 1, "Pass", departures=0))
+    for t, d in reversed(held):  # the far one, turn 2, then turn 1
+        guest2.received(t, d)
+    guest2.poll()
+    refused = [r.reason for r in guest2.refusals if r.side == "here"]
+    assert refused == [f"out of order: turn {2 + MAX_AHEAD} arrived, this table holds 0 "
+                       "turns and expects turn 1"]
+    assert guest2.ready_turn(1) is not None and 2 in guest2._early
+    assert guest2.ready_turn(2) is None  # its time comes once turn 1 is committed here
