@@ -109,3 +109,44 @@ def test_a_reveal_that_does_not_match_its_commitment_is_refused_with_the_reason(
         assert table.session.tracker.state.revealed_alignments() == {}
     pump(tables, lambda: len([r for r in cat.game.refusals if r.side == "there"]) >= 4,
          "Cat's table hears why")
+
+
+def test_a_table_whose_side_restarts_keeps_its_card_and_reveals_it_as_committed(dealt):
+    """Bob's table's side is made again mid-game (as a restarted host makes it, from the
+    deal file beside its code): it knows Bob's card again, and when Ann captures Bob's
+    ship it reveals it with the salt it committed to: every table takes it."""
+    tables = dealt
+    deal = tuple(t.game.cards.known[t.seat] for t in tables)
+    game = game_text()
+    play_game(tables, game, turns=10, alignments=deal)
+    bob = tables[1]
+    assert bob.recorder.path.with_suffix(".deal").stat().st_mode & 0o777 == 0o600
+    bob.disconnect()
+    bob.connect()  # a new side: nothing in memory but what its store and deal file keep
+    assert bob.game.cards.known == {1: deal[1]} and bob.game.cards.dealt
+    pump(tables, lambda: all(t.game.paused is None for t in tables), "Bob's table is back")
+    assert bob.session.tracker.state.secret_seats == frozenset({0, 2})
+    reference = play_game(tables, game, alignments=deal, start=10)
+    for table in tables:
+        assert table.session.tracker.state.revealed_alignments() == {0: deal[0], 1: deal[1]}
+        assert table.session.tracker.state.result == reference.result
+
+
+def test_a_deal_file_of_another_game_is_refused_with_the_configuration(tmp_path):
+    import json
+
+    from homeworlds.remote.invitation import Invitation
+    from homeworlds.remote.settings import RemoteSettings, RemoteSettingsError
+
+    code = tmp_path / "remote.code"
+    code.write_text(Invitation.new(sides=3).code + "\n")
+    code.chmod(0o600)
+    (tmp_path / "remote.code.deal").write_text(json.dumps({"game": "0" * 16, "side": 2}))
+    with pytest.raises(RemoteSettingsError, match="remote.code_file: .*remote.code.deal is "
+                                                  "the Good/Evil deal of another game"):
+        RemoteSettings.from_mapping({"broker": "mqtt://b", "role": "guest2",
+                                     "code_file": "remote.code"}, base=tmp_path)
+    (tmp_path / "remote.code.deal").write_text("{")
+    with pytest.raises(RemoteSettingsError, match="not a Good/Evil deal file"):
+        RemoteSettings.from_mapping({"broker": "mqtt://b", "role": "guest2",
+                                     "code_file": "remote.code"}, base=tmp_path)

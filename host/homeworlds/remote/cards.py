@@ -13,16 +13,68 @@ light or page shows one.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from homeworlds.remote.deal import DealError, P, SideDeal, audit, check_deck, check_reveal
 from homeworlds.remote.messages import Commitments, DealStep, Lock, Reveal
 from homeworlds.rules import Alignment, alignment_counts
 
 
+@dataclass
+class KeptDeal:
+    """A side's part of the deal as its file keeps it (``read_deal_file``)."""
+
+    exponent: int
+    cards: dict[int, tuple[Alignment, bytes]]
+    steps: dict[tuple[str, int], tuple[int, ...]]
+    commitments: dict[int, str]
+    known: dict[int, Alignment]
+    revealed_sent: set[int]
+    locks: dict[int, int]
+    lock_sent: bool
+    audit_result: str | None
+
+
+def read_deal_file(path: Path, game_id: str, side: int) -> KeptDeal:
+    """The deal kept in ``path`` for side ``side`` of game ``game_id``; DealError naming
+    the file and what is wrong (another game's, or not a deal file)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["game"] != game_id or data["side"] != side:
+            raise DealError(f"{path} is the Good/Evil deal of another game or table "
+                            f"({data['game']}, side {data['side']}): move it away")
+        kept = KeptDeal(
+            int(data["exponent"], 16),
+            {int(k): (Alignment(a), bytes.fromhex(salt))
+             for k, (a, salt) in data["cards"].items()},
+            {(phase, int(n)): tuple(int(x, 16) for x in deck)
+             for phase, n, deck in data["steps"]},
+            {int(k): str(v) for k, v in data["commitments"].items()},
+            {int(k): Alignment(a) for k, a in data["known"].items()},
+            {int(s) for s in data["revealed_sent"]},
+            {int(k): int(v, 16) for k, v in data["locks"].items()},
+            bool(data["lock_sent"]), data["audit"])
+    except DealError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DealError(f"{path}: not a Good/Evil deal file ({exc})") from None
+    if not 1 < kept.exponent < P:
+        raise DealError(f"{path}: not a Good/Evil deal file (its lock is out of range)")
+    return kept
+
+
 class TableCards:
+    """``path``: where this side's part of the deal is kept (mode 600: it holds the lock
+    and the salts), so that a restarted host goes on with the same cards; None: memory
+    only."""
+
     def __init__(self, game_id: str, players: int, side: int, sides: int,
-                 local_seats: frozenset[int]):
+                 local_seats: frozenset[int], path: Path | None = None):
+        self.path = path
         self.game_id, self.players, self.side, self.sides = game_id, players, side, sides
         self.local_seats = local_seats
         self.deal = SideDeal(game_id, players, side, sides, local_seats)
@@ -36,6 +88,57 @@ class TableCards:
         self.lock_sent = False
         #: None until every side's lock is in; then "" (the deal checked) or the reason.
         self.audit_result: str | None = None
+        if path is not None and path.exists():
+            self._load(path)
+
+    # ------------------------------------------------------------------ kept on disk
+
+    def _load(self, path: Path) -> None:
+        kept = read_deal_file(path, self.game_id, self.side)
+        self.deal.exponent = kept.exponent
+        self.deal.cards = kept.cards
+        self.steps, self.commitments, self.known = kept.steps, kept.commitments, kept.known
+        self.revealed_sent, self.locks = kept.revealed_sent, kept.locks
+        self.lock_sent, self.audit_result = kept.lock_sent, kept.audit_result
+
+    def save(self) -> None:
+        """Kept at once (written whole, then renamed), readable by this user only."""
+        if self.path is None:
+            return
+        data = {
+            "game": self.game_id, "side": self.side,
+            "exponent": format(self.deal.exponent, "x"),
+            "cards": {str(k): [str(a), salt.hex()] for k, (a, salt) in self.deal.cards.items()},
+            "steps": [[phase, side, [format(x, "x") for x in deck]]
+                      for (phase, side), deck in sorted(self.steps.items())],
+            "commitments": {str(k): v for k, v in self.commitments.items()},
+            "known": {str(k): str(a) for k, a in self.known.items()},
+            "revealed_sent": sorted(self.revealed_sent),
+            "locks": {str(k): format(v, "x") for k, v in self.locks.items()},
+            "lock_sent": self.lock_sent, "audit": self.audit_result,
+        }
+        temporary = self.path.with_name(self.path.name + ".new")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, self.path)
+
+    def told_again(self) -> list[DealStep | Commitments | Reveal | Lock]:
+        """Everything this side said of the deal, for a side that was away."""
+        out: list[DealStep | Commitments | Reveal | Lock] = [
+            DealStep(self.game_id, phase, side, tuple(format(x, "x") for x in deck))
+            for (phase, side), deck in sorted(self.steps.items()) if side == self.side]
+        own = {s: self.commitments[s] for s in self.local_seats if s in self.commitments}
+        if own:
+            out.append(Commitments(self.game_id, tuple(sorted(own.items()))))
+        for seat in sorted(self.revealed_sent):
+            alignment, salt = self.deal.cards[seat]
+            out.append(Reveal(self.game_id, seat, str(alignment), salt.hex()))
+        if self.lock_sent:
+            out.append(Lock(self.game_id, format(self.deal.exponent, "x")))
+        return out
 
     # ------------------------------------------------------------------ the deal
 

@@ -83,7 +83,8 @@ class RemoteTableLink:
             reserve=lambda n: identity.reserve(key, n),
             seen={role: identity.seen(k).get(CHANNEL, 0) for role, k in peers.items()},
             record_seen_by=lambda role, highest: identity.record_seen(peers[role], CHANNEL,
-                                                                      highest))
+                                                                      highest),
+            deal_file=settings.deal_file)
         if recorder is not None:
             self.game.on_departure = lambda d, ended: record_departure(recorder, session, d,
                                                                        ended)

@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
@@ -87,7 +88,8 @@ class RemoteGame:
                  seen: int | Mapping[str, int] = 0,
                  record_seen: Callable[[int], None] = lambda highest: None,
                  record_seen_by: Callable[[str, int], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 deal_file: Path | None = None):
         self.session = session
         self.tracker = session.tracker
         self.invitation = invitation
@@ -161,14 +163,16 @@ class RemoteGame:
         self._end_told = self.tracker.ended_by is not None
         self._audit_noted = False
         if self.tracker.alignments is not None:
+            # ``deal_file`` keeps this side's part (a restarted host goes on with it); a
+            # file that is not this game's is an error the table's start reports.
             self.cards = TableCards(self.game_id, players, self.roles.index(role),
-                                    len(self.roles), self.local_seats)
+                                    len(self.roles), self.local_seats, deal_file)
             # No card is known here until the tables have dealt them (the deal the session
             # was made with is a stand-in: it is never shown, nor decides a result).
             self.tracker.state.secret_seats = frozenset(range(players))
-            if self.tracker.record:
-                self._note("a Good/Evil game's deal across tables cannot be resumed after "
-                           "a restart: this table knows no card (docs/remote-play.md)")
+            if self.tracker.record and not self.cards.dealt:
+                self._note("this Good/Evil game's deal was not kept (no deal file): this "
+                           "table knows no card (docs/remote-play.md)")
 
     # ------------------------------------------------------------------ the sides
 
@@ -387,6 +391,8 @@ class RemoteGame:
                 self._cards_message(role, message)
             except DealError as exc:
                 self._refuse(None, str(exc), role)
+            if self.cards is not None:
+                self.cards.save()
 
     def _refusal_received(self, role: str, message: Refusal) -> None:
         what = f"turn {message.number}" if message.number else "a message"
@@ -413,6 +419,9 @@ class RemoteGame:
             del self.refused_by[role]
         if first:
             self._say(self._hello())
+            if self.cards is not None:
+                for message in self.cards.told_again():
+                    self._say(message)
         # Turns and departures of ours the other side missed (lost while its link or host
         # was down).
         departures = self.tracker.departures
@@ -661,11 +670,14 @@ class RemoteGame:
                     self.owner_of(s) is None for s in range(len(self.tracker.players))):
                 return
             try:
-                for message in cards.due_steps():
-                    self._say(message)
+                due = cards.due_steps()
             except DealError as exc:
                 self._refuse(None, str(exc))
                 return
+            if due:
+                cards.save()  # kept before it is said: a restart says the same again
+            for message in due:
+                self._say(message)
             if not cards.dealt:
                 return
         if not self._cards_learnt:
@@ -675,7 +687,9 @@ class RemoteGame:
                        "players' (press your seat's button to see yours)")
         if self.tracker.is_over and not cards.lock_sent:
             self._reveal_cards(self.local_seats)
-            self._say(cards.lock())
+            lock = cards.lock()
+            cards.save()
+            self._say(lock)
             try:
                 cards.try_audit(self._owners())
             except DealError as exc:
@@ -688,7 +702,9 @@ class RemoteGame:
             return
         for seat in sorted(seats):
             if seat in self.local_seats and seat not in cards.revealed_sent:
-                self._say(cards.reveal(seat))
+                reveal = cards.reveal(seat)
+                cards.save()
+                self._say(reveal)
 
     def _cards_message(self, role: str, message: DealStep | Commitments | Reveal | Lock
                        ) -> None:

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from homeworlds.event.settings import BrokerAddress, parse_broker_url
+from homeworlds.remote.cards import read_deal_file
+from homeworlds.remote.deal import DealError
 from homeworlds.remote.invitation import Invitation, InvitationError
 
 #: Keys of the ``[remote]`` section and their TOML types.
@@ -63,6 +65,14 @@ class RemoteSettings:
     ca_file: Path | None = None
     #: The seats this table plays (empty: its role's, ``SEAT_OF_ROLE``).
     played: tuple[int, ...] = ()
+    #: The code file (a Good/Evil deal is kept beside it: ``deal_file``).
+    code_path: Path | None = None
+
+    @property
+    def deal_file(self) -> Path | None:
+        """Where this table's part of a Good/Evil deal across tables is kept (mode 600)."""
+        return None if self.code_path is None else \
+            self.code_path.with_name(self.code_path.name + ".deal")
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -113,5 +123,13 @@ class RemoteSettings:
         ca_file = base / data["ca_file"] if "ca_file" in data else None
         if ca_file is not None and not ca_file.is_file():
             raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
-        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file,
-                   tuple(sorted(played)))
+        settings = cls(broker, data["role"], invitation, data.get("username"), password,
+                       ca_file, tuple(sorted(played)), base / data["code_file"])
+        deal_file = settings.deal_file
+        if deal_file is not None and deal_file.exists():
+            try:
+                read_deal_file(deal_file, invitation.game_id,
+                               invitation.roles.index(data["role"]))
+            except DealError as exc:
+                raise RemoteSettingsError("code_file", str(exc)) from None
+        return settings
