@@ -66,6 +66,8 @@ def test_three_tables_deal_in_secret_and_a_reveal_decides_the_game_on_every_tabl
         assert table.session._shows_alignment(other) is False
     assert tables[1].session._shows_alignment(1) is True  # Bob is not to move
     assert tables[1].session.lights._alignment_shown[0] == 1
+    # What the table stores, exports and prints holds no stand-in.
+    assert tables[1].session.tracker.known_alignments == (None, deal[1], None)
 
     reference = play_game(tables, game_text(), alignments=deal)
     # Ann and Bob revealed; every table knows both cards, checked, and the same result.
@@ -87,6 +89,7 @@ def test_three_tables_deal_in_secret_and_a_reveal_decides_the_game_on_every_tabl
     for table in tables:
         assert table.game.cards.known == dict(enumerate(deal))
         assert any("the deal checks" in n for n in table.session.notices)
+        assert table.session.tracker.known_alignments == deal
 
 
 def test_a_reveal_that_does_not_match_its_commitment_is_refused_with_the_reason(dealt):
@@ -150,3 +153,32 @@ def test_a_deal_file_of_another_game_is_refused_with_the_configuration(tmp_path)
     with pytest.raises(RemoteSettingsError, match="not a Good/Evil deal file"):
         RemoteSettings.from_mapping({"broker": "mqtt://b", "role": "guest2",
                                      "code_file": "remote.code"}, base=tmp_path)
+
+
+def test_a_remote_good_evil_table_starts_knowing_no_card(tmp_path):
+    """As ``play`` builds it: the session's deal is a stand-in until the tables have
+    dealt, so the store gets no card and the terminal prints none it does not know."""
+    from homeworlds.remote.game import RemoteSide
+    from homeworlds.remote.invitation import Invitation
+    from homeworlds.runtime.config import load_config
+    from homeworlds.runtime.table import session_from_config
+    from homeworlds.runtime.terminal import reveal_alignments
+    from homeworlds.sim import make_registry
+    from homeworlds.table.layout import builtin_layout
+
+    make_registry(builtin_layout("four-seat"), 3, copies=5).save(tmp_path / "registry.toml")
+    code = tmp_path / "remote.code"
+    code.write_text(Invitation.new(sides=3).code + "\n")
+    code.chmod(0o600)
+    (tmp_path / "table.toml").write_text(
+        '[table]\nlayout = "four-seat"\nregistry = "registry.toml"\nrules = "good-evil"\n'
+        'players = ["Ann", "Bob", "Cat"]\n[remote]\nbroker = "mqtt://b"\nrole = "guest1"\n'
+        'code_file = "remote.code"\n')
+    config = load_config(tmp_path / "table.toml")
+    session = session_from_config(config, None, RemoteSide())
+    assert session.tracker.state.secret_seats == frozenset({0, 1, 2})
+    assert session.tracker.known_alignments == (None, None, None)
+    assert session._shows_alignment(1) is False
+    assert reveal_alignments(NAMES, (None, "evil", None)) == (
+        "Alignments revealed: Ann (not known here yet: their table reveals it), Bob Evil, "
+        "Cat (not known here yet: their table reveals it)")
