@@ -379,11 +379,14 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
     if remote is None or side is None:
         return None
     link = RemoteTableLink(remote, session, recorder.path, side, recorder)
-    plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats)
     sides = remote.invitation.sides
-    print(f"remote game {link.game.game_id}: this table plays {plays} as {remote.role}"
-          + (f" (one of {sides} tables)" if sides > 2 else "")
-          + f" via {remote.broker.text()}", flush=True)
+    if sides == 2 and len(remote.seats) == 1:  # as the first remote games said it
+        plays = f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role})"
+    else:
+        plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats) \
+            + f" as {remote.role} (one of {sides} tables)"
+    print(f"remote game {link.game.game_id}: this table plays {plays} via "
+          f"{remote.broker.text()}", flush=True)
     return link
 
 
