@@ -193,3 +193,25 @@ def test_a_turn_ahead_of_the_one_before_it_is_kept_until_its_time_not_refused():
                        "turns and expects turn 1"]
     assert guest2.ready_turn(1) is not None and 2 in guest2._early
     assert guest2.ready_turn(2) is None  # its time comes once turn 1 is committed here
+
+
+def test_a_table_signing_as_another_is_seen_by_that_table_and_told_to_all(three):
+    """Every table derives every table's key from the code, so a third table could sign
+    as the host: the host reads its own topic too (the broker echoes its messages), sees
+    one it did not send, tells every table and pauses."""
+    game, tables = three
+    play_game(tables, game, turns=1)
+    host, guest1, guest2 = tables
+    key = guest2.invitation.key("host")  # the code gives guest2 the host's key too
+    forged = TurnMessage(host.game.game_id, 2, host.seat, "Pass", departures=0)
+    guest2.connection.client.publish(host.game.topic, sign(
+        key, host.game.topic, 10**6, to_payload(forged)), qos=1)
+    pump(tables, lambda: host.game.impostor is not None, "the host sees the impostor")
+    assert "signed as host that this table did not send (number 1000000)" in \
+        host.game.paused
+    pump(tables, lambda: all(any("another table of this game signs as it" in n
+                                 for n in t.session.notices) for t in tables),
+         "every table is told")
+    # Its own messages, echoed by the broker all game long, were never taken for one.
+    assert [r.reason for r in host.game.refusals if r.side == "here"] == [
+        host.game.impostor]

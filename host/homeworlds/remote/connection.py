@@ -41,8 +41,8 @@ class RemoteConnection:
         side itself is its owner's to close (``RemoteGame.close``)."""
         game = self.game
         if self.client.is_connected():
-            info = self.client.publish(game.topic, game.signer.sign(
-                game.topic, to_payload(Offline(game.game_id))), qos=1)
+            info = self.client.publish(game.topic, game.sign_own(
+                to_payload(Offline(game.game_id))), qos=1)
             info.wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
@@ -56,6 +56,8 @@ class RemoteConnection:
             return
         for peer_topic in self.game.peer_topics:
             client.subscribe(peer_topic, qos=1)
+        # Our own topic too: what we did not send there is someone signing as us.
+        client.subscribe(self.game.topic, qos=1)
         self.game.connected(True)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:

@@ -162,6 +162,12 @@ class RemoteGame:
         #: The resignation that ended the game here was told (or came from elsewhere).
         self._end_told = self.tracker.ended_by is not None
         self._audit_noted = False
+        #: Sequence numbers this side signed since it was made (the first: where they
+        #: start), to tell its own messages, which the broker echoes, from an impostor's.
+        self._signed: set[int] = set()
+        self._first_signed: int | None = None
+        #: Another table of this game signed as this one (why), or None.
+        self.impostor: str | None = None
         if self.tracker.alignments is not None:
             # ``deal_file`` keeps this side's part (a restarted host goes on with it); a
             # file that is not this game's is an error the table's start reports.
@@ -270,7 +276,17 @@ class RemoteGame:
 
     def will(self) -> tuple[str, bytes]:
         """The last will the broker publishes when this side's link is lost (signed now)."""
-        return self.topic, self.signer.sign(self.topic, to_payload(Offline(self.game_id)))
+        return self.topic, self.sign_own(to_payload(Offline(self.game_id)))
+
+    def sign_own(self, payload: bytes) -> bytes:
+        """``payload`` signed for this side's topic; its number is remembered, so that the
+        broker's echo of it is known for ours."""
+        data = self.signer.sign(self.topic, payload)
+        seq = open_signed(data).seq
+        self._signed.add(seq)
+        if self._first_signed is None:
+            self._first_signed = seq
+        return data
 
     def received(self, message_topic: str, data: bytes) -> None:
         """From the MQTT thread: a message arrived (handled by ``poll``). One too large to
@@ -299,6 +315,8 @@ class RemoteGame:
         """Why the game cannot go on now (None: it can)."""
         if not self.link_up:
             return "paused: the link to the broker is lost (reconnecting)"
+        if self.impostor is not None:
+            return f"paused: {self.impostor}"
         for role, (number, reason) in self.refused_by.items():
             return f"paused: {self.table_name(role)} refused turn {number}: {reason}"
         away = [r for r in self.peer_roles if not self.online[r]]
@@ -340,6 +358,8 @@ class RemoteGame:
                 self._link_changed(data)
             elif where in self.peer_topics:
                 self._handle(self.peer_topics[where], where, data)
+            elif where == self.topic:
+                self._own_topic(data)
         if self.dropped:
             self._refuse(None, f"{self.dropped} messages dropped unread (larger than "
                          f"{MAX_BYTES} bytes, or a flood of more than {INBOX_LIMIT})")
@@ -353,6 +373,28 @@ class RemoteGame:
                                  if self.sides == 2 else
                                  "every table is here: the game goes on"))
             self._last_pause = pause
+
+    def _own_topic(self, data: bytes) -> None:
+        """A message on this side's own topic (the broker echoes ours): signed with this
+        side's key but not by this side since it was made, it is another table of the
+        game signing as this one (every table derives every key from the code). It is told
+        to every table, and this table pauses."""
+        try:
+            signed = open_signed(data)
+            signed.verify(self.key, self.topic)
+        except SignatureError:
+            return  # not signed with our key: every other table refuses it anyway
+        first = self._first_signed
+        if first is None or signed.seq < first or signed.seq in self._signed:
+            return  # ours, or from before this side was made (a restart)
+        reason = (f"a message signed as {self.role} that this table did not send (number "
+                  f"{signed.seq}): another table of this game signs as it")
+        if self.impostor is None:
+            self.impostor = reason
+        # The other tables now refuse our numbers up to the impostor's as replays: ours go
+        # on above it, so that what we say (this first) reaches them.
+        self.signer.skip_past(signed.seq)
+        self._refuse(None, reason)
 
     def _link_changed(self, up: bool) -> None:
         self.link_up = up
@@ -785,7 +827,7 @@ class RemoteGame:
 
     def _say(self, message: Message) -> None:
         if self.send is not None:
-            self.send(self.topic, self.signer.sign(self.topic, to_payload(message)), False)
+            self.send(self.topic, self.sign_own(to_payload(message)), False)
 
     def _refuse(self, number: int | None, reason: str, role: str | None = None) -> None:
         """Refused here: kept, noted and told to every other side; beyond
