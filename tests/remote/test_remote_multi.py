@@ -71,6 +71,14 @@ def test_three_tables_play_a_three_player_archive_game_to_the_end(three):
         assert table.stored_departures() == [(15, "resigned", caru)]
         assert table.session.tracker.state.eliminated[caru]
     assert [n for _, n, _ in tables[0].stored_turns()] == [t.seat for t in game.turns]
+    # The figure (``pytest -s``): a turn's commit at its table to each other table's first
+    # guidance step of it (one process, one clock).
+    movers = {n: tables[seat] for n, seat, _ in tables[0].stored_turns()}
+    waits = sorted(t.first_guidance[n] - movers[n].committed_at[n]
+                   for t in tables for n in t.first_guidance if movers[n] is not t)
+    print(f"\nthree tables, turn commit -> another table's first guidance step: p50 "
+          f"{waits[len(waits) // 2] * 1000:.0f} ms, p95 {waits[int(len(waits) * .95)] * 1000:.0f}"
+          f" ms, max {waits[-1] * 1000:.0f} ms over {len(waits)} layouts")
     other = next(t for t in tables if caru not in t.seats)
     notes = [n for n in other.session.notices if "caru resigned" in n]
     assert notes and f"(at caru's table ({tables[caru].role}))" in notes[0], notes
