@@ -33,7 +33,7 @@ def depart(tables: list[RemoteTable], reference: GameState, seat: int) -> None:
     """Before ``seat``'s turn: each seat the transcript passes over resigns at its own table
     (when ``reference`` has it out) or misses its turn; every table applies it and passes
     the token on."""
-    by_seat = {t.seat: t for t in tables}
+    by_seat = {s: t for t in tables for s in t.seats}
     first = tables[0].session.tracker
     while first.state.to_move != seat and not first.is_over:
         mover = first.state.to_move
@@ -59,7 +59,7 @@ def play_game(tables: list[RemoteTable], game, turns: int | None = None, *,
     Returns the transcript's position at the end."""
     rules = rules_for_game(game, None)
     players = len(game.players)
-    by_seat = {t.seat: t for t in tables}
+    by_seat = {s: t for t in tables for s in t.seats}
     reference = GameState(rules, players, first_to_move=game.turns[0].seat,
                           alignments=alignments or game.alignments)
     for index, turn in enumerate(game.turns[:turns]):

@@ -223,3 +223,31 @@ def test_a_table_signing_as_another_is_seen_by_that_table_and_told_to_all(three)
     # Its own messages, echoed by the broker all game long, were never taken for one.
     assert [r.reason for r in host.game.refusals if r.side == "here"] == [
         host.game.impostor]
+
+
+def test_two_tables_play_three_seats_one_of_them_two(tmp_path, broker, shared_dir):
+    """A table may play more than one seat: the host plays caru and BloodRumpus (two
+    players at one table), the guest plays ajo; SDG 20650 to the end, both stores equal to
+    the transcript turn by turn."""
+    game = read_sdg_file(shared_dir / "games" / "sdg" / "20650.raw")
+    rules = rules_for_game(game, None)
+    ajo = game.players.index("ajo")
+    home_seats = tuple(s for s in range(3) if s != ajo)
+    invitation = Invitation.new()  # two tables: a code as before
+    first = game.turns[0].seat
+    from tests.remote.tables import RemoteTable
+
+    tables = [RemoteTable(tmp_path, "home", invitation, "host", home_seats[0], rules,
+                          game.players, first, broker.url, seats=home_seats),
+              RemoteTable(tmp_path, "away", Invitation.from_code(invitation.code), "guest",
+                          ajo, rules, game.players, first, broker.url)]
+    try:
+        pump(tables, lambda: all(t.game.paused is None for t in tables), "both meet")
+        assert tables[0].game.peers["guest"].played == (ajo,)
+        assert tables[1].game.peers["host"].played == home_seats
+        play_game(tables, game)
+        assert tables[0].stored_departures() == tables[1].stored_departures() == [
+            (15, "resigned", game.players.index("caru"))]
+    finally:
+        for table in tables:
+            table.close()
