@@ -1,7 +1,7 @@
-"""Chip selects through a 3-to-8 decoder, and multiplexer channel maps.
-
-Both are pin-like adapters that config.py puts between the drivers and the
-GPIO pins, so the drivers keep writing ``cs.value`` and ``mux.select(i)``.
+"""Chip selects through a 3-to-8 decoder (a pin-like adapter that config.py puts
+between the drivers and the GPIO pins, so the drivers keep writing ``cs.value``), and
+the decoder on the same address lines that strobes the multiplexer boards' latches.
+(Multiplexer channel maps: tablefw.chanmap.)
 """
 
 
@@ -48,30 +48,6 @@ class DecodedSelect:
                 decoder.address[bit].value = bool((self.output >> bit) & 1)
             decoder.enable.value = False
         self._value = bool(level)
-
-
-class ChannelMap:
-    """A multiplexer whose wired channels have gaps: the reader's ``i``-th zone
-    is on physical channel ``channels[i]``."""
-
-    def __init__(self, mux, channels):
-        self.mux = mux
-        self.map = tuple(channels)
-        self.channels = mux.channels
-
-    @property
-    def settle_us(self):
-        return getattr(self.mux, "settle_us", 0)
-
-    @property
-    def channel(self):
-        return self.mux.channel
-
-    def select(self, index):
-        return self.mux.select(self.map[index])
-
-    def release(self):
-        self.mux.release()
 
 
 class LatchStrobe:

@@ -116,9 +116,8 @@ def _mux(hw, pins, where, cache, enable=None, settle_us=0, latch=None):
         cache[key] = GpioMux(outputs, enable=enable, settle_us=settle_us)
     if latch is None:
         return cache[key]
-    from tablefw.readers.mux import LatchedMux
-
-    return LatchedMux(cache[key].pins, latch[0], latch[1], enable=enable, settle_us=settle_us)
+    return GpioMux(cache[key].pins, enable=enable, settle_us=settle_us, strobe=latch[0],
+                   output=latch[1])
 
 
 def _count(config, key, low, high, default):
@@ -176,7 +175,7 @@ def _channel_map(mux, channels, zones, where):
         raise ConfigError("%s: a channel is listed twice in %r" % (where, list(channels)))
     if mux is None:
         return None
-    from tablefw.chipselect import ChannelMap
+    from tablefw.chanmap import ChannelMap
 
     return ChannelMap(mux, channels)
 

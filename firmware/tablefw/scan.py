@@ -151,8 +151,11 @@ class Scanner:
             raise ValueError("zone_count %d is too small: reader %d serves zone %d" % (
                 zone_count, owner[served - 1], served - 1))
         self.zone_count = zone_count
-        self.debouncers = [ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
-                           for _ in range(zone_count)]
+        # A zone gets a debouncer of its own when a tag is first seen there, and gives it up
+        # when its last tag is gone: until then every empty zone shares this idle one,
+        # which is never updated (56 debouncers would cost the board's heap 2.5 KB).
+        self._idle = ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
+        self.debouncers = [self._idle] * zone_count
         self.slow = {}
         for zone in slow_zones:
             self.slow[zone] = True
@@ -161,11 +164,10 @@ class Scanner:
         for reader in self.readers:
             if getattr(reader, "scan_steps", None) is None:
                 self.concurrent = False
-        self._schedule = self._batches(fields_at_once)
         # The wiring does not change: each reader's switch is worked out once, not every batch.
         self._switches = [_switch(reader) for reader in self.readers]
         # Pipelined: every reader has a switch of its own (a board that latches its channel,
-        # tablefw.readers.mux.LatchedMux, or select lines of its own), so each walks its own
+        # a GpioMux with a latch strobe, or select lines of its own), so each walks its own
         # channels and starts its next pad the moment it finished one; no reader waits for
         # the slowest pad of a batch. Boards that follow shared select lines (LE tied high)
         # share one key, and scan in batches.
@@ -173,11 +175,21 @@ class Scanner:
         self.pipelined = self.concurrent and len(set(keys)) == len(keys)
         count = len(self.readers)
         self.fields_at_once = count if fields_at_once is None else max(1, fields_at_once)
+        # Each order is imported only where it runs (the board's heap is small); the
+        # pipelined one walks each reader's pads itself, so it keeps no batches.
         self._pipeline = None
-        if self.pipelined:  # imported only where it runs: the board's heap is small
+        self._batch_order = None
+        if self.pipelined and keys:
             from tablefw.pipeline import Pipeline
 
+            self._schedule = [()]
+            self._switches = []  # the batches' grouping only
             self._pipeline = Pipeline(self, count)
+        else:
+            from tablefw import batches
+
+            self._batch_order = batches
+            self._schedule = batches.schedule(self, fields_at_once)
         self._next = 0
         self._priority = None  # batch to repeat at once
         self._repeats = 0
@@ -352,96 +364,12 @@ class Scanner:
             if wait > 0 and sleep is not None:
                 sleep(min(wait, MAX_IDLE_MS))
 
-    def _batches(self, fields_at_once):
-        """The round's batches: the (reader index, channel) pairs scanned together, each
-        packed into one small integer, index << 8 | channel (a tuple each would cost the
-        board's heap about 2 KB). Concurrent readers scan a channel together, at most
-        ``fields_at_once`` fields at a time; otherwise one pair a batch."""
-        schedule = []
-        longest = 0
-        for reader in self.readers:
-            longest = max(longest, len(reader.zones))
-        for channel in range(longest):
-            batch = []
-            for index in range(len(self.readers)):
-                if channel < len(self.readers[index].zones):
-                    batch.append(index << 8 | channel)
-            if self.concurrent:
-                size = len(batch) if fields_at_once is None else max(1, fields_at_once)
-                for start in range(0, len(batch), size):
-                    schedule.append(tuple(batch[start:start + size]))
-            else:
-                for entry in batch:
-                    schedule.append((entry,))
-        return schedule
-
     def _scan_next(self, now):
-        schedule = self._schedule
-        if not schedule:
+        if not self._schedule:
             return MAX_IDLE_MS
         if self._pipeline is not None:
             return self._pipeline.step(now)
-        for _attempt in range(len(schedule) + 1):
-            if self._pause_until is not None:
-                if now < self._pause_until:
-                    return self._pause_until - now
-                self._pause_until = None
-            if self._priority is not None:
-                batch = self._priority
-                self._priority = None
-            else:
-                batch = schedule[self._next]
-                self._repeats = 0
-                self._advance(now)
-            entries = self._due(batch, now)
-            if not entries:
-                continue
-            if len(entries) == 1 and not self.concurrent:
-                self._scan(entries[0][0], entries[0][1], now)
-            else:
-                self._scan_together(entries, now)
-            if self.concurrent and self.ready and self._repeats < PRIORITY_REPEATS:
-                # Repeat at once what may be changing, and only that: the
-                # other readers just scanned this channel.
-                changing = []
-                for index, channel in entries:
-                    zone = self.readers[index].zones[channel]
-                    if zone not in self.slow and self.debouncers[zone].unsettled():
-                        changing.append(index << 8 | channel)
-                if changing:
-                    self._priority = changing
-                    self._repeats += 1
-            return 0
-        faulted = [self._retry_at[i] for i in range(len(self.readers)) if self.faulted[i]]
-        if not faulted:
-            return 0  # only slow zones this batch, none due
-        # Every reader is waiting out a fault.
-        return max(1, min(faulted) - now)
-
-    def _due(self, batch, now):
-        """The (reader, channel) pairs of ``batch`` to scan now: not a reader waiting out a
-        fault, not a settled slow zone whose turn has not come."""
-        entries = []
-        for packed in batch:
-            index = packed >> 8
-            channel = packed & 0xFF
-            if self.faulted[index] and now < self._retry_at[index]:
-                continue
-            zone = self.readers[index].zones[channel]
-            # A slow zone's turn comes every slow_every rounds, staggered by
-            # channel so that each round carries an even share of them.
-            if zone in self.slow and (self.rounds + channel) % self.slow_every and \
-                    not self.debouncers[zone].unsettled():
-                continue
-            entries.append((index, channel))
-        return entries
-
-    def _advance(self, now):
-        self._next += 1
-        if self._next < len(self._schedule):
-            return
-        self._next = 0
-        self._round_done(now)
+        return self._batch_order.step(self, now)  # type: ignore[union-attr]
 
     def _round_done(self, now):
         self.rounds += 1
@@ -455,85 +383,6 @@ class Scanner:
             self._round_start = earliest
         else:
             self._round_start = now
-
-    def _scan(self, index, channel, now):
-        reader = self.readers[index]
-        zone = reader.zones[channel]
-        try:
-            if self.faulted[index]:
-                recover = getattr(reader, "recover", None)
-                if recover is not None:
-                    recover()
-            reader.select(channel)
-            found = reader.inventory(channel)
-        except Exception as exc:  # any driver failure is a reader fault
-            self._fault(index, zone, exc, now)
-            return
-        self._record(index, zone, found, now)
-
-    def _scan_together(self, entries, now):
-        """Scan one channel of several readers at once. Readers whose select
-        lines are shared but whose channel maps to another switch position
-        cannot be on air together: they go in a later group."""
-        while entries:
-            group = []
-            later = []
-            routes: dict[object, int] = {}
-            for entry in entries:
-                switch = self._switches[entry[0]]
-                if switch is not None:
-                    position = switch[1][entry[1]] if switch[1] is not None else entry[1]
-                    if routes.get(switch[0], position) != position:
-                        later.append(entry)
-                        continue
-                    routes[switch[0]] = position
-                group.append(entry)
-            self._scan_group(group, now)
-            entries = later
-            now = self.clock()
-
-    def _scan_group(self, entries, now):
-        """Recover the faulted readers first (a reset pulse may reach the
-        others), then step every reader's scan generator in turn until all
-        are done."""
-        ready = []
-        for index, channel in entries:
-            reader = self.readers[index]
-            try:
-                ready_reader(reader, self.faulted[index])
-                ready.append((index, channel))
-            except Exception as exc:  # any driver failure is a reader fault
-                self._fault(index, reader.zones[channel], exc, now)
-        running = []
-        for index, channel in ready:
-            reader = self.readers[index]
-            zone = reader.zones[channel]
-            try:
-                if getattr(reader, "scan_steps", None) is None:
-                    reader.select(channel)
-                    self._record(index, zone, reader.inventory(channel), now)
-                    continue
-                several = self.debouncers[zone].several()
-                running.append((index, zone, reader.scan_steps(channel, several)))
-            except Exception as exc:  # any driver failure is a reader fault
-                self._fault(index, zone, exc, now)
-        # Each pass steps every scan once. No list is built per pass: the passes spin
-        # while the chips are on air, and garbage made there costs a collection later.
-        while running:
-            position = 0
-            while position < len(running):
-                item = running[position]
-                try:
-                    next(item[2])
-                except StopIteration:
-                    del running[position]
-                    self._record(item[0], item[1], self.readers[item[0]].found, self.clock())
-                    continue
-                except Exception as exc:  # any driver failure is a reader fault
-                    del running[position]
-                    self._fault(item[0], item[1], exc, self.clock())
-                    continue
-                position += 1
 
     def _record(self, index, zone, found, now):
         uids = []
@@ -566,8 +415,15 @@ class Scanner:
         elif zone in self._overflowing:
             del self._overflowing[zone]
         debouncer = self.debouncers[zone]
+        if debouncer is self._idle:
+            if not uids:
+                return  # an empty zone stays empty
+            debouncer = ZoneDebouncer(self.settings.debounce_on, self.settings.debounce_off)
+            self.debouncers[zone] = debouncer
         if debouncer.update(uids) and self.ready:
             self._send(ZoneState(zone, debouncer.present))
+        if debouncer._tracks is None and not debouncer.present:
+            self.debouncers[zone] = self._idle  # nothing left to count
 
     def _fault(self, index, zone, exc, now):
         self.reader_errors[index] += 1

@@ -1,10 +1,14 @@
 """A TCP relay between one table and the broker that the test can cut: the table keeps
-playing while its network is down ("a table offline for a while")."""
+playing while its network is down ("a table offline for a while"). ``cut`` closes the
+connections (the table notices at once); ``blackhole`` stops forwarding without closing
+anything, as a pulled cable or a dead router does, so only the MQTT keepalive notices
+(on both ends); ``restore`` forwards again (what was held flows on, as TCP would resend it)."""
 
 from __future__ import annotations
 
 import socket
 import threading
+import time
 
 
 class CuttableLink:
@@ -16,6 +20,8 @@ class CuttableLink:
         self.server.listen(16)
         self.port = self.server.getsockname()[1]
         self.up = True
+        #: Forwarding stopped, nothing closed (``blackhole``).
+        self.held = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._closed = False
@@ -30,20 +36,26 @@ class CuttableLink:
             if not self.up:
                 client.close()
                 continue
-            try:
-                upstream = socket.create_connection(self.target, timeout=2)
-            except OSError:
-                client.close()
-                continue
-            with self._lock:
-                self._sockets += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            threading.Thread(target=self._connect, args=(client,), daemon=True).start()
+
+    def _connect(self, client: socket.socket) -> None:
+        self._wait_while_held()  # a connection made during a blackhole goes nowhere yet
+        try:
+            upstream = socket.create_connection(self.target, timeout=2)
+            upstream.settimeout(None)  # an idle link is not a dead one
+        except OSError:
+            client.close()
+            return
+        with self._lock:
+            self._sockets += [client, upstream]
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
     def _pipe(self, a: socket.socket, b: socket.socket) -> None:
         try:
             while True:
                 data = a.recv(65536)
+                self._wait_while_held()  # what arrives meanwhile waits, as in a router
                 if not data:
                     break
                 b.sendall(data)
@@ -66,8 +78,17 @@ class CuttableLink:
                 s.close()
             self._sockets.clear()
 
+    def _wait_while_held(self) -> None:
+        while self.held and not self._closed:
+            time.sleep(0.02)
+
+    def blackhole(self) -> None:
+        """Stop forwarding in both directions; every connection stays open."""
+        self.held = True
+
     def restore(self) -> None:
         self.up = True
+        self.held = False
 
     def close(self) -> None:
         self._closed = True

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from tablefw import batches
 from tablefw import protocol as p
 from tablefw.config import ConfigError, build, fields_at_once
 from tablefw.readers import pn5180 as driver
@@ -78,8 +79,9 @@ def test_a_batch_holds_no_more_readers_than_fields_at_once():
 
     readers = [Stepping([4 * index + c for c in range(4)], name=f"r{index}") for index in range(4)]
     scanner = Scanner(readers, lambda data: None, clock=lambda: 0, fields_at_once=3)
-    assert max(len(batch) for batch in scanner._schedule) == 3
-    assert sorted(packed for batch in scanner._schedule for packed in batch) == \
+    schedule = batches.schedule(scanner, 3)  # the batch order (these run pipelined)
+    assert max(len(batch) for batch in schedule) == 3
+    assert sorted(packed for batch in schedule for packed in batch) == \
         sorted(index << 8 | c for index in range(4) for c in range(4))
 
 

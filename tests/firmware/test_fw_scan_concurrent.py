@@ -4,7 +4,7 @@ priority rescans, slow zones, the heartbeat's round time, shared resets."""
 from __future__ import annotations
 
 from tablefw import protocol as p
-from tablefw.chipselect import ChannelMap
+from tablefw.chanmap import ChannelMap
 from tablefw.readers.mux import GpioMux
 from tablefw.scan import Scanner
 from tablefw.settings import Settings

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tablefw.chipselect import ChannelMap, NssDecoder
+from tablefw.chanmap import ChannelMap
+from tablefw.chipselect import NssDecoder
 from tablefw.config import ConfigError, build
 from tablefw.readers.mux import GpioMux
 

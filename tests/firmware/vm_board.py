@@ -26,6 +26,12 @@ class Wire:
     def __init__(self) -> None:
         self.value = False
 
+    @classmethod
+    def at(cls, level: bool) -> Wire:
+        wire = cls()
+        wire.value = level
+        return wire
+
 
 class BridgeClock:
     """The chip models' clock: the VM's microseconds, as its requests stamp them."""
@@ -47,7 +53,7 @@ class VmBoard:
         self.clock = BridgeClock()
         self.levels: dict[str, bool] = {}  # output pins, as the firmware drives them
         self.wires: dict[str, object] = {}  # pins whose level a model follows
-        self.chips: dict[str, Pn5180Chip] = {}  # chip-select pin -> chip
+        self.chips: dict[str | int, Pn5180Chip] = {}  # chip select (pin or output) -> chip
         self.zones: dict[int, tuple[Pn5180Chip, int]] = {}  # zone -> (chip, mux channel)
         self.violations: list[str] = []
         self.frames = 0
@@ -57,18 +63,40 @@ class VmBoard:
         self.received: list = []
         self.feeds = 0
         select = {}
+        decoder = config.get("nss_decoder")
+        self.address = list(decoder["address"]) if decoder else []
+        self.nss_enable = decoder["enable"] if decoder else None
+        self.latch = config.get("mux_latch")
+        self.select_names: list[str] = list(config.get("mux", []))
+        self.held: dict[int, list[bool]] = {}  # latch decoder output -> what its board holds
+        self.irqs: dict[str, Pn5180Chip] = {}  # IRQ input pin -> chip
         for entry in config["readers"]:
             names = entry.get("mux", config.get("mux", []))
             for name in names:
                 select.setdefault(name, Wire())
-            chip = Pn5180Chip({}, mux_pins=[select[name] for name in names], clock=self.clock)
+            if self.latch is not None:  # its board's 74HCT4514 holds what it latched
+                pins = self._latched(entry["cs"])
+            else:
+                pins = [select[name] for name in names]
+            chip = Pn5180Chip({}, mux_pins=pins, clock=self.clock)
             self.chips[entry["cs"]] = chip
+            if entry.get("irq") is not None:
+                self.irqs[entry["irq"]] = chip
             for channel, zone in enumerate(entry["zones"]):
                 self.zones[zone] = (chip,
                                     entry.get("channels", range(len(entry["zones"])))[channel])
         self.wires.update(select)
         if config.get("reset") is not None:
             self.wires[config["reset"]] = SharedResetLine(self.chips.values())
+
+    def _latched(self, output: int):
+        def pins():
+            return [Wire.at(level) for level in self.held.get(output, [False] * 4)]
+
+        return pins
+
+    def _address(self) -> int:
+        return sum(1 << bit for bit, name in enumerate(self.address) if self.levels.get(name))
 
     # ------------------------------------------------------------ test verbs
 
@@ -86,7 +114,12 @@ class VmBoard:
     # ------------------------------------------------------------ the wires
 
     def _selected(self) -> Pn5180Chip | None:
-        low = [chip for pin, chip in self.chips.items() if self.levels.get(pin) is False]
+        if self.nss_enable is not None:  # chip selects through the decoder
+            enabled = self.levels.get(self.nss_enable) is False
+            low = [chip for output, chip in self.chips.items()
+                   if enabled and isinstance(output, int) and output == self._address()]
+        else:
+            low = [chip for pin, chip in self.chips.items() if self.levels.get(pin) is False]
         if len(low) != 1:
             self.violations.append(f"SPI transfer with {len(low)} chips selected")
             return None
@@ -102,6 +135,9 @@ class VmBoard:
             wire = self.wires.get(name)
             if wire is not None:
                 wire.value = level  # type: ignore[attr-defined]
+            if self.latch is not None and self.levels.get(self.latch):  # LE of one board high
+                self.held[self._address()] = [bool(self.levels.get(name))
+                                              for name in self.select_names]
             at += 7
         verb = chr(request[at])
         self.clock.reach(int.from_bytes(request[at + 1:at + 5], "little"))
@@ -124,9 +160,15 @@ class VmBoard:
             del self.to_mcu[:count]
         elif verb == "O":
             self.received += self.decoder.feed(bytes(argument))
+        elif verb == "P":
+            chip = self.irqs.get(f"GP{argument[0]}")
+            payload = bytes([int(chip.irq_pin) if chip is not None else 0])
         elif verb == "F":
             self.feeds += 1
             payload = bytes([self.on_feed(self) == "stop"])
         else:
             raise ValueError(f"unknown request from the VM: {bytes(request[:40])!r}")
-        return (self.clock.now_us & 0xFFFFFFFF).to_bytes(4, "little") + b"\x00" + payload
+        # The IRQ inputs: the VM asks for their level when it reads them (3 = ask, "P").
+        levels = b"".join(bytes([int(pin[2:]), 3]) for pin in self.irqs)
+        return ((self.clock.now_us & 0xFFFFFFFF).to_bytes(4, "little") + bytes([len(self.irqs)])
+                + levels + payload)

@@ -9,7 +9,11 @@ import time
 from pathlib import Path
 
 from homeworlds.event.settings import parse_broker_url
-from homeworlds.remote.connection import RemoteConnection, record_departure
+from homeworlds.remote.connection import (
+    RemoteConnection,
+    record_departure,
+    stored_reading,
+)
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemotePlayer
 from homeworlds.remote.invitation import Invitation
 from homeworlds.replay import rules_for_game
@@ -30,10 +34,12 @@ class RemoteTable:
     def __init__(self, directory: Path, name: str, invitation: Invitation, role: str,
                  seat: int, rules: Rules, players: tuple[str, ...], first_seat: int,
                  broker_url: str, clock_spec=None, *, seats: tuple[int, ...] | None = None,
-                 alignments=None):
+                 alignments=None, keepalive_s: int = 10):
         self.seats = seats or (seat,)
         self.name, self.seat, self.role = name, seat, role
         self.invitation, self.broker_url = invitation, broker_url
+        #: the broker link's keepalive (``[remote] keepalive``)
+        self.keepalive_s = keepalive_s
         self.holder: list[RemoteGame] = []
         self.sim = SimulatedTableGame(
             rules, players, first_seat=first_seat, miss_rate=0.0, seed=seat,
@@ -48,8 +54,7 @@ class RemoteTable:
         self.recorder.start_game(rules, players, first_seat)
         self.sim.control.recorder = self.recorder  # the admin's resign / skip are stored
         tracker = self.session.tracker
-        self.session.events.committed.listen(Stage.STORE, lambda c: self.recorder.turn(
-            len(tracker.record), c.seat, c.turn, c.state, players, tracker.star_tags))
+        self.session.events.committed.listen(Stage.STORE, self._store_turn)
         #: When turn n was committed here, and when this table first showed a step of the
         #: other table's turn n (the latency figure: one clock, one process).
         self.committed_at: dict[int, float] = {}
@@ -59,6 +64,14 @@ class RemoteTable:
         self.connection: RemoteConnection | None = None
         self.connect()
         self.sim.__enter__()  # the simulated microcontroller runs; the host has seen it
+
+    def _store_turn(self, commit) -> None:
+        """As ``play`` stores a turn (runtime.table), with its time on a timed game."""
+        tracker, timed = self.session.tracker, self.session.last_turn_time
+        self.recorder.turn(len(tracker.record), commit.seat, commit.turn, commit.state,
+                           tracker.players, tracker.star_tags,
+                           elapsed_ms=timed.elapsed_ms if timed else None,
+                           clock_ms=timed.clock_ms if timed else None)
 
     def connect(self) -> None:
         """A (new) remote side and its broker link: as a restarted host makes them, from
@@ -81,9 +94,13 @@ class RemoteTable:
             events.committed.listen(Stage.PUBLISH, lambda c: self.game.committed(c))
             events.tick.listen(Stage.CONTROL, lambda: self.game.poll())
             self.session.pause_sources.append(lambda: self.game.pause_reason())
+        game.stored_clocks = lambda number: stored_reading(
+            identity.store, self.recorder.game_id, number, len(self.session.tracker.players),
+            self.session.timekeeper.game_spec)
         game.guard_seat()  # the new side takes over the other seat and its clock readings
         self.holder[:] = [game]
-        self.connection = RemoteConnection(game, parse_broker_url(self.broker_url))
+        self.connection = RemoteConnection(game, parse_broker_url(self.broker_url),
+                                           keepalive_s=self.keepalive_s)
         self.connection.start()
 
     @property
@@ -200,9 +217,11 @@ def follow_remote_turn(follower: RemoteTable, tables, max_steps=40) -> list[str]
     raise AssertionError(f"{follower.name}: the turn was not committed: {words}")
 
 
-def two_tables(directory: Path, broker_url: str, game, clock_spec=None
+def two_tables(directory: Path, broker_url: str, game, clock_spec=None, *,
+               guest_broker_url: str | None = None, keepalive_s: int = 10
                ) -> tuple[RemoteTable, RemoteTable]:
-    """The host table (seat 0) invites; the guest (seat 1) types the code it showed."""
+    """The host table (seat 0) invites; the guest (seat 1) types the code it showed.
+    ``guest_broker_url``: where the guest reaches the broker (a relay the test cuts)."""
     invitation = Invitation.new()
     joined = Invitation.from_code(invitation.code)
     rules = rules_for_game(game, None)
@@ -210,7 +229,7 @@ def two_tables(directory: Path, broker_url: str, game, clock_spec=None
     host = RemoteTable(directory, "home", invitation, "host", 0, rules, game.players, first,
                        broker_url, clock_spec)
     guest = RemoteTable(directory, "away", joined, "guest", 1, rules, game.players, first,
-                        broker_url, clock_spec)
+                        guest_broker_url or broker_url, clock_spec, keepalive_s=keepalive_s)
     return host, guest
 
 
@@ -247,3 +266,48 @@ def latencies(tables) -> list[float]:
             if number in mover.committed_at:
                 out.append(shown - mover.committed_at[number])
     return out
+
+
+def clock_gap(tables) -> float:
+    """The largest difference, in seconds, between the two tables' readings of one seat's
+    clock at one moment (one process: one monotonic clock compares them)."""
+    host, guest = tables
+    now = time.monotonic()
+    return max(abs(host.session.clocks.remaining_s(seat, now)
+                   - guest.session.clocks.remaining_s(seat, now)) for seat in (0, 1))
+
+
+def silent_cut(tables, link, hold_s: float = 1.0, timeout: float = 30.0) -> dict[str, float]:
+    """The guest's network goes silent (``link.blackhole()``: nothing closed) while a clock
+    runs, until both tables noticed and paused; ``hold_s`` later it comes back. Seconds:
+    the clock gap just before (``before``), while both stand still (``apart``: how far
+    apart the two pauses were), on resumption (``resumed``); when each table noticed
+    after the cut (``host_noticed``: the broker's last will, ``guest_noticed``: its own
+    keepalive); ``drift``: how much the clocks moved while both stood still."""
+    host, guest = tables
+    assert host.session.clocks.running and guest.session.clocks.running
+    before = clock_gap(tables)
+    cut = time.monotonic()
+    link.blackhole()
+    noticed: dict[str, float] = {}
+
+    def both_paused() -> bool:
+        for table in tables:
+            if table.game.paused is not None and table.name not in noticed:
+                noticed[table.name] = time.monotonic() - cut
+        return len(noticed) == 2 and not any(t.session.clocks.running for t in tables)
+
+    pump(tables, both_paused, "both tables notice the silent link and pause", timeout)
+    apart = clock_gap(tables)
+    standing = [t.session.clocks.remaining_ms(s, time.monotonic()) for t in tables
+                for s in (0, 1)]
+    end = time.monotonic() + hold_s
+    pump(tables, lambda: time.monotonic() >= end, "the cut to last")
+    drift = max(abs(a - b) for a, b in zip(standing, [
+        t.session.clocks.remaining_ms(s, time.monotonic()) for t in tables for s in (0, 1)],
+        strict=True)) / 1000
+    link.restore()
+    pump(tables, lambda: all(t.game.paused is None and t.session.clocks.running
+                             for t in tables), "both tables resume their clocks", timeout)
+    return {"before": before, "apart": apart, "resumed": clock_gap(tables), "drift": drift,
+            "host_noticed": noticed[host.name], "guest_noticed": noticed[guest.name]}

@@ -77,6 +77,10 @@ def test_a_table_takes_the_hubs_invitation_and_keeps_its_code(tmp_path, hub):
     guest.poll()
     assert guest.pending is not None and guest.pending.invitation.code == code
     assert guest.pending.role == "guest"
+    assert guest.command("decline-invitation").startswith(f"declined remote game {game.game_id}")
+    assert guest.pending is None
+    assert guest.command("decline") == "no invitation from the hub is waiting"
+    assert guest.command("resign Ann") is None  # not the desk's
 
 
 def test_forged_replayed_and_misdirected_invitations_are_refused_with_the_reason(
@@ -164,13 +168,14 @@ def test_the_hub_refuses_to_arrange_what_cannot_be_played(hub):
 
 
 def test_the_hub_follows_only_what_a_side_of_its_game_signed(hub):
-    remote, _, _ = hub
+    remote, _, store = hub
     game = remote.arrange("t1", "t2", ["Ann", "Bob"], "sdg")
     invitation = Invitation(bytes.fromhex(game.secret))
     gid = game.game_id
     host = Signer(invitation.key("host"), lambda n: 1)
     guest = Signer(invitation.key("guest"), lambda n: 1)
     assert remote.overview()[0]["status"] == "invited: waiting for table t1 and t2 to accept"
+    assert remote.unjoined() == [gid]
     will = host.sign(topic(gid, "host"), to_payload(Offline(gid)))
     remote.handle(topic(gid, "host"), host.sign(topic(gid, "host"), to_payload(
         Hello(gid, 0, ("Ann", "Bob"), "sdg", 0))))
@@ -181,6 +186,12 @@ def test_the_hub_follows_only_what_a_side_of_its_game_signed(hub):
     row = remote.overview()[0]
     assert row["status"] == "playing: 1 turns"
     assert [s["state"] for s in row["sides"]] == ["online", "online"]
+    # Both joined, kept in the store: a restarted hub does not invite them again.
+    assert remote.unjoined() == []
+    again = HubRemoteGames(store, "club", remote.identities)
+    assert again.unjoined() == []
+    assert [s["state"] for s in again.overview()[0]["sides"]] == [
+        "joined (no news since the hub started)"] * 2
     # Forged: the guest's key on the host's topic, a turn count of nonsense, another game.
     remote.handle(topic(gid, "host"), guest.sign(topic(gid, "host"), to_payload(
         TurnMessage(gid, 999, 0, "Pass"))))
@@ -191,8 +202,10 @@ def test_the_hub_follows_only_what_a_side_of_its_game_signed(hub):
     assert remote.refused == 3
     remote.handle(topic(gid, "guest"), guest.sign(topic(gid, "guest"), to_payload(
         Refusal(gid, 2, "turn 2 is illegal: <b>no</b>"))))
-    assert remote.overview()[0]["status"] == "table t2 refused turn 2: turn 2 is illegal: " \
-        "<b>no</b>"
+    row = remote.overview()[0]
+    assert row["status"] == "paused: table t2 refused a message of the other table (the " \
+        "reason is below)"
+    assert row["sides"][1]["refused"] == "turn 2: turn 2 is illegal: <b>no</b>"
     remote.handle(topic(gid, "host"), will)
     assert remote.overview()[0]["status"] == "paused: table t1 is offline"
 
@@ -302,3 +315,23 @@ def test_hub_keys_acl_keeps_the_remote_games_topics(tmp_path, capsys):
     acl = (tmp_path / "keys" / "broker.acl").read_text()
     assert f"topic read homeworlds/remote/{game.game_id}/host" in acl
     assert acl.count(f"homeworlds/remote/{game.game_id}/") == 4
+
+
+def test_a_hub_store_of_the_first_remote_games_gets_the_joined_column(tmp_path):
+    from homeworlds.store.remote_games import StoredRemoteGames
+
+    store = GameStore.open(tmp_path / "hub.sqlite")
+    try:
+        store._write(lambda c: c.execute(
+            "CREATE TABLE remote_games (game_id TEXT PRIMARY KEY, secret TEXT NOT NULL, "
+            "host_table TEXT NOT NULL, guest_table TEXT NOT NULL, players TEXT NOT NULL, "
+            "rules TEXT NOT NULL, created TEXT NOT NULL, withdrawn TEXT)"))
+        store._write(lambda c: c.execute(
+            "INSERT INTO remote_games VALUES ('ab', '00', 't1', 't2', '[\"A\", \"B\"]', "
+            "'sdg', '2026-12-06', NULL)"))
+        games = StoredRemoteGames(store)
+        assert [g.joined for g in games.games()] == [frozenset()]
+        games.joined("ab", "guest")
+        assert [g.joined for g in games.games()] == [frozenset({"guest"})]
+    finally:
+        store.close()

@@ -236,6 +236,11 @@ def test_a_draw_offer_is_declined_lapses_or_is_accepted(tmp_path):
         table.play_table_turn(2)
         table.pump_until(lambda: phone.view().draw == "declined", "the offer lapses")
         assert any("Danner's draw offer lapsed: jeep played on" in n for n in session.notices)
+        # The phone plays on too: the answer is no longer shown.
+        phone.add_action("Build R1 Danner")
+        phone.send(4)
+        table.follow_phone_turn()
+        table.pump_until(lambda: phone.view().draw is None, "the answer is dropped")
         # Offered once more and accepted at the table (its `draw`, as the terminal's).
         phone.offer_draw()
         from homeworlds.runtime.terminal import run_command
@@ -244,7 +249,7 @@ def test_a_draw_offer_is_declined_lapses_or_is_accepted(tmp_path):
         table.pump_until(lambda: phone.view().ended_by == "agreed-draw", "the phone's copy")
         assert phone.view().draw is None
         result = table.stored_result()
-        assert (result.kind, result.after_turn) == ("agreed-draw", 3)
+        assert (result.kind, result.after_turn) == ("agreed-draw", 4)
     finally:
         table.close()
 
@@ -288,30 +293,58 @@ def test_the_table_frees_the_seat_for_another_phone(first_seat):
 
 
 def test_the_terminal_declines_a_draw_and_frees_the_seat(first_seat, capsys):
-    """``decline`` and ``release-phone`` typed on the table's terminal (``play``'s)."""
+    """``decline-draw``, ``decline`` (whichever waits: the phone's draw offer or the hub's
+    invitation) and ``release-phone`` typed on the table's terminal, as ``play`` runs them."""
     import queue
+    from types import SimpleNamespace
 
-    from homeworlds.runtime.table import _release_phone
-    from homeworlds.runtime.terminal import run_commands
+    from homeworlds.runtime.table import _Upkeep
 
     phone = first_seat.phone
     token = phone.claim("K7MQ2XPD")
-    phone.offer_draw()
     lines: queue.Queue = queue.Queue()
-    for line in ("decline", "decline", "release-phone"):
-        lines.put(line + "\n")
+    config = SimpleNamespace(players=first_seat.game.players)
+    upkeep = _Upkeep(first_seat.session, first_seat.recorder, None, lines, config, None,
+                     phone)
 
-    def decline(words):
-        try:
-            return phone.decline_draw()
-        except ValueError as exc:
-            return f"cannot decline: {exc}"
+    def typed(*texts):
+        for text in texts:
+            lines.put(text + "\n")
+        upkeep.store()
+        return capsys.readouterr().out.splitlines()
 
-    config = type("Config", (), {"players": first_seat.game.players})()
-    run_commands(lines, first_seat.session, first_seat.recorder, config,
-                 {"decline": decline, "release-phone": lambda words: _release_phone(phone)})
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == "jeep's draw offer declined: the game goes on"
-    assert out[1] == "cannot decline: jeep has not offered a draw"
-    assert out[2].startswith("the phone seat jeep is free: a phone claims it with the new code")
+    phone.offer_draw()
+    assert typed("decline-draw", "decline-draw", "decline") == [
+        "jeep's draw offer declined: the game goes on",
+        "cannot decline: jeep has not offered a draw",
+        "nothing to decline: no draw offer from the phone and no invitation from the hub "
+        "is waiting"]
+    phone.offer_draw()
+    assert typed("decline") == ["jeep's draw offer declined: the game goes on"]
+    # At an event the hub's invitation may wait too (its desk answers `decline`).
+    desk = SimpleNamespace(pending="game 7", command=lambda line: f"declined game 7 ({line})")
+    upkeep.desk = desk
+    assert typed("decline") == ["declined game 7 (decline)"]
+    phone.offer_draw()
+    assert typed("decline") == ["both a draw offer from the phone and an invitation from the "
+                                "hub wait: type decline-draw or decline-invitation"]
+    assert typed("decline-invitation", "decline-draw") == [
+        "declined game 7 (decline)", "jeep's draw offer declined: the game goes on"]
+    out = typed("release-phone")
+    assert out[0].startswith("the phone seat jeep is free: a phone claims it with the new code")
     assert not phone.holds(token)
+
+
+def test_a_resignation_the_table_refuses_is_asked_once(first_seat):
+    """The table cannot end the game (its end_game says why): noted once, and the phone's
+    page is its play page again, not a resignation waiting forever."""
+    calls = []
+    phone = first_seat.phone
+    phone.end_game = lambda kind, seat: calls.append((kind, seat)) or "cannot resign: no"
+    phone.resign()
+    for _ in range(5):
+        phone.refresh()
+    assert calls == [("resigned", 0)]
+    assert list(first_seat.session.notices)[-2:] == ["jeep resigns from the phone",
+                                                     "cannot resign: no"]
+    assert not phone.view().resigning and phone.my_turn(phone.view()) is None

@@ -13,12 +13,15 @@ from homeworlds.clock import ClockSpec
 from homeworlds.display.guidance_text import guidance_text
 from homeworlds.feed import FeedProducer
 from homeworlds.notation import read_sdg_file
+from tests.event.proxy import CuttableLink
 from tests.remote.tables import (
     GAME,
+    clock_gap,
     follow_remote_turn,
     play_own_turn,
     pump,
     reference_before,
+    silent_cut,
     two_tables,
 )
 
@@ -28,15 +31,6 @@ LAY_OUT_S = 0.6
 #: How far apart the two tables' clocks may be: the link's delay and the loop's ticks on a
 #: busy 2-core machine (a local broker delivers in milliseconds).
 AGREE_S = 0.25
-
-
-def clock_gap(tables) -> float:
-    """The largest difference, in seconds, between the two tables' readings of one seat's
-    clock at one moment."""
-    host, guest = tables
-    now = time.monotonic()
-    return max(abs(host.session.clocks.remaining_s(seat, now)
-                   - guest.session.clocks.remaining_s(seat, now)) for seat in (0, 1))
 
 
 def wait_pumping(tables, seconds: float) -> None:
@@ -110,3 +104,68 @@ def test_the_clocks_of_both_tables_agree_after_each_turn_and_across_a_cut(tmp_pa
     finally:
         for table in tables:
             table.close()
+
+
+def test_a_turn_sent_again_after_a_restart_carries_its_clock_reading(tmp_path, broker):
+    """The guest is away when the host's player makes turn 5; the host restarts before the
+    guest is back (its side made again from the invitation and the store), so it sends the
+    turn again from its store: with the clocks as the store kept them at the commit. The
+    guest adopts them: the time the guest's person takes to lay the turn out is charged
+    to the guest's player on both tables, not also to the host's."""
+    game = read_sdg_file(GAME)
+    tables = two_tables(tmp_path, broker.url, game, ClockSpec.parse("600+0.2"))
+    host, guest = tables
+    try:
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        play_timed(tables, game, 0, 4)
+        guest.disconnect()
+        pump(tables, lambda: host.game.paused is not None, "the host pauses")
+        assert game.turns[4].seat == 0
+        play_own_turn(host, game.turns[4].actions, game.turns[5].seat, (host,),
+                      reference_before(game, 4))
+        pump((host,), lambda: host.recorder.unsaved == 0, "the host stores turn 5")
+        host.disconnect()
+        host.game.close()
+        host.connect()  # the host restarts: its side remembers nothing but the store
+        assert host.game._sent_clocks == {}
+        guest.connect()
+        pump(tables, lambda: guest.game.ready_turn(5) is not None, "turn 5 sent again")
+        wait_pumping(tables, LAY_OUT_S)
+        follow_remote_turn(guest, tables)
+        gap = clock_gap(tables)
+        print("clock gap after a turn sent again after a restart (s):", round(gap, 4))
+        assert gap < AGREE_S
+        assert host.stored_turns() == guest.stored_turns()
+    finally:
+        for table in tables:
+            table.close()
+
+
+def test_after_a_silent_cut_noticed_at_different_moments_both_clocks_agree(tmp_path, broker):
+    """The guest's network goes silent (nothing closed): its keepalive notices here, the
+    broker's keepalive there (the last will). The two tables pause at different moments;
+    on resumption both clocks stand where the first stopped them."""
+    game = read_sdg_file(GAME)
+    link = CuttableLink(broker.port)
+    tables = two_tables(tmp_path, broker.url, game, ClockSpec.parse("600+0.2"),
+                        guest_broker_url=f"mqtt://127.0.0.1:{link.port}", keepalive_s=1)
+    host, guest = tables
+    try:
+        pump(tables, lambda: host.game.paused is None and guest.game.paused is None,
+             "the two tables meet")
+        play_timed(tables, game, 0, 3)
+        # Twice: each connection leaves a will of its own (the first one's is spent).
+        for cut in range(2):
+            figures = silent_cut(tables, link)
+            print(f"silent cut {cut + 1} (s):", {k: round(v, 4) for k, v in figures.items()})
+            assert figures["drift"] == 0.0  # both clocks stood still while paused
+            assert figures["resumed"] < AGREE_S
+        assert "link to the broker is lost" in "".join(guest.session.notices)
+        after = play_timed(tables, game, 3, 6)
+        assert max(after) < AGREE_S, after
+        assert host.stored_turns() == guest.stored_turns()
+    finally:
+        for table in tables:
+            table.close()
+        link.close()

@@ -46,6 +46,7 @@ def test_a_remote_section_names_the_side_and_reads_the_code(tmp_path, capsys):
     assert config.remote is not None and config.remote.seat == 1
     assert config.remote.invitation.code == code and config.remote.broker.port == 1883
     assert code not in repr(config.remote)
+    assert config.remote.keepalive_s == 10  # a silent link is noticed within ~20 s
 
 
 @pytest.mark.parametrize("remote, extra, where", [
@@ -58,6 +59,8 @@ def test_a_remote_section_names_the_side_and_reads_the_code(tmp_path, capsys):
      "remote.code_file: the invitation code is mistyped"),
     ('broker = "mqtt://b"\nrole = "host"\ncode_file = "host.code"\n',
      "[seats.1]\ncomputer = true\n", "remote: a remote game has no computer seats"),
+    ('broker = "mqtt://b"\nrole = "host"\ncode_file = "host.code"\nkeepalive = 0\n', "",
+     "remote.keepalive: 0: from 1 to 300 seconds"),
 ])
 def test_a_wrong_remote_section_is_refused_with_its_key(tmp_path, capsys, remote, extra, where):
     code = invite(tmp_path, capsys)

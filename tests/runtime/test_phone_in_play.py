@@ -115,3 +115,31 @@ def test_a_wrong_play_phone_option_is_refused_with_the_reason(tmp_path, option, 
     assert main(["play", "--config", str(path), "--phone", option]) == 2
     err = capsys.readouterr().err
     assert "homeworlds play: --phone: " in err and says in err, err
+
+
+def test_a_store_that_cannot_keep_the_claim_warns_and_the_table_plays(tmp_path, capsys,
+                                                                      monkeypatch):
+    from homeworlds.store import StoreUnavailable
+    from homeworlds.store.phone_claims import PhoneClaims
+
+    def broken(self, seat):
+        raise StoreUnavailable(str(self.path), "disk I/O error")
+
+    monkeypatch.setattr(PhoneClaims, "load", broken)
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    with PtyMcu(VirtualTable(LAYOUT, registry), scan_time=0) as mcu:
+        path = tmp_path / "table.toml"
+        path.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[phone]\nseat = 1\nport = {free_port()}\n')
+        running = build_table(load_config(path), None, tmp_path / "game.raw",
+                              store_path=tmp_path / "games.sqlite")
+        try:
+            said = capsys.readouterr()
+            assert "warning: [phone]: the phone's claim cannot be kept in the store" in said.err
+            assert "disk I/O error" in said.err
+            assert "phone seat Bob: open http://" in said.out
+            assert running.phone.seat.holds(running.phone.seat.claim(running.phone.seat.code))
+        finally:
+            running.close()

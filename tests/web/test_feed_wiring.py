@@ -189,3 +189,54 @@ def test_an_undo_keeps_the_time_on_the_clocks_and_the_mover_of_the_withdrawn_tur
     assert [s["remaining_ms"] for s in clocks["seats"]] == [93_000, 97_000]
     t.wait(5)
     assert [t.remaining(0), t.remaining(1)] == [88_000, 97_000]
+
+
+def test_where_a_seat_played_elsewhere_plays_from():
+    """The other table's seat and a phone's seat say where their turns come from (their
+    ``waiting_text``), which the lights and displays name instead of the computer."""
+    from homeworlds.remote.game import RemotePlayer
+    from homeworlds.session.advisor import played_from
+
+    assert played_from(RemotePlayer(lambda: None)) == "the other table"
+    phone = RemotePlayer(lambda: None)
+    phone.waiting_text = "waiting for the turn from the phone…"  # as PhoneSeat makes it
+    assert played_from(phone) == "the phone"
+
+    class Named:
+        waiting_text = "waiting…"
+        played_from = "table 7"
+
+    assert played_from(Named()) == "table 7"
+    assert played_from(type("Vague", (), {"waiting_text": "waiting…"})()) == "elsewhere"
+
+
+def test_a_turn_from_a_phone_that_fails_is_not_reported_as_the_computer_s():
+    """What the table notes when a seat played elsewhere cannot give or lay out its turn
+    names that seat and where it is played, not the computer."""
+    from homeworlds.rules import Build, Piece
+
+    class Gone:
+        waiting_text = "waiting for the turn from the phone…"
+
+        def choose_turn(self, state):
+            raise RuntimeError("the phone's seat was closed")
+
+    class Impossible(Gone):
+        def choose_turn(self, state):
+            return (Build(Piece.from_text("b3"), "Nowhere"),)
+
+    for player, says in ((Gone(), "Hal's turn from the phone did not come: RuntimeError: "
+                                  "the phone's seat was closed"),
+                         (Impossible(), "Hal's turn from the phone is refused by the rules")):
+        sim = SimulatedTableGame(preset("looney"), ("Ann", "Hal"), miss_rate=0.0, seed=11,
+                                 computer_seats={1: ComputerSeat(level=1)},
+                                 player_factory=lambda *args, p=player: p)
+        with sim:
+            person = GreedyPlayer(seed=3, names=("Ann", "Hal"))
+            sim.driver.play_turn(person.choose_turn(sim.session.tracker.state),
+                                 hand_over=False)
+            sim.settle()
+            assert sim.hand_over_and_wait(1)
+            notices = sim.session.notices
+            wait_for(sim, lambda s=says, ns=notices: any(s in n for n in ns), says)
+            assert not any("computer" in n for n in notices), list(notices)

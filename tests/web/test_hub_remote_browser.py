@@ -72,8 +72,10 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
                          event=EVENT, clock_control=control, remote=remote)
         server = live_server(build_app(pages))
 
-        page.goto(server.url + "/admin")
+        page.goto(server.url + "/admin")  # the organiser signs in (a session cookie)
         page.fill("#admin-token", "organiser")
+        page.click("#sign-in button")
+        page.wait_for_selector("select[name=host]")
         page.select_option("select[name=host]", "t1")
         page.fill("input[name=player0]", ann)
         page.select_option("select[name=guest]", "t2")
@@ -83,9 +85,14 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
         [gid] = control.sent
         assert page.locator(f'[data-remote="{gid}"] .status').inner_text() == \
             "invited: waiting for table t1 and t2 to accept"
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(server.url + "/admin")
+        page.locator("form[action='/admin/remote']").scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "hub-admin-remote-390.png"))
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        page.set_viewport_size({"width": 1920, "height": 1080})
         # A bad form is a page naming the problem.
         page.goto(server.url + "/admin")
-        page.fill("#admin-token", "organiser")
         page.select_option("select[name=host]", "t3")
         page.select_option("select[name=guest]", "t3")
         page.fill("input[name=player0]", "Cy")
@@ -113,15 +120,16 @@ def test_the_organiser_pairs_two_tables_and_the_overview_shows_the_game(
             assert card.locator(".remote-line").inner_text() == \
                 f"Remote game: {ann} here v {bob} at table t2 (playing: 7 turns)"
             second = page.locator(f'[data-remote="{other}"]')
-            assert second.locator(".status").inner_text().startswith(
-                "table t4 refused turn 4: <img src=x onerror=alert(1)> turn 4 is illegal")
+            assert second.locator(".status").inner_text() == "paused: table t4 refused a " \
+                "message of the other table (the reason is below)"
+            assert second.locator(".problem").inner_text().startswith(
+                "refused turn 4: <img src=x onerror=alert(1)> turn 4 is illegal")
             assert page.locator(".remote img").count() == 0
             assert page.evaluate("() => document.documentElement.scrollWidth") <= width
             box = second.bounding_box()
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
-            if shot:
-                second.scroll_into_view_if_needed()
-                page.locator("h2", has_text="Remote games").scroll_into_view_if_needed()
-                page.screenshot(path=str(screenshot_dir / shot))
+            page.locator("h2", has_text="Remote games").scroll_into_view_if_needed()
+            page.screenshot(path=str(screenshot_dir / shot if shot else
+                                     tmp_path / f"hub-remote-{width}.png"))
     finally:
         store.close()

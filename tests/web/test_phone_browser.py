@@ -6,6 +6,7 @@ code and a second phone are refused; the claim survives a reload."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -127,14 +128,63 @@ def test_a_phone_claims_a_seat_and_plays_against_the_table(tmp_path, browser, sc
         table.close()
 
 
+def play_phone_turn(table, page, index):
+    """The phone's player types the transcript's turn ``index`` into the page action by
+    action (in the table's system names), sends it, and the table's person lays it out."""
+    game = table.game
+    state = table.phone.view().state
+    names = table_names(table.reference_before(index), state)
+    # A system the transcript discovers under a name the table already gave another
+    # system: the phone's player names it anew (the table refuses a second system of a name).
+    taken = {system.name for system in state.systems} - set(names)
+    for action in game.turns[index].actions:
+        type_action(page, " ".join(
+            names.get(word, word + "-new" if word in taken else word)
+            for word in _sdg(action, game.players).split()))
+        assert page.locator("#mistake").count() == 0, (
+            index, page.locator("#mistake").inner_text())
+    sent_at = time.monotonic()
+    page.click("#send")
+    assert table.phone.wait_for_turn(index + 1, 5.0) is not None
+    table.pump_until(lambda: (g := table.session.guidance_shown()) is not None
+                     and g.phase == "guiding", "the lights' first step of the phone's turn")
+    latency = time.monotonic() - sent_at
+    assert table.follow_phone_turn(), "the lights led the person through the turn"
+    return latency
+
+
+def assert_store_holds_the_transcript(table):
+    """The table's store holds the transcript turn by turn: the same seats, and each stored
+    turn replayed leads to the board the transcript's turn leads to (the table names
+    discovered systems its own way), to the same winners."""
+    from homeworlds.rules import GameState
+    from homeworlds.rules.inference import board_key
+    from homeworlds.store.records import turn_from_sdg
+
+    game = table.game
+    stored = table.stored_turns()
+    assert [(n, s) for n, s, _ in stored] == [(k + 1, t.seat) for k, t in enumerate(game.turns)]
+    played = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
+    replayed = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
+    for (number, seat, sdg), turn in zip(stored, game.turns, strict=True):
+        played.apply_turn(turn.actions)
+        replayed.apply_turn(turn_from_sdg(sdg, seat, game.players))
+        assert board_key(replayed) == board_key(played), f"turn {number}: {sdg}"
+    assert (replayed.result is None) == (played.result is None)
+    if played.result is not None:
+        assert replayed.result.winners == played.result.winners
+
+
 def table_names(reference, state) -> dict[str, str]:
     """The transcript's system names -> the table's (the table names a discovered system
     after a star of its own list; the phone plays in the table's names)."""
     def content(system):
         return (tuple(sorted(system.stars)), tuple(map(tuple, system.ships)))
 
-    by_content = {content(system): system.name for system in state.systems}
-    return {system.name: by_content[content(system)] for system in reference.systems}
+    by_content: dict = {}
+    for system in state.systems:  # systems alike are interchangeable: one name each
+        by_content.setdefault(content(system), []).append(system.name)
+    return {system.name: by_content[content(system)].pop() for system in reference.systems}
 
 
 def _sdg(action, players):
@@ -152,15 +202,13 @@ def test_a_phone_plays_a_whole_archive_game_against_the_table(tmp_path, browser,
     phone offers is declined at the table. At the end the table's store holds the
     transcript turn by turn (the same seats and, turn after turn, the same board)."""
     from homeworlds.clock import ClockSpec, format_clock
-    from homeworlds.rules import GameState
-    from homeworlds.rules.inference import board_key
-    from homeworlds.store.records import turn_from_sdg
 
     table = PhoneTable(tmp_path, 0, code=CODE, clock_spec=ClockSpec.parse("600+5"))
     server = PhoneServer(table.phone, port=0, table_name="club").start()
     context = browser.new_context(viewport=PHONE, is_mobile=True)
     context.set_default_timeout(15_000)
     game = table.game
+    latencies = []
     try:
         page = context.new_page()
         page.goto(f"{server.url}phone?code={CODE}")
@@ -190,29 +238,16 @@ def test_a_phone_plays_a_whole_archive_game_against_the_table(tmp_path, browser,
                 table.phone.decline_draw()
                 expect(page.locator("#draw")).to_contain_text("the table declined your "
                                                               "draw offer", timeout=15_000)
-            names = table_names(table.reference_before(index), table.phone.view().state)
-            for action in turn.actions:
-                type_action(page, " ".join(names.get(word, word)
-                                           for word in _sdg(action, game.players).split()))
-                assert page.locator("#mistake").count() == 0, (
-                    index, page.locator("#mistake").inner_text())
-            page.click("#send")
-            assert table.phone.wait_for_turn(index + 1, 5.0) is not None
-            assert table.follow_phone_turn(), "the lights led the person through the turn"
+            latencies.append(play_phone_turn(table, page, index))
 
+        latencies.sort()
+        print(f"\nphone's Send -> the table's first guidance step: p50 "
+              f"{latencies[len(latencies) // 2] * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} "
+              f"ms over {len(latencies)} turns")
         assert table.session.tracker.state.result is not None
         expect(page.locator("#status")).to_have_text("the game is over: jeep won",
                                                      timeout=15_000)
-        stored = table.stored_turns()
-        assert [(n, s) for n, s, _ in stored] == [
-            (k + 1, t.seat) for k, t in enumerate(game.turns)]
-        played = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
-        replayed = GameState(table.rules, 2, first_to_move=game.turns[0].seat)
-        for (number, seat, sdg), turn in zip(stored, game.turns, strict=True):
-            played.apply_turn(turn.actions)
-            replayed.apply_turn(turn_from_sdg(sdg, seat, game.players))
-            assert board_key(replayed) == board_key(played), f"turn {number}: {sdg}"
-        assert replayed.result is not None and replayed.result.winners == played.result.winners
+        assert_store_holds_the_transcript(table)
     finally:
         context.close()
         server.stop()
@@ -231,7 +266,13 @@ def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
     table = PhoneTable(tmp_path, 1, code=CODE)
     server = PhoneServer(table.phone, port=0, table_name="club").start()
     table.phone.base_url = server.url
-    state = DisplayState(FeedHub(), None, "correct-horse-battery-staple-42", "club")
+    from homeworlds.feed import FeedProducer
+
+    hub = FeedHub()
+    # The table's snapshot as the display gets it: the players in the admin page's forms.
+    FeedProducer(table.session, table="club", rules_name=table.rules.name,
+                 sinks=[hub.publish_threadsafe]).tick()
+    state = DisplayState(hub, None, "correct-horse-battery-staple-42", "club")
     table.phone.on_admin_info = lambda info: setattr(state, "phone", phone_info(info))
     display = live_server(create_app(state))
     desk = browser.new_context(viewport=FULL_HD)
@@ -249,6 +290,7 @@ def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
         small.goto(f"{display.url}/admin?token=correct-horse-battery-staple-42")
         box = small.locator("#phone svg.qr").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+        small.screenshot(path=str(screenshot_dir / "phone-admin-phone.png"))
         small.close()
 
         page = phone.new_page()
@@ -288,3 +330,31 @@ def test_the_phone_resigns_after_confirming_and_the_admin_page_shows_the_code(
         phone.close()
         server.stop()
         table.close()
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name, phone_seat", [("11436", 0), ("1065", 1), ("14002", 0)])
+def test_a_phone_plays_longer_archive_games(tmp_path, browser, shared_dir, name, phone_seat):
+    """``make corpus``: longer two-player archive games of ../shared (44 and 30 turns)
+    played from the phone, the store equal to the transcript at the end."""
+    table = PhoneTable(tmp_path, phone_seat, code=CODE,
+                       game_path=shared_dir / "games" / "sdg" / f"{name}.raw")
+    server = PhoneServer(table.phone, port=0, table_name="club").start()
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    context.set_default_timeout(15_000)
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}phone?code={CODE}")
+        page.click("#claim-button")
+        for index, turn in enumerate(table.game.turns):
+            if turn.seat != phone_seat:
+                table.play_table_turn(index)
+                continue
+            wait_for_my_turn(table, page, index + 1)
+            play_phone_turn(table, page, index)
+        assert_store_holds_the_transcript(table)
+    finally:
+        context.close()
+        server.stop()
+        table.close()
+

@@ -3,7 +3,8 @@
 in its own process) shows the seat's code on its admin page; a phone claims the seat;
 the process is killed with SIGKILL and started again: the same phone (its cookie) keeps
 the seat and plays its turn, which the table commits; no other phone can claim the seat,
-neither with the old code nor with the new one."""
+neither with the old code nor with the new one. The phone then resigns: the store records
+it as the terminal's ``resign`` does."""
 
 from __future__ import annotations
 
@@ -93,6 +94,18 @@ class PlayProcess:
         except sqlite3.Error:
             return []
 
+    def stored_result(self) -> tuple | None:
+        try:
+            conn = sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=1)
+            try:
+                rows = conn.execute("SELECT kind, winners, by_seat, after_turn FROM results"
+                                    ).fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return None
+        return rows[0] if rows else None
+
     def wait_for_turns(self, count: int) -> list[tuple[int, int, str]]:
         deadline = time.monotonic() + 30
         while len(turns := self.stored_turns()) < count:
@@ -160,6 +173,16 @@ def test_a_killed_and_restarted_play_keeps_the_phone_that_claimed_the_seat(tmp_p
             driver.play_turn(sdg_turn("Homeworld R1 Y2 G3", "Bob"))
             turns = play.wait_for_turns(2)
             assert turns[0][:2] == (1, 0) and turns[1] == (2, 1, "Homeworld R1 Y2 G3")
+            # The phone resigns (confirmed): `play` records it as its terminal's `resign`.
+            assert post(phone, base, "/phone/resign", confirm="yes").status_code == 303
+            deadline = time.monotonic() + 30
+            while not (result := play.stored_result()):
+                assert time.monotonic() < deadline, play.log_path.read_text()[-1500:]
+                time.sleep(0.05)
+            assert result == ("resigned", "[0]", 1, 2)
+            log = play.log_path.read_text()
+            assert "Bob resigns from the phone" in log
+            assert "by resignation" in phone.get(f"{base}/phone").text
         finally:
             phone.close()
             other.close()

@@ -11,6 +11,14 @@ class GpioMux:
     (active low by default) the switch is disabled while no channel is
     selected.
 
+    ``strobe``, ``output``: a board whose decoder latches its channel (the 74HCT4514's
+    ``LE``): the select pins are shared by every board, and after setting them
+    ``strobe.pulse(output)`` (tablefw.chipselect.LatchStrobe) opens this board's latch
+    for a moment, so it takes the channel and holds it while the lines are set for
+    another board. Each reader then owns its switch and the scan core walks every
+    reader's pads on its own (the pipelined order). A board whose ``LE`` is tied high
+    follows the shared lines instead: it must be built without a strobe.
+
     ``settle_us``: how long after a switch the new channel alone is connected
     and steady (a relay's operate + bounce time, or its release time if
     longer). The mux does not wait: it counts its switches (``switches``) and
@@ -18,18 +26,20 @@ class GpioMux:
     clock), so every reader sharing the select lines knows when the channel
     is usable."""
 
-    def __init__(self, pins, enable=None, enable_active_low=True, settle=None, settle_us=0):
+    def __init__(self, pins, enable=None, enable_active_low=True, settle_us=0, strobe=None,
+                 output=0):
         self.pins = tuple(pins)
         if not self.pins:
             raise ValueError("mux: at least one select pin is needed")
         self.channels = 1 << len(self.pins)
         self.enable = enable
         self.enable_active_low = enable_active_low
-        self.settle = settle  # optional callable run after switching
         self.settle_us = settle_us
         self.switches = 0
         self.settled_at = 0
         self.channel = None
+        self.strobe = strobe
+        self.output = output
         if enable is not None:
             enable.value = enable_active_low  # off
 
@@ -41,12 +51,12 @@ class GpioMux:
             return False
         for bit in range(len(self.pins)):
             self.pins[bit].value = bool((channel >> bit) & 1)
+        if self.strobe is not None:
+            self.strobe.pulse(self.output)  # the latch takes the lines, then holds them
         if self.enable is not None:
             self.enable.value = not self.enable_active_low
         self.channel = channel
         self.switches += 1
-        if self.settle is not None:
-            self.settle()
         return True
 
     def release(self):
@@ -54,36 +64,3 @@ class GpioMux:
         if self.enable is not None:
             self.enable.value = self.enable_active_low
         self.channel = None
-
-
-class LatchedMux(GpioMux):
-    """One multiplexer board whose decoder latches its channel (the 74HCT4514's ``LE``):
-    the select ``pins`` are shared by every board, and ``strobe.pulse(output)`` opens this
-    board's latch for a moment (``LE`` high, then low), so the board takes the channel on
-    the select lines and holds it while the lines are set for another board. Each reader
-    then owns its switch: the scan core walks every reader's pads on its own (the
-    pipelined order). A board whose ``LE`` is tied high follows the shared lines instead
-    and must not be driven as a LatchedMux."""
-
-    def __init__(self, pins, strobe, output, enable=None, enable_active_low=True, settle=None,
-                 settle_us=0):
-        GpioMux.__init__(self, pins, enable, enable_active_low, settle, settle_us)
-        self.strobe = strobe
-        self.output = output
-
-    def select(self, channel):
-        if channel < 0 or channel >= self.channels:
-            raise ValueError("mux: channel %d outside 0..%d" % (channel, self.channels - 1))
-        if channel == self.channel:
-            return False
-        pins = self.pins
-        for bit in range(len(pins)):
-            pins[bit].value = bool((channel >> bit) & 1)
-        self.strobe.pulse(self.output)  # the latch takes the lines, then holds them
-        if self.enable is not None:
-            self.enable.value = not self.enable_active_low
-        self.channel = channel
-        self.switches += 1
-        if self.settle is not None:
-            self.settle()
-        return True

@@ -454,7 +454,18 @@ class PN5180(Reader):
         self._start(channel)
         while self.ticks_us() < self._field_ready_at:
             yield self._field_ready_at
-        yield from self._inventory_steps(channel, several)
+        # _inventory_steps' body, not a call to it: every generator frame a reader keeps
+        # while on air costs the board's heap, four readers at once in the pipelined scan.
+        self._burst = True
+        try:
+            yield from self._inventory(several)
+        except ReaderError:
+            self.ready = False
+            raise
+        finally:
+            self._burst = False
+            self._field_off()
+            self._release_bus()
 
     def _start(self, channel):
         self.found = None
@@ -626,9 +637,8 @@ class PN5180(Reader):
         self.rejected.append(uid_text(data))
         return False
 
-    def _exchange(self, payload):
-        """Send a request (bytes) or, for None, an EOF; wait for the answer.
-        Returns (RX_STATUS, data) or (None, None) when no tag answered."""
+    def _send_request(self, payload):
+        """Put a request (bytes) or, for None, an EOF on air; returns its air time (us)."""
         if payload is not None and self._eof_only:
             self.or_register(TX_CONFIG, TX_FRAME_BITS)
             self._eof_only = False
@@ -644,9 +654,58 @@ class PN5180(Reader):
             self.send_data(payload)
             air = request_air_us(len(payload))
         self.exchanges += 1
-        status = yield from self._await_answer(air)
-        if status is None:
-            return None, None
+        return air
+
+    def _exchange(self, payload):
+        """Send a request (bytes) or, for None, an EOF; wait for the answer.
+        Returns (RX_STATUS, data) or (None, None) when no tag answered."""
+        air = self._send_request(payload)
+        # Then wait for the end of the transmission and for an answer (in this generator,
+        # not one of its own: every frame kept on air costs the board's heap). The waits
+        # whose length the air interface fixes (the request on air, the SOF timeout, an
+        # answer being received) pass without SPI traffic: the generator yields the
+        # microsecond tick it waits for (0: ask again at once), so the scan core steps the
+        # other readers meanwhile and need not resume this one before then; the chip is
+        # asked once when the wait is over. No answer started within ``sof_timeout_us`` of
+        # the end: (None, None); a frame that started and never ended: a protocol error.
+        sent = self.ticks_us()
+        # The air time is fixed and a tag's answer starts t1 after it: the chip is asked
+        # once, when an answer would have started (the TX IRQ confirms the end of the
+        # transmission in the same reading).
+        while self.ticks_us() - sent < air + self.sof_timeout_us:
+            yield sent + air + self.sof_timeout_us
+        deadline = sent + air + TX_MARGIN_US
+        tx_end = sent + air
+        if self.irq is not None and not self.irq.value:
+            return None, None  # no answer started, no error: the pin says so without SPI
+        irq = self._read_irq()
+        while not irq & (IRQ_TX | IRQ_RX | IRQ_RX_SOF):
+            if self.ticks_us() >= deadline:
+                raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
+                    self.name, air + TX_MARGIN_US))
+            yield 0
+            tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
+            irq = self._read_irq()
+        if not irq & (IRQ_RX | IRQ_RX_SOF):
+            deadline = tx_end + self.sof_timeout_us  # from the end of transmission
+            while self.ticks_us() < deadline:
+                yield deadline
+            irq = self._read_irq()
+            if not irq & (IRQ_RX | IRQ_RX_SOF):
+                return None, None
+        if not irq & IRQ_RX:
+            started = self.ticks_us()
+            while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
+                yield started + ANSWER_US - VICC_SOF_US
+            deadline = started + self.rx_timeout_us
+            irq = self._read_irq()
+            while not irq & IRQ_RX:
+                if self.ticks_us() >= deadline:
+                    return RX_PROTOCOL_ERROR, b""
+                yield 0
+                irq = self._read_irq()
+        self._wait_transmit = True  # after an answer the transceive loop waits to transmit
+        status = self.read_register(RX_STATUS)
         length = status & RX_LENGTH_MASK
         data = b""
         if length == RESPONSE_LENGTH and not status & RX_ERRORS:
@@ -659,56 +718,6 @@ class PN5180(Reader):
         if irq & IRQ_GENERAL_ERROR:
             raise ReaderError("CHIP", "%s: general error (IRQ_STATUS %08X)" % (self.name, irq))
         return irq
-
-    def _await_answer(self, air_us):
-        """Wait for the end of the transmission, then for an answer: None if
-        no answer started within ``sof_timeout_us`` of the end, else RX_STATUS
-        (a frame that started and never ended counts as a protocol error).
-
-        The waits whose length the air interface fixes (the request on air,
-        the SOF timeout, an answer being received) pass without SPI traffic:
-        the generator yields the microsecond tick it waits for (0: ask again
-        at once), so the scan core steps the other readers meanwhile and need
-        not resume this one before then; the chip is asked once when the wait
-        is over."""
-        sent = self.ticks_us()
-        # The air time is fixed and a tag's answer starts t1 after it: the chip is asked
-        # once, when an answer would have started (the TX IRQ confirms the end of the
-        # transmission in the same reading).
-        while self.ticks_us() - sent < air_us + self.sof_timeout_us:
-            yield sent + air_us + self.sof_timeout_us
-        deadline = sent + air_us + TX_MARGIN_US
-        tx_end = sent + air_us
-        if self.irq is not None and not self.irq.value:
-            return None  # no answer started, no error: the pin says so without SPI
-        irq = self._read_irq()
-        while not irq & (IRQ_TX | IRQ_RX | IRQ_RX_SOF):
-            if self.ticks_us() >= deadline:
-                raise ReaderError("TIMEOUT", "%s: transmission did not end within %d us" % (
-                    self.name, air_us + TX_MARGIN_US))
-            yield 0
-            tx_end = self.ticks_us()  # later than foreseen: count from when it was seen
-            irq = self._read_irq()
-        if not irq & (IRQ_RX | IRQ_RX_SOF):
-            deadline = tx_end + self.sof_timeout_us  # from the end of transmission
-            while self.ticks_us() < deadline:
-                yield deadline
-            irq = self._read_irq()
-            if not irq & (IRQ_RX | IRQ_RX_SOF):
-                return None
-        if not irq & IRQ_RX:
-            started = self.ticks_us()
-            while self.ticks_us() - started < ANSWER_US - VICC_SOF_US:
-                yield started + ANSWER_US - VICC_SOF_US
-            deadline = started + self.rx_timeout_us
-            irq = self._read_irq()
-            while not irq & IRQ_RX:
-                if self.ticks_us() >= deadline:
-                    return RX_PROTOCOL_ERROR
-                yield 0
-                irq = self._read_irq()
-        self._wait_transmit = True  # after an answer the transceive loop waits to transmit
-        return self.read_register(RX_STATUS)
 
 
 BUS_HOLDERS: "dict[int, list]" = {}

@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(docs/remote-play.md); without it, run `hub-keys … acl` after one")
     p.add_argument("--hub-user", default="hub",
                    help="the hub's broker account in the ACL --keys-dir gets (default: hub)")
+    p.add_argument("--reload-broker", metavar="COMMAND",
+                   help="run after --keys-dir's broker.acl was written again, when the "
+                   "broker reads it from there, e.g. 'sudo systemctl reload mosquitto'")
     p.set_defaults(func=run)
 
 
@@ -62,10 +65,35 @@ def _acl_writer(args: argparse.Namespace, remote):
         files = BrokerFiles(args.keys_dir, args.event, args.hub_user)
         files.remote_games = remote.acl_games()
         files.rewrite()
-        logging.getLogger("homeworlds.hub").info(
-            "hub: %s written again with the remote games' topics: copy it to the broker "
-            "and reload mosquitto", files.acl)
+        log = logging.getLogger("homeworlds.hub")
+        if not args.reload_broker:
+            log.info("hub: %s written again with the remote games' topics: copy it to the "
+                     "broker and reload mosquitto", files.acl)
+            return
+        problem = reload_broker(args.reload_broker)
+        if problem is None:
+            log.info("hub: %s written again with the remote games' topics; the broker "
+                     "reloaded it (%s)", files.acl, args.reload_broker)
+        else:
+            log.warning("hub: %s written again with the remote games' topics, but %r "
+                        "failed (%s): reload mosquitto by hand before the players accept",
+                        files.acl, args.reload_broker, problem)
     return rewrite
+
+
+def reload_broker(command: str, timeout: float = 10.0) -> str | None:
+    """Run the organiser's ``--reload-broker`` command (no shell); why it failed, or None."""
+    import shlex
+    import subprocess
+
+    try:
+        done = subprocess.run(shlex.split(command), capture_output=True, text=True,
+                              timeout=timeout, check=False)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        return f"exit status {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}"
+    return None
 
 
 def _fail(message: str) -> int:

@@ -5,14 +5,16 @@ them on the table loop's thread."""
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import Any
 
+from homeworlds.clock import ClockSpec
 from homeworlds.event.mqtt import make_client
 from homeworlds.event.settings import BrokerAddress
 from homeworlds.remote.game import CHANNEL, RemoteGame, RemoteSide
 from homeworlds.remote.messages import Offline, to_payload
-from homeworlds.remote.settings import RemoteSettings
+from homeworlds.remote.settings import KEEPALIVE_S, RemoteSettings
 from homeworlds.session import TableSession
 from homeworlds.store import GameStore
 from homeworlds.store.identity import StoredIdentity
@@ -21,19 +23,28 @@ from homeworlds.store.identity import StoredIdentity
 class RemoteConnection:
     def __init__(self, game: RemoteGame, broker: BrokerAddress, *,
                  username: str | None = None, password: str | None = None,
-                 ca_file: Path | None = None):
+                 ca_file: Path | None = None, keepalive_s: int = KEEPALIVE_S):
         self.game = game
+        self.keepalive_s = keepalive_s
         self.broker = broker
         self.client: Any = make_client(
             broker, f"hw-remote-{game.game_id}-{game.role}", username=username,
-            password=password, ca_file=ca_file, will=game.will())
+            password=password, ca_file=ca_file)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         game.send = self._send
+        #: Wills signed ahead (link id, data), one per connection attempt, and the link
+        #: id of the last attempt (the connection up now, once connected).
+        self._wills: deque[tuple[str, bytes]] = deque(game.wills_ahead())
+        self._link: str | None = None
+        game.set_wills = self._set_wills
+        game.current_link = lambda: self._link
+        self.client.on_pre_connect = self._on_pre_connect
 
     def start(self) -> None:
-        self.client.connect_async(self.broker.host, self.broker.port)
+        self.client.connect_async(self.broker.host, self.broker.port,
+                                  keepalive=self.keepalive_s)
         self.client.loop_start()
 
     def close(self) -> None:
@@ -42,11 +53,23 @@ class RemoteConnection:
         game = self.game
         if self.client.is_connected():
             info = self.client.publish(game.topic, game.sign_own(
-                to_payload(Offline(game.game_id))), qos=1)
+                to_payload(Offline(game.game_id, self._link))), qos=1)
             info.wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
         game.send = None
+        game.set_wills = None
+
+    def _set_wills(self, wills: list[tuple[str, bytes]]) -> None:
+        """From the table loop: wills signed ahead, one for each attempt to connect."""
+        self._wills = deque(wills)
+
+    def _on_pre_connect(self, client, userdata) -> None:
+        """Before each attempt to connect (paho's thread): the next fresh will."""
+        wills = self._wills
+        if wills:
+            self._link, data = wills.popleft() if len(wills) > 1 else wills[0]
+            client.will_set(self.game.topic, data, qos=1, retain=True)
 
     def _send(self, topic: str, data: bytes, retain: bool) -> None:
         self.client.publish(topic, data, qos=1, retain=retain)
@@ -65,6 +88,22 @@ class RemoteConnection:
 
     def _on_message(self, client, userdata, message) -> None:
         self.game.received(message.topic, message.payload)
+
+
+def stored_reading(store: GameStore, game_id: int | None, number: int, seats: int,
+                   spec: ClockSpec | None) -> tuple[int, ...] | None:
+    """Each seat's clock (ms) at the commit of turn ``number`` as the store keeps the game:
+    a seat's time after its last timed turn up to it (the others did not run meanwhile),
+    its main time before its first; None for a turn that was not timed (or untimed)."""
+    if game_id is None or spec is None or not spec.timed:
+        return None
+    left: list[int] = [int(spec.initial_s * 1000)] * seats
+    timed = False
+    for turn in store.turns(game_id, limit=number):
+        if turn.clock_ms is not None and 0 <= turn.seat < seats:
+            left[turn.seat] = turn.clock_ms
+        timed = turn.number == number and turn.clock_ms is not None
+    return tuple(left) if timed else None
 
 
 class RemoteTableLink:
@@ -91,12 +130,16 @@ class RemoteTableLink:
             self.game.on_departure = lambda d, ended: record_departure(recorder, session, d,
                                                                        ended)
             self.game.on_result = lambda: record_result(recorder, session)
+        self.game.stored_clocks = lambda number: stored_reading(
+            self.store, None if recorder is None else recorder.game_id, number,
+            len(session.tracker.players), session.timekeeper.game_spec)
         self.game.attach()
         side.game = self.game
         self.connection = RemoteConnection(self.game, settings.broker,
                                            username=settings.username,
                                            password=settings.password,
-                                           ca_file=settings.ca_file)
+                                           ca_file=settings.ca_file,
+                                           keepalive_s=settings.keepalive_s)
         self.connection.start()
 
     def close(self) -> None:

@@ -16,7 +16,9 @@ and legal. Anything else is refused; the reason is shown here and told to the ot
 
 from __future__ import annotations
 
+import hashlib
 import queue
+import secrets
 import threading
 import time
 from collections import deque
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from homeworlds.clock import ClockSpec
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
 from homeworlds.remote.cards import TableCards
@@ -56,6 +59,13 @@ from homeworlds.table.tracker import Commit, Status
 CHANNEL = "remote"
 #: Messages waiting for the table loop at most (a flood beyond is dropped and counted).
 INBOX_LIMIT = 1000
+#: A copy of one of the last so many messages accepted is a second delivery of it (MQTT's
+#: QoS 1 delivers at least once: a message held in a stalled connection arrives again
+#: after the reconnection), ignored; an older one is a replay, refused.
+DUPLICATE_WINDOW = 8
+#: Last wills signed ahead at each connection, one per reconnection attempt (the last is
+#: used again beyond).
+WILLS = 16
 #: At most so many refusals are told to the other side per minute (a flood of forgeries
 #: must not make this table flood the broker).
 TELL_PER_MINUTE = 20
@@ -121,12 +131,21 @@ class RemoteGame:
         self.clock = clock
         #: Where messages go (the MQTT connection sets it): (topic, data, retain).
         self.send: Callable[[str, bytes, bool], None] | None = None
+        #: Hands the connection fresh last wills (link id, data), one for each connection
+        #: attempt to come; ``current_link``: the link id of the connection up now (the
+        #: MQTT connection sets both).
+        self.set_wills: Callable[[list[tuple[str, bytes]]], None] | None = None
+        self.current_link: Callable[[], str | None] = lambda: None
         #: A departure (after, kind, seat) applied here from another table, and whether it
         #: ended the game (the table's store keeps it: ``RemoteTableLink``).
         self.on_departure: Callable[[tuple[int, str, int], bool], None] | None = None
         self._inbox: queue.Queue[tuple[str, bytes | bool]] = queue.Queue(INBOX_LIMIT)
         #: Messages dropped unread: too large, or the inbox full (a flood).
         self.dropped = 0
+        #: Digests of the messages accepted last, and how many second deliveries of them
+        #: (or old last wills) were ignored.
+        self._recent: deque[bytes] = deque(maxlen=DUPLICATE_WINDOW)
+        self.duplicates = 0
         self._ready: dict[int, Turn] = {}
         #: Turns and departures that arrived before the ones before them (three or more
         #: sides: a side that comes back hears every other side's again, in any order).
@@ -136,6 +155,9 @@ class RemoteGame:
         self._readings: dict[int, ClockReading] = {}
         #: Our clock reading of each turn we sent (sent again with the turn).
         self._sent_clocks: dict[int, tuple[int, ...]] = {}
+        #: Our clock reading of turn n as the store keeps it (a turn sent again after a
+        #: restart; ``RemoteTableLink`` reads the store), None: not kept.
+        self.stored_clocks: Callable[[int], tuple[int, ...] | None] = lambda number: None
         self._ready_changed = threading.Condition()
         self.closed = False
         self.link_up = False
@@ -274,9 +296,16 @@ class RemoteGame:
         """For ``new_session(player_factory=...)``: the other seats' "computer"."""
         return RemotePlayer(lambda: self)
 
-    def will(self) -> tuple[str, bytes]:
-        """The last will the broker publishes when this side's link is lost (signed now)."""
-        return self.topic, self.sign_own(to_payload(Offline(self.game_id)))
+    def will(self, link: str | None = None) -> tuple[str, bytes]:
+        """The last will the broker publishes when this side's link is lost (signed now);
+        ``link``: the connection it is left by."""
+        return self.topic, self.sign_own(to_payload(Offline(self.game_id, link)))
+
+    def wills_ahead(self) -> list[tuple[str, bytes]]:
+        """Last wills for the connection attempts to come, each for a connection of its
+        own (a random link id) and with a fresh sequence number."""
+        return [(link, self.will(link)[1])
+                for link in (secrets.token_hex(8) for _ in range(WILLS))]
 
     def sign_own(self, payload: bytes) -> bytes:
         """``payload`` signed for this side's topic; its number is remembered, so that the
@@ -399,6 +428,12 @@ class RemoteGame:
     def _link_changed(self, up: bool) -> None:
         self.link_up = up
         if up:
+            # This connection's will is spent once the link is lost (and an attempt that
+            # reached the broker but was given up spends its own): each attempt to come
+            # gets a will with a fresh sequence number, or the others would refuse it as a
+            # replay and not learn of the next cut.
+            if self.set_wills is not None:
+                self.set_wills(self.wills_ahead())
             self._say(self._hello())
         else:
             for role in self.online:
@@ -410,9 +445,25 @@ class RemoteGame:
             payload = signed.verify(self.peer_keys[role], where)
             self.windows[role].check(signed.seq)
             message = read_payload(payload, self.game_id)
-        except (SignatureError, ReplayError, MessageError) as exc:
+        except ReplayError as exc:
+            will = _offline(payload, self.game_id)
+            if will is not None and will.link is not None and self.online[role] \
+                    and will.link == getattr(self.peers.get(role), "link", None):
+                # The will of the connection that side is on now, signed before this table
+                # last restarted (its replay window starts above it): the link is lost.
+                self._dispatch(role, will)
+                return
+            if hashlib.sha256(data).digest() in self._recent or will is not None:
+                # Delivered twice (at least once), not replayed; or an old last will
+                # (retained, or of an attempt given up): nothing to do either way.
+                self.duplicates += 1
+                return
             self._refuse(None, f"a message refused: {exc}", role)
             return
+        except (SignatureError, MessageError) as exc:
+            self._refuse(None, f"a message refused: {exc}", role)
+            return
+        self._recent.append(hashlib.sha256(data).digest())
         self.windows[role].accept(signed.seq)
         self._record_seen(role, self.windows[role].highest)
         self._dispatch(role, message)
@@ -427,7 +478,14 @@ class RemoteGame:
         elif isinstance(message, Refusal):
             self._refusal_received(role, message)
         elif isinstance(message, Offline):
-            self.online[role] = False
+            current = getattr(self.peers.get(role), "link", None)
+            if message.link is not None and current is not None and message.link != current:
+                self.duplicates += 1  # the will of a connection given up: that side is on
+                return
+            # Say so: if that side is there after all, its answer resumes the game at once.
+            if self.online[role]:
+                self.online[role] = False
+                self._say(self._hello())
         elif isinstance(message, DealStep | Commitments | Reveal | Lock):
             try:
                 self._cards_message(role, message)
@@ -459,11 +517,14 @@ class RemoteGame:
         refused = self.refused_by.get(role)
         if refused is not None and hello.turns >= (refused[0] or 0):
             del self.refused_by[role]
-        if first:
-            self._say(self._hello())
-            if self.cards is not None:
-                for message in self.cards.told_again():
-                    self._say(message)
+        if hello.clocks_ms is not None and hello.turns == count:
+            # After a cut: every side's clocks stand where the first to notice stopped them.
+            self.session.timekeeper.agree(hello.clocks_ms, self.session.clock())
+        if first or hello.waiting:
+            self._say(self._hello(answer=hello.waiting))
+        if first and self.cards is not None:
+            for message in self.cards.told_again():
+                self._say(message)
         # Turns and departures of ours the other side missed (lost while its link or host
         # was down).
         departures = self.tracker.departures
@@ -489,6 +550,10 @@ class RemoteGame:
             for other in self.peer_roles:
                 if other != role and seat in self.seats_of(other) and other in self.peers:
                     return (f"{role} and {other} both play seat {seat} ({players[seat]})")
+        mine = self.session.timekeeper.game_spec or ClockSpec()
+        if hello.clock.to_dict() != mine.to_dict():
+            return (f"{self.table_name(role)} plays with {hello.clock.describe()}, this "
+                    f"table with {mine.describe()}")
         return None
 
     def _turn_received(self, role: str, message: TurnMessage) -> None:
@@ -806,20 +871,35 @@ class RemoteGame:
 
     # ------------------------------------------------------------------ sending
 
-    def _hello(self) -> Hello:
+    def _hello(self, *, answer: bool = False) -> Hello:
+        """This side's hello: ``waiting`` while another side has not answered, with the
+        clocks where they stand; an ``answer`` to a waiting hello never waits (so two
+        sides waiting for a third do not answer each other for ever) and carries the
+        clocks the sides resume from."""
         seats = tuple(sorted(self.local_seats))
+        waiting = not self.peer_online and not answer
+        reading = None
+        clocks = self.session.clocks
+        if (waiting or answer) and clocks is not None and clocks.started and not clocks.ended:
+            now = self.session.clock()
+            reading = tuple(clocks.remaining_ms(seat, now)
+                            for seat in range(len(clocks.remaining)))
         return Hello(self.game_id, seats[0], tuple(self.tracker.players),
                      self.tracker.rules.name, len(self.tracker.record),
                      seats if len(seats) > 1 or self.sides > 2 else (),
-                     len(self.tracker.departures))
+                     len(self.tracker.departures),
+                     self.session.timekeeper.game_spec or ClockSpec(), waiting, reading,
+                     self.current_link())
 
     def _publish_turn(self, number: int, seat: int, turn: Turn) -> None:
         departures = None
         if len(self.tracker.players) > 2:
             departures = sum(1 for d in self.tracker.departures if d[0] < number)
+        reading = self._sent_clocks.get(number)
+        if reading is None:
+            reading = self.stored_clocks(number)  # sent again after a restart
         self._say(TurnMessage(self.game_id, number, seat,
-                              turn_to_sdg(turn, self.tracker.players),
-                              self._sent_clocks.get(number), departures))
+                              turn_to_sdg(turn, self.tracker.players), reading, departures))
 
     def _publish_departure(self, index: int) -> None:
         after, kind, seat = self.tracker.departures[index]
@@ -853,6 +933,15 @@ class RemoteGame:
 
     def _note(self, text: str) -> None:
         self.session.notices.append(f"remote game: {text}")
+
+
+def _offline(payload: bytes, game_id: str) -> Offline | None:
+    """The (verified) payload as another side's last will, None if it is none."""
+    try:
+        message = read_payload(payload, game_id)
+    except MessageError:
+        return None
+    return message if isinstance(message, Offline) else None
 
 
 class TurnSource(Protocol):

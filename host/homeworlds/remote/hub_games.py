@@ -42,7 +42,7 @@ from homeworlds.remote.messages import (
     read_payload,
 )
 from homeworlds.rules import PRESETS, preset
-from homeworlds.store import GameStore
+from homeworlds.store import GameStore, StoreError
 from homeworlds.store.recorder import utc_now
 from homeworlds.store.remote_games import StoredRemoteGame, StoredRemoteGames
 
@@ -79,6 +79,11 @@ class RemoteGameStatus:
     invitation: Invitation = field(repr=False)
     sides: dict[str, SideStatus] = field(default_factory=lambda: {r: SideStatus()
                                                                   for r in ROLES})
+    #: roles whose table joined (said hello) at least once, kept in the store
+    joined: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.joined |= self.game.joined
 
 
 class HubRemoteGames:
@@ -182,11 +187,13 @@ class HubRemoteGames:
             return out
 
     def unjoined(self) -> list[str]:
-        """Games one of whose tables has not said hello yet (its invitation is sent again
-        when the hub connects: a broker restarted without persistence lost it)."""
+        """Games one of whose tables has never said hello (kept in the store; its
+        invitation is sent again when the hub connects: a broker restarted without
+        persistence lost it). A game both tables joined is never sent again: a table
+        that has gone on to another game would see the old invitation again."""
         with self.lock:
             return [g for g, s in self.games.items()
-                    if any(side.online is None for side in s.sides.values())]
+                    if any(r not in s.joined for r in ROLES)]
 
     # ------------------------------------------------------------------ following
 
@@ -226,6 +233,13 @@ class HubRemoteGames:
         if seq <= side.seq:
             return  # older than what the hub believes: a replay, or out of order
         side.seq = seq
+        if role not in status.joined:
+            try:
+                self.stored.joined(status.game.game_id, role)
+                status.joined.add(role)
+            except StoreError as exc:  # kept in memory: tried again with its next message
+                log.warning("hub: remote game %s: could not keep that table %s joined: %s",
+                            status.game.game_id, status.game.tables[ROLES.index(role)], exc)
         if isinstance(message, Hello):
             side.online, side.turns = True, message.turns
         elif isinstance(message, TurnMessage):
@@ -263,9 +277,12 @@ class HubRemoteGames:
                 side = status.sides[role]
                 turns = side.turns
                 published = table_turns(table)
+                state = {None: "not joined yet", True: "online", False: "offline"}[
+                    side.online]
+                if side.online is None and role in status.joined:
+                    state = "joined (no news since the hub started)"
                 sides.append({"role": role, "table": table, "player": player,
-                              "state": {None: "not joined yet", True: "online",
-                                        False: "offline"}[side.online],
+                              "state": state,
                               "turns": turns if turns is not None else published,
                               "refused": side.refused})
             rows.append({"game": game.game_id, "rules": game.rules, "created": game.created,
@@ -284,5 +301,6 @@ def _status_text(sides: list[dict]) -> str:
     refused = [s for s in sides if s["refused"]]
     turns = max((s["turns"] or 0 for s in sides), default=0)
     if refused:
-        return f"table {refused[0]['table']} refused {refused[0]['refused']}"
+        return (f"paused: table {refused[0]['table']} refused a message of the other table "
+                "(the reason is below)")
     return f"playing: {turns} turns"

@@ -225,6 +225,24 @@ def read_game_file(path: Path) -> HubInvitation:
     return HubInvitation(event, table, game, role, players, rules, host, guest, invitation)
 
 
+def store_game(path: Path) -> str | None:
+    """The uid of the store's game that plays the accepted invitation in ``path`` (None:
+    not started yet: the next start begins it as a new game)."""
+    try:
+        uid = json.loads(path.read_text(encoding="utf-8")).get("store_game")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return uid if isinstance(uid, str) and HEX.fullmatch(uid) and len(uid) <= 64 else None
+
+
+def note_store_game(path: Path, uid: str) -> None:
+    """Keep in ``path`` that the store's game ``uid`` plays its invitation (a restart
+    resumes that game, never an older one of the same players)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["store_game"] = uid
+    write_private(path, json.dumps(data, indent=1) + "\n")
+
+
 # ---------------------------------------------------------------------- the table's desk
 
 
@@ -330,14 +348,17 @@ class InvitationDesk:
             self._say(f"refused an invitation on {topic}: {reason}")
 
     def command(self, line: str) -> str | None:
-        """``accept`` / ``decline`` typed at the table (None: not one of these)."""
+        """``accept`` / ``decline`` typed at the table, or ``accept-invitation`` /
+        ``decline-invitation`` (which no other verb of the table shares; None: not one of
+        these)."""
         words = line.split()
-        if not words or words[0].lower() not in ("accept", "decline"):
+        verb = words[0].lower().removesuffix("-invitation") if words else ""
+        if verb not in ("accept", "decline"):
             return None
         pending = self.pending
         if pending is None:
             return "no invitation from the hub is waiting"
-        if words[0].lower() == "decline":
+        if verb == "decline":
             self.declined.add(pending.game)
             self.pending = None
             return f"declined {pending.describe()}"

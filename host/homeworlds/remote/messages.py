@@ -6,8 +6,12 @@ JSON objects; every other side reads it. Every field is checked when read; anyth
 is a ``MessageError`` whose text is the reason told to all sides.
 
 - ``hello``: who is at this end (``seats``: the seats it plays, ``seat`` the first of them;
-  the players, the rules) and how many turns (and departures) its store holds; sent when
-  it connects and after each turn it commits.
+  the players, the rules, the time control ``clock``) and how many turns (and departures)
+  its store holds; sent when it connects and after each turn it commits. ``waiting``: the
+  sender is paused until the others answer (it has just connected, or learnt another was
+  away); its ``clocks_ms`` are then where its clocks stand still, and an answer carries
+  the clocks the sides resume from (each seat's larger reading: the clock stops when the
+  first side noticed the cut).
 - ``turn``: turn ``number`` (1 = the first turn of the game) of ``seat``, in SDG words;
   in a timed game ``clocks_ms``, each seat's clock in milliseconds as the sending table read
   it at its commit (the receiving table adopts it when it commits the turn); in a game of
@@ -16,7 +20,8 @@ is a ``MessageError`` whose text is the reason told to all sides.
   (``kind``), after ``after`` turns, the ``index``-th departure of the game (issue 28).
 - ``refused``: this side refused a message (``number``: the turn, if any; ``to``: the role
   of the side whose message it was, if known).
-- ``offline``: the last will: the broker publishes it when the side's link is lost.
+- ``offline``: the last will: the broker publishes it when the side's link is lost;
+  ``link`` names the connection it was left by (the sender's hellos name its current one).
 
 A Good/Evil game across tables (``remote.deal``) adds:
 
@@ -34,7 +39,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from homeworlds.clock import MAX_REMAINING_S
+from homeworlds.clock import MAX_REMAINING_S, ClockSpec, ClockSpecError
 
 #: Largest message read (a turn in SDG is well under 1 KiB).
 MAX_BYTES = 16 * 1024
@@ -42,6 +47,7 @@ MAX_TURNS = 10_000
 MAX_TEXT = 2000
 TOPIC_ROOT = "homeworlds/remote"
 GAME_ID = re.compile(r"[0-9a-f]{16}")
+LINK_ID = re.compile(r"[0-9a-f]{16}")
 
 
 class MessageError(ValueError):
@@ -63,6 +69,14 @@ class Hello:
     seats: tuple[int, ...] = ()
     #: departures (resigned, skipped) this side holds
     departures: int = 0
+    #: the game's time control (mode "none": untimed); every side must have the same
+    clock: ClockSpec = ClockSpec()
+    #: the sender waits for an answer (paused: it connected, or another side was away)
+    waiting: bool = False
+    #: each seat's clock (ms) where it stands still (waiting) or resumes from (an answer)
+    clocks_ms: tuple[int, ...] | None = None
+    #: the sender's connection to the broker now (its last will names it)
+    link: str | None = None
 
     @property
     def played(self) -> tuple[int, ...]:
@@ -103,6 +117,9 @@ class Refusal:
 @dataclass(frozen=True)
 class Offline:
     game: str
+    #: the connection whose will it is (its hellos name it too): a will of a connection
+    #: given up, or an old one, is told from the current one's
+    link: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +168,8 @@ def to_payload(message: Message) -> bytes:
     for name, value in vars(message).items():
         if value is None or (name == "seats" and value == ()):
             continue  # optional and not said (the first two-side messages had none)
+        if isinstance(value, ClockSpec):
+            value = value.to_dict()
         fields[name] = [list(v) if isinstance(v, tuple) else v for v in value] \
             if isinstance(value, tuple) else value
     return json.dumps({"type": kind, **fields}, sort_keys=True).encode()
@@ -191,8 +210,19 @@ def _hello(data: dict, game: str) -> Hello:
         seats = tuple(value)
     departures = 0 if data.get("departures") is None else \
         _int(data, "departures", 0, MAX_TURNS)
+    clock = data.get("clock", {"mode": "none"})
+    if not isinstance(clock, dict) or len(clock) > 8:
+        raise MessageError("clock: not a time control")
+    try:
+        spec = ClockSpec.from_dict(clock)
+    except (ClockSpecError, TypeError, ValueError) as exc:
+        raise MessageError(f"clock: {str(exc)[:200]}") from None
+    waiting = data.get("waiting", False)
+    if not isinstance(waiting, bool):
+        raise MessageError("waiting: not true or false")
     return Hello(game, seat, tuple(players), _text(data, "rules", 40),
-                 _int(data, "turns", 0, MAX_TURNS), seats, departures)
+                 _int(data, "turns", 0, MAX_TURNS), seats, departures, spec, waiting,
+                 _clocks(data), _link(data))
 
 
 def _refusal(data: dict, game: str) -> Refusal:
@@ -209,6 +239,15 @@ def _departure(data: dict, game: str) -> Departure:
         raise MessageError(f"kind: {str(kind)[:40]!r} is not resigned or skipped")
     return Departure(game, kind, _int(data, "seat", 0, 5), _int(data, "after", 0, MAX_TURNS),
                      _int(data, "index", 0, MAX_TURNS))
+
+
+def _link(data: dict) -> str | None:
+    value = data.get("link")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not LINK_ID.fullmatch(value):
+        raise MessageError("link: not 16 hexadecimal digits")
+    return value
 
 
 def _clocks(data: dict) -> tuple[int, ...] | None:
@@ -282,7 +321,7 @@ def read_payload(payload: bytes, game_id: str) -> Message:
     if kind == "refused":
         return _refusal(data, game_id)
     if kind == "offline":
-        return Offline(game_id)
+        return Offline(game_id, _link(data))
     if kind == "deal":
         return _deal(data, game_id)
     if kind == "committed":

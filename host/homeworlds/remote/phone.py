@@ -190,12 +190,14 @@ class PhoneSeat:
                 for number in [n for n in self._turns
                                if n <= tracker.state.ply or went_back]:
                     del self._turns[number]
-                if moved_on and self._draw == "offered" and tracker.record and \
-                        tracker.record[-1][0] != self.seat:
+                mover = tracker.record[-1][0] if moved_on and tracker.record else None
+                if mover is not None and mover != self.seat and self._draw == "offered":
                     # As in chess: the other player declines an offer by playing on.
                     self._draw = "declined"
                     self._note(f"{self.player}'s draw offer lapsed: "
-                               f"{tracker.players[tracker.record[-1][0]]} played on")
+                               f"{tracker.players[mover]} played on")
+                elif mover == self.seat and self._draw == "declined":
+                    self._draw = None  # the answer was read: the phone played on too
                 if tracker.state.result is not None:
                     self._resign_asked = False
                     if self._draw == "offered":
@@ -284,6 +286,9 @@ class PhoneSeat:
                 return
             self._note(f"{self.player} resigns from the phone")
             self._note(self.end_game("resigned", self.seat))
+            if self.session.tracker.state.result is None:
+                with self._lock:  # refused (the note says why): asked once, not each tick
+                    self._resign_asked = False
 
     # ------------------------------------------------------------------ the admin page
 

@@ -8,6 +8,7 @@ another table over a broker (docs/remote-play.md, "At the table").
     code_file = "remote.code"      # the invitation code (homeworlds remote-invite / -join)
     # seats = [1, 3]               # the seats this table plays (default: its role's)
     # username = "ann"; password_file = "broker.pw"; ca_file = "ca.pem"
+    # keepalive = 10               # how soon a silent link is noticed (about twice that)
 
 Pure: the configuration reader (``runtime.config``) checks the types and calls
 ``RemoteSettings.from_mapping``; a ``RemoteSettingsError`` names the key and the problem.
@@ -27,8 +28,14 @@ from homeworlds.remote.invitation import Invitation, InvitationError
 #: Keys of the ``[remote]`` section and their TOML types.
 REMOTE_KEYS: dict[str, type | tuple] = {
     "broker": str, "role": str, "code_file": str, "username": str, "password_file": str,
-    "ca_file": str, "seats": list,
+    "ca_file": str, "seats": list, "keepalive": int,
 }
+#: Seconds between keepalive pings of the broker link (MQTT keepalive): a link that went
+#: silent (a cut cable, a router that drops the connection without closing it) is noticed
+#: within about twice that here, and by the broker (which then publishes the last will,
+#: so the other tables pause) within one and a half times that.
+KEEPALIVE_S = 10
+KEEPALIVE_RANGE = (1, 300)
 #: The seat each role plays unless ``seats`` says otherwise (the inviting table seat 0).
 SEAT_OF_ROLE = {"host": 0, "guest": 1} | {f"guest{k}": k for k in range(1, 6)}
 
@@ -65,6 +72,7 @@ class RemoteSettings:
     ca_file: Path | None = None
     #: The seats this table plays (empty: its role's, ``SEAT_OF_ROLE``).
     played: tuple[int, ...] = ()
+    keepalive_s: int = KEEPALIVE_S
     #: The code file (a Good/Evil deal is kept beside it: ``deal_file``).
     code_path: Path | None = None
 
@@ -123,8 +131,13 @@ class RemoteSettings:
         ca_file = base / data["ca_file"] if "ca_file" in data else None
         if ca_file is not None and not ca_file.is_file():
             raise RemoteSettingsError("ca_file", f"{ca_file}: no such file")
+        keepalive = data.get("keepalive", KEEPALIVE_S)
+        low, high = KEEPALIVE_RANGE
+        if not low <= keepalive <= high:
+            raise RemoteSettingsError("keepalive", f"{keepalive}: from {low} to {high} "
+                                      "seconds")
         settings = cls(broker, data["role"], invitation, data.get("username"), password,
-                       ca_file, tuple(sorted(played)), base / data["code_file"])
+                       ca_file, tuple(sorted(played)), keepalive, base / data["code_file"])
         deal_file = settings.deal_file
         if deal_file is not None and deal_file.exists():
             try:

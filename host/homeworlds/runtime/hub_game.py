@@ -19,7 +19,9 @@ from homeworlds.remote.hub_invite import (
     GAME_FILE,
     InvitationDesk,
     InvitationRefused,
+    note_store_game,
     read_game_file,
+    store_game,
 )
 from homeworlds.remote.settings import RemoteSettings
 from homeworlds.rules import preset
@@ -66,6 +68,32 @@ def with_hub_game(config: TableConfig) -> TableConfig:
                             event.password, event.ca_file)
     return replace(config, players=game.players, rules=rules, remote=remote,
                    computer_seats={}, phone=None)
+
+
+def hub_game_resumes(config: TableConfig):
+    """For ``resume_game``: which store game a table playing the hub's remote game goes on
+    with — the one its game file names (None: not such a table). A game file without one
+    was accepted now: the game begins anew, even when the store's latest game is a
+    finished one between the same players (a rematch)."""
+    path = game_file(config)
+    if path is None or config.remote is None or not path.exists():
+        return None
+    started = store_game(path)
+    return lambda uid: uid == started
+
+
+def note_hub_game(config: TableConfig, uid: str | None) -> None:
+    """Keep the store's game of the hub's remote game in its file (a restart resumes it);
+    said, never raised, when it cannot be written."""
+    path = game_file(config)
+    if path is None or config.remote is None or uid is None or not path.exists() or \
+            store_game(path) == uid:
+        return
+    try:
+        note_store_game(path, uid)
+    except (OSError, ValueError) as exc:
+        print(f"homeworlds play: {path}: the game could not be noted ({exc}): a restart "
+              "before its first turn begins it anew", flush=True)
 
 
 def _can_start(session: TableSession, config: TableConfig):

@@ -26,15 +26,21 @@ class ResumeError(Exception):
     """The table's unfinished game cannot be resumed; the text says why and what to do."""
 
 
-def resume_game(session, recorder, record_path: Path, config: TableConfig, exporter):
+def resume_game(session, recorder, record_path: Path, config: TableConfig, exporter, *,
+                resumes: Callable[[str], bool] | None = None):
     """Continue the table's unfinished game from the store (or, when the store holds none,
     from an SDG export of an unfinished game: a store started anew); else start a game.
-    Returns the observation journalled at a hand-over that was not committed, if any."""
+    Returns the observation journalled at a hand-over that was not committed, if any.
+    ``resumes(uid)``: whether the store's latest game (of that uid) is the one to go on
+    with (a remote game accepted from the hub is a new game, even between the players
+    of the finished one: ``runtime.hub_game``); when it says no, a new game starts."""
     tracker = session.tracker
     point = recorder.resume_point()
     if point is not None and point.game.finished and (not point.record or not _same_players(
             point.game.players, config.players)):
         point = None  # a finished game does not hold the table for other players
+    if point is not None and resumes is not None and not resumes(point.game.uid):
+        point = None
     if point is not None:
         return _continue_stored_game(session, recorder, record_path, config, exporter, point)
     record = _resume_from_export(tracker, recorder, record_path, config, exporter)

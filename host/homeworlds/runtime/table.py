@@ -28,7 +28,13 @@ from homeworlds.remote.connection import RemoteTableLink
 from homeworlds.remote.game import RemoteSide
 from homeworlds.rules import red_alert as find_red_alert
 from homeworlds.runtime.config import TableConfig
-from homeworlds.runtime.hub_game import HubGameError, start_desk, with_hub_game
+from homeworlds.runtime.hub_game import (
+    HubGameError,
+    hub_game_resumes,
+    note_hub_game,
+    start_desk,
+    with_hub_game,
+)
 from homeworlds.runtime.loop import EventSource, TableLoop
 from homeworlds.runtime.record import (
     GameExport,
@@ -271,11 +277,13 @@ def build_table(config: TableConfig, output: PixelOutput | None, record_path: Pa
                         uid=lambda: recorder.uid, store_fault=lambda: recorder.fault,
                         writer=export_writer)
     try:
-        pending = resume_game(session, recorder, record_path, config, export)
+        pending = resume_game(session, recorder, record_path, config, export,
+                              resumes=hub_game_resumes(config))
     except ResumeError as exc:
         recorder.close()
         _release(locks, output)
         raise TableStartError(str(exc)) from None
+    note_hub_game(config, recorder.uid)
     event_clock = _event_clock_follower(config, session)
     restart = threading.Event()
     desk = start_desk(config, session, recorder, store_path, restart)
@@ -330,7 +338,12 @@ def _phone_seat(config: TableConfig, session: TableSession, recorder: GameRecord
         seat = PhoneSeat(session, config.phone.seat,
                          claims=PhoneClaims(recorder.path, config.table_name))
     except StoreError as exc:
-        raise TableStartError(f"[phone]: the phone's claim cannot be kept: {exc}") from None
+        # The game goes on (its turns are the store's, kept or queued as always); only
+        # which phone claimed the seat would be forgotten by a restart.
+        print(f"homeworlds play: warning: [phone]: the phone's claim cannot be kept in the "
+              f"store ({exc}): a restarted table will not know which phone claimed the "
+              "seat", file=sys.stderr, flush=True)
+        seat = PhoneSeat(session, config.phone.seat)
     seat.end_game = lambda kind, who: end_game(session, recorder, config.players, kind, who)
     seat.attach()
     return [seat]
@@ -576,10 +589,14 @@ class _Upkeep:
                  commands: queue.Queue | None, config: TableConfig, export: GameExport,
                  phone: Any = None):
         self.export = export
-        #: the terminal's verbs of the phone's seat: ``decline`` its draw offer
-        self.more_commands: dict[str, Callable[[list[str]], str]] = (
-            {"decline": self._decline, "release-phone": self._release_phone}
-            if phone is not None else {})
+        #: the terminal's verbs of the phone's seat (``decline-draw`` its draw offer,
+        #: ``release-phone``) and ``decline`` (whichever waits: the phone's draw offer or
+        #: the hub's invitation; ``decline-invitation`` names the latter)
+        self.more_commands: dict[str, Callable[[list[str]], str]] = {
+            "decline": self._decline, "decline-invitation": self._decline_invitation}
+        if phone is not None:
+            self.more_commands.update({"decline-draw": self._decline_draw,
+                                       "release-phone": self._release_phone})
         self.phone = phone
         self.session = session
         self.recorder = recorder
@@ -609,10 +626,33 @@ class _Upkeep:
         session.lights.store_fault = recorder.fault is not None
 
     def _decline(self, words: list[str]) -> str:
+        """``decline``: the phone's draw offer or the hub's invitation, whichever waits
+        (both: the player names it)."""
+        offer = self.phone is not None and self.phone.draw_offered
+        invitation = self.desk is not None and self.desk.pending is not None
+        if offer and invitation:
+            return ("both a draw offer from the phone and an invitation from the hub wait: "
+                    "type decline-draw or decline-invitation")
+        if offer:
+            return self._decline_draw(words)
+        if invitation:
+            return self._decline_invitation(words)
+        return ("nothing to decline: " + ("no draw offer from the phone and " if self.phone
+                                          is not None else "") +
+                "no invitation from the hub is waiting")
+
+    def _decline_draw(self, words: list[str]) -> str:
+        if self.phone is None:
+            return "cannot decline a draw: this table has no phone seat"
         try:
             return self.phone.decline_draw()
         except ValueError as exc:
             return f"cannot decline: {exc}"
+
+    def _decline_invitation(self, words: list[str]) -> str:
+        if self.desk is None:
+            return "no invitation from the hub is waiting (this table is not at an event)"
+        return self.desk.command("decline") or "no invitation from the hub is waiting"
 
     def _release_phone(self, words: list[str]) -> str:
         try:

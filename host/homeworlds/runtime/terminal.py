@@ -100,7 +100,9 @@ COMMAND_HELP = ("resign NAME (that player resigns; with three or more the others
                 "brain-transference (the junior player's handicap: the players change "
                 "places), "
                 "draw (draw by agreement), abandon (the game is abandoned), accept / "
-                "decline (an invitation from the event's hub to a remote game), help")
+                "decline-invitation (an invitation from the event's hub to a remote game), "
+                "decline-draw (the phone's draw offer), decline (whichever of these two "
+                "waits), release-phone (the phone's seat for another phone), help")
 
 
 def terminal_commands() -> queue.Queue | None:
@@ -124,7 +126,7 @@ def run_commands(lines: queue.Queue, session, recorder, config: TableConfig,
                  more: dict[str, Callable[[list[str]], str]] | None = None,
                  extra: Callable[[str], str | None] | None = None) -> None:
     """Run the lines typed; ``more``: verbs of this table besides the usual (e.g. the
-    phone seat's ``decline``), each given the words after it; then ``extra(line)``
+    phone seat's ``decline-draw``), each given the words after it; then ``extra(line)``
     answers the commands it knows (the hub's invitations: ``accept``, ``decline``)
     and None for the others."""
     while True:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from homeworlds.clock import ClockSpec, GameClocks, TurnTime
+from homeworlds.clock import MAX_REMAINING_S, ClockSpec, GameClocks, TurnTime
 from homeworlds.rules import IllegalAction
 from homeworlds.table.tracker import Commit, Status, TurnTracker
 
@@ -141,6 +141,26 @@ class SessionClocks:
         if turn_time is not None:
             self.last_turn_time = replace(turn_time, clock_ms=clocks.remaining_ms(
                 turn_time.seat, at))
+
+    def agree(self, remaining_ms: tuple[int, ...], now: float | None = None) -> bool:
+        """A remote game resumes after a cut: each seat's clock takes the larger of this
+        table's reading and the other table's (``remaining_ms``), so both stand where the
+        side that noticed the cut first stopped them (docs/remote-play.md). True when a
+        clock here changed."""
+        clocks = self.clocks
+        if clocks is None or not clocks.started or clocks.ended \
+                or len(remaining_ms) != len(clocks.remaining):
+            return False
+        now = self.clock() if now is None else now
+        settled = clocks.at(now)
+        left = list(settled.remaining)
+        for seat, theirs in enumerate(remaining_ms):
+            if seat not in settled.flagged and theirs > settled.remaining_ms(seat, now):
+                left[seat] = min(MAX_REMAINING_S, theirs / 1000)
+        if tuple(left) == settled.remaining:
+            return False
+        self.clocks = replace(settled, remaining=tuple(left))
+        return True
 
     @staticmethod
     def pause_reasons(now: float, table: TableConditions) -> frozenset[str]:

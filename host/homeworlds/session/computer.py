@@ -223,6 +223,13 @@ class ComputerAtTable:
                    f"{who}: the computer (level {level}) is thinking…" if purpose == "turn"
                    else f"{who} asked for a hint: the computer (level {level}) is thinking…")
 
+    def _whose(self, thinking: Thinking) -> str:
+        """Whose turn a note speaks of: the computer's, or (a seat played elsewhere) the
+        seat's turn from where it is played."""
+        if thinking.played_from is None:
+            return "the computer's turn"
+        return f"{self.tracker.players[thinking.seat]}'s turn from {thinking.played_from}"
+
     def _plan(self, thinking: Thinking, obs: Observation, token: bool
               ) -> tuple[Turn, TablePlan] | None:
         """The chosen turn and the table after it; None when there is none. Raises
@@ -231,20 +238,25 @@ class ComputerAtTable:
         state = self.tracker.state
         turn = thinking.turn
         if thinking.error is not None or turn is None:
-            self._note(f"the computer could not choose a turn: {thinking.error}")
+            self._note(f"the computer could not choose a turn: {thinking.error}"
+                       if thinking.played_from is None
+                       else f"{self._whose(thinking)} did not come: {thinking.error}")
             return None
         token_to = None
-        if token and self._has_token:
-            after = state.copy()
-            after.apply_turn(turn)
-            token_to = after.to_move if not after.is_over else state.next_seat(state.to_move)
-            if token_to == state.to_move:
-                token_to = None  # a bonus turn: the token stays
-        try:
+        try:  # a turn the rules refuse is reported, never raised into the table loop
+            if token and self._has_token:
+                after = state.copy()
+                after.apply_turn(turn)
+                token_to = after.to_move if not after.is_over else \
+                    state.next_seat(state.to_move)
+                if token_to == state.to_move:
+                    token_to = None  # a bonus turn: the token stays
             return turn, plan_turn(self.layout, state, self.tracker.slot_of_system(obs),
                                    turn, token_to=token_to)
         except HomeworldsError as exc:
-            self._note(f"the computer chose a turn the rules refuse: {exc}")
+            self._note(f"the computer chose a turn the rules refuse: {exc}"
+                       if thinking.played_from is None
+                       else f"{self._whose(thinking)} is refused by the rules: {exc}")
             return None
 
     def _computer_chose(self, thinking: Thinking, obs: Observation) -> None:
@@ -253,7 +265,7 @@ class ComputerAtTable:
         except GuidanceError as exc:
             # E.g. a star lifted at this instant: its system is on no slot. Kept, and
             # planned again at the next observation of the table.
-            text = f"the computer's turn cannot be shown yet: {exc}"
+            text = f"{self._whose(thinking)} cannot be shown yet: {exc}"
             if text != self._last_step_text:
                 self._note(text)
             self._last_step_text = text

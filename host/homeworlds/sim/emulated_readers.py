@@ -28,7 +28,7 @@ from homeworlds.sim.scan_timing import BUS_LOCK_US, ZONE_OVERHEAD_US, spi_frame_
 from homeworlds.table.board import Board, Relay, describe
 from homeworlds.table.layout import Layout, ZoneKind
 from tablefw.chipselect import LatchStrobe
-from tablefw.readers.mux import GpioMux, LatchedMux
+from tablefw.readers.mux import GpioMux
 from tablefw.readers.pn5180 import PN5180, bus_holders
 
 
@@ -224,9 +224,8 @@ class EmulatedTable:
             select = self.select_lines
             output = _latch_output(reader, mcu)
             if self.strobe is not None:
-                mux = LatchedMux(select, self.strobe, output,
-                                 enable=self.enable_line if mux_enable else None,
-                                 settle_us=settle_us)
+                mux = GpioMux(select, enable=self.enable_line if mux_enable else None,
+                              settle_us=settle_us, strobe=self.strobe, output=output)
             chip = Pn5180Chip({}, mux_pins=select, clock=clock, model=self.model,
                               rng=random.Random(seed * 7919 + reader.index))
             zones = [zone for zone in reader.zones if zone is not None]

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS remote_games (
     players      TEXT NOT NULL,
     rules        TEXT NOT NULL,
     created      TEXT NOT NULL,
-    withdrawn    TEXT
+    withdrawn    TEXT,
+    joined       TEXT NOT NULL DEFAULT ''
 )
 """
 
@@ -41,6 +42,8 @@ class StoredRemoteGame:
     created: str
     #: when the organiser withdrew it (its tables' ACL lines go), or None
     withdrawn: str | None
+    #: the roles whose table joined the game (said hello on its topic) at least once
+    joined: frozenset[str] = frozenset()
 
     @property
     def tables(self) -> tuple[str, str]:
@@ -56,15 +59,31 @@ class StoredRemoteGames:
         if not store._read("SELECT name FROM sqlite_master WHERE type = 'table' AND "
                            "name = 'remote_games'"):
             store._write(lambda c: c.execute(_TABLE))
+        elif not any(row[1] == "joined" for row in
+                     store._read("PRAGMA table_info(remote_games)")):
+            store._write(lambda c: c.execute(
+                "ALTER TABLE remote_games ADD COLUMN joined TEXT NOT NULL DEFAULT ''"))
 
     def games(self, *, include_withdrawn: bool = False) -> list[StoredRemoteGame]:
         rows = self.store._read(
             "SELECT game_id, secret, host_table, guest_table, players, rules, created, "
-            "withdrawn FROM remote_games" + ("" if include_withdrawn else
-                                             " WHERE withdrawn IS NULL") +
+            "withdrawn, joined FROM remote_games" + ("" if include_withdrawn else
+                                                     " WHERE withdrawn IS NULL") +
             " ORDER BY created, game_id")
         return [StoredRemoteGame(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6],
-                                 r[7]) for r in rows]
+                                 r[7], frozenset(filter(None, r[8].split(","))))
+                for r in rows]
+
+    def joined(self, game_id: str, role: str) -> None:
+        """Keep that ``role``'s table joined the game (its invitation is not sent again)."""
+        def work(c: sqlite3.Connection) -> None:
+            row = c.execute("SELECT joined FROM remote_games WHERE game_id = ?",
+                            (game_id,)).fetchone()
+            if row is not None and role not in row[0].split(","):
+                roles = ",".join(sorted(filter(None, row[0].split(",") + [role])))
+                c.execute("UPDATE remote_games SET joined = ? WHERE game_id = ?",
+                          (roles, game_id))
+        self.store._write(work)
 
     def add(self, game: StoredRemoteGame) -> None:
         self.store._write(lambda c: c.execute(

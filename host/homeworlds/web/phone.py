@@ -6,9 +6,10 @@ Routes:
 * ``GET /phone`` the claim form (the code may come in ``?code=``, the QR code's link: a
   GET never claims), or, for the phone that claimed the seat, the play page: the star map,
   the turn built so far, the legal next actions as buttons, a field to type one, Undo and
-  Send.
+  Send; the game clocks (a timed game), Offer a draw and Resign.
 * ``POST /phone/claim`` (``code``), ``/phone/action`` (``action``), ``/phone/undo``,
-  ``/phone/send`` (``number``): each needs the CSRF field of the page (double submit: the
+  ``/phone/send`` (``number``), ``/phone/draw``, ``/phone/resign`` (asks again unless
+  ``confirm=yes``): each needs the CSRF field of the page (double submit: the
   cookie and the field match) and a same-origin request; all but the claim need the
   session cookie of the phone that claimed the seat (HttpOnly, SameSite=Strict).
 * ``GET /phone/state`` (that phone only) the position's version, which the page's script

@@ -33,7 +33,7 @@ _requests = bytearray(SIZE)
 _answers = bytearray(SIZE)
 hostpipe.setup(uctypes.addressof(_requests), uctypes.addressof(_answers), SIZE)
 _state = [0, time.ticks_us(), 0, 0]  # bytes queued, last ticks, microseconds, payload offset
-_inputs = bytearray(32)  # input levels the test set: 0 low, 1 high, 2 not set
+_inputs = bytearray(32)  # input levels the test set: 0 low, 1 high, 2 not set, 3 ask the host
 for _pin in range(32):
     _inputs[_pin] = 2
 calls = [0]
@@ -73,7 +73,14 @@ def pin_level(number, default):
     level = _inputs[number]
     if level == 2:
         return default
+    if level == 3:  # a chip's output whose level changes with time (an IRQ line): read it now
+        _pin_request[0] = number
+        request(80, _pin_request, 0, 1)  # "P"
+        return answer(0) == 1
     return level == 1
+
+
+_pin_request = bytearray(1)
 
 
 def begin(letter):
