@@ -158,30 +158,9 @@ def test_a_turn_ahead_of_the_one_before_it_is_kept_until_its_time_not_refused():
     """Three sides joined directly (no broker): the third hears turn 2 before turn 1 (as
     when it comes back and two tables send their turns again): turn 2 is kept, turn 1 laid
     out; a turn far ahead is refused as out of order."""
-    from homeworlds.remote.game import MAX_AHEAD, RemoteGame
-    from homeworlds.rules import preset
-    from homeworlds.session import new_session
-    from homeworlds.sim import make_registry
-    from homeworlds.table.layout import builtin_layout
+    from homeworlds.remote.game import MAX_AHEAD
 
-    players = ("Ann", "Bob", "Cat")
-    invitation = Invitation.new(sides=3)
-    sides = {}
-    for seat, role in enumerate(invitation.roles):
-        layout = builtin_layout("four-seat")
-        session = new_session(layout, make_registry(layout, 3), preset("last-standing"),
-                              players)
-        numbers = iter(range(1, 10**6, 256))
-        sides[role] = RemoteGame(session, invitation, role, seat,
-                                 reserve=lambda n, numbers=numbers: next(numbers))
-        sides[role].attach()
-    for role, game in sides.items():
-        game.send = lambda t, d, r, role=role: [g.received(t, d) for other, g in sides.items()
-                                                if other != role]
-        game.connected(True)
-    for _ in range(4):
-        for game in sides.values():
-            game.poll()
+    sides = wired_three()
     host, guest1, guest2 = sides.values()
     assert all(g.paused is None for g in sides.values())
     held = []
@@ -249,3 +228,57 @@ def test_two_tables_play_three_seats_one_of_them_two(tmp_path, broker, shared_di
     finally:
         for table in tables:
             table.close()
+
+
+def wired_three(players=("Ann", "Bob", "Cat")) -> dict:
+    """Three sides of a game joined directly (what one says, the two others hear), met."""
+    from homeworlds.remote.game import RemoteGame
+    from homeworlds.rules import preset
+    from homeworlds.session import new_session
+    from homeworlds.sim import make_registry
+    from homeworlds.table.layout import builtin_layout
+
+    invitation = Invitation.new(sides=3)
+    sides = {}
+    for seat, role in enumerate(invitation.roles):
+        layout = builtin_layout("four-seat")
+        session = new_session(layout, make_registry(layout, 3), preset("last-standing"),
+                              players)
+        numbers = iter(range(1, 10**6, 256))
+        sides[role] = RemoteGame(session, invitation, role, seat,
+                                 reserve=lambda n, numbers=numbers: next(numbers))
+        sides[role].attach()
+    for role, game in sides.items():
+        game.send = lambda t, d, r, role=role: [g.received(t, d) for other, g in sides.items()
+                                                if other != role]
+        game.connected(True)
+    poll(sides)
+    return sides
+
+
+def poll(sides) -> None:
+    for _ in range(4):
+        for game in sides.values():
+            game.poll()
+
+
+def test_only_a_seats_own_table_says_its_player_left_or_claims_the_seat():
+    from homeworlds.remote.messages import Departure, Hello
+
+    sides = wired_three()
+    host, guest1, guest2 = sides.values()
+    assert all(g.paused is None for g in sides.values())
+    # guest2 says Ann (the host's seat) resigned: refused by the two others.
+    guest2._say(Departure(guest2.game_id, "resigned", 0, 0, 0))
+    # guest2 claims Bob's seat (guest1's) in its hello: refused too.
+    guest2._say(Hello(guest2.game_id, 1, ("Ann", "Bob", "Cat"), "last-standing", 0, (1, 2)))
+    poll(sides)
+    for game in (host, guest1):
+        reasons = [r.reason for r in game.refusals if r.side == "here"]
+        assert any("Ann is not played at Cat's table (guest2): only their own table can say "
+                   "they resigned" in r for r in reasons), reasons
+        assert not game.tracker.state.eliminated[0]
+    assert any("guest2 and guest1 both play seat 1 (Bob)" in r.reason
+               for r in host.refusals if r.side == "here")
+    assert any("both tables play seat 1 (Bob)" in r.reason
+               for r in guest1.refusals if r.side == "here")
