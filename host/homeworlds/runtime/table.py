@@ -397,11 +397,8 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
         return None
     link = RemoteTableLink(remote, session, recorder.path, side, recorder)
     sides = remote.invitation.sides
-    if sides == 2 and len(remote.seats) == 1:  # as the first remote games said it
-        plays = f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role})"
-    else:
-        plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats) \
-            + f" as {remote.role} (one of {sides} tables)"
+    plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats) \
+        + f" as {remote.role}" + (f" (one of {sides} tables)" if sides > 2 else "")
     print(f"remote game {link.game.game_id}: this table plays {plays} via "
           f"{remote.broker.text()}", flush=True)
     return link
