@@ -37,6 +37,8 @@ from tests.remote.play_tables import follow, play_own, wait
 from tests.remote.tables import GAME, reference_before, slots_by_content
 
 INSIDER, INSIDER_PASSWORD = "shared", "shared-secret-of-the-old-setup"
+#: a topic nobody else uses: the insider's probe of its own rights
+PROBE = f"homeworlds/{EVENT}/tables/probe/events"
 
 
 def stored(table: HubTable) -> list[tuple[int, int, str]]:
@@ -90,9 +92,17 @@ class Insider:
         self.client.on_message = lambda c, u, m: self.seen.setdefault(m.topic, []).append(
             bytes(m.payload))
         self.client.on_connect = lambda c, u, f, rc, p=None: c.subscribe(
-            f"homeworlds/{EVENT}/tables/+/invite", qos=1)
+            [(f"homeworlds/{EVENT}/tables/+/invite", 1), (PROBE, 1)])
         self.client.connect(broker.url.split("//")[1].split(":")[0], broker.port)
         self.client.loop_start()
+
+    def writes(self) -> bool:
+        """Whether the broker lets it write now (its ACL lines were added back and
+        mosquitto reloaded): a probe comes back."""
+        probe = f"probe {time.monotonic()}".encode()
+        self.publish(PROBE, probe)
+        time.sleep(0.1)
+        return probe in self.seen.get(PROBE, [])
 
     def publish(self, where: str, data: bytes, retain: bool = False) -> bool:
         info = self.client.publish(where, data, qos=1, retain=retain)
@@ -197,6 +207,8 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
         arrange(hub, ("Cy", "Di"))  # a newer invitation: t1 takes it (cannot accept now)
         insider_lines()
         broker.process.send_signal(signal.SIGHUP)
+        # mosquitto reloads its files in its own time: the insider writes once it did.
+        wait(insider.writes, "the insider's account is back", tables)
         wait(lambda: t1.desk.pending is not None and t1.desk.pending.players == ("Cy", "Di"),
              "t1 shows the newer invitation", tables)
         assert "cannot accept the invitation now: this table plays remote game" in \
