@@ -7,10 +7,13 @@ without ``off`` consecutive misses in between ("recent" sightings add up),
 and it counts as gone after ``off`` consecutive misses.
 """
 
-# Index of the fields of a track list: [hits, misses, present]
-_HITS = 0
-_MISSES = 1
-_PRESENT = 2
+# A tag's track is one small integer (no object on the board's heap): hits in the low
+# byte, consecutive misses in the next, PRESENT set once it counts as present. The settings
+# keep on at most 20 and off at most 50 (tablefw.settings): each fits a byte.
+_HIT = 1
+_MISS = 1 << 8
+_BYTE = 0xFF
+_PRESENT = 1 << 16
 
 
 class ZoneDebouncer:
@@ -22,7 +25,7 @@ class ZoneDebouncer:
         self.on = on
         self.off = off
         self.present = ()  # sorted tuple of UIDs counted as present
-        # uid -> [hits, misses, present]; None while the zone has seen no tag (most
+        # uid -> track (hits, misses, present: see _HIT); None while the zone has seen no tag (most
         # zones, most of the time: no dict for them on the board's heap).
         self._tracks = None
 
@@ -37,32 +40,29 @@ class ZoneDebouncer:
         seen_now = {}
         for uid in seen:
             seen_now[uid] = True
-            track = tracks.get(uid)
-            if track is None:
-                track = [0, 0, False]
-                tracks[uid] = track
-            track[_MISSES] = 0
-            if track[_HITS] < self.on:
-                track[_HITS] += 1
-            if not track[_PRESENT] and track[_HITS] >= self.on:
-                track[_PRESENT] = True
+            track = tracks.get(uid, 0) & ~(_BYTE * _MISS)  # seen: no misses in a row
+            if track & _BYTE < self.on:
+                track += _HIT
+            if not track & _PRESENT and track & _BYTE >= self.on:
+                track |= _PRESENT
                 changed = True
+            tracks[uid] = track
         gone = []
         for uid in tracks:
             if uid in seen_now:
                 continue
-            track = tracks[uid]
-            track[_MISSES] += 1
-            if track[_MISSES] >= self.off:
+            track = tracks[uid] + _MISS
+            tracks[uid] = track
+            if (track >> 8) & _BYTE >= self.off:
                 gone.append(uid)
-                if track[_PRESENT]:
+                if track & _PRESENT:
                     changed = True
         for uid in gone:
             del tracks[uid]
         if not tracks:
             self._tracks = None
         if changed:
-            present = [uid for uid in tracks if tracks[uid][_PRESENT]]
+            present = [uid for uid in tracks if tracks[uid] & _PRESENT]
             present.sort()
             self.present = tuple(present)
         return changed
@@ -75,7 +75,7 @@ class ZoneDebouncer:
             return False
         for uid in tracks:
             track = tracks[uid]
-            if not track[_PRESENT] or track[_MISSES]:
+            if not track & _PRESENT or track & (_BYTE * _MISS):
                 return True
         return False
 
@@ -89,6 +89,6 @@ class ZoneDebouncer:
         tracks = self._tracks
         if tracks is None:
             return ()
-        result = [uid for uid in tracks if not tracks[uid][_PRESENT]]
+        result = [uid for uid in tracks if not tracks[uid] & _PRESENT]
         result.sort()
         return tuple(result)

@@ -174,6 +174,11 @@ def test_clocks_in_the_retained_state_show_on_the_card(hub):
     send(ingest, "t2", "state", state)
     page = client.get("/").text
     assert "Clocks: jeep 2:05, Danner 0:00 (flag)" in page
+    # A player who left a game of three or more (docs/clocks.md): their time, stopped.
+    state["clocks"]["seats"][1] = {"remaining_ms": 95_000, "running": False,
+                                   "flagged": False, "left": True}
+    send(ingest, "t2", "state", state)
+    assert "Clocks: jeep 2:05, Danner 1:35 (left)" in client.get("/").text
 
 
 def test_a_table_name_cannot_inject_markup(hub):

@@ -111,6 +111,24 @@ def test_the_signer_never_repeats_a_number_across_restarts():
     assert reserved == [(1, 4), (5, 4), (9, 4)]
 
 
+def test_the_signer_skips_past_a_number_someone_else_signed_and_never_uses_it():
+    store = {"next": 1}
+
+    def reserve(count):
+        first = store["next"]
+        store["next"] += count
+        return first
+
+    signer = Signer(KEY, reserve, block=4)
+    assert open_signed(signer.sign(TOPIC, b"{}")).seq == 1
+    signer.skip_past(100)  # an impostor signed number 100 with this key
+    after = [open_signed(signer.sign(TOPIC, b"{}")).seq for _ in range(6)]
+    assert after == [101, 102, 103, 104, 105, 106]
+    assert store["next"] > 106  # reserved: a restart never signs 2 to 106 again
+    signer.skip_past(50)  # below the numbers in use: nothing changes
+    assert open_signed(signer.sign(TOPIC, b"{}")).seq == 107
+
+
 def test_the_window_takes_each_number_once_in_any_order_near_the_top():
     window = ReplayWindow(size=8)
     for seq in (3, 1, 2, 10, 5):

@@ -33,7 +33,7 @@ def depart(tables: list[RemoteTable], reference: GameState, seat: int) -> None:
     """Before ``seat``'s turn: each seat the transcript passes over resigns at its own table
     (when ``reference`` has it out) or misses its turn; every table applies it and passes
     the token on."""
-    by_seat = {t.seat: t for t in tables}
+    by_seat = {s: t for t in tables for s in t.seats}
     first = tables[0].session.tracker
     while first.state.to_move != seat and not first.is_over:
         mover = first.state.to_move
@@ -51,21 +51,26 @@ def depart(tables: list[RemoteTable], reference: GameState, seat: int) -> None:
     pump(tables, lambda: all(t.in_step() for t in tables), "the token passed on")
 
 
-def play_game(tables: list[RemoteTable], game, turns: int | None = None) -> GameState:
+def play_game(tables: list[RemoteTable], game, turns: int | None = None, *,
+              alignments=None, start: int = 0) -> GameState:
     """Turns of ``game`` up to ``turns`` (all): the mover's table plays each, the others
     follow their lights; after each every table's record, position and store are equal,
-    and equal to the transcript. Returns the transcript's position at the end."""
+    and equal to the transcript (``alignments``: the Good/Evil deal the tables made).
+    Returns the transcript's position at the end."""
     rules = rules_for_game(game, None)
     players = len(game.players)
-    by_seat = {t.seat: t for t in tables}
+    by_seat = {s: t for t in tables for s in t.seats}
     reference = GameState(rules, players, first_to_move=game.turns[0].seat,
-                          alignments=game.alignments)
+                          alignments=alignments or game.alignments)
     for index, turn in enumerate(game.turns[:turns]):
         if turn.seat != reference.to_move and not reference.is_over:
             infer_departures(reference, game, index, turn.seat)
-            depart(tables, reference, turn.seat)
+            if index >= start:
+                depart(tables, reference, turn.seat)
         before = reference.copy()
         reference.apply_turn(turn.actions)
+        if index < start:
+            continue  # played before (``start``: the first turn to play now)
         mover = by_seat[turn.seat]
         following = reference.to_move if not reference.is_over \
             else (turn.seat + 1) % players
@@ -75,6 +80,11 @@ def play_game(tables: list[RemoteTable], game, turns: int | None = None) -> Game
                 follow_remote_turn(follower, tables)
         records = {str(t.session.tracker.record) for t in tables}
         assert len(records) == 1, f"turn {index + 1}: the tables' records differ"
+        # A result may wait for a card another table reveals (Good/Evil): it arrives.
+        pump(tables, lambda: all(
+            canonical_key(t.session.tracker.state) == canonical_key(reference)
+            and t.session.tracker.state.result == reference.result for t in tables),
+             f"turn {index + 1}: every table's position and result as the transcript's")
         for table in tables:
             assert canonical_key(table.session.tracker.state) == canonical_key(reference), \
                 f"turn {index + 1}: {table.name} differs from the transcript"

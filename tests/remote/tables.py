@@ -84,7 +84,8 @@ class RemoteTable:
         game = RemoteGame(self.session, self.invitation, self.role, self.seats,
                           reserve=lambda n: identity.reserve(key.key_id, n),
                           seen={r: identity.seen(k).get(CHANNEL, 0) for r, k in peers.items()},
-                          record_seen_by=lambda r, h: identity.record_seen(peers[r], CHANNEL, h))
+                          record_seen_by=lambda r, h: identity.record_seen(peers[r], CHANNEL, h),
+                          deal_file=self.recorder.path.with_suffix(".deal"))
         game.on_departure = lambda d, ended: record_departure(self.recorder, self.session, d,
                                                               ended)
         if not self.holder:

@@ -143,3 +143,30 @@ def test_a_store_that_cannot_keep_the_claim_warns_and_the_table_plays(tmp_path, 
             assert running.phone.seat.holds(running.phone.seat.claim(running.phone.seat.code))
         finally:
             running.close()
+
+
+def test_the_phones_first_page_shows_the_game_resumed_from_the_store(tmp_path, capsys):
+    """``play`` restarted mid-game: the phone's pages serve the resumed position at once,
+    before the table loop's first tick (a phone that reloads during the restart)."""
+    from homeworlds.store import GameStore
+    from tests.store.helpers import play_opening
+
+    registry = make_registry(LAYOUT, 2)
+    registry.save(tmp_path / "registry.toml")
+    with PtyMcu(VirtualTable(LAYOUT, registry), scan_time=0) as mcu:
+        path = tmp_path / "table.toml"
+        path.write_text(
+            '[table]\nregistry = "registry.toml"\nrules = "looney"\nplayers = ["Ann", "Bob"]\n'
+            f'[serial]\nport = "{mcu.device_path}"\n[store]\ntable = "club-1"\n'
+            f'[phone]\nseat = 1\nport = {free_port()}\n')
+        store = GameStore.open(tmp_path / "games.sqlite")
+        play_opening(store, "g1", turns=3, table="club-1")
+        store.close()
+        running = build_table(load_config(path), None, tmp_path / "game.raw",
+                              store_path=tmp_path / "games.sqlite")
+        try:
+            assert "resuming game" in capsys.readouterr().out
+            view = running.phone.seat.view()
+            assert view.number == 4 and running.phone.seat.my_turn(view) is None
+        finally:
+            running.close()

@@ -116,6 +116,15 @@ class PlayProcess:
         return turns
 
 
+def admin_page(client: httpx.Client, link: str, showing: str) -> str:
+    """The admin page once it shows ``showing`` (within 10 s)."""
+    deadline = time.monotonic() + 10
+    while showing not in (page := client.get(link).text):
+        assert time.monotonic() < deadline, page
+        time.sleep(0.1)
+    return page
+
+
 def csrf_of(client: httpx.Client, base: str) -> str:
     page = client.get(f"{base}/phone")
     assert page.status_code == 200
@@ -139,9 +148,10 @@ def test_a_killed_and_restarted_play_keeps_the_phone_that_claimed_the_seat(tmp_p
         admin = httpx.Client(timeout=10, follow_redirects=True)
         try:
             base, code, admin_link = play.start()
-            # The table's person reads the code on the display's admin page.
-            page = admin.get(admin_link).text
-            assert f'<b id="phone-code">{code}</b>' in page and '<svg class="qr"' in page
+            # The table's person reads the code on the display's admin page (the display's
+            # process has it from the table's pipe).
+            page = admin_page(admin, admin_link, f'<b id="phone-code">{code}</b>')
+            assert '<svg class="qr"' in page
             claimed = post(phone, base, "/phone/claim", code=code)
             assert claimed.status_code == 303, claimed.text
             assert phone.cookies.get(SESSION_COOKIE)
@@ -162,8 +172,8 @@ def test_a_killed_and_restarted_play_keeps_the_phone_that_claimed_the_seat(tmp_p
                 assert refused.status_code == 409, refused.text
                 assert "already played from another phone" in refused.text
             assert 'id="claim"' in other.get(f"{base}/phone").text
-            page = admin.get(admin_link).text
-            assert "Bob is played from a phone" in page and restarted_code not in page
+            page = admin_page(admin, admin_link, "Bob is played from a phone")
+            assert restarted_code not in page
             # The phone plays its turn; the table's person lays it out and hands over.
             assert post(phone, base, "/phone/action", action="Homeworld R1 Y2 G3"
                         ).status_code == 303

@@ -26,22 +26,35 @@ class GpioMux:
     clock), so every reader sharing the select lines knows when the channel
     is usable."""
 
+    # Defaults as class attributes: an instance stores only what differs (one board per
+    # reader on a latched table: each attribute costs the board's heap four times).
+    enable_active_low = True
+    settle_us = 0
+    strobe = None
+    output = 0
+
     def __init__(self, pins, enable=None, enable_active_low=True, settle_us=0, strobe=None,
                  output=0):
         self.pins = tuple(pins)
         if not self.pins:
             raise ValueError("mux: at least one select pin is needed")
-        self.channels = 1 << len(self.pins)
         self.enable = enable
-        self.enable_active_low = enable_active_low
-        self.settle_us = settle_us
+        if not enable_active_low:
+            self.enable_active_low = False
+        if settle_us:
+            self.settle_us = settle_us
+        if strobe is not None:
+            self.strobe = strobe
+            self.output = output
         self.switches = 0
         self.settled_at = 0
         self.channel = None
-        self.strobe = strobe
-        self.output = output
         if enable is not None:
             enable.value = enable_active_low  # off
+
+    @property
+    def channels(self):
+        return 1 << len(self.pins)
 
     def select(self, channel):
         """Switch to ``channel``; True if the switch moved (and so must settle)."""

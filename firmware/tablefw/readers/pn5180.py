@@ -229,6 +229,13 @@ class PN5180(Reader):
     """
 
     name = "pn5180"
+    baudrate = 7000000
+    sof_timeout_us = SOF_TIMEOUT_US
+    rx_timeout_us = RX_TIMEOUT_US
+    power_up_us = POWER_UP_US
+    busy_timeout_us = 20000
+    max_rounds = 8
+    max_repeats = 8
 
     def __init__(self, spi=None, cs=None, busy=None, reset=None, zones=(0,), mux=None,
                  baudrate=7000000, sof_timeout_us=None, rx_timeout_us=None, busy_timeout_ms=20,
@@ -244,13 +251,17 @@ class PN5180(Reader):
         # by one pin reading instead of an IRQ_STATUS read over SPI.
         self.irq = irq
         self.reset_line = ResetLine.of(reset) if reset is not None else None
-        self.baudrate = baudrate
-        self.sof_timeout_us = _micro(sof_timeout_us, sof_timeout_ms, SOF_TIMEOUT_US)
-        self.rx_timeout_us = _micro(rx_timeout_us, rx_timeout_ms, RX_TIMEOUT_US)
-        self.power_up_us = _micro(power_up_us, power_up_ms, POWER_UP_US)
-        self.busy_timeout_us = busy_timeout_ms * 1000
-        self.max_rounds = max_rounds
-        self.max_repeats = max_repeats
+        # Settings at their defaults stay class attributes: each instance attribute costs
+        # every reader's object on the board's heap.
+        for key, value in (("baudrate", baudrate),
+                           ("sof_timeout_us", _micro(sof_timeout_us, sof_timeout_ms,
+                                                     SOF_TIMEOUT_US)),
+                           ("rx_timeout_us", _micro(rx_timeout_us, rx_timeout_ms, RX_TIMEOUT_US)),
+                           ("power_up_us", _micro(power_up_us, power_up_ms, POWER_UP_US)),
+                           ("busy_timeout_us", busy_timeout_ms * 1000),
+                           ("max_rounds", max_rounds), ("max_repeats", max_repeats)):
+            if value != getattr(PN5180, key):
+                setattr(self, key, value)
         self.rejected = None  # UIDs of clean answers that are no ISO 15693 UID (last scan)
         self.repeats = 0  # rounds repeated to find tags that missed an EOF, in total
         self.ticks_us = getattr(clock, "ticks_us", None) or _ticks_us
@@ -441,6 +452,9 @@ class PN5180(Reader):
             self.sleep_us(wait)
 
     def inventory(self, channel):
+        if channel != self.selected:
+            raise ReaderError("MUX", "%s: inventory of channel %d but channel %r is selected" % (
+                self.name, channel, self.selected))
         for _ in self._inventory_steps(channel):
             pass
         return self.found
@@ -450,22 +464,9 @@ class PN5180(Reader):
         waits for the chip; afterwards ``found`` holds the result.
         ``several``: the pad held several tags at the last scans, so the
         probe would only collide: go straight to the 16-slot round."""
-        self.found = None
-        self._start(channel)
-        while self.ticks_us() < self._field_ready_at:
-            yield self._field_ready_at
-        # _inventory_steps' body, not a call to it: every generator frame a reader keeps
-        # while on air costs the board's heap, four readers at once in the pipelined scan.
-        self._burst = True
-        try:
-            yield from self._inventory(several)
-        except ReaderError:
-            self.ready = False
-            raise
-        finally:
-            self._burst = False
-            self._field_off()
-            self._release_bus()
+        # The generator itself, not one wrapped in another: every generator frame a reader
+        # keeps while on air costs the board's heap, four readers at once when pipelined.
+        return self._inventory_steps(channel, several, True)
 
     def _start(self, channel):
         self.found = None
@@ -501,14 +502,55 @@ class PN5180(Reader):
         except Exception:  # the chip is gone; the next scan recovers it
             self.ready = False
 
-    def _inventory_steps(self, channel, several=False):
-        if channel != self.selected:
-            raise ReaderError("MUX", "%s: inventory of channel %d but channel %r is selected" % (
-                self.name, channel, self.selected))
+    def _inventory_steps(self, channel, several=False, start=False):
+        """The scan of ``channel`` as a generator (see scan_steps); ``start``: route the
+        field there first and wait until its tags are up (else select() did, and
+        inventory() checked the channel)."""
+        if start:
+            self.found = None
+            self._start(channel)
+            while self.ticks_us() < self._field_ready_at:
+                yield self._field_ready_at
         self.found = None
         self._burst = True
         try:
-            yield from self._inventory(several)
+            if not several:
+                status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
+                if status is None:
+                    return
+                if _clean(status, data):
+                    if self._accept(data):
+                        self.found = [uid_text(data)]
+                    return
+            # Several tags answered at once, or the answer was garbled: anticollision.
+            found: dict[str, int] = {}  # UID text -> UID as an integer
+            pending = [(0, 0)]
+            collisions: list = []  # (mask bits, mask, slot) of every collided slot
+            rounds = 0
+            repeats = 0
+            while pending:
+                while pending and rounds < self.max_rounds + repeats:
+                    mask_bits, mask = pending.pop(0)
+                    rounds += 1
+                    collided = yield from self._round(mask_bits, mask, found)
+                    _split(collided, mask_bits, mask, pending, collisions)
+                pending = []
+                if not collisions or repeats >= self.max_repeats:
+                    break
+                # A tag that missed an EOF answers a slot late, into its neighbour's slot
+                # (or after slot 15): the collision's own round then finds the neighbour
+                # alone and the late tag is nowhere. Each collision had two answers; those
+                # its own round did not find are looked for where a late tag comes from.
+                for mask_bits, mask, slot in collisions:
+                    again = yield from self._find_late(mask_bits, mask, slot, found)
+                    if again is not None:
+                        pending.append(again)
+                collisions = []
+                if pending:
+                    repeats += 1
+                    self.repeats += 1
+            if found:
+                self.found = sorted(found)
         except ReaderError:
             self.ready = False
             raise
@@ -516,52 +558,6 @@ class PN5180(Reader):
             self._burst = False
             self._field_off()
             self._release_bus()
-
-    def _inventory(self, several=False):
-        if not several:
-            status, data = yield from self._exchange(self._request(FLAGS_1_SLOT, 0, 0))
-            if status is None:
-                return
-            if _clean(status, data):
-                if self._accept(data):
-                    self.found = [uid_text(data)]
-                return
-        # Several tags answered at once, or the answer was garbled: anticollision.
-        found: dict[str, int] = {}  # UID text -> UID as an integer
-        pending = [(0, 0)]
-        collisions = []  # (mask bits, mask, slot) of every collided slot
-        rounds = 0
-        repeats = 0
-        while pending:
-            while pending and rounds < self.max_rounds + repeats:
-                mask_bits, mask = pending.pop(0)
-                rounds += 1
-                collided = yield from self._round(mask_bits, mask, found)
-                for slot in collided:
-                    if mask_bits + 4 > MAX_MASK_BITS:
-                        continue
-                    if slot < 16:
-                        pending.append((mask_bits + 4, mask | (slot << mask_bits)))
-                    collisions.append((mask_bits, mask, slot))
-            pending = []
-            if not collisions or repeats >= self.max_repeats:
-                break
-            # A tag that missed an EOF answers a slot late, into its neighbour's slot
-            # (or after slot 15): the collision's own round then finds the neighbour
-            # alone and the late tag is nowhere. Each collision had two answers; those
-            # its own round did not find are looked for where a late tag comes from.
-            for mask_bits, mask, slot in collisions:
-                again = yield from self._find_late(mask_bits, mask, slot, found)
-                if again is not None:
-                    pending.append(again)
-            collisions = []
-            if pending:
-                repeats += 1
-                self.repeats += 1
-        if found:
-            uids = list(found)
-            uids.sort()
-            self.found = uids
 
     def _find_late(self, mask_bits, mask, slot, found):
         """Look for the tags of a collision in ``slot`` of the round (mask_bits,
@@ -730,6 +726,17 @@ def bus_holders(spi):
         holders = [0, 0, spi]  # the bus itself is kept, so its id is not reused
         BUS_HOLDERS[id(spi)] = holders
     return holders
+
+
+def _split(collided, mask_bits, mask, pending, collisions):
+    """After a round of (mask_bits, mask): each collided slot's nibble becomes a round of
+    its own (``pending``) while the mask has room, and is noted in ``collisions``."""
+    for slot in collided:
+        if mask_bits + 4 > MAX_MASK_BITS:
+            continue
+        if slot < 16:
+            pending.append((mask_bits + 4, mask | (slot << mask_bits)))
+        collisions.append((mask_bits, mask, slot))
 
 
 def _clean(status, data):

@@ -189,6 +189,18 @@ class Signer:
     def sign(self, topic: str, payload: bytes) -> bytes:
         return sign(self.key, topic, self.next_seq(), payload)
 
+    def skip_past(self, seq: int) -> None:
+        """Number the next messages above ``seq``: someone else signed it with this key
+        (receivers' replay windows have moved past our numbers). The numbers skipped are
+        reserved, so they are never used."""
+        with self._lock:
+            if self._next > seq:
+                return
+            first = self._reserve(seq + self._block)
+            if first < 1:
+                raise ValueError(f"reserve gave {first}: sequence numbers start at 1")
+            self._next, self._end = max(first, seq + 1), first + seq + self._block
+
 
 class ReplayWindow:
     """Sequence numbers seen under one key on one channel: each is accepted once. Numbers

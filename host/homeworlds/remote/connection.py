@@ -52,8 +52,8 @@ class RemoteConnection:
         side itself is its owner's to close (``RemoteGame.close``)."""
         game = self.game
         if self.client.is_connected():
-            info = self.client.publish(game.topic, game.signer.sign(
-                game.topic, to_payload(Offline(game.game_id, self._link))), qos=1)
+            info = self.client.publish(game.topic, game.sign_own(
+                to_payload(Offline(game.game_id, self._link))), qos=1)
             info.wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
@@ -79,6 +79,8 @@ class RemoteConnection:
             return
         for peer_topic in self.game.peer_topics:
             client.subscribe(peer_topic, qos=1)
+        # Our own topic too: what we did not send there is someone signing as us.
+        client.subscribe(self.game.topic, qos=1)
         self.game.connected(True)
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
@@ -122,10 +124,12 @@ class RemoteTableLink:
             reserve=lambda n: identity.reserve(key, n),
             seen={role: identity.seen(k).get(CHANNEL, 0) for role, k in peers.items()},
             record_seen_by=lambda role, highest: identity.record_seen(peers[role], CHANNEL,
-                                                                      highest))
+                                                                      highest),
+            deal_file=settings.deal_file)
         if recorder is not None:
             self.game.on_departure = lambda d, ended: record_departure(recorder, session, d,
                                                                        ended)
+            self.game.on_result = lambda: record_result(recorder, session)
         self.game.stored_clocks = lambda number: stored_reading(
             self.store, None if recorder is None else recorder.game_id, number,
             len(session.tracker.players), session.timekeeper.game_spec)
@@ -155,3 +159,11 @@ def record_departure(recorder: Any, session: TableSession, departure: tuple[int,
     result = tracker.state.result
     recorder.finish("resigned", tuple(result.winners) if result is not None else (),
                     departure[2], len(tracker.record))
+
+
+def record_result(recorder: Any, session: TableSession) -> None:
+    """A result decided by a card another table revealed (Good/Evil): the store keeps it."""
+    tracker = session.tracker
+    result = tracker.state.result
+    if result is not None:
+        recorder.finish(result.kind, tuple(result.winners), None, len(tracker.record))

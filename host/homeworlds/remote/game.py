@@ -24,20 +24,27 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from homeworlds.clock import ClockSpec
 from homeworlds.identity import ReplayError, ReplayWindow, SignatureError, Signer, open_signed
 from homeworlds.identity.signing import MAX_HEADER
+from homeworlds.remote.cards import TableCards
+from homeworlds.remote.deal import DealError
 from homeworlds.remote.invitation import Invitation
 from homeworlds.remote.messages import (
     MAX_BYTES,
+    Commitments,
+    DealStep,
     Departure,
     Hello,
+    Lock,
     Message,
     MessageError,
     Offline,
     Refusal,
+    Reveal,
     TurnMessage,
     read_payload,
     to_payload,
@@ -46,7 +53,7 @@ from homeworlds.remote.messages import (
 from homeworlds.rules import GameState, HomeworldsError, IllegalAction, Turn
 from homeworlds.session import ClockReading, Stage, TableSession
 from homeworlds.store.records import turn_from_sdg, turn_to_sdg
-from homeworlds.table.tracker import Commit
+from homeworlds.table.tracker import Commit, Status
 
 #: The replay window's channel name in the store (``store.identity``, ``event_seen``).
 CHANNEL = "remote"
@@ -91,7 +98,8 @@ class RemoteGame:
                  seen: int | Mapping[str, int] = 0,
                  record_seen: Callable[[int], None] = lambda highest: None,
                  record_seen_by: Callable[[str, int], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 deal_file: Path | None = None):
         self.session = session
         self.tracker = session.tracker
         self.invitation = invitation
@@ -168,6 +176,31 @@ class RemoteGame:
         self._last_pause: str | None = None
         #: Departures of the tracker known to this side (told, or applied from elsewhere).
         self._departures_known = len(self.tracker.departures)
+        #: A result decided here by a card revealed by another table (the store keeps it).
+        self.on_result: Callable[[], None] | None = None
+        #: Good/Evil: the cards dealt across the tables (None: no secret cards).
+        self.cards: TableCards | None = None
+        self._cards_learnt = False
+        #: The resignation that ended the game here was told (or came from elsewhere).
+        self._end_told = self.tracker.ended_by is not None
+        self._audit_noted = False
+        #: Sequence numbers this side signed since it was made (the first: where they
+        #: start), to tell its own messages, which the broker echoes, from an impostor's.
+        self._signed: set[int] = set()
+        self._first_signed: int | None = None
+        #: Another table of this game signed as this one (why), or None.
+        self.impostor: str | None = None
+        if self.tracker.alignments is not None:
+            # ``deal_file`` keeps this side's part (a restarted host goes on with it); a
+            # file that is not this game's is an error the table's start reports.
+            self.cards = TableCards(self.game_id, players, self.roles.index(role),
+                                    len(self.roles), self.local_seats, deal_file)
+            # No card is known here until the tables have dealt them (the deal the session
+            # was made with is a stand-in: it is never shown, nor decides a result).
+            self.tracker.state.secret_seats = frozenset(range(players))
+            if self.tracker.record and not self.cards.dealt:
+                self._note("this Good/Evil game's deal was not kept (no deal file): this "
+                           "table knows no card (docs/remote-play.md)")
 
     # ------------------------------------------------------------------ the sides
 
@@ -266,14 +299,23 @@ class RemoteGame:
     def will(self, link: str | None = None) -> tuple[str, bytes]:
         """The last will the broker publishes when this side's link is lost (signed now);
         ``link``: the connection it is left by."""
-        return self.topic, self.signer.sign(self.topic,
-                                            to_payload(Offline(self.game_id, link)))
+        return self.topic, self.sign_own(to_payload(Offline(self.game_id, link)))
 
     def wills_ahead(self) -> list[tuple[str, bytes]]:
         """Last wills for the connection attempts to come, each for a connection of its
         own (a random link id) and with a fresh sequence number."""
         return [(link, self.will(link)[1])
                 for link in (secrets.token_hex(8) for _ in range(WILLS))]
+
+    def sign_own(self, payload: bytes) -> bytes:
+        """``payload`` signed for this side's topic; its number is remembered, so that the
+        broker's echo of it is known for ours."""
+        data = self.signer.sign(self.topic, payload)
+        seq = open_signed(data).seq
+        self._signed.add(seq)
+        if self._first_signed is None:
+            self._first_signed = seq
+        return data
 
     def received(self, message_topic: str, data: bytes) -> None:
         """From the MQTT thread: a message arrived (handled by ``poll``). One too large to
@@ -302,6 +344,8 @@ class RemoteGame:
         """Why the game cannot go on now (None: it can)."""
         if not self.link_up:
             return "paused: the link to the broker is lost (reconnecting)"
+        if self.impostor is not None:
+            return f"paused: {self.impostor}"
         for role, (number, reason) in self.refused_by.items():
             return f"paused: {self.table_name(role)} refused turn {number}: {reason}"
         away = [r for r in self.peer_roles if not self.online[r]]
@@ -313,6 +357,9 @@ class RemoteGame:
         if unplayed:
             return "paused: no table plays " + ", ".join(
                 f"seat {s} ({self.tracker.players[s]})" for s in unplayed)
+        if self.cards is not None and not self.cards.dealt and not self.tracker.record:
+            return ("paused: the tables deal the Good/Evil cards ("
+                    f"{self.cards.progress()})")
         return None
 
     def ready_turn(self, number: int) -> Turn | None:
@@ -340,18 +387,43 @@ class RemoteGame:
                 self._link_changed(data)
             elif where in self.peer_topics:
                 self._handle(self.peer_topics[where], where, data)
+            elif where == self.topic:
+                self._own_topic(data)
         if self.dropped:
             self._refuse(None, f"{self.dropped} messages dropped unread (larger than "
                          f"{MAX_BYTES} bytes, or a flood of more than {INBOX_LIMIT})")
             self.dropped = 0
         self._tell_departures()
         self._release_early()
+        self._deal_cards()
         pause = self.paused
         if pause != self._last_pause:
             self._note(pause or ("the other table is here: the game goes on"
                                  if self.sides == 2 else
                                  "every table is here: the game goes on"))
             self._last_pause = pause
+
+    def _own_topic(self, data: bytes) -> None:
+        """A message on this side's own topic (the broker echoes ours): signed with this
+        side's key but not by this side since it was made, it is another table of the
+        game signing as this one (every table derives every key from the code). It is told
+        to every table, and this table pauses."""
+        try:
+            signed = open_signed(data)
+            signed.verify(self.key, self.topic)
+        except SignatureError:
+            return  # not signed with our key: every other table refuses it anyway
+        first = self._first_signed
+        if first is None or signed.seq < first or signed.seq in self._signed:
+            return  # ours, or from before this side was made (a restart)
+        reason = (f"a message signed as {self.role} that this table did not send (number "
+                  f"{signed.seq}): another table of this game signs as it")
+        if self.impostor is None:
+            self.impostor = reason
+        # The other tables now refuse our numbers up to the impostor's as replays: ours go
+        # on above it, so that what we say (this first) reaches them.
+        self.signer.skip_past(signed.seq)
+        self._refuse(None, reason)
 
     def _link_changed(self, up: bool) -> None:
         self.link_up = up
@@ -414,6 +486,13 @@ class RemoteGame:
             if self.online[role]:
                 self.online[role] = False
                 self._say(self._hello())
+        elif isinstance(message, DealStep | Commitments | Reveal | Lock):
+            try:
+                self._cards_message(role, message)
+            except DealError as exc:
+                self._refuse(None, str(exc), role)
+            if self.cards is not None:
+                self.cards.save()
 
     def _refusal_received(self, role: str, message: Refusal) -> None:
         what = f"turn {message.number}" if message.number else "a message"
@@ -443,6 +522,9 @@ class RemoteGame:
             self.session.timekeeper.agree(hello.clocks_ms, self.session.clock())
         if first or hello.waiting:
             self._say(self._hello(answer=hello.waiting))
+        if first and self.cards is not None:
+            for message in self.cards.told_again():
+                self._say(message)
         # Turns and departures of ours the other side missed (lost while its link or host
         # was down).
         departures = self.tracker.departures
@@ -487,6 +569,13 @@ class RemoteGame:
         with self._ready_changed:
             self._ready[message.number] = turn
             self._ready_changed.notify_all()
+        if self.cards is not None:
+            # A player of ours it eliminates reveals their card now (002: "any players that
+            # you eliminated should aso reveal their aignments"): every table knows it
+            # before it commits the turn.
+            after = self.tracker.state.copy()
+            after.apply_turn(turn)
+            self._reveal_cards(s for s in self.local_seats if after.revealed[s] is not None)
         self.accepted_at[message.number] = self.clock()
         source = "the other table" if self.sides == 2 else self.table_name(role)
         self._note(f"turn {message.number} from {source}: "
@@ -587,6 +676,8 @@ class RemoteGame:
             raise MessageError(f"{players[seat]} is not played at {self.table_name(role)}: "
                                f"only their own table can say they {message.kind}")
         held = tracker.departures
+        if tracker.is_over:
+            return  # over here already (the resignation that ended it, sent again)
         if message.index < len(held):
             if held[message.index] == (message.after, message.kind, seat):
                 return  # held already (sent again after a reconnect)
@@ -611,14 +702,26 @@ class RemoteGame:
         self._departures_known = len(tracker.departures)
         what = "resigned and leaves the game" if message.kind == "resigned" else \
             "misses the turn"
+        if ended:
+            what = "resigned: the game is over"
         self._note(f"{players[seat]} {what} (at {self.table_name(role)})")
         if self.on_departure is not None:
-            self.on_departure(tracker.departures[-1], ended)
+            self.on_departure((message.after, message.kind, seat), ended)
 
     def _tell_departures(self) -> None:
-        """Departures made at this table (the admin's ``resign`` / ``skip``) are told to
-        every other side; only a seat played here can leave here."""
+        """Departures made at this table (the admin's ``resign`` / ``skip``, and a
+        resignation that ends the game) are told to every other side; only a seat played
+        here can leave here."""
         departures = self.tracker.departures
+        state = self.tracker.state
+        if self.tracker.ended_by == "resigned" and not self._end_told:
+            self._end_told = True
+            left = {d[2] for d in departures if d[1] == "resigned"}
+            for seat in sorted(self.local_seats):
+                if state.eliminated[seat] and state.eliminated_by[seat] is None \
+                        and seat not in left and state.revealed[seat] is None:
+                    self._say(Departure(self.game_id, "resigned", seat,
+                                        len(self.tracker.record), len(departures)))
         self._departures_known = min(self._departures_known, len(departures))
         while self._departures_known < len(departures):
             index = self._departures_known
@@ -626,6 +729,9 @@ class RemoteGame:
             seat = departures[index][2]
             if seat in self.local_seats:
                 self._publish_departure(index)
+                if departures[index][1] == "resigned":
+                    # Who wins may depend on the card of a player who left: it is shown.
+                    self._reveal_cards([seat])
             else:
                 self._note(f"{self.tracker.players[seat]} is played at another table: "
                            "their departure here is not told to the others (they refuse "
@@ -647,7 +753,121 @@ class RemoteGame:
                 self._sent_clocks[number] = tuple(clocks.remaining_ms(seat, clocks.since)
                                                   for seat in range(len(clocks.remaining)))
             self._publish_turn(number, commit.seat, commit.turn)
+        if self.cards is not None:
+            state = self.tracker.state
+            self._reveal_cards(s for s in self.local_seats if state.revealed[s] is not None)
         self._say(self._hello())
+
+    # ------------------------------------------------------------------ Good/Evil
+
+    def _owners(self) -> list[int]:
+        """The side index playing each seat."""
+        return [self.roles.index(self.owner_of(s) or self.role)
+                for s in range(len(self.tracker.players))]
+
+    def _deal_cards(self) -> None:
+        """Good/Evil: take this side's next step of the deal when it is due; once every
+        card is dealt, give the rules engine the cards known here; at the end of the game
+        reveal every card of ours and our lock (the audit)."""
+        cards = self.cards
+        if cards is None or self.send is None or not self.link_up:
+            return
+        if not cards.dealt:
+            if any(not self.online[r] for r in self.peer_roles) or any(
+                    self.owner_of(s) is None for s in range(len(self.tracker.players))):
+                return
+            try:
+                due = cards.due_steps()
+            except DealError as exc:
+                self._refuse(None, str(exc))
+                return
+            if due:
+                cards.save()  # kept before it is said: a restart says the same again
+            for message in due:
+                self._say(message)
+            if not cards.dealt:
+                return
+        if not self._cards_learnt:
+            self._cards_learnt = True
+            self._learn_cards()
+            self._note("the Good/Evil cards are dealt: this table knows only its own "
+                       "players' (press your seat's button to see yours)")
+        if self.tracker.is_over and not cards.lock_sent:
+            self._reveal_cards(self.local_seats)
+            lock = cards.lock()
+            cards.save()
+            self._say(lock)
+            try:
+                cards.try_audit(self._owners())
+            except DealError as exc:
+                self._refuse(None, str(exc))
+            self._audited()
+
+    def _reveal_cards(self, seats: Iterable[int]) -> None:
+        cards = self.cards
+        if cards is None or not cards.dealt:
+            return
+        for seat in sorted(seats):
+            if seat in self.local_seats and seat not in cards.revealed_sent:
+                reveal = cards.reveal(seat)
+                cards.save()
+                self._say(reveal)
+
+    def _cards_message(self, role: str, message: DealStep | Commitments | Reveal | Lock
+                       ) -> None:
+        cards, players = self.cards, self.tracker.players
+        if cards is None:
+            raise DealError("this game has no Good/Evil cards")
+        side = self.roles.index(role)
+        played = self.seats_of(role)
+        if isinstance(message, DealStep):
+            if message.side != side:
+                raise DealError(f"{self.table_name(role)} sent side {message.side}'s step of "
+                                "the deal")
+            cards.step_received(message)
+        elif isinstance(message, Commitments):
+            wrong = [s for s, _ in message.cards if s not in played]
+            if wrong:
+                raise DealError(f"{self.table_name(role)} committed to the card of seat "
+                                f"{wrong[0]}, which it does not play")
+            cards.commitments_received(message)
+        elif isinstance(message, Reveal):
+            if message.seat not in played:
+                raise DealError(f"{self.table_name(role)} revealed the card of seat "
+                                f"{message.seat}, which it does not play")
+            if cards.reveal_received(message):
+                self._note(f"{players[message.seat]}'s card: {message.alignment.capitalize()} "
+                           "(revealed by their table, as committed at the deal)")
+                self._learn_cards()
+        else:
+            cards.lock_received(side, message, self._owners())
+            self._audited()
+
+    def _audited(self) -> None:
+        if self.cards is not None and self.cards.audit_result == "" \
+                and not self._audit_noted:
+            self._audit_noted = True
+            self._note("the deal checks: every card revealed is the card the tables dealt")
+
+    def _learn_cards(self) -> None:
+        """The rules engine plays with the cards known here (stand-ins for the others); a
+        result that waited for a card revealed now is decided."""
+        assert self.cards is not None
+        vector, secret = self.cards.vector()
+        tracker = self.tracker
+        was_over = tracker.state.is_over
+        tracker.alignments = vector
+        tracker.state.learn_alignments(vector, secret)
+        result = tracker.state.result
+        if result is not None and not was_over:
+            winners = ", ".join(tracker.players[s] for s in result.winners) or "nobody"
+            tracker.status = Status("over", tracker.state.to_move,
+                                    f"game over: {winners} wins" if result.winners
+                                    else "game over: draw")
+            self.session.status = tracker.status
+            self._note(tracker.status.message)
+            if self.on_result is not None:
+                self.on_result()
 
     # ------------------------------------------------------------------ sending
 
@@ -687,7 +907,7 @@ class RemoteGame:
 
     def _say(self, message: Message) -> None:
         if self.send is not None:
-            self.send(self.topic, self.signer.sign(self.topic, to_payload(message)), False)
+            self.send(self.topic, self.sign_own(to_payload(message)), False)
 
     def _refuse(self, number: int | None, reason: str, role: str | None = None) -> None:
         """Refused here: kept, noted and told to every other side; beyond

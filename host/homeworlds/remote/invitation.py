@@ -55,10 +55,12 @@ class InvitationError(ValueError):
 
 
 def _check_letter(secret: bytes, sides: int = 2) -> str:
-    # Two sides: as the first codes (no count in the hash); more: the count is checked too.
-    extra = b"" if sides == 2 else f"\n{sides}".encode()
-    return ALPHABET[hashlib.sha256(b"homeworlds remote check\n" + secret + extra)
-                    .digest()[0] % 32]
+    """The secret's check letter, moved on by the count of tables (two: not moved, as the
+    first codes): a count changed by hand (3 to 6, or none for two) always gives another
+    letter, so it is always caught, as a mistyped letter of the secret is 31 times in 32."""
+    shift = 0 if sides == 2 else sides
+    return ALPHABET[(hashlib.sha256(b"homeworlds remote check\n" + secret).digest()[0]
+                     + shift) % 32]
 
 
 def _letters(secret: bytes) -> str:

@@ -22,6 +22,15 @@ is a ``MessageError`` whose text is the reason told to all sides.
   of the side whose message it was, if known).
 - ``offline``: the last will: the broker publishes it when the side's link is lost;
   ``link`` names the connection it was left by (the sender's hellos name its current one).
+
+A Good/Evil game across tables (``remote.deal``) adds:
+
+- ``deal``: side ``side``'s step of the deal (``phase`` ``shuffle`` or ``open``): the
+  deck, one number per seat (hexadecimal, below the group's prime);
+- ``committed``: the commitment (SHA-256, hexadecimal) to the card of each of its seats;
+- ``revealed``: a seat's card and the salt of its commitment (at an elimination, a
+  departure, the end);
+- ``lock``: the side's exponent, at the end of the game (the audit).
 """
 
 from __future__ import annotations
@@ -113,21 +122,56 @@ class Offline:
     link: str | None = None
 
 
-Message = Hello | TurnMessage | Departure | Refusal | Offline
+@dataclass(frozen=True)
+class DealStep:
+    game: str
+    phase: str
+    side: int
+    deck: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Commitments:
+    game: str
+    #: (seat, SHA-256 hex) for each seat of the sender
+    cards: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class Reveal:
+    game: str
+    seat: int
+    alignment: str
+    salt: str
+
+
+@dataclass(frozen=True)
+class Lock:
+    game: str
+    exponent: str
+
+
+Message = Hello | TurnMessage | Departure | Refusal | Offline | DealStep | Commitments \
+    | Reveal | Lock
+HEX = re.compile(r"[0-9a-f]{1,512}")
+SHA = re.compile(r"[0-9a-f]{64}")
+SALT = re.compile(r"[0-9a-f]{32}")
 DEPARTURE_KINDS = ("resigned", "skipped")
 ROLE = re.compile(r"host|guest[1-5]?")
 
 
 def to_payload(message: Message) -> bytes:
     kind = {Hello: "hello", TurnMessage: "turn", Refusal: "refused", Departure: "departed",
-            Offline: "offline"}[type(message)]
-    fields = {}
+            Offline: "offline", DealStep: "deal", Commitments: "committed",
+            Reveal: "revealed", Lock: "lock"}[type(message)]
+    fields: dict = {}
     for name, value in vars(message).items():
         if value is None or (name == "seats" and value == ()):
             continue  # optional and not said (the first two-side messages had none)
         if isinstance(value, ClockSpec):
             value = value.to_dict()
-        fields[name] = list(value) if isinstance(value, tuple) else value
+        fields[name] = [list(v) if isinstance(v, tuple) else v for v in value] \
+            if isinstance(value, tuple) else value
     return json.dumps({"type": kind, **fields}, sort_keys=True).encode()
 
 
@@ -219,6 +263,37 @@ def _clocks(data: dict) -> tuple[int, ...] | None:
     return tuple(value)
 
 
+def _deal(data: dict, game: str) -> DealStep:
+    phase = data.get("phase")
+    if phase not in ("shuffle", "open"):
+        raise MessageError(f"phase: {str(phase)[:40]!r} is not shuffle or open")
+    deck = data.get("deck")
+    if not isinstance(deck, list) or not 2 <= len(deck) <= 6 or not all(
+            isinstance(x, str) and HEX.fullmatch(x) for x in deck):
+        raise MessageError("deck: not a list of 2 to 6 cards (hexadecimal numbers)")
+    return DealStep(game, phase, _int(data, "side", 0, 5), tuple(deck))
+
+
+def _commitments(data: dict, game: str) -> Commitments:
+    cards = data.get("cards")
+    if not isinstance(cards, list) or not 1 <= len(cards) <= 6 or not all(
+            isinstance(c, list) and len(c) == 2 and isinstance(c[0], int)
+            and not isinstance(c[0], bool) and 0 <= c[0] <= 5 and isinstance(c[1], str)
+            and SHA.fullmatch(c[1]) for c in cards) or len({c[0] for c in cards}) != len(cards):
+        raise MessageError("cards: not a list of 1 to 6 [seat, SHA-256] pairs, one per seat")
+    return Commitments(game, tuple((c[0], c[1]) for c in cards))
+
+
+def _reveal(data: dict, game: str) -> Reveal:
+    alignment = data.get("alignment")
+    if alignment not in ("good", "evil"):
+        raise MessageError(f"alignment: {str(alignment)[:40]!r} is not good or evil")
+    salt = data.get("salt")
+    if not isinstance(salt, str) or not SALT.fullmatch(salt):
+        raise MessageError("salt: not 32 hexadecimal digits")
+    return Reveal(game, _int(data, "seat", 0, 5), alignment, salt)
+
+
 def read_payload(payload: bytes, game_id: str) -> Message:
     """The message in ``payload`` (already verified) for game ``game_id``."""
     if len(payload) > MAX_BYTES:
@@ -247,5 +322,16 @@ def read_payload(payload: bytes, game_id: str) -> Message:
         return _refusal(data, game_id)
     if kind == "offline":
         return Offline(game_id, _link(data))
-    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, departed, refused or "
-                       "offline")
+    if kind == "deal":
+        return _deal(data, game_id)
+    if kind == "committed":
+        return _commitments(data, game_id)
+    if kind == "revealed":
+        return _reveal(data, game_id)
+    if kind == "lock":
+        exponent = data.get("exponent")
+        if not isinstance(exponent, str) or not HEX.fullmatch(exponent):
+            raise MessageError("exponent: not a hexadecimal number")
+        return Lock(game_id, exponent)
+    raise MessageError(f"type: {str(kind)[:40]!r} is not hello, turn, departed, refused, "
+                       "offline, deal, committed, revealed or lock")

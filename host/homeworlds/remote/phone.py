@@ -206,7 +206,7 @@ class PhoneSeat:
             with self._lock:
                 self._view = view
             self._seen = seen[:3] + (self._draw, self._resign_asked)
-        self._show_admin_info()
+        self.show_admin_info()
 
     @property
     def player(self) -> str:
@@ -303,7 +303,8 @@ class PhoneSeat:
                 "page": f"{base}/phone" if base else None,
                 "draw_offered": self.draw_offered}
 
-    def _show_admin_info(self) -> None:
+    def show_admin_info(self) -> None:
+        """Tell ``on_admin_info`` what the admin page shows, if it changed."""
         if self.on_admin_info is None:
             return
         info = self.admin_info()

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from homeworlds.event.settings import BrokerAddress, parse_broker_url
+from homeworlds.remote.cards import read_deal_file
+from homeworlds.remote.deal import DealError
 from homeworlds.remote.invitation import Invitation, InvitationError
 
 #: Keys of the ``[remote]`` section and their TOML types.
@@ -71,6 +73,14 @@ class RemoteSettings:
     #: The seats this table plays (empty: its role's, ``SEAT_OF_ROLE``).
     played: tuple[int, ...] = ()
     keepalive_s: int = KEEPALIVE_S
+    #: The code file (a Good/Evil deal is kept beside it: ``deal_file``).
+    code_path: Path | None = None
+
+    @property
+    def deal_file(self) -> Path | None:
+        """Where this table's part of a Good/Evil deal across tables is kept (mode 600)."""
+        return None if self.code_path is None else \
+            self.code_path.with_name(self.code_path.name + ".deal")
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -126,5 +136,13 @@ class RemoteSettings:
         if not low <= keepalive <= high:
             raise RemoteSettingsError("keepalive", f"{keepalive}: from {low} to {high} "
                                       "seconds")
-        return cls(broker, data["role"], invitation, data.get("username"), password, ca_file,
-                   tuple(sorted(played)), keepalive)
+        settings = cls(broker, data["role"], invitation, data.get("username"), password,
+                       ca_file, tuple(sorted(played)), keepalive, base / data["code_file"])
+        deal_file = settings.deal_file
+        if deal_file is not None and deal_file.exists():
+            try:
+                read_deal_file(deal_file, invitation.game_id,
+                               invitation.roles.index(data["role"]))
+            except DealError as exc:
+                raise RemoteSettingsError("code_file", str(exc)) from None
+        return settings

@@ -162,6 +162,10 @@ class GameState:
         #: (an elimination: the eliminating player and those eliminated), or None while it
         #: is secret (``revealed_alignments``).
         self.revealed: list[int | None] = [None] * players
+        #: Good/Evil across tables (remote play): the seats whose cards this table does not
+        #: know; their ``alignments`` are stand-ins (a deal of the right cards) until the
+        #: card is revealed (``learn_alignments``). A result that depends on one waits.
+        self.secret_seats: frozenset[int] = frozenset()
         self._stack: list[tuple[GameState, Turn]] = []
 
     # ---- construction -------------------------------------------------
@@ -222,6 +226,7 @@ class GameState:
         st.brain_transference_used = self.brain_transference_used
         st.alignments = self.alignments
         st.revealed = self.revealed[:]
+        st.secret_seats = self.secret_seats
         st._stack = []
         return st
 
@@ -229,7 +234,7 @@ class GameState:
         stack = self._stack
         for name in ("bank", "systems", "to_move", "set_up", "eliminated", "eliminated_by",
                      "result", "ply", "bonus_turns", "brain_transference_used", "alignments",
-                     "revealed"):
+                     "revealed", "secret_seats"):
             setattr(self, name, getattr(other, name))
         self._stack = stack
 
@@ -288,11 +293,33 @@ class GameState:
                 and self.result is None and not self.in_setup)
 
     def revealed_alignments(self) -> dict[int, Alignment]:
-        """The alignments revealed so far, by seat (Good/Evil; empty in other games)."""
+        """The alignments revealed so far, by seat (Good/Evil; empty in other games). A
+        seat whose card this table does not know yet (``secret_seats``) is left out."""
         if self.alignments is None:
             return {}
         return {seat: self.alignments[seat] for seat, when in enumerate(self.revealed)
-                if when is not None}
+                if when is not None and seat not in self.secret_seats}
+
+    def learn_alignments(self, alignments: Iterable[str],
+                         secret_seats: Iterable[int] = ()) -> None:
+        """Good/Evil across tables: cards learnt since (revealed by their tables) replace
+        their stand-ins; ``secret_seats`` are those still unknown. A result that waited
+        for them (the last turn eliminated a player whose card was unknown) is decided
+        now, as it would have been had the cards been known at the turn's end."""
+        self.alignments = check_alignments(alignments, self.players)
+        self.secret_seats = frozenset(secret_seats)
+        if self.result is not None or not self._stack:
+            return
+        before, _turn = self._stack[-1]
+        newly = [s for s in range(self.players) if self.eliminated[s]
+                 and not before.eliminated[s]]
+        if not newly or self.rules.goal != "good-evil":
+            return
+        decided = self._outcome(before.to_move, newly)
+        if decided is not None:
+            kind, winners = decided
+            self.result = GameResult(kind, winners, self.ply - 1)
+            self.to_move = before.to_move
 
     def active_seats(self) -> list[int]:
         return [s for s in range(self.players) if not self.eliminated[s]]
@@ -435,9 +462,12 @@ class GameState:
                 if hunter is not None and self.eliminated_by[seat] == hunter:
                     return kind, (hunter,)
         elif goal == "good-evil" and self.alignments is not None:
-            if mover is not None and self.alignments[mover] == "evil" \
+            secret = self.secret_seats
+            if mover is not None and mover not in secret and self.alignments[mover] == "evil" \
                     and any(s != mover for s in newly):
                 return kind, (mover,)
+            if mover in secret or any(self.eliminated[s] for s in secret):
+                return None  # decided when the cards are revealed (remote play)
             if not any(self.alignments[s] == "evil" for s in alive):
                 # "the remaining Good players share the win" (002): eliminated ones do not.
                 return kind, tuple(s for s in alive if self.alignments[s] == "good")

@@ -46,7 +46,7 @@ def resume_game(session, recorder, record_path: Path, config: TableConfig, expor
     record = _resume_from_export(tracker, recorder, record_path, config, exporter)
     session.update_clocks()
     recorder.start_game(config.rules, config.players, tracker.first_seat,
-                        alignments=tracker.alignments, clock=clock_dict(session))
+                        alignments=tracker.known_alignments, clock=clock_dict(session))
     if not record:
         announce_deal(tracker, recorder)
     if record:
@@ -299,7 +299,7 @@ class GameExport:
 
         try:
             return record_sdg(self.players, self.tracker.record, rules=self.rules,
-                              alignments=self.tracker.alignments, game=self.uid())
+                              alignments=self.tracker.known_alignments, game=self.uid())
         except (ExportError, InvalidNotation):
             return None
 
@@ -311,7 +311,7 @@ class GameExport:
             return
         try:
             self._write_file(record_sdg(self.players, record, rules=self.rules,
-                                        alignments=self.tracker.alignments, game=self.uid(),
+                                        alignments=self.tracker.known_alignments, game=self.uid(),
                                         reveals=self.tracker.reveals(),
                                         handicaps=self.tracker.rules.handicaps))
             self.warned = None
@@ -333,7 +333,7 @@ class GameExport:
 
         try:
             self._write_file(record_sdg(self.players, [], rules=self.rules,
-                                        alignments=self.tracker.alignments, game=self.uid()))
+                                        alignments=self.tracker.known_alignments, game=self.uid()))
             self.current = True
         except (OSError, ExportError) as exc:
             self.current = False

@@ -124,12 +124,17 @@ def session_from_config(config: TableConfig, output: PixelOutput | None,
     if config.phone is not None and phone_seat is not None:
         seats[config.phone.seat] = ComputerSeat()
         factory = lambda *a: phone_seat().player_factory(*a)  # noqa: E731
-    return new_session(config.layout, config.registry, config.rules, config.players,
-                       output=output, hint_settings=config.hints, red_alert=red_alert,
-                       alignments=deal_alignments_for(config), clock_spec=config.clock,
-                       computer_seats=seats, time_limits=config.time_limits,
-                       suggestion_level=config.hint_level,
-                       long_press_s=long_press_seconds(config), player_factory=factory)
+    session = new_session(config.layout, config.registry, config.rules, config.players,
+                          output=output, hint_settings=config.hints, red_alert=red_alert,
+                          alignments=deal_alignments_for(config), clock_spec=config.clock,
+                          computer_seats=seats, time_limits=config.time_limits,
+                          suggestion_level=config.hint_level,
+                          long_press_s=long_press_seconds(config), player_factory=factory)
+    if config.remote is not None and session.tracker.alignments is not None:
+        # Good/Evil across tables: this deal is a stand-in until the tables have dealt
+        # together (remote.deal): no card of it is stored, shown or printed.
+        session.tracker.state.secret_seats = frozenset(range(len(config.players)))
+    return session
 
 
 @dataclass
@@ -365,6 +370,9 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
         from homeworlds.web.phone import PhoneServer, announce
 
         require_web()
+        # The game resumed from the store since the seat was made: the phone's first page
+        # shows it, not the empty table (the loop has not ticked yet).
+        seat.refresh()
         phone = running.config.phone
         server = PhoneServer(seat, host=phone.listen, port=phone.port,
                              table_name=running.config.table_name).start()
@@ -376,6 +384,7 @@ def _serve_phone(running: RunningTable, seat: Any) -> None:
     seat.base_url = server.url
     if running.display is not None:
         seat.on_admin_info = running.display.server.show_phone
+        seat.show_admin_info()  # before the code is announced, not at the first tick
     announce(server.url, seat)
 
 
@@ -387,11 +396,14 @@ def _start_remote(config: TableConfig, session: TableSession, recorder: GameReco
     if remote is None or side is None:
         return None
     link = RemoteTableLink(remote, session, recorder.path, side, recorder)
-    plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats)
     sides = remote.invitation.sides
-    print(f"remote game {link.game.game_id}: this table plays {plays} as {remote.role}"
-          + (f" (one of {sides} tables)" if sides > 2 else "")
-          + f" via {remote.broker.text()}", flush=True)
+    if sides == 2 and len(remote.seats) == 1:  # as the first remote games said it
+        plays = f"{config.players[remote.seat]} (seat {remote.seat}, {remote.role})"
+    else:
+        plays = " and ".join(f"{config.players[s]} (seat {s})" for s in remote.seats) \
+            + f" as {remote.role} (one of {sides} tables)"
+    print(f"remote game {link.game.game_id}: this table plays {plays} via "
+          f"{remote.broker.text()}", flush=True)
     return link
 
 
@@ -519,7 +531,7 @@ def _listen_for_the_record(session: TableSession, config: TableConfig,
         if commit.state.is_over:
             print(f"game over; {where_kept()}", flush=True)
         if commit.state.is_over and tracker.alignments is not None:
-            print(reveal_alignments(config.players, tracker.alignments), flush=True)
+            print(reveal_alignments(config.players, tracker.known_alignments), flush=True)
 
     def where_kept() -> str:
         # Said as it is at this moment: the store, else the export, else memory only.

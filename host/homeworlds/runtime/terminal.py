@@ -206,9 +206,12 @@ def end_game(session, recorder, players, kind: str, seat: int | None = None) -> 
 
 
 def reveal_alignments(players, alignments) -> str:
+    """``Alignments revealed: Ann Good, Bob Evil``; a card this table does not know (None:
+    a remote game's card its table has not revealed yet) is said so."""
     return "Alignments revealed: " + ", ".join(
-        f"{name} {alignment.capitalize()}" for name, alignment in zip(players, alignments,
-                                                                      strict=True))
+        f"{name} {alignment.capitalize()}" if alignment is not None else
+        f"{name} (not known here yet: their table reveals it)"
+        for name, alignment in zip(players, alignments, strict=True))
 
 
 def stop_on_signals() -> threading.Event:

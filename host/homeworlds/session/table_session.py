@@ -241,9 +241,12 @@ class TableSession:
     def _shows_alignment(self, seat: int) -> bool:
         """Good/Evil: a player learns their secret alignment by pressing their seat's
         button while it is not their turn (pressed on their turn, it hands over): their
-        own bar alone shows it for ``ALIGNMENT_SHOWN_S`` (docs/leds.md)."""
+        own bar alone shows it for ``ALIGNMENT_SHOWN_S`` (docs/leds.md). A card this table
+        does not know (a remote game's other tables' seats, or before the cards are dealt
+        across the tables: ``GameState.secret_seats``) is never shown."""
         state = self.tracker.state
-        if self.tracker.alignments is None or state.is_over or seat == state.to_move:
+        if self.tracker.alignments is None or state.is_over or seat == state.to_move \
+                or seat in state.secret_seats:
             return False
         self.lights.show_alignment(seat)
         return True

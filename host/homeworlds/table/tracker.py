@@ -807,15 +807,26 @@ class TurnTracker:
 
     def reveals(self) -> dict[int, dict[int, str]]:
         """Good/Evil: the alignments revealed so far, by the number of the turn (1 = the
-        record's first) at whose end they were revealed, then by seat."""
+        record's first) at whose end they were revealed, then by seat (a card this table
+        does not know yet, ``GameState.secret_seats``, is left out)."""
         out: dict[int, dict[int, str]] = {}
         alignments = self.state.alignments
         if alignments is None:
             return out
         for seat, index in enumerate(self.state.revealed):
-            if index is not None:
+            if index is not None and seat not in self.state.secret_seats:
                 out.setdefault(index + 1, {})[seat] = alignments[seat]
         return out
+
+    @property
+    def known_alignments(self) -> tuple[str | None, ...] | None:
+        """Good/Evil: the deal as this table knows it, None for a seat whose card it does
+        not know (a remote game's other tables' seats until revealed: their
+        ``alignments`` are stand-ins that must not be stored, exported or printed)."""
+        if self.alignments is None:
+            return None
+        return tuple(None if seat in self.state.secret_seats else a
+                     for seat, a in enumerate(self.alignments))
 
     def _update_star_tags(self, obs: Observation) -> None:
         """Name each occupied slot's system after the committed position."""

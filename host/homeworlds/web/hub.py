@@ -204,7 +204,8 @@ class HubPages:
             for p, seat in zip(players, clocks["seats"], strict=False):
                 ms = seat.get("remaining_ms") if isinstance(seat, dict) else None
                 if isinstance(ms, int):
-                    flag = " (flag)" if seat.get("flagged") else ""
+                    flag = " (left)" if seat.get("left") is True else \
+                        " (flag)" if seat.get("flagged") else ""
                     parts.append(f"{esc(p)} {ms // 60000}:{ms // 1000 % 60:02d}{flag}")
             if parts:
                 out.append(f'<p class="clocks">Clocks: {", ".join(parts)}</p>')
