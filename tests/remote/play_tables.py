@@ -5,6 +5,7 @@ as a restarted ``play`` is."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from pathlib import Path
@@ -12,38 +13,39 @@ from pathlib import Path
 from homeworlds.runtime.config import load_config
 from homeworlds.runtime.table import RunningTable, build_table
 from homeworlds.sim import PtyMcu, TableDriver, VirtualTable, carry_out, make_registry
+from homeworlds.store import GameStore
 from homeworlds.table.layout import builtin_layout
 
 LAYOUT = builtin_layout("standard-2p")
 
 
-class PlayTable:
-    def __init__(self, directory: Path, name: str, role: str, code: str, players,
-                 broker_url: str, first_seat: int):
-        directory.mkdir()
+class SimulatedPlay:
+    """One table as ``homeworlds play`` builds it, on a simulated table behind a pty; the
+    configuration's ``[table]``, ``[serial]`` and ``[store]`` are written here, the rest
+    (``extra``: its ``[remote]`` or ``[event]``) by the kind of table."""
+
+    def __init__(self, directory: Path, name: str, players, token_seat: int, extra: str,
+                 commands: queue.Queue[str] | None = None):
         self.directory, self.name = directory, name
         registry = make_registry(LAYOUT, 2)
         registry.save(directory / "registry.toml")
-        self.table = VirtualTable(LAYOUT, registry, token_seat=first_seat)
+        self.table = VirtualTable(LAYOUT, registry, token_seat=token_seat)
         self.mcu = PtyMcu(self.table, scan_time=0)
         self.mcu.start()
-        code_file = directory / "remote.code"
-        code_file.write_text(code + "\n")
-        code_file.chmod(0o600)
         (directory / "table.toml").write_text(
             '[table]\nregistry = "registry.toml"\nrules = "sdg"\n'
             f'players = ["{players[0]}", "{players[1]}"]\n'
             f'[serial]\nport = "{self.mcu.device_path}"\n'
-            f'[store]\ntable = "{name}"\n'
-            f'[remote]\nbroker = "{broker_url}"\nrole = "{role}"\ncode_file = "remote.code"\n')
+            f'[store]\ntable = "{name}"\n' + extra)
+        self.commands = commands
         self.running: RunningTable | None = None
-        self.start()
 
     def start(self) -> None:
         """``homeworlds play``: the table built from its configuration and store."""
         config = load_config(self.directory / "table.toml")
         self.running = build_table(config, None, self.directory / "game-record.raw",
-                                   store_path=self.directory / "games.sqlite")
+                                   store_path=self.directory / "games.sqlite",
+                                   commands=self.commands)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.running.run, args=(self.stop_event,),
                                        daemon=True)
@@ -75,10 +77,35 @@ class PlayTable:
         return all(view.zones[z] == frozenset(sets[k])
                    for k, z in enumerate(LAYOUT.all_zones))
 
+    def stored(self) -> list[tuple[int, int, str]]:
+        """(number, seat, SDG) of every turn of this table's latest game in its store."""
+        store = GameStore.open(self.directory / "games.sqlite")
+        try:
+            game = store.latest_game(self.name)
+            return [] if game is None else [(t.number, t.seat, t.sdg)
+                                            for t in store.turns(game.id)]
+        finally:
+            store.close()
+
     def close(self) -> None:
         if self.running is not None:
             self.stop()
         self.mcu.close()
+
+
+class PlayTable(SimulatedPlay):
+    """A table of a remote game started with a code (``[remote]``)."""
+
+    def __init__(self, directory: Path, name: str, role: str, code: str, players,
+                 broker_url: str, first_seat: int):
+        directory.mkdir()
+        code_file = directory / "remote.code"
+        code_file.write_text(code + "\n")
+        code_file.chmod(0o600)
+        super().__init__(
+            directory, name, players, first_seat,
+            f'[remote]\nbroker = "{broker_url}"\nrole = "{role}"\ncode_file = "remote.code"\n')
+        self.start()
 
 
 def wait(until, what: str, tables, timeout: float = 30.0) -> None:

@@ -41,14 +41,6 @@ INSIDER, INSIDER_PASSWORD = "shared", "shared-secret-of-the-old-setup"
 PROBE = f"homeworlds/{EVENT}/tables/probe/events"
 
 
-def stored(table: HubTable) -> list[tuple[int, int, str]]:
-    store = GameStore.open(table.directory / "games.sqlite")
-    try:
-        game = store.latest_game(table.name)
-        return [] if game is None else [(t.number, t.seat, t.sdg) for t in store.turns(game.id)]
-    finally:
-        store.close()
-
 
 def hub_get(hub: HubProcess, path: str) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{hub.port}{path}", timeout=5) as answer:
@@ -193,7 +185,7 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
                 play_own(mover, turn.actions, game.turns[index + 1].seat, reference,
                          slots_by_content(mover.session, reference), tables)
                 follow(follower, tables)
-                wait(lambda n=index + 1: len(stored(t1)) == len(stored(t2)) == n,
+                wait(lambda n=index + 1: len(t1.stored()) == len(t2.stored()) == n,
                      f"both stores hold {index + 1} turns", tables)
 
         play(0, 3)
@@ -265,7 +257,7 @@ def test_the_hub_invites_two_tables_which_play_and_survive_the_hub_killed(
              "t2 resumes the game", tables)
         assert len(t2.session.tracker.record) == 6
         play(6, 8)
-        assert stored(t1) == stored(t2) and len(stored(t1)) == 8
+        assert t1.stored() == t2.stored() and len(t1.stored()) == 8
         assert list(t1.game.refusals) == list(t2.game.refusals) == []
     finally:
         if insider is not None:

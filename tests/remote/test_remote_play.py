@@ -7,18 +7,8 @@ from __future__ import annotations
 
 from homeworlds.notation import read_sdg_file
 from homeworlds.remote.invitation import Invitation
-from homeworlds.store import GameStore
 from tests.remote.play_tables import PlayTable, follow, play_own, wait
 from tests.remote.tables import GAME, reference_before, slots_by_content
-
-
-def stored(table: PlayTable) -> list[tuple[int, int, str]]:
-    store = GameStore.open(table.directory / "games.sqlite")
-    try:
-        game = store.latest_game(table.name)
-        return [] if game is None else [(t.number, t.seat, t.sdg) for t in store.turns(game.id)]
-    finally:
-        store.close()
 
 
 def test_a_restarted_play_resumes_the_remote_game_with_both_stores_equal(tmp_path, broker):
@@ -33,9 +23,9 @@ def test_a_restarted_play_resumes_the_remote_game_with_both_stores_equal(tmp_pat
 
     def both_stored(turns):
         """The loop writes its store after the tick that committed: wait for both."""
-        wait(lambda: len(stored(host)) == len(stored(guest)) == turns,
+        wait(lambda: len(host.stored()) == len(guest.stored()) == turns,
              f"both stores hold {turns} turns", tables)
-        assert stored(host) == stored(guest)
+        assert host.stored() == guest.stored()
 
     def play(start, end):
         for index in range(start, end):
