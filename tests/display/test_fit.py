@@ -4,6 +4,7 @@ there at 80×24 and 120×40; below the minimum it says so."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 
@@ -168,3 +169,17 @@ def test_without_a_height_a_narrow_width_gets_the_record_cut_to_it(game_in_progr
     assert "too small" not in fitted.plain()
     if width == 36:
         assert "turn 31: Aaron to play" in fitted.plain()
+
+
+def test_a_log_line_taller_than_the_room_left_shows_its_beginning(game_in_progress):
+    """A long answer printed into the log (`help` lists every command) used to wipe the
+    whole log at 80x24: the newest entry did not fit, so nothing was shown."""
+    picture, _, _ = game_in_progress
+    answer = "commands: " + " ".join(f"verb{k} (what verb {k} does at the table)"
+                                     for k in range(40))
+    picture = dataclasses.replace(picture, record=picture.record + (answer,))
+    screen = fit(picture, 80, 24).plain()
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and all(cell_len(line) <= 80 for line in lines)
+    assert "commands: verb0 (what verb 0 does" in screen
+    assert "…" in screen

@@ -363,10 +363,7 @@ def _footer_parts(picture: TablePicture, width: int, color: bool):
     status = [truncate(plain(f"{MARGIN}{s}"), width) for s in picture.status]
     message = wrap_text(picture.message, width, indent=MARGIN, hanging=MARGIN)
     if len(message) > MESSAGE_LINES:
-        last = message[MESSAGE_LINES - 1]
-        last = last + plain("…") if line_len(last) < width else truncate(last + plain("…"),
-                                                                          width)
-        message = message[:MESSAGE_LINES - 1] + [last]
+        message = _cut_lines(message, MESSAGE_LINES, width)
     if picture.prompt is not None:
         typed = picture.prompt
         room = max(1, width - len(MARGIN) - 3)
@@ -388,11 +385,24 @@ def _record_lines(picture: TablePicture, width: int, room: int | None, labelled:
         wrapped = wrap_text(entry, width, indent=indent, hanging=indent + "    ")
         label = 1 if labelled else 0
         if room is not None and len(out) + len(wrapped) + label > room:
+            if not out and room > label:
+                # The newest entry alone is taller than the room (a long answer typed for):
+                # its beginning is shown cut, never nothing at all.
+                out = _cut_lines(wrapped, room - label, width)
             break
         out = wrapped + out
     if labelled and out:
         out = [plain(f"{MARGIN}record:")] + out
     return out
+
+
+def _cut_lines(lines: list[Line], count: int, width: int) -> list[Line]:
+    """The first ``count`` of ``lines``, the last of them ending in an ellipsis."""
+    kept = lines[:count]
+    last = kept[-1]
+    kept[-1] = last + plain("…") if line_len(last) < width else truncate(last + plain("…"),
+                                                                          width)
+    return kept
 
 
 def _with_footer(picture: TablePicture, lines: list[Line], width: int, height: int | None,
