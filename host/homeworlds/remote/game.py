@@ -57,6 +57,9 @@ from homeworlds.table.tracker import Commit, Status
 
 #: The replay window's channel name in the store (``store.identity``, ``event_seen``).
 CHANNEL = "remote"
+#: How much more time a clock here may show than the other side's reading before this side
+#: answers with its own (more than a message takes on a local broker; less than a pause's gap).
+CLOCKS_AHEAD_MS = 100
 #: Messages waiting for the table loop at most (a flood beyond is dropped and counted).
 INBOX_LIMIT = 1000
 #: A copy of one of the last so many messages accepted is a second delivery of it (MQTT's
@@ -517,11 +520,19 @@ class RemoteGame:
         refused = self.refused_by.get(role)
         if refused is not None and hello.turns >= (refused[0] or 0):
             del self.refused_by[role]
+        behind = False
         if hello.clocks_ms is not None and hello.turns == count:
             # After a cut: every side's clocks stand where the first to notice stopped them.
             self.session.timekeeper.agree(hello.clocks_ms, self.session.clock())
+            behind = self._clocks_ahead_of(hello.clocks_ms)
         if first or hello.waiting:
-            self._say(self._hello(answer=hello.waiting))
+            # A side met (again) hears where our clocks stand, whatever it said.
+            self._say(self._hello(answer=hello.waiting, with_clocks=True))
+        elif behind:
+            # Its clocks stand behind ours (it never learnt where ours stopped: its hello
+            # crossed ours): it hears ours. An answer never waits, and once both agree
+            # neither is behind, so this ends.
+            self._say(self._hello(answer=True))
         if first and self.cards is not None:
             for message in self.cards.told_again():
                 self._say(message)
@@ -535,6 +546,17 @@ class RemoteGame:
             seat, turn = self.tracker.record[number - 1]
             if seat in self.local_seats:
                 self._publish_turn(number, seat, turn)
+
+    def _clocks_ahead_of(self, theirs: tuple[int, ...]) -> bool:
+        """A seat's clock here shows more time left than the other side's reading by more
+        than a message's delay (``CLOCKS_AHEAD_MS``): that side must hear ours."""
+        clocks = self.session.clocks
+        if clocks is None or not clocks.started or clocks.ended \
+                or len(theirs) != len(clocks.remaining):
+            return False
+        now = self.session.clock()
+        return any(clocks.remaining_ms(seat, now) - reading > CLOCKS_AHEAD_MS
+                   for seat, reading in enumerate(theirs))
 
     def _setup_mismatch(self, role: str, hello: Hello) -> str | None:
         players = tuple(self.tracker.players)
@@ -871,7 +893,7 @@ class RemoteGame:
 
     # ------------------------------------------------------------------ sending
 
-    def _hello(self, *, answer: bool = False) -> Hello:
+    def _hello(self, *, answer: bool = False, with_clocks: bool = False) -> Hello:
         """This side's hello: ``waiting`` while another side has not answered, with the
         clocks where they stand; an ``answer`` to a waiting hello never waits (so two
         sides waiting for a third do not answer each other for ever) and carries the
@@ -880,7 +902,8 @@ class RemoteGame:
         waiting = not self.peer_online and not answer
         reading = None
         clocks = self.session.clocks
-        if (waiting or answer) and clocks is not None and clocks.started and not clocks.ended:
+        if (waiting or answer or with_clocks) and clocks is not None and clocks.started \
+                and not clocks.ended:
             now = self.session.clock()
             reading = tuple(clocks.remaining_ms(seat, now)
                             for seat in range(len(clocks.remaining)))
