@@ -277,6 +277,11 @@ def clock_gap(tables) -> float:
                    - guest.session.clocks.remaining_s(seat, now)) for seat in (0, 1))
 
 
+#: Seconds after both tables resumed for the hellos in flight (a few round trips on a local
+#: broker) before the clocks are compared.
+RESUME_SETTLE_S = 0.2
+
+
 def silent_cut(tables, link, hold_s: float = 1.0, timeout: float = 30.0) -> dict[str, float]:
     """The guest's network goes silent (``link.blackhole()``: nothing closed) while a clock
     runs, until both tables noticed and paused; ``hold_s`` later it comes back. Seconds:
@@ -309,5 +314,9 @@ def silent_cut(tables, link, hold_s: float = 1.0, timeout: float = 30.0) -> dict
     link.restore()
     pump(tables, lambda: all(t.game.paused is None and t.session.clocks.running
                              for t in tables), "both tables resume their clocks", timeout)
+    # The hellos of a resumption may cross: a side can run again a message before the
+    # other's reading reaches it. Clocks are compared once the messages in flight arrived.
+    end = time.monotonic() + RESUME_SETTLE_S
+    pump(tables, lambda: time.monotonic() >= end, "the hellos in flight to arrive")
     return {"before": before, "apart": apart, "resumed": clock_gap(tables), "drift": drift,
             "host_noticed": noticed[host.name], "guest_noticed": noticed[guest.name]}
