@@ -43,6 +43,7 @@ from homeworlds.event.identity import write_private
 from homeworlds.identity import SignatureError, TableKey, open_signed
 from homeworlds.identity.signing import MAX_HEADER
 from homeworlds.remote.invitation import ROLES, SECRET_BYTES, Invitation, InvitationError
+from homeworlds.remote.messages import MessageError, json_object
 from homeworlds.rules import PRESETS
 
 log = logging.getLogger("homeworlds.remote")
@@ -164,13 +165,11 @@ def _fields(data: dict) -> tuple[str, str, str, tuple[str, ...], str, str, str]:
 def read_invitation(payload: bytes, key: TableKey, event: str, table: str) -> HubInvitation:
     """The invitation in ``payload`` (its signature already verified with ``key``) for
     ``table`` of ``event``; InvitationRefused naming what is wrong."""
-    if len(payload) > MAX_BYTES:
-        raise InvitationRefused(f"malformed: {len(payload)} bytes (at most {MAX_BYTES})")
     try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InvitationRefused(f"malformed: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("type") != "invitation":
+        data = json_object(payload, MAX_BYTES)
+    except MessageError as exc:
+        raise InvitationRefused(f"malformed: {exc}") from None
+    if data.get("type") != "invitation":
         raise InvitationRefused("malformed: not an invitation")
     their_event, their_table, game, players, rules, host, guest = _fields(data)
     if their_event != event:

@@ -294,16 +294,23 @@ def _reveal(data: dict, game: str) -> Reveal:
     return Reveal(game, _int(data, "seat", 0, 5), alignment, salt)
 
 
-def read_payload(payload: bytes, game_id: str) -> Message:
-    """The message in ``payload`` (already verified) for game ``game_id``."""
-    if len(payload) > MAX_BYTES:
-        raise MessageError(f"{len(payload)} bytes (at most {MAX_BYTES})")
+def json_object(payload: bytes, max_bytes: int) -> dict:
+    """The JSON object in ``payload`` of at most ``max_bytes``; MessageError naming what is
+    wrong (too long, not UTF-8 JSON, not an object)."""
+    if len(payload) > max_bytes:
+        raise MessageError(f"{len(payload)} bytes (at most {max_bytes})")
     try:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise MessageError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise MessageError("not a JSON object")
+    return data
+
+
+def read_payload(payload: bytes, game_id: str) -> Message:
+    """The message in ``payload`` (already verified) for game ``game_id``."""
+    data = json_object(payload, MAX_BYTES)
     if data.get("game") != game_id:
         raise MessageError(f"game: {str(data.get('game'))[:40]!r} is not this game "
                            f"({game_id})")
